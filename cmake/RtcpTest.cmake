@@ -1,0 +1,13 @@
+# rtcp_add_cppunit_test(NAME name SOURCES ... LIBS ... LABELS ... [TIMEOUT s])
+# Builds a CppUnit test executable (with the shared test main) and registers it with CTest.
+function(rtcp_add_cppunit_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE rtcp_testmain ${T_LIBS})
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "RTCP_SOURCE_DIR=${CMAKE_SOURCE_DIR};RTCP_BINARY_DIR=${CMAKE_BINARY_DIR}")
+endfunction()

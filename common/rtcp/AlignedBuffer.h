@@ -1,0 +1,60 @@
+#pragma once
+/// \file AlignedBuffer.h
+/// A fixed-size, 64-byte aligned, zero-initialised array: the one allocation helper for
+/// sample and visibility buffers (allocated once, moved, never copied by accident).
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace rtcp {
+
+constexpr size_t kBufferAlignment = 64;
+
+template <typename T>
+class AlignedBuffer {
+  static_assert(std::is_trivially_copyable_v<T>, "AlignedBuffer holds plain data");
+
+ public:
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(size_t size) : size_(size) {
+    if (size == 0) return;
+    const size_t bytes = (size * sizeof(T) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+    data_ = static_cast<T*>(std::aligned_alloc(kBufferAlignment, bytes));
+    if (!data_) throw std::bad_alloc();
+    std::memset(static_cast<void*>(data_), 0, bytes);
+  }
+  ~AlignedBuffer() { std::free(data_); }
+  AlignedBuffer(AlignedBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    return *this;
+  }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+  std::span<T> span() { return {data_, size_}; }
+  std::span<const T> span() const { return {data_, size_}; }
+  void zero() { if (data_) std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T)); }
+
+ private:
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace rtcp

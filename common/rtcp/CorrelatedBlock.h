@@ -1,0 +1,64 @@
+#pragma once
+/// \file CorrelatedBlock.h
+/// Correlated output from ionproc to storage (DESIGN §2.4): a 64-byte little-endian
+/// header, then visibilities[baseline][channel][pol] as complex float32 and
+/// nrValidSamples[baseline][channel] as uint32.
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rtcp/AlignedBuffer.h"
+
+namespace rtcp {
+
+constexpr uint32_t kCorrelatedMagic = 0x50435452;  ///< the bytes "RTCP"
+constexpr uint16_t kCorrelatedVersion = 1;
+constexpr uint16_t kCorrelatedHeaderSize = 64;
+
+struct CorrelatedHeader {
+  uint32_t magic = kCorrelatedMagic;
+  uint16_t version = kCorrelatedVersion;
+  uint16_t headerSize = kCorrelatedHeaderSize;
+  uint64_t observationId = 0;
+  uint32_t subband = 0;        ///< subband number, as in the subband list
+  uint32_t nrStations = 0;     ///< after superstation merging
+  uint32_t nrChannels = 0;
+  uint32_t nrPolarisations = 4;
+  uint64_t integration = 0;    ///< 0 = the integration starting at the observation start
+  uint64_t payloadSize = 0;
+  uint64_t payloadCrc = 0;     ///< CRC-64/XZ of the payload
+  uint64_t reserved = 0;
+
+  void write(uint8_t* bytes) const;  ///< 64 bytes
+  static CorrelatedHeader read(const uint8_t* bytes);
+  /// Payload bytes implied by nrStations, nrChannels, nrPolarisations.
+  uint64_t expectedPayloadSize() const;
+};
+
+/// One subband's visibilities for one integration.
+struct CorrelatedData {
+  CorrelatedData() = default;
+  CorrelatedData(int nrStations, int nrChannels);
+  int nrStations = 0;
+  int nrChannels = 0;
+  int subband = 0;           ///< subband number
+  int64_t integration = 0;
+  AlignedBuffer<std::complex<float>> visibilities;  ///< [baseline][channel][pol]
+  AlignedBuffer<uint32_t> validSamples;             ///< [baseline][channel]
+
+  std::complex<float>& visibility(int baseline, int channel, int pol) {
+    return visibilities[(size_t(baseline) * nrChannels + channel) * 4 + pol];
+  }
+  uint32_t& valid(int baseline, int channel) {
+    return validSamples[size_t(baseline) * nrChannels + channel];
+  }
+  /// Adds another integration's sums and counts (same shape).
+  void add(const CorrelatedData& other);
+  void zero();
+  /// Serialises header + payload (with CRC) for the storage stream.
+  std::vector<uint8_t> serialise(uint64_t observationId) const;
+};
+
+}  // namespace rtcp

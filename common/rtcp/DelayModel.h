@@ -1,0 +1,41 @@
+#pragma once
+/// \file DelayModel.h
+/// Geometric delays (DESIGN §2.3): tau_s = (p_s - p_ref) . s_hat / c + clock correction,
+/// with s_hat the J2000 direction converted to ITRF at the given time by casacore
+/// measures. tau_s is how much earlier station s receives a wavefront than the
+/// reference position does.
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "rtcp/ObservationSettings.h"
+
+namespace rtcp {
+
+constexpr double kSpeedOfLight = 299792458.0;
+
+class DelayModel {
+ public:
+  /// positions: ITRF metres per station; clockCorrections: seconds per station.
+  DelayModel(std::array<double, 3> referencePosition, std::vector<std::array<double, 3>> positions,
+             std::vector<double> clockCorrections);
+  explicit DelayModel(const ObservationSettings& settings);
+  ~DelayModel();
+  DelayModel(DelayModel&&) noexcept;
+
+  /// Unit vector of a J2000 direction in ITRF at a Unix time.
+  std::array<double, 3> itrfDirection(const Direction& direction, double unixTime) const;
+  /// Delays in seconds per station toward a direction at a Unix time.
+  std::vector<double> delays(const Direction& direction, double unixTime) const;
+  int nrStations() const { return int(positions_.size()); }
+
+ private:
+  struct Converter;
+  std::array<double, 3> reference_;
+  std::vector<std::array<double, 3>> positions_;
+  std::vector<double> clockCorrections_;
+  std::unique_ptr<Converter> converter_;  // casacore frame and conversion engine
+};
+
+}  // namespace rtcp

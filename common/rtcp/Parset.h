@@ -1,0 +1,107 @@
+#pragma once
+/// \file Parset.h
+/// LOFAR parameter sets: `key = value` lines, `#` comments, quoted strings,
+/// vectors `[a, b]` with ranges `[100..107]`, repeats `[4*0]` and nesting.
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rtcp {
+
+/// An error in a parset, naming the file, line and key where it lies.
+class ParsetError : public std::runtime_error {
+ public:
+  ParsetError(const std::string& file, int line, const std::string& key,
+              const std::string& problem);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string key_;
+};
+
+/// A parsed parameter set. Values are kept as text and converted by typed getters,
+/// which remember which keys were read so that unread (unknown or misspelled) keys
+/// can be reported.
+class Parset {
+ public:
+  Parset() = default;
+  static Parset fromFile(const std::string& path);
+  static Parset fromString(const std::string& text, const std::string& name = "<string>");
+
+  /// Adds or replaces a key (line 0: set by a program, not read from a file).
+  void set(const std::string& key, const std::string& value);
+  bool isDefined(const std::string& key) const;
+
+  std::string getString(const std::string& key) const;
+  std::string getString(const std::string& key, const std::string& fallback) const;
+  bool getBool(const std::string& key) const;
+  bool getBool(const std::string& key, bool fallback) const;
+  int64_t getInt(const std::string& key) const;
+  int64_t getInt(const std::string& key, int64_t fallback) const;
+  double getDouble(const std::string& key) const;
+  double getDouble(const std::string& key, double fallback) const;
+  std::vector<std::string> getStringVector(const std::string& key) const;
+  std::vector<std::string> getStringVector(const std::string& key,
+                                           const std::vector<std::string>& fallback) const;
+  std::vector<int64_t> getIntVector(const std::string& key) const;
+  std::vector<int64_t> getIntVector(const std::string& key,
+                                    const std::vector<int64_t>& fallback) const;
+  std::vector<double> getDoubleVector(const std::string& key) const;
+  std::vector<double> getDoubleVector(const std::string& key,
+                                      const std::vector<double>& fallback) const;
+  /// Nested vectors `[[1,2],[3,4]]`: each inner vector's elements as strings.
+  std::vector<std::vector<std::string>> getNestedStringVector(const std::string& key) const;
+  /// A UTC time string ('2026-11-22 20:00:00', optional fractional seconds, or ISO 'T')
+  /// as Unix seconds.
+  double getTime(const std::string& key) const;
+
+  /// Keys that no getter has read, in file order (for "unknown key" reports).
+  std::vector<std::string> unusedKeys() const;
+  /// "file:line" of a key, for messages.
+  std::string where(const std::string& key) const;
+  int lineOf(const std::string& key) const;
+  const std::string& name() const { return name_; }
+  /// All keys with the given prefix (marks nothing as read).
+  std::vector<std::string> keysWithPrefix(const std::string& prefix) const;
+  /// The parset as text, one `key = value` line per key (for HISTORY and logs).
+  std::string toString() const;
+
+  /// Throws a ParsetError for this key.
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
+
+ private:
+  struct Entry {
+    std::string value;
+    int line = 0;
+    int order = 0;
+  };
+  const Entry& entry(const std::string& key) const;
+  void markRead(const std::string& key) const;
+
+  std::string name_ = "<parset>";
+  std::map<std::string, Entry> entries_;
+  mutable std::set<std::string> read_;
+  mutable std::mutex readMutex_;
+  int nextOrder_ = 0;
+
+ public:
+  Parset(const Parset& other);
+  Parset& operator=(const Parset& other);
+  Parset(Parset&&) noexcept;
+  Parset& operator=(Parset&&) noexcept;
+};
+
+/// Expands a parset vector text (`[1..3, 2*5]`) into its element strings.
+/// Throws std::invalid_argument with the reason on a syntax error.
+std::vector<std::string> expandVector(const std::string& text);
+
+}  // namespace rtcp

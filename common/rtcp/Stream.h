@@ -1,0 +1,73 @@
+#pragma once
+/// \file Stream.h
+/// Byte streams named by descriptors: `udp:HOST:PORT`, `tcp:HOST:PORT`, `file:PATH`,
+/// opened uniformly for reading or writing. Waiting calls block; none spin.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace rtcp {
+
+class StreamError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StreamDescriptor {
+  enum class Kind { kUdp, kTcp, kFile };
+  Kind kind = Kind::kFile;
+  std::string host;  ///< udp/tcp
+  uint16_t port = 0; ///< udp/tcp
+  std::string path;  ///< file
+
+  /// Parses a descriptor; throws StreamError naming the descriptor and the problem.
+  static StreamDescriptor parse(const std::string& text);
+  std::string toString() const;
+};
+
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  /// Reads up to size bytes (one datagram for UDP); returns 0 at end of stream.
+  virtual size_t read(void* data, size_t size) = 0;
+  /// Writes all bytes (one datagram for UDP).
+  virtual void write(const void* data, size_t size) = 0;
+  /// Reads exactly size bytes; false on a clean end of stream before the first byte,
+  /// StreamError on an end in the middle.
+  bool readExact(void* data, size_t size);
+  /// Wakes a reader blocked in read() (it then returns 0) and stops further I/O.
+  virtual void shutdown() {}
+  virtual int fileDescriptor() const { return -1; }
+};
+
+/// Opens for reading: udp binds HOST:PORT, tcp listens on HOST:PORT and accepts one
+/// connection, file opens PATH. Throws StreamError (e.g. "udp:...: port in use").
+std::unique_ptr<Stream> openStreamForReading(const StreamDescriptor& descriptor);
+/// Opens for writing: udp sends to HOST:PORT, tcp connects to HOST:PORT, file creates PATH.
+std::unique_ptr<Stream> openStreamForWriting(const StreamDescriptor& descriptor);
+
+/// A TCP server socket that accepts many connections.
+class TcpListener {
+ public:
+  TcpListener(const std::string& host, uint16_t port);
+  ~TcpListener();
+  TcpListener(const TcpListener&) = delete;
+  TcpListener& operator=(const TcpListener&) = delete;
+  /// Blocks until a connection arrives; nullptr once shutdown() was called.
+  std::unique_ptr<Stream> accept();
+  void shutdown();
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+/// Connects to a TCP server, retrying until timeoutSeconds; throws StreamError.
+std::unique_ptr<Stream> connectTcp(const std::string& host, uint16_t port,
+                                   double timeoutSeconds = 0);
+
+}  // namespace rtcp

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package rtcp needs (when missing) and builds it into build/
+# (or $RTCP_BUILD_DIR). Extra arguments go to cmake's configure step.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${RTCP_BUILD_DIR:-$top/build}
+
+packages=(build-essential cmake pkg-config git
+  casacore-dev casacore-tools casacore-data libfftw3-dev
+  libboost-dev libboost-program-options-dev
+  mpich libmpich-dev libcppunit-dev
+  python3-casacore python3-numpy python3-matplotlib
+  wsclean aoflagger)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=${RTCP_BUILD_TYPE:-RelWithDebInfo} "$@" >&2
+cmake --build "$build" -j "$(nproc)" >&2
