@@ -1,0 +1,1 @@
+// CorrelatedBlock: implementation pending

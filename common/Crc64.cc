@@ -1,0 +1,1 @@
+// Crc64: implementation pending

@@ -1,0 +1,1 @@
+// DelayModel: implementation pending

@@ -1,0 +1,1 @@
+// ObservationSettings: implementation pending

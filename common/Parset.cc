@@ -1,0 +1,1 @@
+// Parset: implementation pending

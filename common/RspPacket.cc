@@ -1,0 +1,1 @@
+// RspPacket: implementation pending

@@ -1,0 +1,1 @@
+// SampleTime: implementation pending

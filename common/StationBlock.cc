@@ -1,0 +1,1 @@
+// StationBlock: implementation pending

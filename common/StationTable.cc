@@ -1,0 +1,1 @@
+// StationTable: implementation pending

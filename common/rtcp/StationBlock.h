@@ -1,0 +1,62 @@
+#pragma once
+/// \file StationBlock.h
+/// What ionproc serves a compute rank: one station's samples of one block for a range of
+/// subbands, read n_s samples early (coarse delay), with the filter bank's history in
+/// front, the record of which samples arrived, and the residual delays.
+///
+/// Sample index t of a block runs over [0, nrHistorySamples + samplesPerBlock): index
+/// nrHistorySamples is compensated sample blockStartSample(block), i.e. station sample
+/// blockStartSample(block) - coarseDelay.
+
+#include <complex>
+#include <cstdint>
+
+#include "rtcp/AlignedBuffer.h"
+#include "rtcp/ObservationSettings.h"
+
+namespace rtcp {
+
+constexpr int kFilterTaps = 16;  ///< polyphase filter bank taps per channel
+
+/// Samples of filter history that precede each block: (taps - 1) * channels, 0 for C = 1.
+inline int nrHistorySamples(const ObservationSettings& settings) {
+  return settings.channelsPerSubband > 1 ? (kFilterTaps - 1) * settings.channelsPerSubband : 0;
+}
+
+/// Fixed-size description of a StationBlock; travels as the link's inline head.
+struct StationBlockHeader {
+  int64_t block = 0;              ///< block number since the observation start
+  int32_t station = 0;            ///< index in the observation's station list
+  int32_t firstSubband = 0;       ///< index in the observation's subband list
+  int32_t nrSubbands = 0;
+  int32_t nrSamples = 0;          ///< history + samplesPerBlock
+  int32_t bitsPerSample = 16;
+  int32_t coarseDelay = 0;        ///< n_s = round(tau_s * fs) at the block middle
+  double residualDelayStart = 0;  ///< tau_s - n_s / fs at the block start, seconds
+  double residualDelayEnd = 0;    ///< tau_s - n_s / fs at the block end, seconds
+  int32_t flaggedByIonproc = 0;   ///< 1: served fully flagged because the ranks fell behind
+  int32_t reserved = 0;
+};
+static_assert(sizeof(StationBlockHeader) == 64);
+
+struct StationBlock {
+  StationBlock() = default;
+  StationBlock(int nrSubbands, int nrSamples, int bitsPerSample);
+
+  StationBlockHeader header;
+  /// samples[subband][time] of bytesPerDualPolSample(bits) bytes each, in the RSP payload
+  /// encoding (X then Y; re, im), so 8- and 4-bit data travel packed.
+  AlignedBuffer<uint8_t> samples;
+  /// valid[subband][time / 64]: bit (time % 64) is set when the sample arrived.
+  AlignedBuffer<uint64_t> valid;
+
+  size_t wordsPerSubband() const { return (size_t(header.nrSamples) + 63) / 64; }
+  bool isValid(int subband, int time) const {
+    return (valid[subband * wordsPerSubband() + time / 64] >> (time % 64)) & 1;
+  }
+  void setValid(int subband, int time, bool arrived);
+  uint8_t* sample(int subband, int time);
+  const uint8_t* sample(int subband, int time) const;
+};
+
+}  // namespace rtcp

@@ -1,0 +1,1 @@
+// tCorrelatedBlock: tests pending

@@ -1,0 +1,1 @@
+// tCrc64: tests pending

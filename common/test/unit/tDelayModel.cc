@@ -1,0 +1,1 @@
+// tDelayModel: tests pending

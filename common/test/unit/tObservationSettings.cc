@@ -1,0 +1,1 @@
+// tObservationSettings: tests pending

@@ -1,0 +1,1 @@
+// tParset: tests pending

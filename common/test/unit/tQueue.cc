@@ -1,0 +1,1 @@
+// tQueue: tests pending

@@ -1,0 +1,1 @@
+// tRspPacket: tests pending

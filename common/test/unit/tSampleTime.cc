@@ -1,0 +1,1 @@
+// tSampleTime: tests pending

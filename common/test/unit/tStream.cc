@@ -1,0 +1,1 @@
+// tStream: tests pending
