@@ -1,1 +1,460 @@
-// Parset: implementation pending
+#include "rtcp/Parset.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include "rtcp/Logger.h"
+#include "rtcp/SampleTime.h"
+
+namespace rtcp {
+namespace {
+
+constexpr int64_t kMaxExpansion = 1'000'000;  // elements one range or repeat may produce
+
+std::string trim(std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) return {};
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(begin, end - begin + 1));
+}
+
+bool isQuoted(std::string_view text) {
+  return text.size() >= 2 && (text.front() == '\'' || text.front() == '"') &&
+         text.back() == text.front();
+}
+
+std::string unquote(const std::string& text) {
+  return isQuoted(text) ? text.substr(1, text.size() - 2) : text;
+}
+
+std::optional<int64_t> parseInteger(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parseReal(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value))
+    return std::nullopt;
+  return value;
+}
+
+std::optional<bool> parseBoolean(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  if (text == "t" || text == "true" || text == "1") return true;
+  if (text == "f" || text == "false" || text == "0") return false;
+  return std::nullopt;
+}
+
+/// Splits the inside of a vector at commas outside nested brackets and quotes.
+std::vector<std::string> splitTopLevel(std::string_view inner) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < inner.size(); ++i) {
+    const char c = inner[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '[') {
+      ++depth;
+    } else if (c == ']') {
+      if (--depth < 0) throw std::invalid_argument("unbalanced ']'");
+    } else if (c == ',' && depth == 0) {
+      parts.push_back(trim(inner.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (quote) throw std::invalid_argument("unterminated quote");
+  if (depth != 0) throw std::invalid_argument("unbalanced '['");
+  parts.push_back(trim(inner.substr(start)));
+  return parts;
+}
+
+/// One end of a range: an optional alphabetic prefix and a number (CS001 or 17 or -3).
+struct RangeEnd {
+  std::string prefix;
+  std::string digits;
+  int64_t value = 0;
+};
+
+std::optional<RangeEnd> parseRangeEnd(const std::string& text) {
+  if (const auto value = parseInteger(text)) return RangeEnd{"", text, *value};
+  size_t split = 0;
+  while (split < text.size() &&
+         (std::isalpha(static_cast<unsigned char>(text[split])) || text[split] == '_'))
+    ++split;
+  const std::string digits = text.substr(split);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  const auto value = parseInteger(digits);
+  if (!value) return std::nullopt;
+  return RangeEnd{text.substr(0, split), digits, *value};
+}
+
+/// Expands `first..last` (ascending; CS001..CS003 keeps prefix and zero padding).
+void expandRange(const std::string& element, size_t dots, std::vector<std::string>& out) {
+  const auto bad = [&](const std::string& why) {
+    return std::invalid_argument("bad range '" + element + "': " + why);
+  };
+  const auto first = parseRangeEnd(trim(element.substr(0, dots)));
+  const auto last = parseRangeEnd(trim(element.substr(dots + 2)));
+  if (!first || !last) throw bad("ends must be integers (optionally with a common prefix)");
+  if (first->prefix != last->prefix) throw bad("the ends have different prefixes");
+  if (last->value < first->value) throw bad("descending");
+  if (last->value - first->value >= kMaxExpansion) throw bad("too long");
+  const bool padded =
+      !first->prefix.empty() || (first->digits.size() > 1 && first->digits[0] == '0');
+  const size_t width = padded ? first->digits.size() : 0;
+  for (int64_t v = first->value; v <= last->value; ++v) {
+    std::string number = std::to_string(v);
+    if (number.size() < width) number.insert(0, width - number.size(), '0');
+    out.push_back(first->prefix + number);
+  }
+}
+
+void expandElement(const std::string& element, std::vector<std::string>& out);
+
+/// Expands `N*value`; false when the text before '*' is not a count (then it is literal).
+bool expandRepeat(const std::string& element, std::vector<std::string>& out) {
+  const size_t star = element.find('*');
+  if (star == std::string::npos) return false;
+  const std::string count = trim(element.substr(0, star));
+  if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos) return false;
+  const auto n = parseInteger(count);
+  if (!n || *n > kMaxExpansion)
+    throw std::invalid_argument("bad repeat count in '" + element + "'");
+  const std::string value = trim(element.substr(star + 1));
+  if (value.empty()) throw std::invalid_argument("repeat '" + element + "' has no value");
+  std::vector<std::string> one;
+  expandElement(value, one);
+  for (int64_t i = 0; i < *n; ++i) out.insert(out.end(), one.begin(), one.end());
+  return true;
+}
+
+void expandElement(const std::string& element, std::vector<std::string>& out) {
+  if (element.empty()) throw std::invalid_argument("empty element");
+  if (isQuoted(element) || element.front() == '[') {
+    out.push_back(unquote(element));
+    return;
+  }
+  if (expandRepeat(element, out)) return;
+  // A range: `a..b`, but not a path such as file:../x.rsp.
+  const size_t dots = element.find("..");
+  if (dots != std::string::npos && element.find_first_of("/:") == std::string::npos) {
+    expandRange(element, dots, out);
+    return;
+  }
+  out.push_back(element);
+}
+
+/// Cuts a '#' comment that lies outside quotes; throws on an unterminated quote.
+std::string stripComment(const std::string& line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      return line.substr(0, i);
+    }
+  }
+  if (quote) throw std::invalid_argument("unterminated quote");
+  return line;
+}
+
+}  // namespace
+
+std::vector<std::string> expandVector(const std::string& text) {
+  const std::string t = trim(text);
+  std::vector<std::string> out;
+  if (t.empty()) return out;
+  if (t.front() != '[') {  // a scalar is a vector of one
+    expandElement(t, out);
+    return out;
+  }
+  if (t.back() != ']') throw std::invalid_argument("missing ']' in '" + t + "'");
+  const std::string inner = t.substr(1, t.size() - 2);
+  if (trim(inner).empty()) return out;
+  for (const std::string& element : splitTopLevel(inner)) expandElement(element, out);
+  return out;
+}
+
+namespace {
+
+std::string errorMessage(const std::string& file, int line, const std::string& key,
+                         const std::string& problem) {
+  std::string message = file;
+  if (line > 0) message.append(":").append(std::to_string(line));
+  message.append(": ");
+  // A problem that names its key already ("required key 'X' is missing") needs no prefix.
+  std::string quotedKey;
+  quotedKey.append("'").append(key).append("'");
+  if (!key.empty() && problem.find(quotedKey) == std::string::npos)
+    message.append("key ").append(quotedKey).append(": ");
+  return message.append(problem);
+}
+
+}  // namespace
+
+ParsetError::ParsetError(const std::string& file, int line, const std::string& key,
+                         const std::string& problem)
+    : std::runtime_error(errorMessage(file, line, key, problem)),
+      file_(file),
+      line_(line),
+      key_(key) {}
+
+Parset::Parset(const Parset& other) { *this = other; }
+
+Parset& Parset::operator=(const Parset& other) {
+  if (this == &other) return *this;
+  std::set<std::string> read;
+  {
+    std::lock_guard lock(other.readMutex_);
+    read = other.read_;
+  }
+  std::lock_guard lock(readMutex_);
+  name_ = other.name_;
+  entries_ = other.entries_;
+  read_ = std::move(read);
+  nextOrder_ = other.nextOrder_;
+  return *this;
+}
+
+Parset::Parset(Parset&& other) noexcept { *this = std::move(other); }
+
+Parset& Parset::operator=(Parset&& other) noexcept {
+  if (this == &other) return *this;
+  std::scoped_lock lock(readMutex_, other.readMutex_);
+  name_ = std::move(other.name_);
+  entries_ = std::move(other.entries_);
+  read_ = std::move(other.read_);
+  nextOrder_ = other.nextOrder_;
+  return *this;
+}
+
+Parset Parset::fromFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file)
+    throw ParsetError(path, 0, "", std::string("cannot open parset: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << file.rdbuf();
+  return fromString(text.str(), path);
+}
+
+Parset Parset::fromString(const std::string& text, const std::string& name) {
+  Parset parset;
+  parset.name_ = name;
+  std::istringstream lines(text);
+  std::string raw;
+  for (int lineNumber = 1; std::getline(lines, raw); ++lineNumber) {
+    std::string line;
+    try {
+      line = trim(stripComment(raw));
+    } catch (const std::invalid_argument& e) {
+      throw ParsetError(name, lineNumber, "",
+                        std::string(e.what()) + " in line '" + trim(raw) + "'");
+    }
+    if (line.empty()) continue;
+    const size_t equals = line.find('=');
+    if (equals == std::string::npos)
+      throw ParsetError(name, lineNumber, "", "missing '=' in line '" + line + "'");
+    const std::string key = trim(line.substr(0, equals));
+    if (key.empty() || key.find_first_of(" \t'\"") != std::string::npos)
+      throw ParsetError(name, lineNumber, "", "bad key '" + key + "' in line '" + line + "'");
+    const auto previous = parset.entries_.find(key);
+    if (previous != parset.entries_.end())
+      RTCP_LOG_WARN("parset", name << ":" << lineNumber << ": key '" << key
+                                   << "' given again (first at line " << previous->second.line
+                                   << "); the later value wins");
+    parset.entries_[key] = Entry{trim(line.substr(equals + 1)), lineNumber, parset.nextOrder_++};
+  }
+  return parset;
+}
+
+void Parset::set(const std::string& key, const std::string& value) {
+  entries_[key] = Entry{value, 0, nextOrder_++};
+}
+
+bool Parset::isDefined(const std::string& key) const { return entries_.count(key) != 0; }
+
+const Parset::Entry& Parset::entry(const std::string& key) const {
+  const auto it = entries_.find(key);
+  if (it == entries_.end())
+    throw ParsetError(name_, 0, key, "required key '" + key + "' is missing");
+  markRead(key);
+  return it->second;
+}
+
+void Parset::markRead(const std::string& key) const {
+  std::lock_guard lock(readMutex_);
+  read_.insert(key);
+}
+
+void Parset::fail(const std::string& key, const std::string& problem) const {
+  throw ParsetError(name_, lineOf(key), key, problem);
+}
+
+std::string Parset::getString(const std::string& key) const { return unquote(entry(key).value); }
+
+std::string Parset::getString(const std::string& key, const std::string& fallback) const {
+  return isDefined(key) ? getString(key) : fallback;
+}
+
+bool Parset::getBool(const std::string& key) const {
+  const std::string text = getString(key);
+  const auto value = parseBoolean(text);
+  if (!value) fail(key, "bad boolean '" + text + "' (expected T, F, true, false, 1 or 0)");
+  return *value;
+}
+
+bool Parset::getBool(const std::string& key, bool fallback) const {
+  return isDefined(key) ? getBool(key) : fallback;
+}
+
+int64_t Parset::getInt(const std::string& key) const {
+  const std::string text = getString(key);
+  const auto value = parseInteger(text);
+  if (!value) fail(key, "bad integer '" + text + "'");
+  return *value;
+}
+
+int64_t Parset::getInt(const std::string& key, int64_t fallback) const {
+  return isDefined(key) ? getInt(key) : fallback;
+}
+
+double Parset::getDouble(const std::string& key) const {
+  const std::string text = getString(key);
+  const auto value = parseReal(text);
+  if (!value) fail(key, "bad number '" + text + "'");
+  return *value;
+}
+
+double Parset::getDouble(const std::string& key, double fallback) const {
+  return isDefined(key) ? getDouble(key) : fallback;
+}
+
+std::vector<std::string> Parset::getStringVector(const std::string& key) const {
+  const std::string& text = entry(key).value;
+  try {
+    return expandVector(text);
+  } catch (const std::invalid_argument& e) {
+    fail(key, std::string("bad vector '") + text + "': " + e.what());
+  }
+}
+
+std::vector<std::string> Parset::getStringVector(const std::string& key,
+                                                 const std::vector<std::string>& fallback) const {
+  return isDefined(key) ? getStringVector(key) : fallback;
+}
+
+std::vector<int64_t> Parset::getIntVector(const std::string& key) const {
+  std::vector<int64_t> values;
+  for (const std::string& element : getStringVector(key)) {
+    const auto value = parseInteger(element);
+    if (!value) fail(key, "bad integer '" + element + "' in vector");
+    values.push_back(*value);
+  }
+  return values;
+}
+
+std::vector<int64_t> Parset::getIntVector(const std::string& key,
+                                          const std::vector<int64_t>& fallback) const {
+  return isDefined(key) ? getIntVector(key) : fallback;
+}
+
+std::vector<double> Parset::getDoubleVector(const std::string& key) const {
+  std::vector<double> values;
+  for (const std::string& element : getStringVector(key)) {
+    const auto value = parseReal(element);
+    if (!value) fail(key, "bad number '" + element + "' in vector");
+    values.push_back(*value);
+  }
+  return values;
+}
+
+std::vector<double> Parset::getDoubleVector(const std::string& key,
+                                            const std::vector<double>& fallback) const {
+  return isDefined(key) ? getDoubleVector(key) : fallback;
+}
+
+std::vector<std::vector<std::string>> Parset::getNestedStringVector(const std::string& key) const {
+  std::vector<std::vector<std::string>> nested;
+  for (const std::string& element : getStringVector(key)) {
+    try {
+      nested.push_back(expandVector(element));
+    } catch (const std::invalid_argument& e) {
+      fail(key, std::string("bad inner vector '") + element + "': " + e.what());
+    }
+  }
+  return nested;
+}
+
+double Parset::getTime(const std::string& key) const {
+  const std::string text = getString(key);
+  try {
+    return parseUtc(text);
+  } catch (const std::invalid_argument& e) {
+    fail(key, e.what());
+  }
+}
+
+std::vector<std::string> Parset::unusedKeys() const {
+  std::vector<std::pair<int, std::string>> unused;
+  {
+    std::lock_guard lock(readMutex_);
+    for (const auto& [key, e] : entries_)
+      if (!read_.count(key)) unused.emplace_back(e.order, key);
+  }
+  std::sort(unused.begin(), unused.end());
+  std::vector<std::string> keys;
+  for (auto& [order, key] : unused) keys.push_back(std::move(key));
+  return keys;
+}
+
+int Parset::lineOf(const std::string& key) const {
+  const auto it = entries_.find(key);
+  return it == entries_.end() ? 0 : it->second.line;
+}
+
+std::string Parset::where(const std::string& key) const {
+  const int line = lineOf(key);
+  return line > 0 ? name_ + ":" + std::to_string(line) : name_;
+}
+
+std::vector<std::string> Parset::keysWithPrefix(const std::string& prefix) const {
+  std::vector<std::string> keys;
+  for (auto it = entries_.lower_bound(prefix);
+       it != entries_.end() && it->first.starts_with(prefix); ++it)
+    keys.push_back(it->first);
+  return keys;
+}
+
+std::string Parset::toString() const {
+  std::vector<std::pair<int, const std::pair<const std::string, Entry>*>> ordered;
+  for (const auto& item : entries_) ordered.emplace_back(item.second.order, &item);
+  std::sort(ordered.begin(), ordered.end());
+  std::string text;
+  for (const auto& [order, item] : ordered) text += item->first + " = " + item->second.value + "\n";
+  return text;
+}
+
+}  // namespace rtcp

@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct CorrelatedHeader {
   uint64_t expectedPayloadSize() const;
 };
 
+/// Checks a received header (magic, version, sizes, shape limits); the reason when bad,
+/// nullopt when good. The payload's CRC is checked separately.
+std::optional<std::string> checkCorrelatedHeader(const CorrelatedHeader& header,
+                                                 uint32_t maxStations = 4096,
+                                                 uint32_t maxChannels = 1u << 16);
+
 /// One subband's visibilities for one integration.
 struct CorrelatedData {
   CorrelatedData() = default;
@@ -59,6 +66,8 @@ struct CorrelatedData {
   void zero();
   /// Serialises header + payload (with CRC) for the storage stream.
   std::vector<uint8_t> serialise(uint64_t observationId) const;
+  /// Rebuilds the data from a (checked) header and its payload of header.payloadSize bytes.
+  static CorrelatedData fromPayload(const CorrelatedHeader& header, const uint8_t* payload);
 };
 
 }  // namespace rtcp

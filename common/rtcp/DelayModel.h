@@ -15,9 +15,12 @@ namespace rtcp {
 
 constexpr double kSpeedOfLight = 299792458.0;
 
+/// Holds one casacore conversion engine, built once: not thread-safe, so use one
+/// DelayModel per thread. Each call costs a full J2000 -> ITRF conversion (tens of us).
 class DelayModel {
  public:
-  /// positions: ITRF metres per station; clockCorrections: seconds per station.
+  /// positions: ITRF metres per station; clockCorrections: seconds per station (empty:
+  /// all zero; otherwise one per station, or std::invalid_argument).
   DelayModel(std::array<double, 3> referencePosition, std::vector<std::array<double, 3>> positions,
              std::vector<double> clockCorrections);
   explicit DelayModel(const ObservationSettings& settings);

@@ -37,12 +37,12 @@ class RateLimiter {
 
 }  // namespace rtcp
 
-#define RTCP_LOG(level, component, expr)                                  \
+#define RTCP_LOG(logLevel, component, expr)                               \
   do {                                                                    \
-    if (level >= ::rtcp::Logger::level()) {                               \
+    if (logLevel >= ::rtcp::Logger::level()) {                            \
       std::ostringstream rtcp_log_stream_;                                \
       rtcp_log_stream_ << expr;                                           \
-      ::rtcp::Logger::write(level, component, rtcp_log_stream_.str());    \
+      ::rtcp::Logger::write(logLevel, component, rtcp_log_stream_.str()); \
     }                                                                     \
   } while (false)
 #define RTCP_LOG_DEBUG(component, expr) RTCP_LOG(::rtcp::LogLevel::kDebug, component, expr)

@@ -17,6 +17,7 @@ namespace rtcp {
 struct Direction {
   double ra = 0;   ///< Observation.Beam[i].angle1 / Sim.Source[i].angle1
   double dec = 0;  ///< Observation.Beam[i].angle2 / Sim.Source[i].angle2
+  bool operator==(const Direction&) const = default;
 };
 
 struct StationSettings {
@@ -26,6 +27,7 @@ struct StationSettings {
   std::array<double, 3> position{}; ///< ITRF metres: PIC.Core.<name><field>.phaseCenter, else the table
   std::vector<std::string> inputs;  ///< PIC.Core.<name><field>.RSP.ports stream descriptors
   double clockCorrection = 0;       ///< PIC.Core.<name><field>.clockCorrectionTime, seconds
+  bool operator==(const StationSettings&) const = default;
 };
 
 struct SubbandSettings {
@@ -33,11 +35,13 @@ struct SubbandSettings {
   int number = 0;        ///< subband number, e.g. 150 (Observation.Beam[b].subbandList)
   int beam = 0;          ///< the beam whose subband list holds it
   double frequency = 0;  ///< centre frequency in Hz
+  bool operator==(const SubbandSettings&) const = default;
 };
 
 struct SimSource {
   Direction direction;  ///< Sim.Source[i].angle1/angle2
   double flux = 1;      ///< Sim.Source[i].flux: Stokes I, half per polarisation
+  bool operator==(const SimSource&) const = default;
 };
 
 /// Sky and faults that station-sim simulates (Sim.* keys, all optional).
@@ -48,6 +52,7 @@ struct SimSettings {
   double toneAmplitude = 0;            ///< Sim.tone.amplitude
   double packetLossProbability = 0;    ///< Sim.packetLossProbability
   uint64_t seed = 1;                   ///< Sim.seed
+  bool operator==(const SimSettings&) const = default;
 };
 
 struct CorrelatedOutputSettings {
@@ -56,6 +61,7 @@ struct CorrelatedOutputSettings {
   std::vector<std::string> hosts;      ///< one per subband, from locations HOST:DIR
   std::vector<std::string> directories;///< one per subband, from locations HOST:DIR
   int storagePort = 4100;              ///< OLAP.Storage.port
+  bool operator==(const CorrelatedOutputSettings&) const = default;
 };
 
 struct ObservationSettings {
@@ -115,6 +121,12 @@ struct ObservationSettings {
   static ObservationSettings fromParset(const Parset& parset, const StationTable& table);
   static ObservationSettings fromParset(const Parset& parset);  ///< with the shipped table
   static ObservationSettings fromFile(const std::string& path);  ///< with the shipped table
+
+  /// Every setting written back as parset keys (positions as phaseCenter keys, one
+  /// location per subband), so that fromParset(toParset()) reproduces these settings.
+  Parset toParset() const;
+  /// The default MeasurementSet name of a subband: L<obsId>_SB<nnn>_uv.MS.
+  static std::string defaultFilename(int64_t obsId, int subbandNumber);
 };
 
 }  // namespace rtcp

@@ -21,6 +21,7 @@ struct RspStamp {
 
 class SampleClock {
  public:
+  /// clockMHz: 200 or 160; throws std::invalid_argument otherwise.
   explicit SampleClock(int clockMHz);
 
   int clockMHz() const { return clockMHz_; }
@@ -37,7 +38,11 @@ class SampleClock {
 
   /// Unix time (UTC seconds) of a sample.
   double unixTime(int64_t sample) const { return double(sample) * 1024.0 / clockHz(); }
-  /// The first sample at or after a Unix time.
+  /// The first sample at or after a Unix time, ceil(t * sampleRate) in exact integer
+  /// arithmetic for the whole seconds. Equals secondStart() for whole seconds (at 200 MHz
+  /// an odd second begins half a sample before its first sample). A time less than one
+  /// double ulp (238 ns today) after a sample counts as that sample, so that
+  /// firstSampleAtOrAfter(unixTime(n)) == n.
   int64_t firstSampleAtOrAfter(double unixTime) const;
 
  private:
@@ -53,7 +58,8 @@ inline double mjdSecondsToUnix(double mjdSeconds) { return mjdSeconds - 40587.0 
 
 /// Parses 'YYYY-MM-DD HH:MM:SS[.fff]' (or with 'T') as UTC; throws std::invalid_argument.
 double parseUtc(const std::string& text);
-/// Formats Unix seconds as 'YYYY-MM-DD HH:MM:SS' (UTC).
+/// Formats Unix seconds as 'YYYY-MM-DD HH:MM:SS' (UTC), with '.ffffff' (trailing zeros
+/// dropped) only when the time is not a whole second to the microsecond.
 std::string formatUtc(double unixTime);
 
 }  // namespace rtcp

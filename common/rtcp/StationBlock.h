@@ -36,6 +36,7 @@ struct StationBlockHeader {
   double residualDelayEnd = 0;    ///< tau_s - n_s / fs at the block end, seconds
   int32_t flaggedByIonproc = 0;   ///< 1: served fully flagged because the ranks fell behind
   int32_t reserved = 0;
+  int64_t reserved2 = 0;          ///< pads the header to 64 bytes
 };
 static_assert(sizeof(StationBlockHeader) == 64);
 

@@ -41,12 +41,19 @@ class Stream {
   /// Wakes a reader blocked in read() (it then returns 0) and stops further I/O.
   virtual void shutdown() {}
   virtual int fileDescriptor() const { return -1; }
+  /// The descriptor (or peer) this stream reads or writes, for messages.
+  virtual std::string name() const { return "stream"; }
 };
 
-/// Opens for reading: udp binds HOST:PORT, tcp listens on HOST:PORT and accepts one
-/// connection, file opens PATH. Throws StreamError (e.g. "udp:...: port in use").
+/// Opens for reading: udp binds HOST:PORT (port 0: any free port, see
+/// fileDescriptor()/getsockname; a 16 MiB receive buffer; a port already bound is an
+/// error), tcp listens on HOST:PORT and accepts one connection, file opens PATH.
+/// Throws StreamError naming the descriptor (e.g. "udp:...: cannot bind: address
+/// already in use (port in use)").
 std::unique_ptr<Stream> openStreamForReading(const StreamDescriptor& descriptor);
-/// Opens for writing: udp sends to HOST:PORT, tcp connects to HOST:PORT, file creates PATH.
+/// Opens for writing: udp sends to HOST:PORT (datagrams nobody receives are lost
+/// silently, as on a network), tcp connects to HOST:PORT, file creates PATH.
+/// Writing to a TCP peer that has gone raises StreamError (no SIGPIPE).
 std::unique_ptr<Stream> openStreamForWriting(const StreamDescriptor& descriptor);
 
 /// A TCP server socket that accepts many connections.

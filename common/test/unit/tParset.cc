@@ -1,1 +1,354 @@
-// tParset: tests pending
+// Tests of the parset reader: every syntax form, the typed getters, and that every
+// error names the file, the line and the key.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "rtcp/Parset.h"
+
+namespace {
+
+using rtcp::Parset;
+using rtcp::ParsetError;
+
+/// A fresh directory under the system temp dir, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tParset-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string file = (path_ / name).string();
+    std::ofstream(file) << text;
+    return file;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// "k<i>" (built by appending: GCC 12 warns falsely on "k" + std::to_string(i)).
+std::string keyName(int i) {
+  std::string key = "k";
+  return key.append(std::to_string(i));
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The message of the ParsetError that `action` throws (fails the test if none).
+template <typename Action>
+std::string errorOf(Action action) {
+  try {
+    action();
+  } catch (const ParsetError& e) {
+    return e.what();
+  }
+  CPPUNIT_FAIL("expected a ParsetError");
+  return {};
+}
+
+}  // namespace
+
+class ParsetTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(ParsetTest);
+  CPPUNIT_TEST(testScalarsAndComments);
+  CPPUNIT_TEST(testBooleans);
+  CPPUNIT_TEST(testNumbers);
+  CPPUNIT_TEST(testVectors);
+  CPPUNIT_TEST(testRangesAndRepeats);
+  CPPUNIT_TEST(testNestedVectors);
+  CPPUNIT_TEST(testTime);
+  CPPUNIT_TEST(testFallbacks);
+  CPPUNIT_TEST(testErrorNamesFileLineAndKey);
+  CPPUNIT_TEST(testMissingEquals);
+  CPPUNIT_TEST(testSyntaxErrors);
+  CPPUNIT_TEST(testBadRanges);
+  CPPUNIT_TEST(testBadVectorElements);
+  CPPUNIT_TEST(testMissingRequiredKey);
+  CPPUNIT_TEST(testDuplicateKeyLaterWins);
+  CPPUNIT_TEST(testUnusedKeys);
+  CPPUNIT_TEST(testToStringRoundTrip);
+  CPPUNIT_TEST(testConcurrentReadMarking);
+  CPPUNIT_TEST(testCopyKeepsReadState);
+  CPPUNIT_TEST(testMissingFile);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testScalarsAndComments() {
+    const Parset p = Parset::fromString(
+        "# a comment line\n"
+        "\n"
+        "  a.b =   plain text   # trailing comment\n"
+        "single = 'quoted # not a comment'\n"
+        "double = \"it's\"  # comment\n"
+        "empty =\n"
+        "withEquals = x=y\n");
+    CPPUNIT_ASSERT_EQUAL(std::string("plain text"), p.getString("a.b"));
+    CPPUNIT_ASSERT_EQUAL(std::string("quoted # not a comment"), p.getString("single"));
+    CPPUNIT_ASSERT_EQUAL(std::string("it's"), p.getString("double"));
+    CPPUNIT_ASSERT_EQUAL(std::string(""), p.getString("empty"));
+    CPPUNIT_ASSERT_EQUAL(std::string("x=y"), p.getString("withEquals"));
+    CPPUNIT_ASSERT_EQUAL(3, p.lineOf("a.b"));
+    CPPUNIT_ASSERT(p.isDefined("empty"));
+    CPPUNIT_ASSERT(!p.isDefined("comment"));
+  }
+
+  void testBooleans() {
+    const Parset p =
+        Parset::fromString("a = T\nb = F\nc = true\nd = FALSE\ne = 1\nf = 0\ng = yes\n");
+    CPPUNIT_ASSERT(p.getBool("a"));
+    CPPUNIT_ASSERT(!p.getBool("b"));
+    CPPUNIT_ASSERT(p.getBool("c"));
+    CPPUNIT_ASSERT(!p.getBool("d"));
+    CPPUNIT_ASSERT(p.getBool("e"));
+    CPPUNIT_ASSERT(!p.getBool("f"));
+    const std::string message = errorOf([&] { p.getBool("g"); });
+    CPPUNIT_ASSERT_EQUAL(std::string("<string>:7: key 'g': bad boolean 'yes' (expected T, F, true, "
+                                     "false, 1 or 0)"),
+                         message);
+  }
+
+  void testNumbers() {
+    const Parset p = Parset::fromString(
+        "i = 42\nn = -7\np = +3\nbig = 350659687500000\nd = 1.5e3\ne = -0.25\nf = 'abc'\ng = "
+        "1.2.3\n"
+        "h = 1.5\n");
+    CPPUNIT_ASSERT_EQUAL(int64_t(42), p.getInt("i"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(-7), p.getInt("n"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), p.getInt("p"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(350659687500000), p.getInt("big"));
+    CPPUNIT_ASSERT_EQUAL(1500.0, p.getDouble("d"));
+    CPPUNIT_ASSERT_EQUAL(-0.25, p.getDouble("e"));
+    CPPUNIT_ASSERT_EQUAL(42.0, p.getDouble("i"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getInt("f"); }), "key 'f': bad integer 'abc'"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getInt("h"); }), "bad integer '1.5'"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getDouble("g"); }), ":8: key 'g': bad number '1.2.3'"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getDouble("f"); }), "bad number 'abc'"));
+  }
+
+  void testVectors() {
+    const Parset p = Parset::fromString(
+        "s = [a, b , c]\n"
+        "q = ['a, b', \"c]d\", e]\n"
+        "e = []\n"
+        "blank = [  ]\n"
+        "d = [1.5, -2, 3e2]\n"
+        "scalar = CS001\n"
+        "paths = [file:../rec/CS001.rsp, udp:127.0.0.1:10010]\n");
+    CPPUNIT_ASSERT((p.getStringVector("s") == std::vector<std::string>{"a", "b", "c"}));
+    CPPUNIT_ASSERT((p.getStringVector("q") == std::vector<std::string>{"a, b", "c]d", "e"}));
+    CPPUNIT_ASSERT(p.getStringVector("e").empty());
+    CPPUNIT_ASSERT(p.getIntVector("blank").empty());
+    CPPUNIT_ASSERT((p.getDoubleVector("d") == std::vector<double>{1.5, -2.0, 300.0}));
+    CPPUNIT_ASSERT((p.getStringVector("scalar") == std::vector<std::string>{"CS001"}));
+    CPPUNIT_ASSERT((p.getStringVector("paths") ==
+                    std::vector<std::string>{"file:../rec/CS001.rsp", "udp:127.0.0.1:10010"}));
+  }
+
+  void testRangesAndRepeats() {
+    const Parset p = Parset::fromString(
+        "r = [100..103]\n"
+        "z = [4*0]\n"
+        "mix = [1..3, 2*7, 9]\n"
+        "one = [5..5]\n"
+        "neg = [-2..1]\n"
+        "names = [CS001..CS003, RS106]\n"
+        "padded = [008..011]\n"
+        "rep = [2*'x y']\n");
+    CPPUNIT_ASSERT((p.getIntVector("r") == std::vector<int64_t>{100, 101, 102, 103}));
+    CPPUNIT_ASSERT((p.getIntVector("z") == std::vector<int64_t>{0, 0, 0, 0}));
+    CPPUNIT_ASSERT((p.getIntVector("mix") == std::vector<int64_t>{1, 2, 3, 7, 7, 9}));
+    CPPUNIT_ASSERT((p.getIntVector("one") == std::vector<int64_t>{5}));
+    CPPUNIT_ASSERT((p.getIntVector("neg") == std::vector<int64_t>{-2, -1, 0, 1}));
+    CPPUNIT_ASSERT((p.getStringVector("names") ==
+                    std::vector<std::string>{"CS001", "CS002", "CS003", "RS106"}));
+    CPPUNIT_ASSERT(
+        (p.getStringVector("padded") == std::vector<std::string>{"008", "009", "010", "011"}));
+    CPPUNIT_ASSERT((p.getStringVector("rep") == std::vector<std::string>{"x y", "x y"}));
+    CPPUNIT_ASSERT(
+        (rtcp::expandVector("[2*1..2]") == std::vector<std::string>{"1", "2", "1", "2"}));
+  }
+
+  void testNestedVectors() {
+    const Parset p = Parset::fromString("n = [[1,2],[3, 4..6], []]\nflat = [a, b]\n");
+    const auto nested = p.getNestedStringVector("n");
+    CPPUNIT_ASSERT_EQUAL(size_t(3), nested.size());
+    CPPUNIT_ASSERT((nested[0] == std::vector<std::string>{"1", "2"}));
+    CPPUNIT_ASSERT((nested[1] == std::vector<std::string>{"3", "4", "5", "6"}));
+    CPPUNIT_ASSERT(nested[2].empty());
+    const auto flat = p.getNestedStringVector("flat");
+    CPPUNIT_ASSERT_EQUAL(size_t(2), flat.size());
+    CPPUNIT_ASSERT((flat[1] == std::vector<std::string>{"b"}));
+  }
+
+  void testTime() {
+    const Parset p = Parset::fromString(
+        "t = '2026-11-22 20:00:00'\niso = 2026-11-22T20:00:01.5\nbad = '2026-13-45 xx'\n");
+    CPPUNIT_ASSERT_EQUAL(1795377600.0, p.getTime("t"));  // independently: calendar.timegm
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(1795377601.5, p.getTime("iso"), 1e-6);
+    const std::string message = errorOf([&] { p.getTime("bad"); });
+    CPPUNIT_ASSERT(contains(message, "<string>:3: key 'bad': "));
+    CPPUNIT_ASSERT(contains(message, "2026-13-45 xx"));
+  }
+
+  void testFallbacks() {
+    const Parset p = Parset::fromString("x = 3\n");
+    CPPUNIT_ASSERT_EQUAL(int64_t(5), p.getInt("absent", 5));
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), p.getInt("x", 5));
+    CPPUNIT_ASSERT_EQUAL(2.5, p.getDouble("absent", 2.5));
+    CPPUNIT_ASSERT(p.getBool("absent", true));
+    CPPUNIT_ASSERT_EQUAL(std::string("d"), p.getString("absent", "d"));
+    CPPUNIT_ASSERT((p.getIntVector("absent", {1, 2}) == std::vector<int64_t>{1, 2}));
+    CPPUNIT_ASSERT(p.unusedKeys().empty());
+  }
+
+  void testErrorNamesFileLineAndKey() {
+    TempDir dir;
+    std::string text;
+    for (int line = 1; line < 12; ++line) text += "# line " + std::to_string(line) + "\n";
+    text += "Observation.sampleClock = abc\n";
+    const std::string path = dir.write("demo.parset", text);
+    const Parset p = Parset::fromFile(path);
+    try {
+      p.getInt("Observation.sampleClock");
+      CPPUNIT_FAIL("bad integer accepted");
+    } catch (const ParsetError& e) {
+      CPPUNIT_ASSERT_EQUAL(path + ":12: key 'Observation.sampleClock': bad integer 'abc'",
+                           std::string(e.what()));
+      CPPUNIT_ASSERT_EQUAL(path, e.file());
+      CPPUNIT_ASSERT_EQUAL(12, e.line());
+      CPPUNIT_ASSERT_EQUAL(std::string("Observation.sampleClock"), e.key());
+    }
+    CPPUNIT_ASSERT_EQUAL(path + ":12", p.where("Observation.sampleClock"));
+  }
+
+  void testMissingEquals() {
+    TempDir dir;
+    const std::string path =
+        dir.write("demo.parset", "a = 1\n\n# c\nb = 2\nc = 3\nd = 4\nfoo bar\n");
+    try {
+      Parset::fromFile(path);
+      CPPUNIT_FAIL("line without '=' accepted");
+    } catch (const ParsetError& e) {
+      CPPUNIT_ASSERT_EQUAL(path + ":7: missing '=' in line 'foo bar'", std::string(e.what()));
+      CPPUNIT_ASSERT_EQUAL(7, e.line());
+    }
+  }
+
+  void testSyntaxErrors() {
+    CPPUNIT_ASSERT(contains(errorOf([] { Parset::fromString("a = 1\nb = 'open\n", "x.parset"); }),
+                            "x.parset:2: unterminated quote"));
+    CPPUNIT_ASSERT(contains(errorOf([] { Parset::fromString(" = 3\n", "x.parset"); }),
+                            "x.parset:1: bad key ''"));
+    CPPUNIT_ASSERT(contains(errorOf([] { Parset::fromString("a b = 3\n", "x.parset"); }),
+                            "x.parset:1: bad key 'a b'"));
+  }
+
+  void testBadRanges() {
+    const Parset p = Parset::fromString(
+        "a = 1\ndown = [7..3]\nx = [1..x]\nmixed = [CS001..RS003]\n", "r.parset");
+    const std::string down = errorOf([&] { p.getIntVector("down"); });
+    CPPUNIT_ASSERT(contains(down, "r.parset:2: key 'down': "));
+    CPPUNIT_ASSERT(contains(down, "bad range '7..3'"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getIntVector("x"); }), "r.parset:3: key 'x': "));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getStringVector("x"); }), "bad range '1..x'"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getStringVector("mixed"); }), "different prefixes"));
+  }
+
+  void testBadVectorElements() {
+    const Parset p = Parset::fromString(
+        "i = [1, two, 3]\nd = [1.0, x]\nhole = [1,,2]\nopen = [1, 2\nextra = [1]]\n", "v.parset");
+    CPPUNIT_ASSERT(
+        contains(errorOf([&] { p.getIntVector("i"); }), "v.parset:1: key 'i': bad integer 'two'"));
+    CPPUNIT_ASSERT(
+        contains(errorOf([&] { p.getDoubleVector("d"); }), "v.parset:2: key 'd': bad number 'x'"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getStringVector("hole"); }), "empty element"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getStringVector("open"); }), "missing ']'"));
+    CPPUNIT_ASSERT(
+        contains(errorOf([&] { p.getStringVector("extra"); }), "v.parset:5: key 'extra'"));
+  }
+
+  void testMissingRequiredKey() {
+    const Parset p = Parset::fromString("a = 1\n", "demo.parset");
+    try {
+      p.getInt("Observation.ObsID");
+      CPPUNIT_FAIL("missing key not reported");
+    } catch (const ParsetError& e) {
+      CPPUNIT_ASSERT_EQUAL(std::string("demo.parset: required key 'Observation.ObsID' is missing"),
+                           std::string(e.what()));
+      CPPUNIT_ASSERT_EQUAL(std::string("Observation.ObsID"), e.key());
+    }
+  }
+
+  void testDuplicateKeyLaterWins() {
+    const Parset p = Parset::fromString("a = 1\nb = 2\na = 3\n");
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), p.getInt("a"));
+    CPPUNIT_ASSERT_EQUAL(3, p.lineOf("a"));
+  }
+
+  void testUnusedKeys() {
+    const Parset p = Parset::fromString("z.first = 1\na.read = 2\nm.typo = 3\nb.read = [1]\n");
+    p.getInt("a.read");
+    p.getIntVector("b.read");
+    CPPUNIT_ASSERT((p.unusedKeys() == std::vector<std::string>{"z.first", "m.typo"}));
+    // A failed conversion still counts as read: the key is known, its value is bad.
+    p.getInt("z.first");
+    CPPUNIT_ASSERT_THROW(p.getBool("m.typo"), ParsetError);
+    CPPUNIT_ASSERT(p.unusedKeys().empty());
+    CPPUNIT_ASSERT((p.keysWithPrefix("a.") == std::vector<std::string>{"a.read"}));
+  }
+
+  void testToStringRoundTrip() {
+    Parset p = Parset::fromString("a = [1..3, 2*7]\nb = 'x # y'\nc = 2.5\n");
+    p.set("d", "T");
+    const Parset q = Parset::fromString(p.toString());
+    CPPUNIT_ASSERT((q.getIntVector("a") == std::vector<int64_t>{1, 2, 3, 7, 7}));
+    CPPUNIT_ASSERT_EQUAL(std::string("x # y"), q.getString("b"));
+    CPPUNIT_ASSERT_EQUAL(2.5, q.getDouble("c"));
+    CPPUNIT_ASSERT(q.getBool("d"));
+    CPPUNIT_ASSERT_EQUAL(0, p.lineOf("d"));
+    CPPUNIT_ASSERT_EQUAL(std::string("<parset>"), Parset().name());
+  }
+
+  void testConcurrentReadMarking() {
+    std::string text;
+    const int keysPerThread = 200, nrThreads = 4;
+    for (int i = 0; i < keysPerThread * nrThreads; ++i)
+      text += keyName(i) + " = " + std::to_string(i) + "\n";
+    text += "never = 1\n";
+    const Parset p = Parset::fromString(text);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < nrThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = t; i < keysPerThread * nrThreads; i += nrThreads)
+          if (p.getInt(keyName(i)) != i) std::abort();
+      });
+    for (std::thread& thread : threads) thread.join();
+    CPPUNIT_ASSERT((p.unusedKeys() == std::vector<std::string>{"never"}));
+  }
+
+  void testCopyKeepsReadState() {
+    Parset p = Parset::fromString("a = 1\nb = 2\n");
+    p.getInt("a");
+    const Parset copy = p;
+    Parset moved = std::move(p);
+    CPPUNIT_ASSERT((copy.unusedKeys() == std::vector<std::string>{"b"}));
+    CPPUNIT_ASSERT((moved.unusedKeys() == std::vector<std::string>{"b"}));
+  }
+
+  void testMissingFile() {
+    const std::string message = errorOf([] { Parset::fromFile("/nonexistent/dir/x.parset"); });
+    CPPUNIT_ASSERT(contains(message, "/nonexistent/dir/x.parset"));
+    CPPUNIT_ASSERT(contains(message, "cannot open"));
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(ParsetTest);
