@@ -1,0 +1,66 @@
+#include "PacketSender.h"
+
+#include <stdexcept>
+
+#include "rtcp/Logger.h"
+#include "rtcp/RspPacket.h"
+
+namespace rtcp::sim {
+namespace {
+constexpr uint64_t kLossSeed = 3;
+}
+
+PacketSender::PacketSender(std::vector<StreamLayout> streams, const std::vector<std::string>& outputs,
+                           int clockMHz, Options options)
+    : streams_(std::move(streams)), clock_(clockMHz), options_(std::move(options)) {
+  if (outputs.size() != streams_.size())
+    throw std::invalid_argument("PacketSender: one output per stream expected");
+  for (size_t i = 0; i < streams_.size(); ++i) {
+    outputs_.push_back(openStreamForWriting(StreamDescriptor::parse(outputs[i])));
+    totals_.push_back({outputs[i]});
+    lossRandom_.emplace_back(deriveSeed(options_.seed, {kLossSeed, uint64_t(streams_[i].stationId),
+                                                        uint64_t(streams_[i].port)}));
+  }
+  if (!options_.dropLogPath.empty()) {
+    dropLog_.open(options_.dropLogPath);
+    if (!dropLog_) throw StreamError(options_.dropLogPath + ": cannot create the drop log");
+    dropLog_ << "# packets dropped by station-sim: station port timestamp sequence\n";
+  }
+}
+
+PacketSender::~PacketSender() = default;
+
+void PacketSender::send(const SampleChunk& chunk) {
+  for (int p = 0; p < chunk.nrPackets; ++p) {
+    if (options_.paced)
+      pacer_.waitUntil(clock_.unixTime(chunk.firstSample + int64_t(p + 1) * kRspSamplesPerPacket));
+    for (size_t s = 0; s < streams_.size(); ++s) {
+      const uint8_t* packet = chunk.packet(int(s), p);
+      if (options_.lossProbability > 0 && lossRandom_[s].uniform() < options_.lossProbability) {
+        drop(int(s), packet);
+        continue;
+      }
+      outputs_[s]->write(packet, chunk.packetBytes[s]);
+      ++totals_[s].packets;
+      totals_[s].bytes += chunk.packetBytes[s];
+    }
+  }
+}
+
+void PacketSender::drop(int stream, const uint8_t* packet) {
+  ++totals_[stream].dropped;
+  if (!dropLog_.is_open()) return;
+  const RspHeader h = RspHeader::read(packet);
+  dropLog_ << streams_[stream].stationName << ' ' << streams_[stream].port << ' ' << h.timestamp
+           << ' ' << h.blockSequenceNumber << '\n';
+}
+
+void PacketSender::finish() {
+  outputs_.clear();  // closes (and flushes) every output
+  if (dropLog_.is_open()) {
+    dropLog_.close();
+    if (dropLog_.fail()) throw StreamError(options_.dropLogPath + ": writing the drop log failed");
+  }
+}
+
+}  // namespace rtcp::sim

@@ -1,0 +1,75 @@
+#include "PhaseRamp.h"
+
+#include <algorithm>
+#include <cmath>
+
+// Hot loops get AVX-512 and AVX2 clones chosen at run time (the build targets baseline
+// x86-64).
+#define RTCP_SIM_VECTOR_CLONES __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
+
+namespace rtcp::sim {
+namespace {
+
+constexpr size_t kBlock = 64;
+
+std::complex<double> phasor(double turns) {
+  const double angle = 2 * M_PI * (turns - std::floor(turns));
+  return {std::cos(angle), std::sin(angle)};
+}
+
+}  // namespace
+
+void fillPhasorRamp(std::complex<float>* out, size_t n, double startTurns, double stepTurns,
+                    double scale) {
+  float steps[2 * kBlock];  // exp(2 pi i k step), k in [0, kBlock)
+  for (size_t k = 0; k < kBlock; ++k) {
+    const std::complex<double> p = phasor(double(k) * stepTurns);
+    steps[2 * k] = float(p.real());
+    steps[2 * k + 1] = float(p.imag());
+  }
+  float* o = reinterpret_cast<float*>(out);
+  for (size_t base = 0; base < n; base += kBlock) {
+    const std::complex<double> b = scale * phasor(startTurns + double(base) * stepTurns);
+    const float br = float(b.real()), bi = float(b.imag());
+    const size_t count = std::min(kBlock, n - base);
+    for (size_t k = 0; k < count; ++k) {
+      o[2 * (base + k)] = br * steps[2 * k] - bi * steps[2 * k + 1];
+      o[2 * (base + k) + 1] = br * steps[2 * k + 1] + bi * steps[2 * k];
+    }
+  }
+}
+
+RTCP_SIM_VECTOR_CLONES
+void multiply(const std::complex<float>* a, const std::complex<float>* b,
+              std::complex<float>* out, size_t n) {
+  const float* __restrict x = reinterpret_cast<const float*>(a);
+  const float* __restrict y = reinterpret_cast<const float*>(b);
+  float* __restrict o = reinterpret_cast<float*>(out);
+  for (size_t i = 0; i < n; ++i) {
+    const float xr = x[2 * i], xi = x[2 * i + 1], yr = y[2 * i], yi = y[2 * i + 1];
+    o[2 * i] = xr * yr - xi * yi;
+    o[2 * i + 1] = xr * yi + xi * yr;
+  }
+}
+
+RTCP_SIM_VECTOR_CLONES
+void multiplyAdd(const std::complex<float>* a, const std::complex<float>* b,
+                 std::complex<float>* out, size_t n) {
+  const float* __restrict x = reinterpret_cast<const float*>(a);
+  const float* __restrict y = reinterpret_cast<const float*>(b);
+  float* __restrict o = reinterpret_cast<float*>(out);
+  for (size_t i = 0; i < n; ++i) {
+    const float xr = x[2 * i], xi = x[2 * i + 1], yr = y[2 * i], yi = y[2 * i + 1];
+    o[2 * i] += xr * yr - xi * yi;
+    o[2 * i + 1] += xr * yi + xi * yr;
+  }
+}
+
+RTCP_SIM_VECTOR_CLONES
+void add(const std::complex<float>* a, std::complex<float>* out, size_t n) {
+  const float* __restrict x = reinterpret_cast<const float*>(a);
+  float* __restrict o = reinterpret_cast<float*>(out);
+  for (size_t i = 0; i < 2 * n; ++i) o[i] += x[i];
+}
+
+}  // namespace rtcp::sim

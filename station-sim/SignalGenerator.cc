@@ -1,0 +1,115 @@
+#include "SignalGenerator.h"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "PhaseRamp.h"
+
+namespace rtcp::sim {
+namespace {
+
+constexpr int kPolarisations = 2;
+constexpr uint64_t kSkySeed = 1, kNoiseSeed = 2;
+
+}  // namespace
+
+ChunkGeometry ChunkGeometry::forMaxDelay(double maxDelaySamples) {
+  ChunkGeometry g;
+  const int needed = int(std::ceil(maxDelaySamples)) + 1 + kInterpolationMargin;
+  g.margin = (needed + 7) / 8 * 8;
+  g.fftSize = 8192;
+  while (g.fftSize < 8 * g.margin) g.fftSize *= 2;
+  return g;
+}
+
+SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geometry,
+                                 const Fft& forward, const Fft& backward, Subband subband,
+                                 const std::vector<int>& stationIds, uint64_t seed,
+                                 int64_t firstSample)
+    : sky_(sky),
+      geometry_(geometry),
+      forward_(forward),
+      backward_(backward),
+      subband_(subband),
+      nextSample_(firstSample),
+      frequencyRamp_(geometry.fftSize),
+      timeRamp_(geometry.nrSamples()),
+      spectrum_(geometry.fftSize),
+      shifted_(geometry.fftSize) {
+  if (forward.size() != geometry.fftSize || backward.size() != geometry.fftSize)
+    throw std::invalid_argument("SignalGenerator: FFT size differs from the chunk geometry");
+  const double toneOffset = sky.toneFrequency() - subband.frequency;
+  hasTone_ = sky.toneFrequency() != 0 && std::abs(toneOffset) < subband.sampleRate / 2;
+  for (int k = 0; k < sky.nrSources(); ++k)
+    for (int p = 0; p < kPolarisations; ++p) {
+      skyRandom_.emplace_back(deriveSeed(seed, {kSkySeed, uint64_t(k), uint64_t(subband.number), uint64_t(p)}));
+      skySignal_.emplace_back(geometry.fftSize);
+      skySpectrum_.emplace_back(geometry.fftSize);
+    }
+  for (int id : stationIds)
+    for (int p = 0; p < kPolarisations; ++p)
+      noiseRandom_.emplace_back(deriveSeed(seed, {kNoiseSeed, uint64_t(id), uint64_t(subband.number), uint64_t(p)}));
+}
+
+void SignalGenerator::prepare(const ChunkDelays& delays) {
+  if (delays.firstSample != nextSample_ || delays.nrSamples != geometry_.nrSamples())
+    throw std::logic_error("SignalGenerator: chunks must follow each other");
+  nextSample_ += geometry_.nrSamples();
+  const GaussianTable& gauss = GaussianTable::instance();
+  const int n = geometry_.nrSamples(), overlap = 2 * geometry_.margin;
+  for (size_t i = 0; i < skySignal_.size(); ++i) {
+    const double power = sky_.sources()[i / kPolarisations].flux / 2;
+    std::complex<float>* e = skySignal_[i].data();  // e[c0 - margin, c0 + n + margin)
+    if (!primed_) {
+      gauss.fillNoise(skyRandom_[i], power, e, geometry_.fftSize);
+    } else {
+      std::memmove(e, e + n, overlap * sizeof *e);
+      gauss.fillNoise(skyRandom_[i], power, e + overlap, n);
+    }
+    forward_.execute(e, skySpectrum_[i].data());
+  }
+  primed_ = true;
+}
+
+void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<float>* out) {
+  const int n = geometry_.nrSamples(), size = geometry_.fftSize, half = size / 2;
+  const double f = subband_.frequency, fs = subband_.sampleRate;
+  std::complex<float>* pol[kPolarisations] = {out, out + n};
+  const GaussianTable& gauss = GaussianTable::instance();
+  for (int p = 0; p < kPolarisations; ++p)
+    gauss.fillNoise(noiseRandom_[s * kPolarisations + p], sky_.noisePower(), pol[p], n);
+
+  for (int k = 0; k < sky_.nrSources(); ++k) {
+    const double t0 = delays.start[k][s], t1 = delays.end[k][s], mid = (t0 + t1) / 2;
+    const double shift = mid * fs;  // samples by which e is advanced
+    // exp(2 pi i (f + nu_j) tau_mid) / size, nu_j = j fs / size for signed bin j.
+    fillPhasorRamp(frequencyRamp_.data(), half, f * mid, shift / size, 1.0 / size);
+    fillPhasorRamp(frequencyRamp_.data() + half, half, f * mid - shift / 2, shift / size,
+                   1.0 / size);
+    // exp(2 pi i f (tau(t) - tau_mid)), tau linear across the chunk.
+    fillPhasorRamp(timeRamp_.data(), n, -f * (t1 - t0) / 2, f * (t1 - t0) / n);
+    for (int p = 0; p < kPolarisations; ++p) {
+      multiply(skySpectrum_[k * kPolarisations + p].data(), frequencyRamp_.data(),
+               spectrum_.data(), size);
+      backward_.execute(spectrum_.data(), shifted_.data());
+      multiplyAdd(shifted_.data() + geometry_.margin, timeRamp_.data(), pol[p], n);
+    }
+  }
+  if (hasTone_) addTone(s, delays, out);
+}
+
+void SignalGenerator::addTone(int s, const ChunkDelays& delays, std::complex<float>* out) {
+  // A exp(2 pi i (f_tone - f) t) exp(2 pi i f_tone tau(t)), t = sample / fs.
+  const int n = geometry_.nrSamples();
+  const double ft = sky_.toneFrequency(), fs = subband_.sampleRate;
+  const long double cycles = (long double)(ft - subband_.frequency) / fs * delays.firstSample;
+  const double startTurns = double(cycles - floorl(cycles));
+  const double t0 = delays.toneStart[s], t1 = delays.toneEnd[s];
+  fillPhasorRamp(timeRamp_.data(), n, startTurns + ft * t0,
+                 (ft - subband_.frequency) / fs + ft * (t1 - t0) / n, sky_.toneAmplitude());
+  add(timeRamp_.data(), out, n);
+  add(timeRamp_.data(), out + n, n);
+}
+
+}  // namespace rtcp::sim

@@ -1,0 +1,76 @@
+// rtcp-bench stationsim: how many station-subbands one core generates in real time
+// (16-bit data, one source: SignalGenerator + Quantiser + PacketBuilder, no I/O).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "StationSimulator.h"
+#include "rtcp/Benchmark.h"
+#include "rtcp/Logger.h"
+#include "rtcp/Parset.h"
+
+namespace {
+
+/// 8 LOFAR stations (core and remote, positions from the shipped table), 8 subbands;
+/// the ports are not used (nothing is sent).
+const char* kParset = R"(
+Observation.ObsID = 1
+Observation.startTime = '2026-11-22 20:00:00'
+Observation.stopTime  = '2026-11-22 20:01:00'
+Observation.sampleClock = 200
+Observation.nrBitsPerSample = 16
+Observation.antennaSet = LBA_OUTER
+Observation.bandFilter = LBA_30_90
+Observation.VirtualInstrument.stationList = [CS001, CS002, CS003, CS004, CS005, CS006, CS007, RS106]
+Observation.channelsPerSubband = 64
+Observation.nrBeams = 1
+Observation.Beam[0].directionType = J2000
+Observation.Beam[0].angle1 = 5.2336866848
+Observation.Beam[0].angle2 = 0.7109425145
+Observation.Beam[0].subbandList = [300..307]
+Observation.referencePhaseCenter = [3826577.066, 461022.948, 5064892.786]
+PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:10010]
+PIC.Core.CS002LBA.RSP.ports = [udp:127.0.0.1:10020]
+PIC.Core.CS003LBA.RSP.ports = [udp:127.0.0.1:10030]
+PIC.Core.CS004LBA.RSP.ports = [udp:127.0.0.1:10040]
+PIC.Core.CS005LBA.RSP.ports = [udp:127.0.0.1:10050]
+PIC.Core.CS006LBA.RSP.ports = [udp:127.0.0.1:10060]
+PIC.Core.CS007LBA.RSP.ports = [udp:127.0.0.1:10070]
+PIC.Core.RS106LBA.RSP.ports = [udp:127.0.0.1:10080]
+Sim.nrSources = 1
+Sim.Source[0].angle1 = 5.2569
+Sim.Source[0].angle2 = 0.7109425145
+Sim.Source[0].flux = 4.0
+Sim.noisePower = 1.0
+Sim.seed = 1
+)";
+
+int run(int argc, char** argv) {
+  const double seconds = argc > 0 ? std::atof(argv[0]) : 2.0;
+  rtcp::Logger::setLevel(rtcp::LogLevel::kWarning);
+  const rtcp::ObservationSettings settings =
+      rtcp::ObservationSettings::fromParset(rtcp::Parset::fromString(kParset, "stationsim-benchmark"));
+  rtcp::sim::SimulatorOptions options;
+  options.threads = 1;
+  options.duration = seconds;
+  rtcp::sim::StationSimulator simulator(settings, options);
+  auto chunk = simulator.makeChunk();
+  simulator.generateNext(*chunk);  // warm-up: tables, FFTW wisdom, page faults
+  int64_t samples = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (simulator.generateNext(*chunk)) samples += int64_t(chunk->nrPackets) * 16;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double dataSeconds = samples / settings.subbandWidth();
+  const double stationSubbands = double(settings.nrStations()) * settings.nrSubbands();
+  rtcp::printFigure("stationsim.station_subbands", stationSubbands);
+  rtcp::printFigure("stationsim.realtime_factor_one_core", dataSeconds / elapsed);
+  rtcp::printFigure("stationsim.station_subbands_per_core_realtime", stationSubbands * dataSeconds / elapsed);
+  return 0;
+}
+
+}  // namespace
+
+RTCP_REGISTER_BENCHMARK("stationsim",
+                        "station-subbands one core simulates in real time (16 bit, one source) [SECONDS]",
+                        run);
