@@ -1,0 +1,105 @@
+#include "CorrelatorKernel.h"
+
+#include <omp.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "CorrelatorTiles.h"
+#include "rtcp/Baselines.h"
+
+namespace rtcp::correlator {
+
+namespace {
+
+/// Stations per cache block: the first stations of the baselines one work item does
+/// (16 stations x 4 rows x paddedSamples floats stay in L2, 192 KB at 768 samples).
+constexpr int kStationBlock = 16;
+
+CorrelatorKernel::Isa resolve(CorrelatorKernel::Isa isa) {
+  using Isa = CorrelatorKernel::Isa;
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (isa == Isa::kAuto) return avx512 ? Isa::kAvx512 : avx2 ? Isa::kAvx2 : Isa::kGeneric;
+  if ((isa == Isa::kAvx512 && !avx512) || (isa == Isa::kAvx2 && !avx2))
+    throw std::runtime_error("CorrelatorKernel: this CPU lacks " + CorrelatorKernel::toString(isa));
+  return isa;
+}
+
+}  // namespace
+
+CorrelatorKernel::CorrelatorKernel(int nrStations, int nrChannels, int nrSamples, Isa isa,
+                                   int nrThreads)
+    : nrStations_(nrStations),
+      nrChannels_(nrChannels),
+      nrSamples_(nrSamples),
+      paddedSamples_(paddedLength(nrSamples)),
+      isa_(resolve(isa)),
+      nrThreads_(nrThreads > 0 ? nrThreads : omp_get_max_threads()) {
+  if (nrStations < 1 || nrChannels < 1 || nrSamples < 1)
+    throw std::invalid_argument("CorrelatorKernel: " + std::to_string(nrStations) + " stations, " +
+                                std::to_string(nrChannels) + " channels, " +
+                                std::to_string(nrSamples) + " samples");
+}
+
+std::string CorrelatorKernel::toString(Isa isa) {
+  switch (isa) {
+    case Isa::kAuto: return "auto";
+    case Isa::kAvx512: return "AVX-512";
+    case Isa::kAvx2: return "AVX2";
+    case Isa::kGeneric: return "generic";
+  }
+  return "?";
+}
+
+double CorrelatorKernel::flopsPerCall() const {
+  return 32.0 * nrBaselines(nrStations_) * nrChannels_ * nrSamples_;
+}
+
+void CorrelatorKernel::correlate(const float* samples, std::complex<float>* visibilities) const {
+  std::vector<const float*> stations(static_cast<size_t>(nrStations_));
+  for (int s = 0; s < nrStations_; ++s) stations[size_t(s)] = samples + s * floatsPerStation();
+  correlate(stations, visibilities);
+}
+
+void CorrelatorKernel::correlate(std::span<const float* const> stations,
+                                 std::complex<float>* visibilities) const {
+  if (int(stations.size()) != nrStations_)
+    throw std::invalid_argument("CorrelatorKernel: " + std::to_string(stations.size()) +
+                                " station buffers for " + std::to_string(nrStations_) + " stations");
+  for (const float* station : stations)
+    if (reinterpret_cast<uintptr_t>(station) % 64)
+      throw std::invalid_argument("CorrelatorKernel: station buffers must be 64-byte aligned");
+  const int nrBlocks = (nrStations_ + kStationBlock - 1) / kStationBlock;
+  const int nrItems = nrChannels_ * nrBlocks;
+#pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
+  for (int item = 0; item < nrItems; ++item)
+    correlateBlock(stations, item / nrBlocks, (item % nrBlocks) * kStationBlock, visibilities);
+}
+
+/// Baselines (s1, s2) of one channel with s1 in [firstStation, firstStation + kStationBlock).
+void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, int channel,
+                                      int firstStation, std::complex<float>* visibilities) const {
+  const size_t channelOffset = size_t(channel) * 4 * paddedSamples_;
+  const int n = paddedSamples_;
+  auto out = [&](int s1, int s2) {
+    return visibilities + (size_t(baselineIndex(s1, s2)) * nrChannels_ + channel) * 4;
+  };
+  auto in = [&](int s) { return stations[size_t(s)] + channelOffset; };
+  const tiles::SingleTile single = isa_ == Isa::kAvx512 ? tiles::singleAvx512
+                                   : isa_ == Isa::kAvx2 ? tiles::singleAvx2
+                                                        : tiles::singleGeneric;
+  const int lastFirst = std::min(firstStation + kStationBlock, nrStations_);
+  int s2 = firstStation;
+  if (isa_ == Isa::kAvx512)  // second stations in pairs: their rows stay in L1
+    for (; s2 + 1 < nrStations_; s2 += 2) {
+      const int end = std::min(lastFirst, s2 + 1);
+      for (int s1 = firstStation; s1 < end; ++s1)
+        tiles::pairAvx512(in(s1), in(s2), in(s2 + 1), n, out(s1, s2), out(s1, s2 + 1));
+      if (s2 + 1 < lastFirst) single(in(s2 + 1), in(s2 + 1), n, out(s2 + 1, s2 + 1));
+    }
+  for (; s2 < nrStations_; ++s2)
+    for (int s1 = firstStation; s1 < std::min(lastFirst, s2 + 1); ++s1) single(in(s1), in(s2), n, out(s1, s2));
+}
+
+}  // namespace rtcp::correlator

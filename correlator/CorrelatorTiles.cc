@@ -1,0 +1,154 @@
+// Register tiles of the correlator, compiled for each instruction set through target
+// attributes (the rest of the program stays baseline x86-64).
+#include "CorrelatorTiles.h"
+
+#include <immintrin.h>
+
+// GCC 12 warns about the _mm512_undefined_ps() inside its own shuffle intrinsics (GCC bug
+// 105593); the warning says nothing about this file.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace rtcp::correlator::tiles {
+
+namespace {
+
+// Row offsets within a station's [pol][reim][time] block.
+inline int row(int pol, int reim, int paddedSamples) { return (2 * pol + reim) * paddedSamples; }
+
+}  // namespace
+
+// ---- AVX-512: 16 time samples per register ----------------------------------------------
+
+#define RTCP_AVX512 __attribute__((target("avx512f"), always_inline)) inline
+
+/// Sum of the 16 lanes (shuffles only).
+RTCP_AVX512 float sum512(__m512 v) {
+  v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4e));  // swap 256-bit halves
+  v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0xb1));  // swap 128-bit quarters
+  v = _mm512_add_ps(v, _mm512_permute_ps(v, 0x4e));        // swap pairs
+  v = _mm512_add_ps(v, _mm512_permute_ps(v, 0xb1));        // swap neighbours
+  return _mm512_cvtss_f32(v);
+}
+
+/// The lane sums of 16 registers in one register (a transposing tree: 15 adds, 30
+/// shuffles); the sum of v[k] lands in lane kSum16Lane[k].
+constexpr int kSum16Lane[16] = {0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15};
+RTCP_AVX512 __m512 sum16(const __m512* v) {
+  __m512 w[8], u[4], s[2];
+  for (int k = 0; k < 8; ++k)  // 256-bit halves
+    w[k] = _mm512_add_ps(_mm512_shuffle_f32x4(v[k], v[k + 8], 0x44), _mm512_shuffle_f32x4(v[k], v[k + 8], 0xee));
+  for (int k = 0; k < 4; ++k)  // 128-bit quarters
+    u[k] = _mm512_add_ps(_mm512_shuffle_f32x4(w[k], w[k + 4], 0x88), _mm512_shuffle_f32x4(w[k], w[k + 4], 0xdd));
+  for (int k = 0; k < 2; ++k)  // pairs within quarters
+    s[k] = _mm512_add_ps(_mm512_shuffle_ps(u[k], u[k + 2], 0x44), _mm512_shuffle_ps(u[k], u[k + 2], 0xee));
+  return _mm512_add_ps(_mm512_shuffle_ps(s[0], s[1], 0x88), _mm512_shuffle_ps(s[0], s[1], 0xdd));
+}
+
+/// acc_re += ar br + ai bi; acc_im += ai br - ar bi  (a conj(b))
+RTCP_AVX512 void cmac512(__m512 ar, __m512 ai, __m512 br, __m512 bi, __m512& re, __m512& im) {
+  re = _mm512_fmadd_ps(ar, br, re);
+  re = _mm512_fmadd_ps(ai, bi, re);
+  im = _mm512_fmadd_ps(ai, br, im);
+  im = _mm512_fnmadd_ps(ar, bi, im);
+}
+
+__attribute__((target("avx512f"))) void singleAvx512(const float* a, const float* b, int n,
+                                                      std::complex<float>* out) {
+  __m512 re[4], im[4];
+  for (int i = 0; i < 4; ++i) re[i] = im[i] = _mm512_setzero_ps();
+  for (int t = 0; t < n; t += 16) {
+    const __m512 br0 = _mm512_load_ps(b + row(0, 0, n) + t), bi0 = _mm512_load_ps(b + row(0, 1, n) + t);
+    const __m512 br1 = _mm512_load_ps(b + row(1, 0, n) + t), bi1 = _mm512_load_ps(b + row(1, 1, n) + t);
+#pragma GCC unroll 2
+    for (int p = 0; p < 2; ++p) {
+      const __m512 ar = _mm512_load_ps(a + row(p, 0, n) + t), ai = _mm512_load_ps(a + row(p, 1, n) + t);
+      cmac512(ar, ai, br0, bi0, re[2 * p], im[2 * p]);
+      cmac512(ar, ai, br1, bi1, re[2 * p + 1], im[2 * p + 1]);
+    }
+  }
+  for (int i = 0; i < 4; ++i) out[i] = {sum512(re[i]), sum512(im[i])};
+}
+
+__attribute__((target("avx512f"))) void pairAvx512(const float* a, const float* b0,
+                                                    const float* b1, int n,
+                                                    std::complex<float>* out0,
+                                                    std::complex<float>* out1) {
+  __m512 acc[16];  // re[second station of the pair][P][Q], then im[...]
+  for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_ps();
+  __m512* re = acc;
+  __m512* im = acc + 8;
+  for (int t = 0; t < n; t += 16) {
+    const __m512 ar0 = _mm512_load_ps(a + row(0, 0, n) + t), ai0 = _mm512_load_ps(a + row(0, 1, n) + t);
+    const __m512 ar1 = _mm512_load_ps(a + row(1, 0, n) + t), ai1 = _mm512_load_ps(a + row(1, 1, n) + t);
+#pragma GCC unroll 2
+    for (int j = 0; j < 2; ++j) {
+      const float* b = j ? b1 : b0;
+#pragma GCC unroll 2
+      for (int q = 0; q < 2; ++q) {
+        const __m512 br = _mm512_load_ps(b + row(q, 0, n) + t), bi = _mm512_load_ps(b + row(q, 1, n) + t);
+        cmac512(ar0, ai0, br, bi, re[4 * j + q], im[4 * j + q]);
+        cmac512(ar1, ai1, br, bi, re[4 * j + 2 + q], im[4 * j + 2 + q]);
+      }
+    }
+  }
+  alignas(64) float sums[16];
+  _mm512_store_ps(sums, sum16(acc));
+  for (int i = 0; i < 4; ++i) {
+    out0[i] = {sums[kSum16Lane[i]], sums[kSum16Lane[8 + i]]};
+    out1[i] = {sums[kSum16Lane[4 + i]], sums[kSum16Lane[12 + i]]};
+  }
+}
+
+// ---- AVX2: 8 time samples per register, 1 x 1 tiles (16 registers) ------------------------
+
+#define RTCP_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
+
+RTCP_AVX2 void cmac256(__m256 ar, __m256 ai, __m256 br, __m256 bi, __m256& re, __m256& im) {
+  re = _mm256_fmadd_ps(ar, br, re);
+  re = _mm256_fmadd_ps(ai, bi, re);
+  im = _mm256_fmadd_ps(ai, br, im);
+  im = _mm256_fnmadd_ps(ar, bi, im);
+}
+
+RTCP_AVX2 float sum256(__m256 v) {
+  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 pairs = _mm_add_ps(half, _mm_movehl_ps(half, half));
+  return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
+}
+
+__attribute__((target("avx2,fma"))) void singleAvx2(const float* a, const float* b, int n,
+                                                     std::complex<float>* out) {
+  __m256 re[4], im[4];
+  for (int i = 0; i < 4; ++i) re[i] = im[i] = _mm256_setzero_ps();
+  for (int t = 0; t < n; t += 8) {
+    const __m256 br0 = _mm256_load_ps(b + row(0, 0, n) + t), bi0 = _mm256_load_ps(b + row(0, 1, n) + t);
+    const __m256 br1 = _mm256_load_ps(b + row(1, 0, n) + t), bi1 = _mm256_load_ps(b + row(1, 1, n) + t);
+#pragma GCC unroll 2
+    for (int p = 0; p < 2; ++p) {
+      const __m256 ar = _mm256_load_ps(a + row(p, 0, n) + t), ai = _mm256_load_ps(a + row(p, 1, n) + t);
+      cmac256(ar, ai, br0, bi0, re[2 * p], im[2 * p]);
+      cmac256(ar, ai, br1, bi1, re[2 * p + 1], im[2 * p + 1]);
+    }
+  }
+  for (int i = 0; i < 4; ++i) out[i] = {sum256(re[i]), sum256(im[i])};
+}
+
+// ---- Plain C++ ---------------------------------------------------------------------------
+
+void singleGeneric(const float* a, const float* b, int n, std::complex<float>* out) {
+  for (int p = 0; p < 2; ++p)
+    for (int q = 0; q < 2; ++q) {
+      const float *ar = a + row(p, 0, n), *ai = a + row(p, 1, n);
+      const float *br = b + row(q, 0, n), *bi = b + row(q, 1, n);
+      float re = 0, im = 0;
+#pragma omp simd reduction(+ : re, im)
+      for (int t = 0; t < n; ++t) {
+        re += ar[t] * br[t] + ai[t] * bi[t];
+        im += ai[t] * br[t] - ar[t] * bi[t];
+      }
+      out[2 * p + q] = {re, im};
+    }
+}
+
+}  // namespace rtcp::correlator::tiles

@@ -1,0 +1,63 @@
+#pragma once
+/// \file DelayAndBandpassCorrection.h
+/// Step 3 of the signal chain: removes the residual (sub-sample) delay of a station and the
+/// ripple of the station's own filter bank, and reorders the spectra into the correlator's
+/// input layout.
+///
+/// Channel c (sky frequency f_c = f_subband + (c - C/2) fs / C) of spectrum s is multiplied
+/// by exp(-2 pi i f_c tau(s)) x gain[c], with tau(s) interpolated linearly from the delay at
+/// the block start to the delay at its end, taken at the spectrum's middle:
+/// tau(s) = tau0 + (tau1 - tau0) (s + 0.5) / S. A station that records
+/// x(t) = e(t + tau) exp(+2 pi i f_subband tau) then correlates to zero phase with the
+/// reference. gain[c] = stationBandpassCorrection (1 / |H| of the station's 1024-channel
+/// filter, 1 at the subband centre). Flagged spectra are written as zeros.
+
+#include <complex>
+#include <vector>
+
+#include "SpectrumMask.h"
+
+namespace rtcp::correlator {
+
+class DelayAndBandpassCorrection {
+ public:
+  /// subbandWidth: fs in Hz. paddedSpectra >= nrSpectra: the time axis length of the output.
+  DelayAndBandpassCorrection(int nrChannels, int nrSpectra, int paddedSpectra,
+                             double subbandWidth, bool delayCompensation, bool correctBandPass);
+
+  /// spectra[spectrum][channel][pol] (complex) -> output[channel][pol][re,im][paddedSpectra]
+  /// (floats; the padding is left untouched). Delays in seconds (tau - n/fs). Thread-safe.
+  void apply(const std::complex<float>* spectra, const SpectrumMask& valid,
+             double subbandFrequency, double delayAtStart, double delayAtEnd,
+             float* output) const;
+
+  /// Sky frequency of a channel.
+  double channelFrequency(double subbandFrequency, int channel) const {
+    return subbandFrequency + (channel - nrChannels_ / 2) * subbandWidth_ / nrChannels_;
+  }
+  /// The amplitude gain per channel (all 1 without bandpass correction).
+  const std::vector<double>& gains() const { return gains_; }
+  bool delayCompensation() const { return delayCompensation_; }
+
+ private:
+  /// Four channels from spectrum 0 in tiles of 16 spectra (AVX-512); advances phasor to
+  /// the first spectrum not done, which it returns.
+  int applyTiles(const std::complex<float>* spectra, const SpectrumMask& valid, int firstChannel,
+                 std::complex<double>* phasor, const std::complex<double>* step,
+                 float* output) const;
+  /// count channels from spectrum firstSpectrum (start: its phasors), one at a time.
+  void applyChannels(const std::complex<float>* spectra, const SpectrumMask& valid,
+                     int firstChannel, int count, int firstSpectrum,
+                     const std::complex<double>* start, const std::complex<double>* step,
+                     float* output) const;
+
+  int nrChannels_;
+  int nrSpectra_;
+  int paddedSpectra_;
+  double subbandWidth_;
+  bool delayCompensation_;
+  bool avx512_;
+  std::vector<double> gains_;
+};
+
+}  // namespace rtcp::correlator

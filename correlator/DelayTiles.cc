@@ -1,0 +1,60 @@
+#include "DelayTiles.h"
+
+#include <immintrin.h>
+
+// GCC 12 warns about the _mm512_undefined_ps() inside its own shuffle intrinsics (GCC bug
+// 105593); the warning says nothing about this file.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace rtcp::correlator::tiles {
+
+namespace {
+
+/// In-place transpose of a 16 x 16 float matrix held in 16 registers, except that within
+/// each group of four the columns come out in the order 0 2 1 3: r[4g + 1] holds column
+/// 4g + 2 and r[4g + 2] column 4g + 1.
+__attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512* r) {
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {  // interleave pairs of rows
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4)
+    for (int j = 0; j < 2; ++j) {  // 64-bit pairs
+      r[i + j] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
+      r[i + j + 2] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
+    }
+  for (int i = 0; i < 16; i += 8)
+    for (int j = 0; j < 4; ++j) {  // 128-bit quarters
+      t[i + j] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0x88);
+      t[i + j + 4] = _mm512_shuffle_f32x4(r[i + j], r[i + j + 4], 0xdd);
+    }
+  for (int j = 0; j < 8; ++j) {  // 256-bit halves
+    r[j] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0x88);
+    r[j + 8] = _mm512_shuffle_f32x4(t[j], t[j + 8], 0xdd);
+  }
+}
+
+}  // namespace
+
+__attribute__((target("avx512f"))) void rotateTileAvx512(const float* in, size_t spectrumStride,
+                                                         const float* phasorRe,
+                                                         const float* phasorIm, float* out,
+                                                         size_t rowStride) {
+  __m512 r[16];  // r[spectrum][channel][pol][reim], then r[channel][pol][reim][spectrum]
+  for (int s = 0; s < 16; ++s) r[s] = _mm512_loadu_ps(in + s * spectrumStride);
+  transpose16(r);
+  for (int c = 0; c < 4; ++c) {
+    const __m512 pr = _mm512_loadu_ps(phasorRe + 16 * c), pi = _mm512_loadu_ps(phasorIm + 16 * c);
+    for (int pol = 0; pol < 2; ++pol) {
+      // columns 4c + 2 pol (re) and 4c + 2 pol + 1 (im), in transpose16's order
+      const __m512 re = r[4 * c + pol], im = r[4 * c + 2 + pol];
+      float* row = out + (4 * c + 2 * pol) * rowStride;
+      _mm512_storeu_ps(row, _mm512_fmsub_ps(re, pr, _mm512_mul_ps(im, pi)));
+      _mm512_storeu_ps(row + rowStride, _mm512_fmadd_ps(re, pi, _mm512_mul_ps(im, pr)));
+    }
+  }
+}
+
+}  // namespace rtcp::correlator::tiles

@@ -1,0 +1,170 @@
+#include "PolyphaseFilterBank.h"
+
+#include <fftw3.h>
+
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "FilterDesign.h"
+#include "rtcp/StationBlock.h"
+
+namespace rtcp::correlator {
+
+namespace {
+
+std::mutex& plannerMutex() {  // FFTW's planner is not thread-safe
+  static std::mutex mutex;
+  return mutex;
+}
+
+constexpr int kSpectraPerPlan = 16;  // spectra one FFTW execution transforms
+
+/// In-place plan over `count` spectra[spectrum][channel][pol]: C-point FFTs along the
+/// channel axis, for every spectrum and polarisation.
+fftwf_plan makePlan(int nrChannels, int count, std::complex<float>* buffer) {
+  const fftwf_iodim dims[1] = {{nrChannels, 2, 2}};
+  const fftwf_iodim loops[2] = {{count, 2 * nrChannels, 2 * nrChannels}, {2, 1, 1}};
+  auto* data = reinterpret_cast<fftwf_complex*>(buffer);
+  std::lock_guard lock(plannerMutex());
+  fftwf_plan plan =
+      fftwf_plan_guru_dft(1, dims, 2, loops, data, data, FFTW_FORWARD, FFTW_MEASURE);
+  if (!plan) throw std::runtime_error("PolyphaseFilterBank: FFTW could not plan " +
+                                      std::to_string(nrChannels) + "-point FFTs");
+  return plan;
+}
+
+/// 16 floats (4 dual-polarisation samples); unaligned access allowed.
+typedef float Vector16 __attribute__((vector_size(64), aligned(4)));
+
+/// output[s][i] = sum_k weights[k][i] input[(s + k) width + i], i < width = 4 C floats.
+/// Per 16-float column: the 16 taps' weights stay in registers and 4 spectra are
+/// accumulated at once (independent FMA chains; the input is read from L1).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void firKernel(
+    const float* __restrict input, const float* __restrict weights, int width, int nrSpectra,
+    float* __restrict output) {
+  constexpr int kSpectraAtOnce = 4;
+  auto at = [](const float* p) { return *reinterpret_cast<const Vector16*>(p); };
+  for (int i = 0; i < width; i += 16) {
+    Vector16 w[kFilterTaps];
+    for (int k = 0; k < kFilterTaps; ++k) w[k] = at(weights + size_t(k) * width + i);
+    int s = 0;
+    for (; s + kSpectraAtOnce <= nrSpectra; s += kSpectraAtOnce) {
+      Vector16 acc[kSpectraAtOnce] = {};
+      for (int k = 0; k < kFilterTaps; ++k)
+        for (int r = 0; r < kSpectraAtOnce; ++r) acc[r] += w[k] * at(input + size_t(s + r + k) * width + i);
+      for (int r = 0; r < kSpectraAtOnce; ++r)
+        *reinterpret_cast<Vector16*>(output + size_t(s + r) * width + i) = acc[r];
+    }
+    for (; s < nrSpectra; ++s) {
+      Vector16 acc = {};
+      for (int k = 0; k < kFilterTaps; ++k) acc += w[k] * at(input + size_t(s + k) * width + i);
+      *reinterpret_cast<Vector16*>(output + size_t(s) * width + i) = acc;
+    }
+  }
+}
+
+/// The same for any width (C = 2: 8 floats).
+void firKernelNarrow(const float* input, const float* weights, int width, int nrSpectra,
+                     float* output) {
+  for (int s = 0; s < nrSpectra; ++s)
+    for (int i = 0; i < width; ++i) {
+      float acc = 0;
+      for (int k = 0; k < kFilterTaps; ++k) acc += weights[size_t(k) * width + i] * input[size_t(s + k) * width + i];
+      output[size_t(s) * width + i] = acc;
+    }
+}
+
+}  // namespace
+
+struct PolyphaseFilterBank::Plans {
+  fftwf_plan chunk = nullptr;   // kSpectraPerPlan spectra
+  fftwf_plan single = nullptr;  // one spectrum
+  ~Plans() {
+    std::lock_guard lock(plannerMutex());
+    if (chunk) fftwf_destroy_plan(chunk);
+    if (single) fftwf_destroy_plan(single);
+  }
+};
+
+PolyphaseFilterBank::PolyphaseFilterBank(int nrChannels, int maxSpectra)
+    : nrChannels_(nrChannels),
+      maxSpectra_(maxSpectra),
+      history_(nrChannels > 1 ? (kFilterTaps - 1) * nrChannels : 0) {
+  if (nrChannels < 1 || (nrChannels & (nrChannels - 1)) || maxSpectra < 1)
+    throw std::invalid_argument("PolyphaseFilterBank: " + std::to_string(nrChannels) +
+                                " channels (need a power of two), " +
+                                std::to_string(maxSpectra) + " spectra");
+  stream_ = AlignedBuffer<std::complex<float>>(2 * (size_t(history_) + size_t(maxSpectra) * nrChannels));
+  if (nrChannels == 1) return;
+  prototype_ = prototypeFilter(nrChannels, kFilterTaps);
+  weights_ = AlignedBuffer<float>(size_t(kFilterTaps) * nrChannels * 4);
+  for (int k = 0; k < kFilterTaps; ++k)
+    for (int c = 0; c < nrChannels; ++c)
+      for (int j = 0; j < 4; ++j)
+        weights_[(size_t(k) * nrChannels + c) * 4 + j] =
+            float(prototype_[size_t(k) * nrChannels + c] * (c % 2 ? -1 : 1));
+  plans_ = std::make_unique<Plans>();
+  AlignedBuffer<std::complex<float>> scratch(size_t(kSpectraPerPlan) * nrChannels * 2);
+  plans_->chunk = makePlan(nrChannels, kSpectraPerPlan, scratch.data());
+  plans_->single = makePlan(nrChannels, 1, scratch.data());
+}
+
+PolyphaseFilterBank::~PolyphaseFilterBank() = default;
+
+void PolyphaseFilterBank::firFilter(const float* input, int nrSpectra, float* output) const {
+  const int width = 4 * nrChannels_;
+  if (width % 16 == 0)
+    firKernel(input, weights_.data(), width, nrSpectra, output);
+  else
+    firKernelNarrow(input, weights_.data(), width, nrSpectra, output);
+}
+
+void PolyphaseFilterBank::fft(std::complex<float>* spectra, int nrSpectra) const {
+  if (fftwf_alignment_of(reinterpret_cast<float*>(spectra)) != 0)
+    throw std::invalid_argument("PolyphaseFilterBank: spectra buffer not 16-byte aligned");
+  const size_t stride = 2 * size_t(nrChannels_);
+  int s = 0;
+  for (; s + kSpectraPerPlan <= nrSpectra; s += kSpectraPerPlan) {
+    auto* data = reinterpret_cast<fftwf_complex*>(spectra + s * stride);
+    fftwf_execute_dft(plans_->chunk, data, data);
+  }
+  for (; s < nrSpectra; ++s) {
+    auto* data = reinterpret_cast<fftwf_complex*>(spectra + s * stride);
+    fftwf_execute_dft(plans_->single, data, data);
+  }
+}
+
+void PolyphaseFilterBank::filter(const std::complex<float>* input, int nrSpectra,
+                                 std::complex<float>* spectra) const {
+  if (nrSpectra > maxSpectra_ || nrSpectra < 0)
+    throw std::invalid_argument("PolyphaseFilterBank: " + std::to_string(nrSpectra) +
+                                " spectra requested, at most " + std::to_string(maxSpectra_));
+  if (nrChannels_ == 1) {
+    std::memcpy(static_cast<void*>(spectra), input, sizeof(std::complex<float>) * 2 * size_t(nrSpectra));
+    return;
+  }
+  firFilter(reinterpret_cast<const float*>(input), nrSpectra, reinterpret_cast<float*>(spectra));
+  fft(spectra, nrSpectra);
+}
+
+void PolyphaseFilterBank::filterStreaming(const std::complex<float>* input, int nrSpectra,
+                                          std::complex<float>* spectra) {
+  if (nrSpectra > maxSpectra_ || nrSpectra < 0)
+    throw std::invalid_argument("PolyphaseFilterBank: " + std::to_string(nrSpectra) +
+                                " spectra requested, at most " + std::to_string(maxSpectra_));
+  const size_t fresh = 2 * size_t(nrSpectra) * nrChannels_;  // complex values
+  std::memcpy(static_cast<void*>(stream_.data() + 2 * size_t(history_)), input,
+              sizeof(std::complex<float>) * fresh);
+  filter(stream_.data(), nrSpectra, spectra);
+  std::memmove(static_cast<void*>(stream_.data()), stream_.data() + fresh,
+               sizeof(std::complex<float>) * 2 * size_t(history_));
+}
+
+void PolyphaseFilterBank::setHistory(const std::complex<float>* history) {
+  std::memcpy(static_cast<void*>(stream_.data()), history,
+              sizeof(std::complex<float>) * 2 * size_t(history_));
+}
+
+}  // namespace rtcp::correlator

@@ -1,0 +1,63 @@
+#pragma once
+/// \file PolyphaseFilterBank.h
+/// Step 2 of the signal chain: splits a subband into C channels with a 16-tap polyphase
+/// filter bank (FIR per channel branch with Kaiser-windowed sinc coefficients, then a
+/// C-point FFT per spectrum and polarisation with FFTW).
+///
+/// Spectrum s is computed from input samples [s C, s C + 16 C) of its input (the first
+/// 15 C being history). Channel c holds baseband frequency (c - C/2) fs / C: the subband's
+/// DC lands in channel C/2 (the fftshift is folded into the FIR weights as (-1)^c).
+/// A tone at a channel centre keeps its amplitude; white noise of power P per sample
+/// gives P x sum(h^2) (about 0.93 P / C) per channel. C = 1 passes samples through.
+
+#include <complex>
+#include <memory>
+#include <vector>
+
+#include "rtcp/AlignedBuffer.h"
+
+namespace rtcp::correlator {
+
+class PolyphaseFilterBank {
+ public:
+  /// nrChannels: a power of two; maxSpectra: the most spectra one call produces.
+  PolyphaseFilterBank(int nrChannels, int maxSpectra);
+  ~PolyphaseFilterBank();
+  PolyphaseFilterBank(const PolyphaseFilterBank&) = delete;
+  PolyphaseFilterBank& operator=(const PolyphaseFilterBank&) = delete;
+
+  /// Stateless: input samples[time][pol] holds nrHistorySamples() history samples and then
+  /// nrSpectra x C new ones; writes spectra[spectrum][channel][pol] (nrSpectra x C x 2).
+  /// Both pointers 16-byte aligned. Thread-safe (const).
+  void filter(const std::complex<float>* input, int nrSpectra, std::complex<float>* spectra) const;
+
+  /// Streaming: input samples[time][pol] holds nrSpectra x C new samples only; the history
+  /// is what the previous calls left (zeros at first), so two half blocks give the same
+  /// spectra as one whole block.
+  void filterStreaming(const std::complex<float>* input, int nrSpectra,
+                       std::complex<float>* spectra);
+  /// Sets the streaming history: nrHistorySamples() samples[time][pol].
+  void setHistory(const std::complex<float>* history);
+
+  int nrChannels() const { return nrChannels_; }
+  int maxSpectra() const { return maxSpectra_; }
+  /// (taps - 1) x C, 0 for C = 1.
+  int nrHistorySamples() const { return history_; }
+  /// The prototype filter h[tap * C + channel] (sum 1).
+  const std::vector<double>& prototype() const { return prototype_; }
+
+ private:
+  struct Plans;
+  void firFilter(const float* input, int nrSpectra, float* output) const;
+  void fft(std::complex<float>* spectra, int nrSpectra) const;
+
+  int nrChannels_;
+  int maxSpectra_;
+  int history_;
+  std::vector<double> prototype_;
+  AlignedBuffer<float> weights_;  ///< weights[tap][channel][4]: h (-1)^c for X re, X im, Y re, Y im
+  AlignedBuffer<std::complex<float>> stream_;  ///< streaming input[time][pol], history first
+  std::unique_ptr<Plans> plans_;
+};
+
+}  // namespace rtcp::correlator

@@ -1,0 +1,61 @@
+#pragma once
+/// \file SpectrumMask.h
+/// Which spectra of a block are valid: one bit per spectrum (set = valid).
+
+#include <bit>
+#include <cstdint>
+
+#include "rtcp/AlignedBuffer.h"
+
+namespace rtcp::correlator {
+
+class SpectrumMask {
+ public:
+  SpectrumMask() = default;
+  /// nrSpectra bits, all valid or all flagged.
+  explicit SpectrumMask(int nrSpectra, bool valid = true)
+      : nrSpectra_(nrSpectra), words_((size_t(nrSpectra) + 63) / 64) {
+    setAll(valid);
+  }
+
+  int size() const { return nrSpectra_; }
+  bool valid(int spectrum) const { return (words_[size_t(spectrum) / 64] >> (spectrum % 64)) & 1; }
+  void set(int spectrum, bool valid) {
+    const uint64_t bit = uint64_t(1) << (spectrum % 64);
+    uint64_t& word = words_[size_t(spectrum) / 64];
+    word = valid ? (word | bit) : (word & ~bit);
+  }
+  void setAll(bool valid) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] = valid ? ~uint64_t(0) : 0;
+    clearTail();
+  }
+  /// Number of valid spectra.
+  int count() const {
+    int n = 0;
+    for (size_t w = 0; w < words_.size(); ++w) n += std::popcount(words_[w]);
+    return n;
+  }
+  /// Number of spectra valid in both masks (same size).
+  int countBoth(const SpectrumMask& other) const {
+    int n = 0;
+    for (size_t w = 0; w < words_.size(); ++w) n += std::popcount(words_[w] & other.words_[w]);
+    return n;
+  }
+  /// Keeps only the spectra valid in both.
+  void intersect(const SpectrumMask& other) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] &= other.words_[w];
+  }
+  void copyFrom(const SpectrumMask& other) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] = other.words_[w];
+  }
+
+ private:
+  void clearTail() {
+    if (nrSpectra_ % 64) words_[words_.size() - 1] &= (uint64_t(1) << (nrSpectra_ % 64)) - 1;
+  }
+
+  int nrSpectra_ = 0;
+  AlignedBuffer<uint64_t> words_;  ///< words_[spectrum / 64], bit spectrum % 64
+};
+
+}  // namespace rtcp::correlator

@@ -1,0 +1,150 @@
+#include "SubbandProcessor.h"
+
+#include <omp.h>
+
+#include <exception>
+#include <stdexcept>
+
+#include "rtcp/Logger.h"
+
+namespace rtcp::correlator {
+
+namespace {
+
+std::vector<std::string> stationNames(const ObservationSettings& settings) {
+  std::vector<std::string> names;
+  for (const StationSettings& station : settings.stations) names.push_back(station.name);
+  return names;
+}
+
+}  // namespace
+
+/// Per-thread buffers of one station's way through steps 1-3.
+struct SubbandProcessor::Scratch {
+  Scratch(size_t samples, size_t spectra) : input(2 * samples), spectra(2 * spectra) {}
+  AlignedBuffer<std::complex<float>> input;    ///< [time][pol], history included
+  AlignedBuffer<std::complex<float>> spectra;  ///< [spectrum][channel][pol]
+};
+
+SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrThreads,
+                                   CorrelatorKernel::Isa isa)
+    : settings_(settings),
+      nrStations_(settings.nrStations()),
+      nrChannels_(settings.channelsPerSubband),
+      nrSpectra_(settings.spectraPerBlock),
+      nrThreads_(nrThreads > 0 ? nrThreads : omp_get_max_threads()),
+      converter_(settings.bitsPerSample),
+      flagger_(nrChannels_, nrSpectra_),
+      filterBank_(nrChannels_, nrSpectra_),
+      correction_(nrChannels_, nrSpectra_, CorrelatorKernel::paddedLength(nrSpectra_),
+                  settings.subbandWidth(), settings.delayCompensation, settings.correctBandPass),
+      superstation_(stationNames(settings), settings.tiedArrayStationNames),
+      kernel_(superstation_.nrOutputStations(), nrChannels_, nrSpectra_, isa, nrThreads_),
+      integrator_(superstation_.nrOutputStations(), nrChannels_) {
+  if (nrStations_ < 1) throw std::invalid_argument("SubbandProcessor: no stations");
+  for (int t = 0; t < nrThreads_; ++t)
+    scratch_.push_back(std::make_unique<Scratch>(size_t(flagger_.nrInputSamples()),
+                                                 size_t(nrSpectra_) * nrChannels_));
+  samples_ = AlignedBuffer<float>(size_t(nrStations_) * kernel_.floatsPerStation());
+  for (int s = 0; s < nrStations_; ++s) masks_.emplace_back(nrSpectra_);
+  RTCP_LOG_DEBUG("correlator", "subband processor: " << nrStations_ << " stations -> "
+                                   << nrOutputStations() << ", " << nrChannels_ << " channels, "
+                                   << nrSpectra_ << " spectra, kernel "
+                                   << CorrelatorKernel::toString(kernel_.isa()) << ", "
+                                   << nrThreads_ << " threads");
+}
+
+SubbandProcessor::~SubbandProcessor() = default;
+
+CorrelatedData SubbandProcessor::makeOutput() const {
+  return CorrelatedData(nrOutputStations(), nrChannels_);
+}
+
+std::vector<std::string> SubbandProcessor::outputStationNames() const {
+  return superstation_.outputNames(stationNames(settings_));
+}
+
+void SubbandProcessor::check(std::span<const StationBlock* const> stations, int localSubband,
+                             int subbandIndex) const {
+  auto fail = [](int s, const std::string& problem) {
+    throw std::invalid_argument("SubbandProcessor: station " + std::to_string(s) + ": " + problem);
+  };
+  if (int(stations.size()) != nrStations_)
+    throw std::invalid_argument("SubbandProcessor: " + std::to_string(stations.size()) +
+                                " station blocks for " + std::to_string(nrStations_) + " stations");
+  if (subbandIndex < 0 || subbandIndex >= settings_.nrSubbands())
+    throw std::invalid_argument("SubbandProcessor: subband index " + std::to_string(subbandIndex) +
+                                " outside the observation's " +
+                                std::to_string(settings_.nrSubbands()) + " subbands");
+  for (int s = 0; s < nrStations_; ++s) {
+    const StationBlock* block = stations[size_t(s)];
+    if (!block) fail(s, "no block");
+    const StationBlockHeader& h = block->header;
+    if (h.nrSamples != flagger_.nrInputSamples())
+      fail(s, "nrSamples " + std::to_string(h.nrSamples) + ", expected " +
+                  std::to_string(flagger_.nrInputSamples()));
+    if (h.bitsPerSample != converter_.bitsPerSample())
+      fail(s, "bitsPerSample " + std::to_string(h.bitsPerSample) + ", expected " +
+                  std::to_string(converter_.bitsPerSample()));
+    if (localSubband < 0 || localSubband >= h.nrSubbands)
+      fail(s, "subband " + std::to_string(localSubband) + " of a block of " +
+                  std::to_string(h.nrSubbands) + " subbands");
+    if (h.block != stations[0]->header.block)
+      fail(s, "block " + std::to_string(h.block) + ", station 0 has block " +
+                  std::to_string(stations[0]->header.block));
+  }
+}
+
+void SubbandProcessor::processStation(const StationBlock& block, int localSubband,
+                                      double subbandFrequency, int station, Scratch& scratch) {
+  converter_.convert(block, localSubband, scratch.input.data());
+  flagger_.flag(block, localSubband, masks_[size_t(station)]);
+  filterBank_.filter(scratch.input.data(), nrSpectra_, scratch.spectra.data());
+  correction_.apply(scratch.spectra.data(), masks_[size_t(station)], subbandFrequency,
+                    block.header.residualDelayStart, block.header.residualDelayEnd,
+                    samples_.data() + size_t(station) * kernel_.floatsPerStation());
+}
+
+void SubbandProcessor::process(std::span<const StationBlock* const> stations, int localSubband,
+                               int subbandIndex, CorrelatedData& output) {
+  check(stations, localSubband, subbandIndex);
+  if (output.nrStations != nrOutputStations() || output.nrChannels != nrChannels_)
+    throw std::invalid_argument("SubbandProcessor: output of " + std::to_string(output.nrStations) +
+                                " stations x " + std::to_string(output.nrChannels) +
+                                " channels, expected " + std::to_string(nrOutputStations()) +
+                                " x " + std::to_string(nrChannels_));
+  const double frequency = settings_.subbands[size_t(subbandIndex)].frequency;
+  std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
+  for (int s = 0; s < nrStations_; ++s) {
+    try {
+      processStation(*stations[size_t(s)], localSubband, frequency, s,
+                     *scratch_[size_t(omp_get_thread_num())]);
+    } catch (...) {
+#pragma omp critical(rtcp_subband_processor_error)
+      error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+
+  std::vector<float*> buffers(static_cast<size_t>(nrStations_));
+  std::vector<SpectrumMask*> masks(static_cast<size_t>(nrStations_));
+  for (int s = 0; s < nrStations_; ++s) {
+    buffers[size_t(s)] = samples_.data() + size_t(s) * kernel_.floatsPerStation();
+    masks[size_t(s)] = &masks_[size_t(s)];
+  }
+  superstation_.merge(buffers, masks, nrChannels_, kernel_.paddedSamples());
+
+  std::vector<const float*> inputs;
+  std::vector<const SpectrumMask*> outputMasks;
+  for (int s : superstation_.outputStations()) {
+    inputs.push_back(buffers[size_t(s)]);
+    outputMasks.push_back(masks[size_t(s)]);
+  }
+  kernel_.correlate(inputs, output.visibilities.data());
+  integrator_.finish(outputMasks, output);
+  output.subband = settings_.subbands[size_t(subbandIndex)].number;
+  output.integration = stations[0]->header.block / std::max(1, settings_.blocksPerIntegration);
+}
+
+}  // namespace rtcp::correlator

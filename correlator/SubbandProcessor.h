@@ -1,0 +1,83 @@
+#pragma once
+/// \file SubbandProcessor.h
+/// The compute ranks' signal chain for one subband of one block: input conversion,
+/// polyphase filter bank, flags, delay and bandpass correction, superstation, correlation
+/// and valid-sample counts. Every buffer is allocated once, at construction; process() can
+/// be called for any subband and block of the observation.
+///
+/// Typical use by the MPI program (one processor per rank, reused for every subband):
+///   SubbandProcessor processor(settings);
+///   CorrelatedData output = processor.makeOutput();
+///   processor.process(blocks, localSubband, subbandIndex, output);  // per subband, block
+
+#include <complex>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "BlockIntegrator.h"
+#include "CorrelatorKernel.h"
+#include "DelayAndBandpassCorrection.h"
+#include "InputConverter.h"
+#include "PolyphaseFilterBank.h"
+#include "SpectrumFlagger.h"
+#include "SpectrumMask.h"
+#include "Superstation.h"
+#include "rtcp/CorrelatedBlock.h"
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/StationBlock.h"
+
+namespace rtcp::correlator {
+
+class SubbandProcessor {
+ public:
+  /// Sizes from settings: stations, channelsPerSubband, spectraPerBlock, bitsPerSample,
+  /// delayCompensation, correctBandPass, tiedArrayStationNames, clock. nrThreads 0:
+  /// OpenMP's default (stations are filtered in parallel, the kernel is threaded).
+  explicit SubbandProcessor(const ObservationSettings& settings, int nrThreads = 0,
+                            CorrelatorKernel::Isa isa = CorrelatorKernel::Isa::kAuto);
+  ~SubbandProcessor();
+
+  /// Processes one subband of one block. stations[s]: the StationBlock of station s (the
+  /// observation's station list order) holding the subband at index localSubband;
+  /// subbandIndex: the subband's index in settings.subbands. All blocks must be of the same
+  /// block number. Overwrites output (nrOutputStations() x C): visibilities summed over the
+  /// block, valid-sample counts, subband number, and integration = block number /
+  /// blocksPerIntegration. Throws std::invalid_argument naming the station and field of a
+  /// block that does not fit.
+  void process(std::span<const StationBlock* const> stations, int localSubband,
+               int subbandIndex, CorrelatedData& output);
+
+  /// A CorrelatedData of the output's shape.
+  CorrelatedData makeOutput() const;
+  /// Stations after superstation merging (see Superstation.h for the order).
+  int nrOutputStations() const { return superstation_.nrOutputStations(); }
+  std::vector<std::string> outputStationNames() const;
+  const CorrelatorKernel& kernel() const { return kernel_; }
+
+ private:
+  struct Scratch;
+  void check(std::span<const StationBlock* const> stations, int localSubband,
+             int subbandIndex) const;
+  void processStation(const StationBlock& block, int localSubband, double subbandFrequency,
+                      int station, Scratch& scratch);
+
+  ObservationSettings settings_;  ///< a copy: the caller's may go
+  int nrStations_;
+  int nrChannels_;
+  int nrSpectra_;
+  int nrThreads_;
+  InputConverter converter_;
+  SpectrumFlagger flagger_;
+  PolyphaseFilterBank filterBank_;
+  DelayAndBandpassCorrection correction_;
+  Superstation superstation_;
+  CorrelatorKernel kernel_;
+  BlockIntegrator integrator_;
+  std::vector<std::unique_ptr<Scratch>> scratch_;  ///< one per thread
+  AlignedBuffer<float> samples_;  ///< [input station][channel][pol][reim][padded time]
+  std::vector<SpectrumMask> masks_;  ///< per input station
+};
+
+}  // namespace rtcp::correlator
