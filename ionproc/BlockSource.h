@@ -1,0 +1,35 @@
+#pragma once
+/// \file BlockSource.h
+/// What ionproc's correlator plug-in asks of the station input (implemented by
+/// ionproc/input's block server): one station's delayed samples of one block.
+
+#include <cstdint>
+#include <memory>
+
+#include "rtcp/StationBlock.h"
+
+namespace rtcp::ion {
+
+class BlockSource {
+ public:
+  virtual ~BlockSource() = default;
+
+  /// The StationBlock of block `block` (0 = the block at the observation start) of station
+  /// `station` (index in the station list) for the subbands [firstSubband, firstSubband +
+  /// nrSubbands) (indices in the observation's subband list), with valid bits, coarse and
+  /// residual delays (see rtcp/StationBlock.h).
+  ///
+  /// Waits until the block can be served: real time (OLAP.realTime = T), until the wall
+  /// clock has passed the block's end plus the input's latency margin, then serves what
+  /// arrived; otherwise until every input stream has passed the block's end.
+  ///
+  /// Never stalls the input for a slow caller: when the block's samples have already left
+  /// the circular buffer (the compute ranks fell behind), returns at once a block with no
+  /// valid samples and header.flaggedByIonproc = 1.
+  ///
+  /// Thread-safe: the link calls it from one thread per compute core, for any station.
+  virtual std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int firstSubband,
+                                                 int nrSubbands) = 0;
+};
+
+}  // namespace rtcp::ion

@@ -1,0 +1,170 @@
+// ionproc PARSET: the I/O-node process. Station input into delayed circular buffers, the
+// link to the compute ranks with its plug-ins, integration, and output to storage-sink.
+#include <signal.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include "daemon/CallService.h"
+#include "daemon/PluginHost.h"
+#include "link/LinkServer.h"
+#include "output/Integrator.h"
+#include "output/StorageWriter.h"
+#include "rtcp/Logger.h"
+#include "rtcp/ObservationSettings.h"
+#ifdef RTCP_HAVE_IONPROC_INPUT
+#include "StationInput.h"
+#endif
+
+namespace po = boost::program_options;
+using namespace rtcp;
+using namespace rtcp::ion;
+
+namespace {
+
+constexpr const char* kDefaultLink = "tcp:0.0.0.0:4200";
+
+struct Options {
+  std::string parset;
+  std::string link = kDefaultLink;
+  std::vector<std::string> plugins;
+  size_t outputQueue = 16;
+  double linger = 10;
+  bool noInput = false;
+};
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  po::options_description visible("usage: ionproc PARSET [options]\n\noptions");
+  visible.add_options()
+    ("help,h", "this help")
+    ("link", po::value(&o.link), "where compute ranks connect: tcp:HOST:PORT or unix:PATH (default tcp:0.0.0.0:4200)")
+    ("plugin", po::value(&o.plugins), "plug-in shared object to load (repeatable; default: the correlator plug-in)")
+    ("output-queue", po::value(&o.outputQueue), "integrations that may wait per storage connection (default 16)")
+    ("linger", po::value(&o.linger), "seconds past the stop time to wait for the last results (default 10)")
+    ("no-input", po::bool_switch(&o.noInput), "run without station input (link, plug-ins and output only)");
+  po::options_description all;
+  all.add(visible).add_options()("parset", po::value(&o.parset));
+  po::positional_options_description positional;
+  positional.add("parset", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << "\nServes the parset's stations to the correlator ranks over the link, adds their\n"
+                            "visibilities over OLAP.IONProc.integrationSteps blocks and sends them to storage-sink.\n";
+    return std::nullopt;
+  }
+  if (o.parset.empty()) throw po::error("missing PARSET");
+  if (o.plugins.empty()) {
+    const std::filesystem::path beside = std::filesystem::canonical("/proc/self/exe").parent_path() /
+                                         "librtcp_correlator_plugin.so";
+    o.plugins.push_back(std::filesystem::exists(beside) ? beside.string() : RTCP_CORRELATOR_PLUGIN);
+  }
+  return o;
+}
+
+/// Blocks the stop signals in every thread; the main thread waits for them.
+sigset_t blockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+double wallClock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+int run(const Options& options) {
+  const sigset_t stopSignals = blockStopSignals();
+  const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
+  for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("ionproc", "unknown parset key " << key);
+
+  std::unique_ptr<StorageWriter> storage;
+  if (settings.correlatedOutput.enabled)
+    storage = std::make_unique<StorageWriter>(settings.observationId, StorageWriter::destinations(settings),
+                                              StorageWriter::Options{options.outputQueue, 0.1, 5});
+  Integrator integrator(settings, [&](std::unique_ptr<CorrelatedData> data) {
+    if (storage) storage->write(std::move(data));
+  });
+
+  BlockSource* blocks = nullptr;
+#ifdef RTCP_HAVE_IONPROC_INPUT
+  std::unique_ptr<StationInput> input;
+  if (!options.noInput) {
+    input = std::make_unique<StationInput>(settings);
+    blocks = input.get();
+  }
+#endif
+  if (!blocks) RTCP_LOG_WARN("ionproc", "running without station input");
+
+  FunctionRegistry functions;
+  std::vector<std::function<std::string()>> summaries;
+  PluginHost plugins(PluginContext{functions, &settings, blocks, &integrator, &summaries});
+  for (const std::string& path : options.plugins) plugins.load(path);
+  CallService calls(functions);
+  LinkServer link(LinkEndpoint::parse(options.link), calls);
+#ifdef RTCP_HAVE_IONPROC_INPUT
+  if (input) input->start();
+#endif
+
+  // Until every integration went out, the stop time passed (real time), or a signal.
+  const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
+  int signal = 0;
+  while (!signal) {
+    if (int64_t(integrator.statistics().integrations) >= expected) break;
+    if (settings.realTime && wallClock() > settings.stopTime + options.linger) {
+      RTCP_LOG_WARN("ionproc", "stop time passed " << options.linger << " s ago; stopping");
+      break;
+    }
+    const timespec second{1, 0};
+    signal = sigtimedwait(&stopSignals, nullptr, &second);
+    if (signal < 0) signal = 0;
+  }
+  if (signal) RTCP_LOG_INFO("ionproc", "signal " << signal << ": stopping");
+
+#ifdef RTCP_HAVE_IONPROC_INPUT
+  if (input) input->stop();
+#endif
+  link.stop();
+  integrator.flush();
+  const bool complete = !storage || storage->finish(options.linger);
+
+  const auto li = link.statistics();
+  const auto in = integrator.statistics();
+  RTCP_LOG_INFO("ionproc", "link: " << li.connections << " connections (" << li.connectionsLost << " lost), "
+                                    << li.reads << " reads of " << li.bytesRead << " bytes, " << li.writes
+                                    << " writes of " << li.bytesWritten << " bytes, " << calls.calls() << " calls ("
+                                    << calls.failures() << " failed)");
+  RTCP_LOG_INFO("ionproc", "integration: " << in.blocks << " blocks into " << in.integrations << " integrations ("
+                                           << in.incompleteIntegrations << " incomplete), " << in.duplicates
+                                           << " duplicate and " << in.late << " late blocks");
+  if (storage) {
+    const auto st = storage->statistics();
+    RTCP_LOG_INFO("ionproc", "storage: " << st.sent << " of " << st.queued << " integrations sent, " << st.dropped
+                                         << " dropped, " << st.resent << " resent, " << st.connects << " connections");
+  }
+  for (const auto& summary : summaries) RTCP_LOG_INFO("ionproc", summary());
+  return complete ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Logger::setProcessName("ionproc");
+  try {
+    const std::optional<Options> options = parseOptions(argc, argv);
+    return options ? run(*options) : 0;
+  } catch (const po::error& e) {
+    RTCP_LOG_ERROR("ionproc", e.what() << " (see ionproc --help)");
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("ionproc", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,199 @@
+// rtcp-bench ingest: RSP packets per second and Gb/s that one receiving thread (recvmmsg,
+// validation, circular buffer) sustains from a local UDP sender thread, at full speed and
+// paced at rising rates to find the highest loss-free rate.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "CircularSampleBuffer.h"
+#include "PacketReceiver.h"
+#include "rtcp/Benchmark.h"
+#include "rtcp/Logger.h"
+
+namespace rtcp::ion {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kBits = 16;
+constexpr int kBeamlets = 61;
+constexpr int kStationId = 1;
+constexpr int kSendBatch = 32;
+
+/// Sends prebuilt 16-bit 61-beamlet packets with advancing time stamps.
+class Sender {
+ public:
+  explicit Sender(uint16_t port) : clock_(200), fd_(::socket(AF_INET, SOCK_DGRAM, 0)) {
+    if (fd_ < 0) throw std::runtime_error("ingest: cannot create the sending socket");
+    const int size = 32 << 20;
+    setsockopt(fd_, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0)
+      throw std::runtime_error("ingest: cannot connect the sending socket");
+    RspHeader h;
+    h.setClockMHz(200);
+    h.setBitsPerSample(kBits);
+    h.setStationId(kStationId);
+    h.nrBeamlets = kBeamlets;
+    std::vector<std::complex<int16_t>> samples(size_t(kBeamlets) * 16 * 2);
+    for (size_t i = 0; i < samples.size(); ++i) samples[i] = {int16_t(i), int16_t(-int(i))};
+    packets_.assign(kSendBatch, std::vector<uint8_t>(rspPacketSize(kBits, kBeamlets)));
+    for (int i = 0; i < kSendBatch; ++i) {
+      encodeRspPacket(h, samples.data(), packets_[i].data());
+      iov_[i] = {packets_[i].data(), packets_[i].size()};
+      messages_[i] = {};
+      messages_[i].msg_hdr.msg_iov = &iov_[i];
+      messages_[i].msg_hdr.msg_iovlen = 1;
+    }
+    next_ = clock_.secondStart(1700000000);
+  }
+  ~Sender() { ::close(fd_); }
+
+  size_t packetSize() const { return packets_[0].size(); }
+
+  /// Sends for `seconds` at `rate` packets/s (0: as fast as possible); returns packets sent.
+  uint64_t run(double seconds, double rate) {
+    uint64_t sent = 0;
+    const auto start = Clock::now();
+    const auto end = start + std::chrono::duration<double>(seconds);
+    for (auto now = start; now < end; now = Clock::now()) {
+      for (auto& p : packets_) {
+        RspHeader h = RspHeader::read(p.data());
+        const RspStamp stamp = clock_.stamp(next_);
+        h.timestamp = stamp.timestamp;
+        h.blockSequenceNumber = stamp.sequence;
+        h.write(p.data());
+        next_ += kRspSamplesPerPacket;
+      }
+      const int n = ::sendmmsg(fd_, messages_.data(), kSendBatch, 0);
+      if (n > 0) sent += uint64_t(n);
+      if (rate > 0) std::this_thread::sleep_until(start + std::chrono::duration<double>(sent / rate));
+    }
+    return sent;
+  }
+
+ private:
+  SampleClock clock_;
+  int fd_;
+  int64_t next_;
+  std::vector<std::vector<uint8_t>> packets_;
+  std::array<iovec, kSendBatch> iov_{};
+  std::array<mmsghdr, kSendBatch> messages_{};
+};
+
+/// Single-thread memcpy bandwidth in Gb/s: the machine reference for the figures.
+double memcpyGbps() {
+  std::vector<uint8_t> a(64 << 20, 1), b(64 << 20);
+  const auto start = Clock::now();
+  int rounds = 0;
+  while (Clock::now() - start < std::chrono::milliseconds(300)) {
+    std::memcpy(b.data(), a.data(), a.size());
+    ++rounds;
+  }
+  return 8.0 * double(a.size()) * rounds / std::chrono::duration<double>(Clock::now() - start).count() / 1e9;
+}
+
+double cpuSeconds(clockid_t id) {
+  timespec t{};
+  clock_gettime(id, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+/// One measurement: packets sent and received (after draining) at a rate, and the CPU
+/// time the receiving thread spent (the process's minus this sending thread's).
+struct Trial {
+  uint64_t sent = 0;
+  uint64_t received = 0;
+  double seconds = 0;
+  double receiverCpu = 0;
+};
+
+int runIngest(int argc, char** argv) {
+  double seconds = 1.0;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help") {
+      std::printf("rtcp-bench ingest [--seconds S]: UDP ingest rate of one receiving thread\n");
+      return 0;
+    }
+    if (arg == "--seconds" && i + 1 < argc) seconds = std::stod(argv[++i]);
+  }
+  const SampleClock clock(200);
+  CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()),
+                              {{0, kBeamlets}}, false);
+  StreamCounters counters;
+  ReceiverOptions options;
+  options.expect = {200, kBits, kBeamlets, kStationId};
+  options.neededBeamlets = kBeamlets;
+  PacketReceiver receiver("ingest", StreamDescriptor::parse("udp:127.0.0.1:0"), 0, buffer,
+                          counters, options);
+  receiver.start();
+  Sender sender(receiver.localPort());
+  const double bitsPerPacket = 8.0 * double(sender.packetSize());
+
+  auto trial = [&](double duration, double rate) {
+    const uint64_t before = counters.accepted;
+    const double cpu0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+    const auto start = Clock::now();
+    Trial t;
+    t.sent = sender.run(duration, rate);
+    t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // drain the socket
+    t.received = counters.accepted - before;
+    t.receiverCpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    return t;
+  };
+
+  const Trial full = trial(seconds, 0);
+  const double fullPps = full.received / full.seconds;
+  // Rising paced rates until packets are lost or the sender cannot keep up.
+  double lossFree = 0;
+  bool senderLimited = true;
+  for (double rate = 20000; rate < 2e6; rate *= 1.3) {
+    const Trial t = trial(0.5, rate);
+    if (t.received < t.sent) {
+      senderLimited = false;
+      break;
+    }
+    lossFree = t.sent / t.seconds;
+    if (lossFree < 0.9 * rate) break;
+  }
+  receiver.stop();
+  const double reference = memcpyGbps();
+  const double corePps = full.receiverCpu > 0 ? full.received / full.receiverCpu : 0;
+
+  printFigure("ingest.packet_bytes", double(sender.packetSize()));
+  printFigure("ingest.full_speed_packets_per_second", fullPps);
+  printFigure("ingest.full_speed_gbps", fullPps * bitsPerPacket / 1e9);
+  printFigure("ingest.full_speed_loss_fraction",
+              full.sent ? double(full.sent - full.received) / double(full.sent) : 0.0);
+  printFigure("ingest.receiver_cpu_fraction", full.receiverCpu / full.seconds);
+  printFigure("ingest.receiver_core_packets_per_second", corePps);
+  printFigure("ingest.receiver_core_gbps", corePps * bitsPerPacket / 1e9);
+  printFigure("ingest.loss_free_packets_per_second", lossFree);
+  printFigure("ingest.loss_free_gbps", lossFree * bitsPerPacket / 1e9);
+  printFigure("ingest.loss_free_limited_by", senderLimited ? "sender" : "receiver");
+  printFigure("ingest.memcpy_gbps_one_thread", reference);
+  printFigure("ingest.receiver_core_fraction_of_memcpy", corePps * bitsPerPacket / 1e9 / reference);
+  printFigure("ingest.rejected_or_late", double(counters.late + counters.duplicated +
+                                                counters.received - counters.accepted));
+  return 0;
+}
+
+RTCP_REGISTER_BENCHMARK("ingest", "UDP packets/s and Gb/s one receiving thread sustains", runIngest);
+
+}  // namespace
+}  // namespace rtcp::ion

@@ -1,0 +1,302 @@
+#include "CircularSampleBuffer.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "rtcp/RspPacket.h"
+
+namespace rtcp::ion {
+namespace {
+
+constexpr int64_t kNoLimit = INT64_MAX / 4;
+constexpr int64_t kNothing = INT64_MIN / 4;  ///< head and served boundary before any sample
+constexpr int kBits = 64;
+
+using Bitmap = std::atomic<uint64_t>;
+
+uint64_t lowBits(int64_t n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
+
+}  // namespace
+
+/// Per-stream state: the arrival bitmap and the window, guarded by `mutex`.
+struct CircularSampleBuffer::StreamState {
+  explicit StreamState(size_t words) : arrived(new Bitmap[words]), nrWords(words) {
+    for (size_t i = 0; i < words; ++i) arrived[i].store(0, std::memory_order_relaxed);
+  }
+
+  /// Applies op(word, mask) to the bits of slots holding samples [from, to).
+  template <typename Op>
+  void forBits(int64_t from, int64_t to, int64_t capacity, Op op) {
+    while (from < to) {
+      const size_t slot = size_t(from % capacity);
+      const int bit = int(slot % kBits);
+      const int64_t n = std::min<int64_t>(to - from, kBits - bit);
+      op(arrived[slot / kBits], lowBits(n) << bit);
+      from += n;
+    }
+  }
+  /// Bits of the 64 slots starting at `slot`, wrapping at the end of the ring.
+  uint64_t bitsAt(size_t slot) const {
+    const size_t w = slot / kBits;
+    const int b = int(slot % kBits);
+    const uint64_t low = arrived[w].load(std::memory_order_relaxed) >> b;
+    if (b == 0) return low;
+    return low | (arrived[(w + 1) % nrWords].load(std::memory_order_relaxed) << (kBits - b));
+  }
+  int64_t roomLimit(bool blockWhenFull) const {
+    const int64_t pin = pins.empty() ? kNoLimit : *pins.begin();
+    return std::min(pin, blockWhenFull ? retention : kNoLimit);
+  }
+
+  std::mutex mutex;
+  std::condition_variable progress;  ///< readers waiting for the head
+  std::condition_variable space;     ///< writers waiting for room
+  std::unique_ptr<Bitmap[]> arrived;  ///< arrived[slot / 64], bit slot % 64
+  size_t nrWords;
+  std::atomic<int64_t> head{kNothing};        ///< one past the newest sample stored
+  int64_t servedUntil = kNothing;            ///< samples before it are late
+  int64_t retention = kNoLimit;        ///< blockWhenFull: keep samples from here on
+  std::multiset<int64_t> pins;         ///< first samples of reads in progress
+  bool ended = false;
+  bool closed = false;
+  int waiters = 0;
+  std::chrono::steady_clock::time_point lastProgress = std::chrono::steady_clock::now();
+};
+
+CircularSampleBuffer::CircularSampleBuffer(int nrSubbands, int bitsPerSample, int64_t capacity,
+                                           std::vector<StreamSubbands> streams,
+                                           bool blockWhenFull)
+    : nrSubbands_(nrSubbands),
+      bytesPerSample_(bytesPerDualPolSample(bitsPerSample)),
+      capacity_((std::max<int64_t>(capacity, kBits) + kBits - 1) / kBits * kBits),
+      blockWhenFull_(blockWhenFull),
+      streams_(std::move(streams)),
+      samples_(size_t(nrSubbands) * size_t(capacity_) * size_t(bytesPerSample_)) {
+  for (const StreamSubbands& s : streams_) {
+    if (s.first < 0 || s.count < 0 || s.first + s.count > nrSubbands)
+      throw std::invalid_argument("circular buffer: stream subbands [" + std::to_string(s.first) +
+                                  ", +" + std::to_string(s.count) + ") outside the " +
+                                  std::to_string(nrSubbands) + " subbands");
+    state_.push_back(std::make_unique<StreamState>(size_t(capacity_ / kBits)));
+  }
+  // Rows are written 16 samples at a time across many pages: huge pages spare the TLB.
+  if (samples_.size() > (2u << 20)) madvise(samples_.data(), samples_.size(), MADV_HUGEPAGE);
+}
+
+CircularSampleBuffer::~CircularSampleBuffer() = default;
+
+size_t CircularSampleBuffer::slot(int64_t sample) const {
+  const int64_t s = sample % capacity_;
+  return size_t(s < 0 ? s + capacity_ : s);
+}
+
+int CircularSampleBuffer::streamOf(int subband) const {
+  for (size_t k = 0; k < streams_.size(); ++k)
+    if (subband >= streams_[k].first && subband < streams_[k].first + streams_[k].count)
+      return int(k);
+  return -1;
+}
+
+int64_t CircularSampleBuffer::head(int stream) const {
+  return state_[stream]->head.load(std::memory_order_acquire);
+}
+
+bool CircularSampleBuffer::ended(int stream) const {
+  std::lock_guard lock(state_[stream]->mutex);
+  return state_[stream]->ended;
+}
+
+void CircularSampleBuffer::moveWindow(StreamState& s, int64_t newHead) {
+  // Slots of samples [head, newHead) held samples that now leave the window.
+  const int64_t from = std::max(s.head.load(std::memory_order_relaxed), newHead - capacity_);
+  s.forBits(from, newHead, capacity_, [](Bitmap& word, uint64_t mask) {
+    word.fetch_and(~mask, std::memory_order_relaxed);
+  });
+  s.head.store(newHead, std::memory_order_release);
+}
+
+void CircularSampleBuffer::storePacket(const StreamSubbands& subbands, const PacketRef& packet,
+                                       int64_t from, int64_t to) {
+  const size_t bps = size_t(bytesPerSample_);
+  const size_t first = slot(from);
+  const size_t n1 = std::min<size_t>(size_t(to - from), size_t(capacity_) - first);
+  const size_t n2 = size_t(to - from) - n1;
+  const uint8_t* src = packet.payload + size_t(from - packet.firstSample) * bps;
+  const size_t srcStride = size_t(kRspSamplesPerPacket) * bps;  // payload[beamlet][time]
+  uint8_t* row = samples_.data() + size_t(subbands.first) * size_t(capacity_) * bps;
+  for (int b = 0; b < subbands.count; ++b, src += srcStride, row += size_t(capacity_) * bps) {
+    std::memcpy(row + first * bps, src, n1 * bps);
+    if (n2) std::memcpy(row, src + n1 * bps, n2 * bps);
+  }
+}
+
+WriteCounts CircularSampleBuffer::write(int stream, std::span<const PacketRef> packets) {
+  StreamState& s = *state_[stream];
+  const StreamSubbands& subbands = streams_[stream];
+  WriteCounts counts;
+  std::unique_lock lock(s.mutex);
+  for (const PacketRef& p : packets) {
+    int64_t lo = p.firstSample;
+    const int64_t hi = lo + kRspSamplesPerPacket;
+    // Moving the window must not overwrite what a read copies or what must be retained.
+    s.space.wait(lock, [&] {
+      return s.closed || hi <= s.head.load(std::memory_order_relaxed) ||
+             hi - capacity_ <= s.roomLimit(blockWhenFull_);
+    });
+    if (s.closed) break;
+    const int64_t head = s.head.load(std::memory_order_relaxed);
+    const int64_t lateBefore = std::max(s.servedUntil, head - capacity_);
+    if (hi <= lateBefore) {
+      ++counts.late;
+      continue;
+    }
+    if (lo < lateBefore) {
+      ++counts.late;
+      lo = lateBefore;
+    }
+    if (hi > head) {
+      moveWindow(s, hi);
+    } else {
+      bool all = true;
+      s.forBits(lo, hi, capacity_, [&](Bitmap& word, uint64_t mask) {
+        all = all && (word.load(std::memory_order_relaxed) & mask) == mask;
+      });
+      if (all) {
+        ++counts.duplicated;
+        continue;
+      }
+    }
+    storePacket(subbands, p, lo, hi);
+    s.forBits(lo, hi, capacity_, [](Bitmap& word, uint64_t mask) {
+      word.fetch_or(mask, std::memory_order_relaxed);
+    });
+    ++counts.written;
+  }
+  if (counts.written) s.lastProgress = std::chrono::steady_clock::now();
+  if (s.waiters) s.progress.notify_all();
+  return counts;
+}
+
+void CircularSampleBuffer::copyRows(int64_t firstSample, int64_t count, int firstSubband,
+                                    int nrSubbands, StationBlock& out,
+                                    int outSubband) const {
+  const size_t bps = size_t(bytesPerSample_);
+  const size_t first = slot(firstSample);
+  const size_t n1 = std::min<size_t>(size_t(count), size_t(capacity_) - first);
+  const size_t n2 = size_t(count) - n1;
+  for (int j = 0; j < nrSubbands; ++j) {
+    const uint8_t* row = samples_.data() + size_t(firstSubband + j) * size_t(capacity_) * bps;
+    uint8_t* dst = out.samples.data() +
+                   size_t(outSubband + j) * size_t(out.header.nrSamples) * bps;
+    std::memcpy(dst, row + first * bps, n1 * bps);
+    if (n2) std::memcpy(dst + n1 * bps, row, n2 * bps);
+  }
+}
+
+ReadResult CircularSampleBuffer::read(int stream, int64_t firstSample, int64_t count,
+                                      int firstSubband, int nrSubbands, StationBlock& out,
+                                      int outSubband) {
+  StreamState& s = *state_[stream];
+  const size_t bps = size_t(bytesPerSample_);
+  const size_t words = out.wordsPerSubband();
+  if (count > capacity_ || count > out.header.nrSamples)
+    throw std::invalid_argument("circular buffer: read of " + std::to_string(count) +
+                                " samples exceeds the buffer or the block");
+  int64_t head;
+  bool gone;
+  {
+    std::lock_guard lock(s.mutex);
+    head = s.head.load(std::memory_order_relaxed);
+    gone = firstSample < head - capacity_;
+    s.servedUntil = std::max(s.servedUntil, firstSample + count);
+    if (!gone) s.pins.insert(firstSample);
+  }
+  // Bits are meaningful for samples in the window [head - capacity, head) only.
+  const int64_t validEnd = gone ? firstSample : std::min(firstSample + count, head);
+  uint64_t* valid = out.valid.data() + size_t(outSubband) * words;
+  for (size_t i = 0; i < words; ++i) {
+    const int64_t start = firstSample + int64_t(i) * kBits;
+    const int64_t n = validEnd - start;
+    valid[i] = n <= 0 ? 0 : s.bitsAt(slot(start)) & lowBits(n);
+  }
+  if (!gone) {
+    copyRows(firstSample, count, firstSubband, nrSubbands, out, outSubband);
+    std::lock_guard lock(s.mutex);
+    s.pins.erase(s.pins.find(firstSample));
+    s.space.notify_all();
+  }
+  ReadResult result{gone, 0};
+  for (size_t i = 0; i < words; ++i) result.flagged += kBits - std::popcount(valid[i]);
+  result.flagged -= int64_t(words) * kBits - count;  // bits past the end are clear
+  // Zero what did not arrive, and give every subband row the stream's bits.
+  for (int j = 0; j < nrSubbands; ++j) {
+    uint64_t* rowValid = out.valid.data() + size_t(outSubband + j) * words;
+    if (j) std::memcpy(rowValid, valid, words * sizeof(uint64_t));
+    uint8_t* row = out.samples.data() + size_t(outSubband + j) * size_t(out.header.nrSamples) * bps;
+    for (size_t i = 0; i < words; ++i) {
+      if (valid[i] == ~uint64_t(0)) continue;
+      const int64_t t0 = int64_t(i) * kBits;
+      const int64_t n = std::min<int64_t>(kBits, count - t0);
+      if (valid[i] == 0) {
+        std::memset(row + size_t(t0) * bps, 0, size_t(n) * bps);
+        continue;
+      }
+      for (int64_t t = 0; t < n; ++t)
+        if (!((valid[i] >> t) & 1)) std::memset(row + size_t(t0 + t) * bps, 0, bps);
+    }
+  }
+  return result;
+}
+
+bool CircularSampleBuffer::waitUntilPassed(int stream, int64_t sample, double stallSeconds,
+                                           std::chrono::steady_clock::time_point deadline) {
+  using Clock = std::chrono::steady_clock;
+  StreamState& s = *state_[stream];
+  std::unique_lock lock(s.mutex);
+  ++s.waiters;
+  const auto stall = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(std::max(stallSeconds, 0.0)));
+  bool passed = false;
+  for (;;) {
+    const auto now = Clock::now();
+    const bool stalled = stallSeconds >= 0 && now - s.lastProgress >= stall;
+    passed = s.head.load(std::memory_order_relaxed) >= sample || s.ended || stalled;
+    if (passed || s.closed || now >= deadline) break;
+    auto wake = std::min(deadline, now + std::chrono::seconds(1));  // re-checks now and then
+    if (stallSeconds >= 0) wake = std::min(wake, s.lastProgress + stall);
+    s.progress.wait_until(lock, wake);
+  }
+  --s.waiters;
+  return passed;
+}
+
+void CircularSampleBuffer::markEnded(int stream) {
+  StreamState& s = *state_[stream];
+  std::lock_guard lock(s.mutex);
+  s.ended = true;
+  s.progress.notify_all();
+}
+
+void CircularSampleBuffer::setRetentionFloor(int64_t sample) {
+  for (auto& s : state_) {
+    std::lock_guard lock(s->mutex);
+    s->retention = s->retention == kNoLimit ? sample : std::max(s->retention, sample);
+    s->space.notify_all();
+  }
+}
+
+void CircularSampleBuffer::close() {
+  for (auto& s : state_) {
+    std::lock_guard lock(s->mutex);
+    s->closed = true;
+    s->progress.notify_all();
+    s->space.notify_all();
+  }
+}
+
+}  // namespace rtcp::ion

@@ -1,0 +1,46 @@
+#pragma once
+/// \file InputStatistics.h
+/// Counters of the station input: per stream (updated by its receiver) and per station
+/// (a snapshot for the progress line of the `observe` launcher).
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "rtcp/RspPacket.h"
+
+namespace rtcp::ion {
+
+/// Live counters of one input stream; its receiver is the only writer.
+struct StreamCounters {
+  std::atomic<uint64_t> received{0};    ///< datagrams or file records read
+  std::atomic<uint64_t> accepted{0};    ///< valid packets handed to the buffer
+  std::atomic<uint64_t> late{0};        ///< packets (partly) older than served or buffered
+  std::atomic<uint64_t> duplicated{0};  ///< packets whose samples had all arrived
+  std::array<std::atomic<uint64_t>, kNrRspRejects> rejected{};  ///< by RspReject
+};
+
+/// A snapshot of one station's input.
+struct StationStatistics {
+  std::string station;
+  uint64_t packetsReceived = 0;
+  uint64_t packetsAccepted = 0;
+  uint64_t late = 0;
+  uint64_t duplicated = 0;
+  std::array<uint64_t, kNrRspRejects> rejected{};  ///< by RspReject
+  uint64_t blocksServed = 0;
+  uint64_t samplesServed = 0;     ///< per subband, summed over served blocks
+  uint64_t samplesFlagged = 0;    ///< of those, the ones that did not arrive
+  uint64_t blocksGone = 0;        ///< served fully flagged: the ranks fell behind
+  int64_t lastBlock = -1;         ///< newest block served
+  double lastBlockFlaggedFraction = 0;
+
+  uint64_t rejectedTotal() const {
+    uint64_t total = 0;
+    for (uint64_t r : rejected) total += r;
+    return total;
+  }
+};
+
+}  // namespace rtcp::ion

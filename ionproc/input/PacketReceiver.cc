@@ -1,0 +1,253 @@
+#include "PacketReceiver.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace rtcp::ion {
+namespace {
+
+constexpr int kBatch = 64;             ///< datagrams per recvmmsg / packets per buffer write
+constexpr size_t kSlotSize = 8192;     ///< bytes per datagram slot (largest valid: 7824)
+constexpr int kUdpReceiveBuffer = 64 << 20;  ///< kernel receive buffer (needs root or rmem_max)
+
+double wallClock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+PacketReceiver::PacketReceiver(std::string name, const StreamDescriptor& descriptor, int stream,
+                               CircularSampleBuffer& buffer, StreamCounters& counters,
+                               ReceiverOptions options)
+    : name_(std::move(name)),
+      descriptor_(descriptor),
+      stream_(stream),
+      buffer_(buffer),
+      counters_(counters),
+      options_(options),
+      clock_(options.expect.clockMHz),
+      input_(openStreamForReading(descriptor)),
+      wake_(eventfd(0, EFD_CLOEXEC)) {
+  if (wake_ < 0) throw StreamError(name_ + ": eventfd: " + std::strerror(errno));
+  if (!isFile()) {  // more than the stream's default: 50 ms at 10 Gb/s
+    const int size = kUdpReceiveBuffer;
+    setsockopt(input_->fileDescriptor(), SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size);
+  }
+  refs_.reserve(kBatch);
+}
+
+PacketReceiver::~PacketReceiver() {
+  stop();
+  ::close(wake_);
+}
+
+void PacketReceiver::start(double clockShift) {
+  options_.clockShift = clockShift;
+  thread_ = std::thread([this] { run(); });
+}
+
+void PacketReceiver::stop() {
+  {
+    std::lock_guard lock(sleepMutex_);
+    stop_ = true;
+    sleepCv_.notify_all();
+  }
+  const uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(wake_, &one, sizeof one);
+  if (thread_.joinable()) thread_.join();
+}
+
+uint16_t PacketReceiver::localPort() const {
+  if (isFile()) return 0;
+  sockaddr_storage address{};
+  socklen_t len = sizeof address;
+  getsockname(input_->fileDescriptor(), reinterpret_cast<sockaddr*>(&address), &len);
+  if (address.ss_family == AF_INET6)
+    return ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
+  return ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+}
+
+double PacketReceiver::firstPacketTime(const std::string& path) {
+  StreamDescriptor d;
+  d.path = path;
+  auto file = openStreamForReading(d);
+  std::array<uint8_t, kRspHeaderSize> bytes{};
+  if (!file->readExact(bytes.data(), bytes.size()))
+    throw StreamError("file:" + path + ": empty recording");
+  const RspHeader h = RspHeader::read(bytes.data());
+  return SampleClock(h.clockMHz()).unixTime(SampleClock(h.clockMHz()).sampleNumber(h.stamp()));
+}
+
+void PacketReceiver::run() {
+  try {
+    if (isFile()) {
+      readFile();
+      if (!stop_)
+        RTCP_LOG_INFO("ionproc", name_ << ": end of recording after "
+                                     << counters_.received.load() << " packets");
+    } else {
+      receiveUdp();
+    }
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("ionproc", name_ << ": input stopped: " << e.what());
+  }
+  buffer_.markEnded(stream_);
+}
+
+void PacketReceiver::receiveUdp() {
+  AlignedBuffer<uint8_t> storage(size_t(kBatch) * kSlotSize);
+  std::array<iovec, kBatch> iov{};
+  std::array<mmsghdr, kBatch> messages{};
+  std::array<std::span<const uint8_t>, kBatch> datagrams;
+  for (int i = 0; i < kBatch; ++i) {
+    iov[i] = {storage.data() + size_t(i) * kSlotSize, kSlotSize};
+    messages[i].msg_hdr.msg_iov = &iov[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+  }
+  const int fd = input_->fileDescriptor();
+  while (!stop_) {
+    pollfd fds[2] = {{fd, POLLIN, 0}, {wake_, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      throw StreamError(name_ + ": poll: " + std::strerror(errno));
+    }
+    if (stop_ || fds[1].revents) break;
+    for (;;) {  // drain the socket in batches, then block in poll() again
+      const int n = ::recvmmsg(fd, messages.data(), kBatch, MSG_DONTWAIT, nullptr);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        if (errno == EINTR || errno == ECONNREFUSED) continue;
+        throw StreamError(name_ + ": recvmmsg: " + std::strerror(errno));
+      }
+      for (int i = 0; i < n; ++i) {
+        // A truncated datagram was larger than any valid packet: keep it wrong-sized.
+        const size_t len = (messages[i].msg_hdr.msg_flags & MSG_TRUNC) ? 0 : messages[i].msg_len;
+        datagrams[i] = {storage.data() + size_t(i) * kSlotSize, len ? len : kSlotSize};
+      }
+      handle({datagrams.data(), size_t(n)});
+      if (n < kBatch) break;
+    }
+  }
+}
+
+void PacketReceiver::readFile() {
+  AlignedBuffer<uint8_t> storage(size_t(kBatch) * kSlotSize);
+  std::array<std::span<const uint8_t>, kBatch> batch;
+  std::array<uint8_t, 4096> discard{};
+  int count = 0;
+  uint64_t offset = 0;
+  auto flush = [&] {
+    handle({batch.data(), size_t(count)});
+    count = 0;
+  };
+  while (!stop_) {
+    uint8_t* slot = storage.data() + size_t(count) * kSlotSize;
+    if (!input_->readExact(slot, kRspHeaderSize)) break;
+    const RspHeader h = RspHeader::read(slot);
+    const int bits = h.bitsPerSample();
+    if (bits == 0) {  // the size of this record is unknown: the rest cannot be found
+      ++counters_.received;
+      ++counters_.rejected[size_t(RspReject::kBitMode)];
+      RTCP_LOG_ERROR("ionproc", name_ << ": record at byte " << offset
+                                      << " has an invalid bit mode; cannot find the next packet");
+      break;
+    }
+    const size_t size = rspPacketSize(bits, h.nrBeamlets, h.nrBlocks);
+    if (size > kSlotSize) {  // larger than any valid packet: skip it
+      for (size_t left = size - kRspHeaderSize; left > 0;) {
+        const size_t n = std::min(left, discard.size());
+        if (!input_->readExact(discard.data(), n)) break;
+        left -= n;
+      }
+      ++counters_.received;
+      const RspReject why = h.nrBlocks != kRspSamplesPerPacket ? RspReject::kBlockCount
+                                                                : RspReject::kBeamletCount;
+      ++counters_.rejected[size_t(why)];
+      logReject(why, {slot, kRspHeaderSize});
+      offset += size;
+      continue;
+    }
+    if (!input_->readExact(slot + kRspHeaderSize, size - kRspHeaderSize)) {
+      RTCP_LOG_WARN("ionproc", name_ << ": recording ends inside the record at byte " << offset);
+      break;
+    }
+    offset += size;
+    if (options_.paced) {
+      const int64_t sample = clock_.sampleNumber(h.stamp()) + kRspSamplesPerPacket;
+      const double due = clock_.unixTime(sample) + options_.clockShift;
+      if (due > wallClock()) {
+        if (count > 0) {  // deliver what is due, then move this record to the first slot
+          flush();
+          std::memcpy(storage.data(), slot, size);
+        }
+        if (!sleepUntil(due)) break;
+      }
+    }
+    batch[count] = {storage.data() + size_t(count) * kSlotSize, size};
+    if (++count == kBatch) flush();
+  }
+  flush();
+}
+
+void PacketReceiver::handle(std::span<const std::span<const uint8_t>> datagrams) {
+  refs_.clear();
+  for (const auto& datagram : datagrams) {
+    RspHeader h;
+    RspReject why = validateRspPacket(datagram, options_.expect, h);
+    if (why == RspReject::kNone && h.nrBeamlets < options_.neededBeamlets)
+      why = RspReject::kBeamletCount;
+    if (why != RspReject::kNone) {
+      ++counters_.rejected[size_t(why)];
+      logReject(why, datagram);
+      continue;
+    }
+    refs_.push_back({clock_.sampleNumber(h.stamp()), datagram.data() + kRspHeaderSize,
+                     h.nrBeamlets});
+  }
+  counters_.received += datagrams.size();
+  if (refs_.empty()) return;
+  const WriteCounts counts = buffer_.write(stream_, refs_);
+  counters_.accepted += refs_.size();
+  if (counts.late) counters_.late += counts.late;
+  if (counts.duplicated) counters_.duplicated += counts.duplicated;
+}
+
+bool PacketReceiver::sleepUntil(double unixTime) {
+  const auto when = std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::duration<double>(unixTime)));
+  std::unique_lock lock(sleepMutex_);
+  sleepCv_.wait_until(lock, when, [&] { return stop_.load(); });
+  return !stop_;
+}
+
+void PacketReceiver::logReject(RspReject reason, std::span<const uint8_t> datagram) {
+  if (!rejectLog_.allow()) return;
+  const uint64_t suppressed = rejectLog_.takeSuppressed();
+  if (datagram.size() < kRspHeaderSize) {
+    RTCP_LOG_WARN("ionproc", name_ << ": rejected a " << datagram.size() << "-byte datagram: "
+                                   << toString(reason) << " (" << suppressed
+                                   << " more rejects not logged)");
+    return;
+  }
+  const RspHeader h = RspHeader::read(datagram.data());
+  RTCP_LOG_WARN("ionproc", name_ << ": rejected packet: " << toString(reason) << " (version "
+                                 << int(h.version) << ", station field " << h.station
+                                 << ", bit mode " << (h.sourceInfo2 & 3) << ", clock "
+                                 << h.clockMHz() << " MHz, beamlets " << int(h.nrBeamlets)
+                                 << ", blocks " << int(h.nrBlocks) << ", timestamp "
+                                 << h.timestamp << ", sequence " << h.blockSequenceNumber
+                                 << ", " << datagram.size() << " bytes; " << suppressed
+                                 << " more rejects not logged)");
+}
+
+}  // namespace rtcp::ion

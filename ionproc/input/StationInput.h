@@ -1,0 +1,90 @@
+#pragma once
+/// \file StationInput.h
+/// ionproc's station input: receivers for every input stream of its stations, a
+/// CircularSampleBuffer per station, the delay thread, and the block server that hands the
+/// compute ranks rtcp::StationBlocks read at the coarsely delayed position.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "BlockSource.h"
+#include "CircularSampleBuffer.h"
+#include "DelayCompensation.h"
+#include "InputStatistics.h"
+#include "PacketReceiver.h"
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/StationBlock.h"
+
+namespace rtcp::ion {
+
+struct StationInputOptions {
+  double maxLatency = 0.1;       ///< real time: seconds past a block's end before it is served
+  double stallTimeout = 10;      ///< non-real time: a udp stream silent this long has "passed"
+  int releaseLag = 1;            ///< serving block b releases blocks before b - releaseLag (< 0: never)
+  int delayLookahead = 4;        ///< blocks of delays computed ahead of the newest request
+  DelayFunction delays;          ///< injected delays; empty: DelayModel of the settings
+  double maxDelaySeconds = -1;   ///< bound on |tau_s| for sizing the buffer; < 0: from positions
+  std::optional<double> clockShift;  ///< wall minus recording time; default: see clockShift()
+};
+
+class StationInput : public BlockSource {
+ public:
+  /// Opens the inputs of the given stations (indices in the station list; empty: all).
+  /// The settings are copied.
+  /// Throws StreamError (e.g. a busy port or a missing recording) or std::invalid_argument.
+  StationInput(const ObservationSettings& settings, std::vector<int> stations = {},
+               StationInputOptions options = {});
+  ~StationInput() override;
+
+  /// Starts the receivers and the clock of real-time replays.
+  void start();
+  /// Stops the receivers; waiting getBlock() calls throw.
+  void stop();
+
+  std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int firstSubband,
+                                         int nrSubbands) override;
+  /// As getBlock(), into a block whose buffers are reused when their size fits.
+  void serveInto(StationBlock& out, int64_t block, int station, int firstSubband,
+                 int nrSubbands);
+  /// Blocks before `block` will not be asked for again: their samples may be overwritten.
+  void release(int64_t block);
+
+  std::vector<StationStatistics> statistics() const;
+  /// Seconds from recording time to wall-clock time: 0 for live (udp) input; for real-time
+  /// replays of recordings, so that the later of the observation start and the first
+  /// recorded packet plays when start() is called.
+  double clockShift() const { return clockShift_; }
+  /// The bound UDP port of a station's stream (0 for files).
+  uint16_t udpPort(int station, int stream) const;
+  const CircularSampleBuffer& buffer(int station) const;
+
+ private:
+  struct Station;
+  Station& station(int index) const;
+  int64_t minimumCapacity() const;
+  double deriveClockShift() const;
+  /// Waits until block samples up to `end` may be served; false once stopped.
+  bool waitForData(Station& s, int firstStream, int lastStream, int64_t end);
+  /// Zeroes rows [firstRow, +nrRows) of a block and clears their valid bits.
+  void flagRows(StationBlock& out, int firstRow, int nrRows) const;
+
+  const ObservationSettings settings_;  ///< a copy: the delay thread reads it
+  StationInputOptions options_;
+  int64_t maxDelaySamples_ = 0;
+  double clockShift_ = 0;
+  std::vector<std::unique_ptr<Station>> stations_;
+  std::vector<int> stationSlot_;  ///< observation station index -> stations_ index, or -1
+  DelayCompensation delays_;
+  std::atomic<int64_t> released_{INT64_MIN};  ///< blocks before it are released
+  std::atomic<bool> stopped_{false};
+  std::mutex stopMutex_;
+  std::condition_variable stopCv_;
+};
+
+}  // namespace rtcp::ion

@@ -1,0 +1,129 @@
+#include "output/Integrator.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "rtcp/Baselines.h"
+#include "rtcp/Logger.h"
+
+namespace rtcp::ion {
+
+Integrator::Integrator(int blocksPerIntegration, std::vector<int> subbandNumbers, int64_t nrBlocks,
+                       Emit emit, int maxOpenIntegrations)
+    : blocksPerIntegration_(blocksPerIntegration),
+      subbandNumbers_(std::move(subbandNumbers)),
+      nrBlocks_(nrBlocks),
+      emit_(std::move(emit)),
+      maxOpen_(maxOpenIntegrations) {
+  if (blocksPerIntegration_ < 1) throw std::invalid_argument("OLAP.IONProc.integrationSteps must be >= 1");
+}
+
+namespace {
+std::vector<int> subbandNumbersOf(const ObservationSettings& settings) {
+  std::vector<int> numbers;
+  for (const SubbandSettings& s : settings.subbands) numbers.push_back(s.number);
+  return numbers;
+}
+}  // namespace
+
+Integrator::Integrator(const ObservationSettings& settings, Emit emit, int maxOpenIntegrations)
+    : Integrator(settings.blocksPerIntegration, subbandNumbersOf(settings),
+                 settings.nrIntegrations() * settings.blocksPerIntegration, std::move(emit),
+                 maxOpenIntegrations) {}
+
+void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
+                     std::span<const std::complex<float>> visibilities,
+                     std::span<const uint32_t> validSamples) {
+  if (subbandIndex < 0 || subbandIndex >= int(subbandNumbers_.size()))
+    throw std::invalid_argument("subband index " + std::to_string(subbandIndex) + " out of range");
+  if (block < 0 || (nrBlocks_ >= 0 && block >= nrBlocks_))
+    throw std::invalid_argument("block " + std::to_string(block) + " out of range");
+  const size_t cells = size_t(nrBaselines(nrStations)) * nrChannels;
+  if (nrStations < 1 || nrChannels < 1 || visibilities.size() != cells * kNrPolarisationProducts ||
+      validSamples.size() != cells)
+    throw std::invalid_argument("visibilities of " + std::to_string(visibilities.size()) + " and counts of " +
+                                std::to_string(validSamples.size()) + " do not fit " + std::to_string(nrStations) +
+                                " stations x " + std::to_string(nrChannels) + " channels");
+  const int64_t integration = block / blocksPerIntegration_;
+  const int slot = int(block % blocksPerIntegration_);
+  const Key key{subbandIndex, integration};
+  std::vector<std::unique_ptr<CorrelatedData>> out;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_.count(key)) {
+      ++statistics_.late;
+      RTCP_LOG_WARN("integrator", "block " << block << " of subband " << subbandNumbers_[subbandIndex]
+                                           << " came after its integration was sent; dropped");
+      return;
+    }
+    auto it = open_.find(key);
+    if (it == open_.end()) {
+      closeOlder(subbandIndex, integration, out);
+      Open fresh;
+      fresh.data = std::make_unique<CorrelatedData>(nrStations, nrChannels);
+      fresh.data->subband = subbandNumbers_[subbandIndex];
+      fresh.data->integration = integration;
+      fresh.added.assign(blocksPerIntegration_, false);
+      it = open_.emplace(key, std::move(fresh)).first;
+    }
+    Open& open = it->second;
+    if (open.data->nrStations != nrStations || open.data->nrChannels != nrChannels)
+      throw std::invalid_argument("block shape differs from the integration's earlier blocks");
+    if (open.added[slot]) {
+      ++statistics_.duplicates;
+      RTCP_LOG_WARN("integrator", "block " << block << " of subband " << subbandNumbers_[subbandIndex]
+                                           << " arrived twice; ignored");
+      return;
+    }
+    // Summing under the lock keeps it simple; it is a few vector adds per block.
+    std::complex<float>* sum = open.data->visibilities.data();
+    for (size_t i = 0; i < visibilities.size(); ++i) sum[i] += visibilities[i];
+    uint32_t* count = open.data->validSamples.data();
+    for (size_t i = 0; i < validSamples.size(); ++i) count[i] += validSamples[i];
+    open.added[slot] = true;
+    ++statistics_.blocks;
+    const int64_t lastBlock = nrBlocks_ >= 0 ? std::min<int64_t>(nrBlocks_, (integration + 1) * blocksPerIntegration_)
+                                             : (integration + 1) * blocksPerIntegration_;
+    if (++open.nrAdded == int(lastBlock - integration * blocksPerIntegration_)) close(it, out);
+  }
+  for (auto& data : out) emit_(std::move(data));
+}
+
+void Integrator::closeOlder(int subbandIndex, int64_t integration,
+                            std::vector<std::unique_ptr<CorrelatedData>>& out) {
+  for (auto it = open_.begin(); it != open_.end();) {
+    const auto next = std::next(it);
+    if (it->first.first == subbandIndex && it->first.second <= integration - maxOpen_) close(it, out);
+    it = next;
+  }
+}
+
+void Integrator::close(std::map<Key, Open>::iterator it, std::vector<std::unique_ptr<CorrelatedData>>& out) {
+  if (it->second.nrAdded < blocksPerIntegration_) {
+    ++statistics_.incompleteIntegrations;
+    RTCP_LOG_WARN("integrator", "integration " << it->first.second << " of subband "
+                                               << subbandNumbers_[it->first.first] << " sent with "
+                                               << it->second.nrAdded << " of " << blocksPerIntegration_
+                                               << " blocks");
+  }
+  ++statistics_.integrations;
+  closed_.insert(it->first);
+  out.push_back(std::move(it->second.data));
+  open_.erase(it);
+}
+
+void Integrator::flush() {
+  std::vector<std::unique_ptr<CorrelatedData>> out;
+  {
+    std::lock_guard lock(mutex_);
+    while (!open_.empty()) close(open_.begin(), out);
+  }
+  for (auto& data : out) emit_(std::move(data));
+}
+
+Integrator::Statistics Integrator::statistics() const {
+  std::lock_guard lock(mutex_);
+  return statistics_;
+}
+
+}  // namespace rtcp::ion

@@ -1,0 +1,69 @@
+#pragma once
+/// \file Integrator.h
+/// Adds the correlated blocks that come back from the compute ranks into integrations of
+/// OLAP.IONProc.integrationSteps blocks per subband (visibilities and valid-sample counts
+/// both add), and hands each finished integration on. Blocks may come in any order from
+/// any rank; an integration still missing blocks when a later one (maxOpenIntegrations
+/// on) starts, or at flush(), goes out with what arrived.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "daemon/Plugin.h"
+#include "rtcp/CorrelatedBlock.h"
+
+namespace rtcp::ion {
+
+class Integrator : public VisibilitySink {
+ public:
+  using Emit = std::function<void(std::unique_ptr<CorrelatedData>)>;
+
+  /// subbandNumbers: per subband index; nrBlocks: blocks in the observation (< 0: unbounded).
+  Integrator(int blocksPerIntegration, std::vector<int> subbandNumbers, int64_t nrBlocks, Emit emit,
+             int maxOpenIntegrations = 3);
+  explicit Integrator(const ObservationSettings& settings, Emit emit, int maxOpenIntegrations = 3);
+
+  void add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
+           std::span<const std::complex<float>> visibilities,
+           std::span<const uint32_t> validSamples) override;
+  /// Sends every open integration on, complete or not.
+  void flush();
+
+  struct Statistics {
+    uint64_t blocks = 0;                 ///< blocks added
+    uint64_t duplicates = 0;             ///< blocks that arrived twice (ignored)
+    uint64_t late = 0;                   ///< blocks of integrations already sent (ignored)
+    uint64_t integrations = 0;           ///< integrations sent on
+    uint64_t incompleteIntegrations = 0; ///< of which had blocks missing
+  };
+  Statistics statistics() const;
+
+ private:
+  struct Open {
+    std::unique_ptr<CorrelatedData> data;
+    std::vector<bool> added;  ///< [block within the integration]
+    int nrAdded = 0;
+  };
+  using Key = std::pair<int, int64_t>;  ///< subband index, integration
+
+  /// Takes the integrations to send on (called with mutex_ held).
+  void closeOlder(int subbandIndex, int64_t integration, std::vector<std::unique_ptr<CorrelatedData>>& out);
+  void close(std::map<Key, Open>::iterator it, std::vector<std::unique_ptr<CorrelatedData>>& out);
+
+  int blocksPerIntegration_;
+  std::vector<int> subbandNumbers_;
+  int64_t nrBlocks_;
+  Emit emit_;
+  int maxOpen_;
+  mutable std::mutex mutex_;
+  std::map<Key, Open> open_;
+  std::set<Key> closed_;
+  Statistics statistics_;
+};
+
+}  // namespace rtcp::ion

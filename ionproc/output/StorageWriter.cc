@@ -1,0 +1,242 @@
+#include "output/StorageWriter.h"
+
+#include <linux/sockios.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+
+#include <chrono>
+
+#include "rtcp/Logger.h"
+#include "rtcp/Stream.h"
+
+namespace rtcp::ion {
+
+/// One storage host:port: a bounded queue and the thread that sends it.
+class StorageWriter::Connection {
+ public:
+  Connection(uint64_t observationId, StorageDestination destination, Options options)
+      : observationId_(observationId), destination_(std::move(destination)), options_(options),
+        name_("tcp:" + destination_.host + ":" + std::to_string(destination_.port)),
+        thread_([this] { run(); }) {}
+  ~Connection() { stop(); }
+
+  void write(std::unique_ptr<CorrelatedData> data) {
+    std::lock_guard lock(mutex_);
+    if (queue_.size() + inFlight_.size() >= options_.queueCapacity || stopping_) {
+      ++statistics_.dropped;
+      RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
+                                     << " integrations); dropped integration " << data->integration
+                                     << " of subband " << data->subband << " (" << statistics_.dropped
+                                     << " dropped so far)");
+      return;
+    }
+    ++statistics_.queued;
+    queue_.push_back({std::move(data), {}, 0});
+    wake_.notify_all();
+  }
+
+  bool drain(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    wake_.notify_all();
+    return idle_.wait_until(lock, deadline, [&] { return queue_.empty() && inFlight_.empty(); });
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+      wake_.notify_all();
+    }
+    thread_.join();
+    std::lock_guard lock(mutex_);
+    const size_t left = queue_.size() + inFlight_.size();
+    if (left) {
+      statistics_.dropped += left;
+      RTCP_LOG_ERROR("storage", name_ << ": " << left << " integrations could not be sent");
+    }
+  }
+
+  Statistics statistics() const {
+    std::lock_guard lock(mutex_);
+    return statistics_;
+  }
+
+ private:
+  struct Item {
+    std::unique_ptr<CorrelatedData> data;
+    std::vector<uint8_t> bytes;  ///< serialised on first send, kept for a resend
+    uint64_t endOffset = 0;      ///< stream offset after its last byte
+  };
+
+  void run() {
+    double retry = options_.initialRetrySeconds;
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      confirmDelivered();
+      if (queue_.empty()) {
+        if (inFlight_.empty()) idle_.notify_all();
+        // Idle: wake for new work, or soon to see in-flight bytes acknowledged.
+        wake_.wait_for(lock, inFlight_.empty() ? std::chrono::milliseconds(500) : std::chrono::milliseconds(5));
+        continue;
+      }
+      if (!stream_ || peerClosed()) {
+        if (stream_) connectionBroke("storage-sink closed the connection");
+        lock.unlock();
+        const bool connected = connect();
+        lock.lock();
+        if (!connected) {
+          wake_.wait_for(lock, std::chrono::duration<double>(retry), [&] { return stopping_; });
+          retry = std::min(retry * 2, options_.maxRetrySeconds);
+          continue;
+        }
+        retry = options_.initialRetrySeconds;
+      }
+      Item item = std::move(queue_.front());
+      queue_.pop_front();
+      if (item.bytes.empty()) item.bytes = item.data->serialise(observationId_);
+      lock.unlock();
+      bool ok = true;
+      std::string why;
+      try {
+        stream_->write(item.bytes.data(), item.bytes.size());
+      } catch (const std::exception& e) {
+        ok = false;
+        why = e.what();
+      }
+      lock.lock();
+      if (ok) {
+        offset_ += item.bytes.size();
+        item.endOffset = offset_;
+        inFlight_.push_back(std::move(item));
+      } else {
+        queue_.push_front(std::move(item));
+        connectionBroke(why);
+      }
+    }
+  }
+
+  bool connect() {
+    try {
+      auto stream = connectTcp(destination_.host, destination_.port, 0);
+      std::lock_guard lock(mutex_);
+      stream_ = std::move(stream);
+      offset_ = 0;
+      ++statistics_.connects;
+      RTCP_LOG_INFO("storage", "connected to storage-sink at " << name_);
+      return true;
+    } catch (const std::exception& e) {
+      if (!warned_) RTCP_LOG_WARN("storage", "cannot reach storage-sink: " << e.what() << "; retrying");
+      warned_ = true;
+      return false;
+    }
+  }
+
+  /// Whether the sink closed its end (it never sends, so readable means closed).
+  bool peerClosed() const {
+    pollfd fd{stream_->fileDescriptor(), POLLIN | POLLRDHUP, 0};
+    return ::poll(&fd, 1, 0) > 0 && (fd.revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR));
+  }
+
+  /// Drops in-flight items whose bytes the sink's TCP stack acknowledged.
+  void confirmDelivered() {
+    if (!stream_ || inFlight_.empty()) return;
+    int unacknowledged = 0;
+    if (ioctl(stream_->fileDescriptor(), SIOCOUTQ, &unacknowledged) != 0) return;
+    const uint64_t acknowledged = offset_ - uint64_t(unacknowledged);
+    while (!inFlight_.empty() && inFlight_.front().endOffset <= acknowledged) {
+      inFlight_.pop_front();
+      ++statistics_.sent;
+    }
+  }
+
+  /// Puts what was not acknowledged back in front of the queue, in order.
+  void connectionBroke(const std::string& why) {
+    confirmDelivered();
+    RTCP_LOG_WARN("storage", name_ << ": connection lost (" << why << "); " << inFlight_.size()
+                                   << " unacknowledged integrations will be sent again");
+    statistics_.resent += inFlight_.size();
+    while (!inFlight_.empty()) {
+      queue_.push_front(std::move(inFlight_.back()));
+      inFlight_.pop_back();
+    }
+    stream_.reset();
+    warned_ = false;
+  }
+
+  uint64_t observationId_;
+  StorageDestination destination_;
+  Options options_;
+  std::string name_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<Item> queue_;     ///< waiting to be sent
+  std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
+  std::unique_ptr<Stream> stream_;
+  uint64_t offset_ = 0;
+  bool stopping_ = false, warned_ = false;
+  Statistics statistics_;
+  std::thread thread_;  // last: starts once everything else is constructed
+};
+
+StorageWriter::StorageWriter(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
+                             Options options)
+    : observationId_(observationId) {
+  std::map<StorageDestination, Connection*> byDestination;
+  for (const auto& [subband, destination] : destinations) {
+    Connection*& connection = byDestination[destination];
+    if (!connection) {
+      connections_.push_back(std::make_unique<Connection>(observationId, destination, options));
+      connection = connections_.back().get();
+    }
+    bySubband_[subband] = connection;
+  }
+}
+
+StorageWriter::~StorageWriter() { finish(0); }
+
+std::map<int, StorageDestination> StorageWriter::destinations(const ObservationSettings& settings) {
+  std::map<int, StorageDestination> result;
+  const auto& hosts = settings.correlatedOutput.hosts;
+  for (size_t i = 0; i < settings.subbands.size(); ++i) {
+    std::string host = hosts.empty() ? "localhost" : hosts[std::min(i, hosts.size() - 1)];
+    if (host.empty()) host = "localhost";
+    result[settings.subbands[i].number] = {host, uint16_t(settings.correlatedOutput.storagePort)};
+  }
+  return result;
+}
+
+void StorageWriter::write(std::unique_ptr<CorrelatedData> data) {
+  const auto it = bySubband_.find(data->subband);
+  if (it == bySubband_.end()) {
+    RTCP_LOG_ERROR("storage", "no output location for subband " << data->subband << "; integration "
+                                                                  << data->integration << " dropped");
+    return;
+  }
+  it->second->write(std::move(data));
+}
+
+bool StorageWriter::finish(double timeoutSeconds) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(timeoutSeconds));
+  bool complete = true;
+  for (auto& c : connections_) complete = c->drain(deadline) && complete;
+  for (auto& c : connections_) c->stop();
+  return complete;
+}
+
+StorageWriter::Statistics StorageWriter::statistics() const {
+  Statistics total;
+  for (const auto& c : connections_) {
+    const Statistics s = c->statistics();
+    total.queued += s.queued;
+    total.sent += s.sent;
+    total.dropped += s.dropped;
+    total.resent += s.resent;
+    total.connects += s.connects;
+  }
+  return total;
+}
+
+}  // namespace rtcp::ion

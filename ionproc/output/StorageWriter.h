@@ -1,0 +1,75 @@
+#pragma once
+/// \file StorageWriter.h
+/// Sends integrations to storage-sink over TCP as DESIGN §2.4 blocks (header, CRC-64,
+/// payload: CorrelatedData::serialise), one connection per storage host:port, each with
+/// its own sender thread and bounded queue. Storage down or slow: integrations wait in
+/// the queue while the connection is retried with back-off; only when the queue is full
+/// is an integration dropped, counted and logged. write() never blocks (real time).
+///
+/// Delivery: an integration counts as sent once the sink's TCP stack acknowledged all
+/// its bytes (the socket's unacknowledged-bytes count, SIOCOUTQ); those not acknowledged
+/// when a connection breaks are sent again, in order, on the next one. A sink that closed
+/// is noticed before the next send. (Bytes a sink's kernel acknowledged but the sink
+/// never read because it crashed are lost: §2.4 has no reply channel.)
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rtcp/CorrelatedBlock.h"
+#include "rtcp/ObservationSettings.h"
+
+namespace rtcp::ion {
+
+struct StorageDestination {
+  std::string host;
+  uint16_t port = 0;
+  bool operator<(const StorageDestination& o) const { return std::tie(host, port) < std::tie(o.host, o.port); }
+};
+
+class StorageWriter {
+ public:
+  struct Options {
+    size_t queueCapacity = 16;       ///< integrations waiting per connection (--output-queue)
+    double initialRetrySeconds = 0.1;  ///< first reconnection delay, doubling...
+    double maxRetrySeconds = 5;        ///< ...up to this
+  };
+  struct Statistics {
+    uint64_t queued = 0;      ///< integrations accepted by write()
+    uint64_t sent = 0;        ///< acknowledged by the sink's TCP stack
+    uint64_t dropped = 0;     ///< queue full, or left over at finish()
+    uint64_t resent = 0;      ///< sent again after a connection broke
+    uint64_t connects = 0;    ///< connections made
+  };
+
+  /// destinations: storage host and port per subband number.
+  StorageWriter(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
+                Options options);
+  ~StorageWriter();
+  StorageWriter(const StorageWriter&) = delete;
+  StorageWriter& operator=(const StorageWriter&) = delete;
+
+  /// Host (Output_Correlated.locations) and port (OLAP.Storage.port) of every subband.
+  static std::map<int, StorageDestination> destinations(const ObservationSettings& settings);
+
+  /// Queues an integration for its subband's storage; drops it when that queue is full.
+  void write(std::unique_ptr<CorrelatedData> data);
+  /// Waits up to timeoutSeconds for everything queued to be sent, then stops; what is
+  /// left counts as dropped. True when nothing was left.
+  bool finish(double timeoutSeconds);
+  Statistics statistics() const;
+
+ private:
+  class Connection;
+  uint64_t observationId_;
+  std::map<int, Connection*> bySubband_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+};
+
+}  // namespace rtcp::ion

@@ -1,0 +1,78 @@
+// The correlator plug-in: serves compute ranks their stations' delayed blocks and takes
+// their visibilities for integration (CorrelatorFunctions.h).
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+#include "daemon/Plugin.h"
+#include "plugins/CorrelatorFunctions.h"
+#include "rtcp/Logger.h"
+
+namespace rtcp::ion {
+namespace {
+
+struct CorrelatorPlugin {
+  const ObservationSettings* settings = nullptr;
+  BlockSource* blocks = nullptr;
+  VisibilitySink* visibilities = nullptr;
+  std::atomic<uint64_t> served{0}, flagged{0}, correlated{0};
+
+  void serve(int64_t block, int32_t station, int32_t first, int32_t n, StationBlockHeader& header,
+             OutArray<uint8_t>& samples, OutArray<uint64_t>& valid) {
+    if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
+    if (station < 0 || station >= settings->nrStations() || first < 0 || n < 1 ||
+        first + n > settings->nrSubbands() || block < 0 || block >= settings->nrBlocks())
+      throw std::invalid_argument("no block " + std::to_string(block) + " of station " + std::to_string(station) +
+                                  " subbands " + std::to_string(first) + "+" + std::to_string(n));
+    // The input never waits for slow ranks: a block that left the buffer comes back
+    // flagged by ionproc (BlockSource::getBlock).
+    std::unique_ptr<StationBlock> result = blocks->getBlock(block, station, first, n);
+    ++served;
+    if (result->header.flaggedByIonproc) {
+      ++flagged;
+      static RateLimiter limiter(5);
+      if (limiter.allow())
+        RTCP_LOG_WARN("correlator-plugin", "compute ranks behind: block " << block << " of station "
+                                           << station << " served flagged (" << flagged << " so far)");
+    }
+    header = result->header;
+    samples.give(std::move(result->samples));
+    valid.give(std::move(result->valid));
+  }
+
+  void accept(int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
+              std::span<const std::complex<float>> data, std::span<const uint32_t> counts) {
+    if (!visibilities) throw std::runtime_error("this ionproc has no output");
+    visibilities->add(subband, block, nrStations, nrChannels, data, counts);
+    ++correlated;
+  }
+
+  std::string summary() const {
+    return "correlator plug-in: " + std::to_string(served) + " station blocks served, " +
+           std::to_string(flagged) + " served flagged because the ranks fell behind, " + std::to_string(correlated) + " correlated blocks received";
+  }
+};
+
+}  // namespace
+}  // namespace rtcp::ion
+
+RTCP_PLUGIN(context) {
+  using namespace rtcp::ion;
+  auto plugin = std::make_shared<CorrelatorPlugin>();
+  plugin->settings = context.settings;
+  plugin->blocks = context.blocks;
+  plugin->visibilities = context.visibilities;
+  context.functions.serve(serveStationBlock,
+                          [plugin](int64_t block, int32_t station, int32_t first, int32_t n,
+                                   rtcp::StationBlockHeader& header, OutArray<uint8_t>& samples,
+                                   OutArray<uint64_t>& valid) {
+                            plugin->serve(block, station, first, n, header, samples, valid);
+                          });
+  context.functions.serve(acceptVisibilities,
+                          [plugin](int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
+                                   std::span<const std::complex<float>> data,
+                                   std::span<const uint32_t> counts) {
+                            plugin->accept(subband, block, nrStations, nrChannels, data, counts);
+                          });
+  if (context.summaries) context.summaries->push_back([plugin] { return plugin->summary(); });
+}

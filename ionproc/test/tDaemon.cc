@@ -1,0 +1,268 @@
+// The plug-in daemon: loading plug-ins, clear errors for ones that fail, forwarded
+// functions with arrays in and out over the real link, and the correlator plug-in.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "TestFunctions.h"
+#include "daemon/CallService.h"
+#include "daemon/PluginHost.h"
+#include "link/LinkServer.h"
+#include "output/Integrator.h"
+#include "plugins/CorrelatorFunctions.h"
+#include "rtcp/Baselines.h"
+
+using namespace rtcp;
+using namespace rtcp::ion;
+
+namespace {
+
+/// ionproc's side in one object: plug-ins loaded, the call service on a link.
+struct Daemon {
+  FunctionRegistry functions;
+  std::vector<std::function<std::string()>> summaries;
+  PluginHost host;
+  std::unique_ptr<CallService> calls;
+  std::unique_ptr<LinkServer> server;
+  Daemon(const std::string& plugin, const ObservationSettings* settings = nullptr,
+         BlockSource* blocks = nullptr, VisibilitySink* sink = nullptr)
+      : host(PluginContext{functions, settings, blocks, sink, &summaries}) {
+    host.load(plugin);
+    calls = std::make_unique<CallService>(functions);
+    server = std::make_unique<LinkServer>(LinkEndpoint::parse("tcp:127.0.0.1:0"), *calls);
+  }
+  ~Daemon() { server->stop(); }
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// A stand-in for the station input: block samples from a formula, every other sample
+/// valid, or flagged by ionproc for blocks listed as gone.
+class PatternBlocks : public BlockSource {
+ public:
+  explicit PatternBlocks(const ObservationSettings& s) : settings_(s) {}
+  std::atomic<int> requests{0};
+  int64_t goneBlock = -1;
+  static uint8_t value(int64_t block, int station, int subband, size_t byte) {
+    return uint8_t(block * 31 + station * 7 + subband * 3 + byte);
+  }
+  std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int first, int n) override {
+    ++requests;
+    const int nrSamples = nrHistorySamples(settings_) + int(settings_.samplesPerBlock());
+    auto b = std::make_unique<StationBlock>(n, nrSamples, settings_.bitsPerSample);
+    b->header.block = block;
+    b->header.station = station;
+    b->header.firstSubband = first;
+    b->header.coarseDelay = station * 3 - 1;
+    b->header.residualDelayStart = 1e-9 * station;
+    if (block == goneBlock) {
+      b->header.flaggedByIonproc = 1;
+      return b;
+    }
+    const size_t perSubband = b->samples.size() / n;
+    for (int sb = 0; sb < n; ++sb) {
+      for (size_t i = 0; i < perSubband; ++i) b->samples[sb * perSubband + i] = value(block, station, first + sb, i);
+      for (int t = 0; t < nrSamples; t += 2) b->setValid(sb, t, true);
+    }
+    return b;
+  }
+
+ private:
+  const ObservationSettings& settings_;
+};
+
+ObservationSettings smallObservation() {
+  ObservationSettings s;
+  s.observationId = 7;
+  s.startTime = 1.8e9;
+  s.stopTime = s.startTime + 1;
+  s.channelsPerSubband = 16;
+  s.spectraPerBlock = 4;
+  s.blocksPerIntegration = 2;
+  s.realTime = false;
+  s.stations.resize(3);
+  for (int i = 0; i < 3; ++i) s.stations[i].name = "CS00" + std::to_string(i + 1);
+  s.subbands.resize(4);
+  for (int i = 0; i < 4; ++i) s.subbands[i] = {i, 300 + i, 0, 0};
+  return s;
+}
+
+}  // namespace
+
+class DaemonTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(DaemonTest);
+  CPPUNIT_TEST(testMissingPlugin);
+  CPPUNIT_TEST(testPluginWithoutEntryPoint);
+  CPPUNIT_TEST(testForwardedArrays);
+  CPPUNIT_TEST(testManyCoresCalling);
+  CPPUNIT_TEST(testRemoteErrors);
+  CPPUNIT_TEST(testCorrelatorPlugin);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testMissingPlugin() {
+    FunctionRegistry functions;
+    PluginHost host(PluginContext{functions});
+    try {
+      host.load("/nonexistent/librtcp_nothing.so");
+      CPPUNIT_FAIL("loading a missing plug-in must throw");
+    } catch (const LinkError& e) {
+      CPPUNIT_ASSERT(contains(e.what(), "/nonexistent/librtcp_nothing.so"));
+      CPPUNIT_ASSERT(contains(e.what(), "No such file"));  // dlerror()
+    }
+    // A file that is not a shared object.
+    try {
+      host.load(RTCP_TEST_SOURCE_DIR "/ionproc/test/TestFunctions.h");
+      CPPUNIT_FAIL("loading a text file must throw");
+    } catch (const LinkError& e) {
+      CPPUNIT_ASSERT(contains(e.what(), "TestFunctions.h"));
+      CPPUNIT_ASSERT(contains(e.what(), "invalid ELF header"));
+    }
+  }
+
+  void testPluginWithoutEntryPoint() {
+    FunctionRegistry functions;
+    PluginHost host(PluginContext{functions});
+    try {
+      host.load(RTCP_TEST_PLUGIN_NOENTRY);
+      CPPUNIT_FAIL("a plug-in without entry point must not load");
+    } catch (const LinkError& e) {
+      CPPUNIT_ASSERT(contains(e.what(), RTCP_TEST_PLUGIN_NOENTRY));
+      CPPUNIT_ASSERT(contains(e.what(), "rtcp_plugin_register"));
+    }
+    CPPUNIT_ASSERT(functions.names().empty());
+  }
+
+  void testForwardedArrays() {
+    Daemon daemon(RTCP_TEST_PLUGIN);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), daemon.functions.names().size());
+    LinkClient client(daemon.server->endpoint(), 0, 0);
+    LinkClient::setCurrent(&client);
+    std::vector<float> in(1001);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) * 0.5f;
+    std::vector<float> outStorage(4000, -1);
+    std::span<float> out(outStorage.data() + 1, 3000);  // unaligned, more room than needed
+    std::vector<int16_t> extra = {1, -2, 300, 7};
+    int64_t count = 0;
+    const double sum = test::scaleAndSum(3, in, out, count, extra);  // looks like a local call
+    CPPUNIT_ASSERT_EQUAL(306.0, sum);
+    CPPUNIT_ASSERT_EQUAL(int64_t(1005), count);
+    CPPUNIT_ASSERT_EQUAL(size_t(1001), out.size());  // shrunk to what came back
+    for (size_t i = 0; i < in.size(); ++i) CPPUNIT_ASSERT_EQUAL(3 * in[i], out[i]);
+    CPPUNIT_ASSERT_EQUAL(-1.0f, outStorage[1002]);  // nothing written beyond
+    // Empty arrays, and an output array too small for the answer.
+    std::span<float> none;
+    CPPUNIT_ASSERT_EQUAL(0.0, test::scaleAndSum.call(client, 2, {}, none, count, {}));
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), count);
+    std::span<float> small(outStorage.data(), 10);
+    CPPUNIT_ASSERT_THROW(test::scaleAndSum(1, in, small, count, extra), LinkError);
+    LinkClient::setCurrent(nullptr);
+  }
+
+  void testManyCoresCalling() {
+    Daemon daemon(RTCP_TEST_PLUGIN);
+    std::atomic<int> good{0};
+    std::vector<std::thread> cores;
+    for (int core = 0; core < 4; ++core)
+      cores.emplace_back([&, core] {
+        LinkClient client(daemon.server->endpoint(), 1, core);
+        LinkClient::setCurrent(&client);
+        for (int call = 0; call < 25; ++call) {
+          std::vector<float> in(1000 + call * 100 + core, float(core + 1));
+          std::vector<float> outStorage(in.size());
+          std::span<float> out(outStorage);
+          int64_t count = 0;
+          const int16_t extra[] = {int16_t(call)};
+          const double sum = test::scaleAndSum(call, in, out, count, extra);
+          bool ok = sum == call && count == int64_t(in.size() + 1) && out.size() == in.size();
+          for (float v : out) ok = ok && v == float(call * (core + 1));
+          good += ok;
+        }
+      });
+    for (auto& t : cores) t.join();
+    CPPUNIT_ASSERT_EQUAL(100, good.load());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(100), daemon.calls->calls());
+  }
+
+  void testRemoteErrors() {
+    Daemon daemon(RTCP_TEST_PLUGIN);
+    LinkClient client(daemon.server->endpoint(), 0, 0);
+    try {
+      test::failing.call(client, 7);
+      CPPUNIT_FAIL("an exception on ionproc must reach the caller");
+    } catch (const LinkError& e) {
+      CPPUNIT_ASSERT(contains(e.what(), "failing"));
+      CPPUNIT_ASSERT(contains(e.what(), "code 7"));
+    }
+    try {
+      test::notServed.call(client, 1);
+      CPPUNIT_FAIL("an unserved function must fail");
+    } catch (const LinkError& e) {
+      CPPUNIT_ASSERT(contains(e.what(), "no plug-in serves"));
+    }
+    // The connection still works.
+    std::vector<float> in(3, 1.0f), outStorage(3);
+    std::span<float> out(outStorage);
+    int64_t count = 0;
+    CPPUNIT_ASSERT_EQUAL(0.0, test::scaleAndSum.call(client, 2, in, out, count, {}));
+    CPPUNIT_ASSERT_EQUAL(2.0f, out[2]);
+  }
+
+  void testCorrelatorPlugin() {
+    const ObservationSettings settings = smallObservation();
+    PatternBlocks blocks(settings);
+    blocks.goneBlock = 3;
+    std::vector<std::unique_ptr<CorrelatedData>> emitted;
+    std::mutex mutex;
+    Integrator integrator(settings, [&](std::unique_ptr<CorrelatedData> d) {
+      std::lock_guard lock(mutex);
+      emitted.push_back(std::move(d));
+    });
+    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks, &integrator);
+    LinkClient client(daemon.server->endpoint(), 0, 1);
+    LinkClient::setCurrent(&client);
+    const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+
+    // Input: the block as the source made it, samples, valid bits, header.
+    auto block = fetchStationBlock(2, 1, 1, 3, nrSamples, 16);
+    CPPUNIT_ASSERT_EQUAL(int64_t(2), block->header.block);
+    CPPUNIT_ASSERT_EQUAL(2, block->header.coarseDelay);
+    CPPUNIT_ASSERT_EQUAL(1e-9, block->header.residualDelayStart);
+    CPPUNIT_ASSERT_EQUAL(0, block->header.flaggedByIonproc);
+    const size_t perSubband = block->samples.size() / 3;
+    for (int sb = 0; sb < 3; ++sb)
+      for (size_t i = 0; i < perSubband; i += 97)
+        CPPUNIT_ASSERT_EQUAL(PatternBlocks::value(2, 1, 1 + sb, i), block->samples[sb * perSubband + i]);
+    CPPUNIT_ASSERT(block->isValid(2, 10) && !block->isValid(2, 11));
+    // A block that left the buffer comes flagged, with no valid sample.
+    auto gone = fetchStationBlock(3, 0, 0, 4, nrSamples, 16);
+    CPPUNIT_ASSERT_EQUAL(1, gone->header.flaggedByIonproc);
+    for (uint64_t word : gone->valid) CPPUNIT_ASSERT_EQUAL(uint64_t(0), word);
+    // Asking beyond the observation is an error that names the request.
+    CPPUNIT_ASSERT_THROW(fetchStationBlock(0, 5, 0, 1, nrSamples, 16), LinkError);
+
+    // Output: two blocks of subband 2 add into integration 0.
+    const int nrStations = 3, nrChannels = 16;
+    const size_t cells = size_t(nrBaselines(nrStations)) * nrChannels;
+    std::vector<std::complex<float>> vis(cells * 4);
+    std::vector<uint32_t> valid(cells);
+    for (int64_t b = 0; b < 2; ++b) {
+      for (size_t i = 0; i < vis.size(); ++i) vis[i] = {float(i) + b, -float(b)};
+      for (size_t i = 0; i < cells; ++i) valid[i] = uint32_t(100 + b);
+      acceptVisibilities(2, b, nrStations, nrChannels, vis, valid);
+    }
+    LinkClient::setCurrent(nullptr);
+    std::lock_guard lock(mutex);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), emitted.size());
+    const CorrelatedData& d = *emitted[0];
+    CPPUNIT_ASSERT_EQUAL(302, d.subband);
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), d.integration);
+    CPPUNIT_ASSERT_EQUAL(std::complex<float>(2 * 17.0f + 1, -1), d.visibilities[17]);
+    CPPUNIT_ASSERT_EQUAL(uint32_t(201), d.validSamples[cells - 1]);
+    CPPUNIT_ASSERT(contains(daemon.summaries.at(0)(), "1 served flagged"));
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(DaemonTest);

@@ -1,0 +1,262 @@
+// The output side: Integrator sums and counts, and StorageWriter's delivery to a
+// storage-sink that stops and restarts (a test listener that checks every block).
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "output/Integrator.h"
+#include "output/StorageWriter.h"
+#include "rtcp/Baselines.h"
+#include "rtcp/Crc64.h"
+#include "rtcp/Stream.h"
+
+using namespace rtcp;
+using namespace rtcp::ion;
+
+namespace {
+
+constexpr int kStations = 2, kChannels = 8;
+constexpr size_t kCells = size_t(nrBaselines(kStations)) * kChannels;
+
+/// One block's data: visibility i = (i + block, subband), counts 10 + block.
+struct BlockData {
+  std::vector<std::complex<float>> vis = std::vector<std::complex<float>>(kCells * 4);
+  std::vector<uint32_t> valid = std::vector<uint32_t>(kCells);
+  BlockData(int64_t block, int subband) {
+    for (size_t i = 0; i < vis.size(); ++i) vis[i] = {float(i + block), float(subband)};
+    for (auto& v : valid) v = uint32_t(10 + block);
+  }
+};
+
+struct Collector {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<CorrelatedData>> items;
+  Integrator::Emit emit() {
+    return [this](std::unique_ptr<CorrelatedData> d) {
+      std::lock_guard lock(mutex);
+      items.push_back(std::move(d));
+    };
+  }
+};
+
+/// A storage-sink stand-in: accepts connections on a fixed port, reads DESIGN §2.4 blocks,
+/// checks header and CRC, and counts every (subband, integration) it got.
+class TestSink {
+ public:
+  explicit TestSink(uint16_t port = 0) { start(port); }
+  ~TestSink() { stop(); }
+  uint16_t port() const { return port_; }
+
+  void start(uint16_t port) {
+    listener_ = std::make_unique<TcpListener>("127.0.0.1", port);
+    port_ = listener_->port();
+    thread_ = std::thread([this] {
+      while (auto stream = listener_->accept()) {
+        {
+          std::lock_guard lock(mutex_);
+          stream_ = stream.get();
+        }
+        readBlocks(*stream);
+        std::lock_guard lock(mutex_);
+        stream_ = nullptr;
+      }
+    });
+  }
+  /// Stops listening and closes the connection (after the block being read).
+  void stop() {
+    if (!listener_) return;
+    listener_->shutdown();
+    {
+      std::lock_guard lock(mutex_);
+      if (stream_) stream_->shutdown();
+    }
+    thread_.join();
+    listener_.reset();
+  }
+  std::map<std::pair<int, int64_t>, int> received() {
+    std::lock_guard lock(mutex_);
+    return received_;
+  }
+  size_t total() {
+    std::lock_guard lock(mutex_);
+    size_t n = 0;
+    for (const auto& [key, count] : received_) n += count;
+    return n;
+  }
+  int bad() const { return bad_; }
+  bool waitForTotal(size_t n, double seconds = 10) {
+    for (int i = 0; i < seconds * 100; ++i) {
+      if (total() >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+ private:
+  void readBlocks(Stream& stream) {
+    try {
+      uint8_t headerBytes[kCorrelatedHeaderSize];
+      while (stream.readExact(headerBytes, sizeof headerBytes)) {
+        const CorrelatedHeader header = CorrelatedHeader::read(headerBytes);
+        if (checkCorrelatedHeader(header)) {
+          ++bad_;
+          return;
+        }
+        std::vector<uint8_t> payload(header.payloadSize);
+        if (!stream.readExact(payload.data(), payload.size())) return;
+        if (crc64(payload.data(), payload.size()) != header.payloadCrc || header.observationId != 42) {
+          ++bad_;
+          continue;
+        }
+        std::lock_guard lock(mutex_);
+        ++received_[{int(header.subband), int64_t(header.integration)}];
+      }
+    } catch (const std::exception&) {
+      // a connection cut in the middle of a block: the sender resends what was not acknowledged
+    }
+  }
+
+  std::unique_ptr<TcpListener> listener_;
+  uint16_t port_ = 0;
+  std::thread thread_;
+  std::mutex mutex_;
+  Stream* stream_ = nullptr;
+  std::map<std::pair<int, int64_t>, int> received_;
+  std::atomic<int> bad_{0};
+};
+
+std::unique_ptr<CorrelatedData> integration(int subband, int64_t number) {
+  auto d = std::make_unique<CorrelatedData>(kStations, kChannels);
+  d->subband = subband;
+  d->integration = number;
+  for (size_t i = 0; i < d->visibilities.size(); ++i) d->visibilities[i] = {float(i), float(number)};
+  for (auto& v : d->validSamples) v = uint32_t(number);
+  return d;
+}
+
+}  // namespace
+
+class OutputTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(OutputTest);
+  CPPUNIT_TEST(testIntegrationSumsAndCounts);
+  CPPUNIT_TEST(testIncompleteAndLateBlocks);
+  CPPUNIT_TEST(testBadBlocksRejected);
+  CPPUNIT_TEST(testDestinations);
+  CPPUNIT_TEST(testSinkRestart);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testIntegrationSumsAndCounts() {
+    Collector out;
+    Integrator integrator(3, {150, 151}, 6, out.emit());
+    // Blocks of two integrations of both subbands, out of order, as ranks return them.
+    for (int64_t block : {2, 0, 4, 1, 5, 3})
+      for (int sb : {1, 0}) {
+        const BlockData data(block, sb);
+        integrator.add(sb, block, kStations, kChannels, data.vis, data.valid);
+      }
+    std::lock_guard lock(out.mutex);
+    CPPUNIT_ASSERT_EQUAL(size_t(4), out.items.size());
+    for (const auto& d : out.items) {
+      const int64_t first = d->integration * 3;
+      const int sb = d->subband - 150;
+      for (size_t i = 0; i < kCells * 4; i += 7)
+        CPPUNIT_ASSERT_EQUAL(std::complex<float>(3.0f * i + 3 * first + 3, 3.0f * sb), d->visibilities[i]);
+      for (size_t i = 0; i < kCells; ++i) CPPUNIT_ASSERT_EQUAL(uint32_t(30 + 3 * first + 3), d->validSamples[i]);
+    }
+    const auto s = integrator.statistics();
+    CPPUNIT_ASSERT_EQUAL(uint64_t(12), s.blocks);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.incompleteIntegrations);
+  }
+
+  void testIncompleteAndLateBlocks() {
+    Collector out;
+    Integrator integrator(2, {150}, -1, out.emit(), 2);
+    auto add = [&](int64_t block) {
+      const BlockData data(block, 0);
+      integrator.add(0, block, kStations, kChannels, data.vis, data.valid);
+    };
+    add(0);  // integration 0 lacks block 1 (a rank died)
+    add(0);  // a duplicate: ignored
+    add(2);
+    add(3);  // integration 1 complete
+    CPPUNIT_ASSERT_EQUAL(size_t(1), out.items.size());
+    add(4);  // integration 2 opens: integration 0 (2 behind) goes out incomplete
+    CPPUNIT_ASSERT_EQUAL(size_t(2), out.items.size());
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), out.items[1]->integration);
+    CPPUNIT_ASSERT_EQUAL(uint32_t(10), out.items[1]->validSamples[0]);  // one block's count
+    add(1);  // too late for integration 0
+    integrator.flush();  // integration 2, incomplete
+    CPPUNIT_ASSERT_EQUAL(size_t(3), out.items.size());
+    const auto s = integrator.statistics();
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), s.duplicates);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), s.late);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.incompleteIntegrations);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(3), s.integrations);
+  }
+
+  void testBadBlocksRejected() {
+    Collector out;
+    Integrator integrator(2, {150}, 4, out.emit());
+    const BlockData data(0, 0);
+    CPPUNIT_ASSERT_THROW(integrator.add(1, 0, kStations, kChannels, data.vis, data.valid), std::invalid_argument);
+    CPPUNIT_ASSERT_THROW(integrator.add(0, 4, kStations, kChannels, data.vis, data.valid), std::invalid_argument);
+    CPPUNIT_ASSERT_THROW(integrator.add(0, 0, kStations + 1, kChannels, data.vis, data.valid), std::invalid_argument);
+    integrator.add(0, 0, kStations, kChannels, data.vis, data.valid);
+    const std::vector<std::complex<float>> otherVis(size_t(nrBaselines(3)) * kChannels * 4);
+    const std::vector<uint32_t> otherValid(size_t(nrBaselines(3)) * kChannels);
+    CPPUNIT_ASSERT_THROW(integrator.add(0, 1, 3, kChannels, otherVis, otherValid), std::invalid_argument);
+  }
+
+  void testDestinations() {
+    ObservationSettings s;
+    s.subbands = {{0, 100, 0, 0}, {1, 101, 0, 0}, {2, 102, 0, 0}};
+    s.correlatedOutput.hosts = {"store1", "store2"};
+    s.correlatedOutput.storagePort = 4321;
+    const auto d = StorageWriter::destinations(s);
+    CPPUNIT_ASSERT_EQUAL(std::string("store1"), d.at(100).host);
+    CPPUNIT_ASSERT_EQUAL(std::string("store2"), d.at(102).host);  // the last one for the rest
+    CPPUNIT_ASSERT_EQUAL(uint16_t(4321), d.at(101).port);
+  }
+
+  void testSinkRestart() {
+    TestSink sink;
+    const uint16_t port = sink.port();
+    StorageWriter::Options options;
+    options.queueCapacity = 6;
+    options.initialRetrySeconds = 0.02;
+    options.maxRetrySeconds = 0.1;
+    StorageWriter writer(42, {{300, {"127.0.0.1", port}}, {301, {"127.0.0.1", port}}}, options);
+    int64_t next = 0;
+    for (; next < 5; ++next) {
+      for (int sb : {300, 301}) writer.write(integration(sb, next));
+      CPPUNIT_ASSERT(sink.waitForTotal(size_t(2 * next + 2)));
+    }
+
+    sink.stop();  // storage goes down: 6 integrations wait, 2 more overflow
+    for (; next < 9; ++next)
+      for (int sb : {300, 301}) writer.write(integration(sb, next));
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));  // retries fail meanwhile
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2), writer.statistics().dropped);
+    CPPUNIT_ASSERT_EQUAL(size_t(10), sink.total());
+
+    sink.start(port);  // storage is back
+    CPPUNIT_ASSERT(writer.finish(10));
+    CPPUNIT_ASSERT(sink.waitForTotal(16));
+    const auto received = sink.received();
+    CPPUNIT_ASSERT_EQUAL(0, sink.bad());
+    CPPUNIT_ASSERT_EQUAL(size_t(16), received.size());
+    for (const auto& [key, count] : received) CPPUNIT_ASSERT_EQUAL(1, count);  // none twice
+    for (int64_t i = 0; i < 8; ++i)
+      for (int sb : {300, 301}) CPPUNIT_ASSERT(received.count({sb, i}));  // the first 16 written
+    const auto s = writer.statistics();
+    CPPUNIT_ASSERT_EQUAL(uint64_t(16), s.sent);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.dropped);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.connects);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(OutputTest);
