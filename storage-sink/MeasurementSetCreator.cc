@@ -1,0 +1,237 @@
+#include "MeasurementSetCreator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <casacore/casa/Arrays/Cube.h>
+#include <casacore/casa/Arrays/Matrix.h>
+#include <casacore/ms/MeasurementSets/MSColumns.h>
+#include <casacore/tables/DataMan/StandardStMan.h>
+#include <casacore/tables/DataMan/TiledColumnStMan.h>
+#include <casacore/tables/Tables/ArrColDesc.h>
+#include <casacore/tables/Tables/ScaColDesc.h>
+#include <casacore/tables/Tables/SetupNewTab.h>
+
+#include "rtcp/Baselines.h"
+
+namespace rtcp::storage {
+namespace {
+
+using casacore::IPosition;
+
+double unixToMjdSeconds(double unixTime) { return unixTime + 40587.0 * 86400.0; }
+
+constexpr size_t kTileBytes = 1 << 20;  // about 1 MiB per tile of DATA
+
+void fixShape(casacore::TableDesc& desc, casacore::MS::PredefinedColumns column,
+              const IPosition& shape) {
+  desc.rwColumnDesc(casacore::MS::columnName(column)).setShape(shape);
+}
+
+casacore::MeasurementSet createMainTable(const std::string& path, int nrChannels, int nrBaselines) {
+  casacore::TableDesc desc = casacore::MS::requiredTableDesc();
+  const IPosition cell(2, kNrPolarisationProducts, nrChannels);  // [channel][pol] per row
+  casacore::MS::addColumnToDesc(desc, casacore::MS::DATA, 2);
+  casacore::MS::addColumnToDesc(desc, casacore::MS::WEIGHT_SPECTRUM, 2);
+  fixShape(desc, casacore::MS::DATA, cell);
+  fixShape(desc, casacore::MS::FLAG, cell);
+  fixShape(desc, casacore::MS::WEIGHT_SPECTRUM, cell);
+  fixShape(desc, casacore::MS::WEIGHT, IPosition(1, kNrPolarisationProducts));
+  fixShape(desc, casacore::MS::SIGMA, IPosition(1, kNrPolarisationProducts));
+
+  casacore::SetupNewTable setup(path, desc, casacore::Table::New);
+  casacore::StandardStMan standard("StandardStMan", 32768);
+  setup.bindAll(standard);
+  // Tiles of whole integrations (rows are integration-major), about kTileBytes of DATA.
+  const size_t integrationBytes = size_t(kNrPolarisationProducts) * nrChannels * sizeof(casacore::Complex) *
+                                  size_t(std::max(nrBaselines, 1));
+  const int rowsPerTile = std::max(nrBaselines, 1) *
+                          int(std::clamp<size_t>((kTileBytes + integrationBytes / 2) / integrationBytes, 1, 64));
+  const IPosition tile(3, kNrPolarisationProducts, nrChannels, rowsPerTile);
+  casacore::TiledColumnStMan tiledData("TiledData", tile);
+  casacore::TiledColumnStMan tiledFlag("TiledFlag", IPosition(3, kNrPolarisationProducts, nrChannels, rowsPerTile * 8));  // bits
+  casacore::TiledColumnStMan tiledWeight("TiledWeightSpectrum", tile);
+  setup.bindColumn(casacore::MS::columnName(casacore::MS::DATA), tiledData);
+  setup.bindColumn(casacore::MS::columnName(casacore::MS::FLAG), tiledFlag);
+  setup.bindColumn(casacore::MS::columnName(casacore::MS::WEIGHT_SPECTRUM), tiledWeight);
+  casacore::MeasurementSet ms(setup);
+  ms.createDefaultSubtables(casacore::Table::New);
+  return ms;
+}
+
+void fillAntennas(casacore::MeasurementSet& ms, const std::vector<MsStation>& stations) {
+  casacore::MSAntenna& table = ms.antenna();
+  table.addColumn(casacore::ScalarColumnDesc<casacore::String>("LOFAR_STATION_TYPE"));
+  table.addRow(stations.size());
+  casacore::MSAntennaColumns columns(table);
+  casacore::ScalarColumn<casacore::String> type(table, "LOFAR_STATION_TYPE");
+  for (size_t i = 0; i < stations.size(); ++i) {
+    const MsStation& s = stations[i];
+    columns.name().put(i, s.name);
+    columns.station().put(i, "LOFAR");
+    columns.type().put(i, "GROUND-BASED");
+    columns.mount().put(i, "X-Y");
+    columns.position().put(i, casacore::Vector<double>{s.position[0], s.position[1], s.position[2]});
+    columns.offset().put(i, casacore::Vector<double>(3, 0.0));
+    columns.dishDiameter().put(i, s.dishDiameter);
+    columns.flagRow().put(i, false);
+    type.put(i, s.type);
+  }
+}
+
+void fillFeeds(casacore::MeasurementSet& ms, size_t nrStations) {
+  casacore::MSFeed& table = ms.feed();
+  table.addRow(nrStations);
+  casacore::MSFeedColumns columns(table);
+  casacore::Vector<casacore::String> receptors{"X", "Y"};
+  casacore::Matrix<casacore::Complex> response(2, 2, casacore::Complex(0));
+  response(0, 0) = response(1, 1) = casacore::Complex(1);
+  for (size_t i = 0; i < nrStations; ++i) {
+    columns.antennaId().put(i, int(i));
+    columns.feedId().put(i, 0);
+    columns.spectralWindowId().put(i, -1);
+    columns.time().put(i, 0.0);
+    columns.interval().put(i, 1e30);
+    columns.numReceptors().put(i, 2);
+    columns.beamId().put(i, -1);
+    columns.beamOffset().put(i, casacore::Matrix<double>(2, 2, 0.0));
+    columns.polarizationType().put(i, receptors);
+    columns.polResponse().put(i, response);
+    columns.position().put(i, casacore::Vector<double>(3, 0.0));
+    columns.receptorAngle().put(i, casacore::Vector<double>{-M_PI / 4, M_PI / 4});
+  }
+}
+
+void fillField(casacore::MeasurementSet& ms, double ra, double dec, double startMjd) {
+  casacore::MSField& table = ms.field();
+  table.addRow();
+  casacore::MSFieldColumns columns(table);
+  casacore::Matrix<double> direction(2, 1);
+  direction(0, 0) = ra;
+  direction(1, 0) = dec;
+  columns.name().put(0, "BEAM_0");
+  columns.code().put(0, "");
+  columns.time().put(0, startMjd);
+  columns.numPoly().put(0, 0);
+  columns.delayDir().put(0, direction);
+  columns.phaseDir().put(0, direction);
+  columns.referenceDir().put(0, direction);
+  columns.sourceId().put(0, -1);
+  columns.flagRow().put(0, false);
+}
+
+void fillPolarization(casacore::MeasurementSet& ms) {
+  casacore::MSPolarization& table = ms.polarization();
+  table.addRow();
+  casacore::MSPolarizationColumns columns(table);
+  casacore::Matrix<int> products(2, kNrPolarisationProducts);
+  for (int p = 0; p < kNrPolarisationProducts; ++p) {
+    products(0, p) = p / 2;  // XX XY YX YY
+    products(1, p) = p % 2;
+  }
+  columns.numCorr().put(0, kNrPolarisationProducts);
+  columns.corrType().put(0, casacore::Vector<int>{9, 10, 11, 12});
+  columns.corrProduct().put(0, products);
+  columns.flagRow().put(0, false);
+}
+
+void fillSpectralWindow(casacore::MeasurementSet& ms, const MeasurementSetDescription& d) {
+  const int nrChannels = d.nrChannels();
+  casacore::Vector<double> frequencies(nrChannels), widths(nrChannels, d.channelWidth);
+  for (int c = 0; c < nrChannels; ++c) frequencies[c] = d.channelFrequencies[size_t(c)];
+  casacore::MSSpectralWindow& table = ms.spectralWindow();
+  table.addRow();
+  casacore::MSSpWindowColumns columns(table);
+  columns.name().put(0, "SB-" + std::to_string(d.subbandNumber));
+  columns.numChan().put(0, nrChannels);
+  columns.refFrequency().put(0, d.subbandFrequency);
+  columns.chanFreq().put(0, frequencies);
+  columns.chanWidth().put(0, widths);
+  columns.effectiveBW().put(0, widths);
+  columns.resolution().put(0, widths);
+  columns.measFreqRef().put(0, casacore::MFrequency::TOPO);
+  columns.totalBandwidth().put(0, nrChannels * d.channelWidth);
+  columns.netSideband().put(0, 1);
+  columns.ifConvChain().put(0, 0);
+  columns.freqGroup().put(0, 0);
+  columns.freqGroupName().put(0, "");
+  columns.flagRow().put(0, false);
+
+  casacore::MSDataDescription& description = ms.dataDescription();
+  description.addRow();
+  casacore::MSDataDescColumns descriptionColumns(description);
+  descriptionColumns.spectralWindowId().put(0, 0);
+  descriptionColumns.polarizationId().put(0, 0);
+  descriptionColumns.flagRow().put(0, false);
+}
+
+void fillObservation(casacore::MeasurementSet& ms, int64_t observationId, double startMjd,
+                     double stopMjd) {
+  casacore::MSObservation& table = ms.observation();
+  table.addColumn(casacore::ScalarColumnDesc<casacore::Int64>(kObservationIdColumn));
+  table.addRow();
+  casacore::MSObservationColumns columns(table);
+  columns.telescopeName().put(0, "LOFAR");
+  columns.timeRange().put(0, casacore::Vector<double>{startMjd, stopMjd});
+  columns.observer().put(0, "rtcp");
+  std::string project = std::to_string(observationId);
+  project.insert(0, 1, 'L');  // "L" + ... trips GCC 12's -Wrestrict false positive
+  columns.project().put(0, project);
+  columns.scheduleType().put(0, "LOFAR");
+  columns.schedule().put(0, casacore::Vector<casacore::String>(1, ""));
+  columns.log().put(0, casacore::Vector<casacore::String>(1, ""));
+  columns.releaseDate().put(0, stopMjd);
+  columns.flagRow().put(0, false);
+  casacore::ScalarColumn<casacore::Int64>(table, kObservationIdColumn).put(0, observationId);
+
+  casacore::MSProcessor& processor = ms.processor();
+  processor.addRow();
+  casacore::MSProcessorColumns processorColumns(processor);
+  processorColumns.type().put(0, "CORRELATOR");
+  processorColumns.subType().put(0, "rtcp");
+  processorColumns.typeId().put(0, 0);
+  processorColumns.modeId().put(0, 0);
+  processorColumns.flagRow().put(0, false);
+}
+
+void fillHistory(casacore::MeasurementSet& ms, const std::string& parsetText, double startMjd) {
+  std::vector<std::string> lines;
+  std::istringstream text(parsetText);
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  if (lines.empty()) lines.push_back("");
+  casacore::MSHistory& table = ms.history();
+  table.addRow();
+  casacore::MSHistoryColumns columns(table);
+  columns.time().put(0, startMjd);
+  columns.observationId().put(0, 0);
+  columns.message().put(0, "parset");
+  columns.priority().put(0, "NORMAL");
+  columns.origin().put(0, "rtcp storage-sink");
+  columns.objectId().put(0, 0);
+  columns.application().put(0, "storage-sink");
+  columns.cliCommand().put(0, casacore::Vector<casacore::String>(1, "storage-sink"));
+  casacore::Vector<casacore::String> parameters(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) parameters[i] = lines[i];
+  columns.appParams().put(0, parameters);
+}
+
+}  // namespace
+
+casacore::MeasurementSet createMeasurementSet(const std::string& path,
+                                              const MeasurementSetDescription& d) {
+  casacore::MeasurementSet ms = createMainTable(path, d.nrChannels(), nrBaselines(d.nrStations()));
+  const double startMjd = unixToMjdSeconds(d.startTime);
+  const double stopMjd = unixToMjdSeconds(d.stopTime);
+  fillAntennas(ms, d.stations);
+  fillFeeds(ms, d.stations.size());
+  fillField(ms, d.ra, d.dec, startMjd);
+  fillPolarization(ms);
+  fillSpectralWindow(ms, d);
+  fillObservation(ms, d.observationId, startMjd, stopMjd);
+  fillHistory(ms, d.parsetText, startMjd);
+  ms.flush(true);
+  return ms;
+}
+
+}  // namespace rtcp::storage

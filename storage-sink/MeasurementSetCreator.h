@@ -1,0 +1,22 @@
+#pragma once
+/// \file MeasurementSetCreator.h
+/// Creates an empty MeasurementSet for one subband (DESIGN §2.5): the main table with
+/// throughput-oriented storage managers and every subtable filled from the settings.
+
+#include <string>
+#include <vector>
+
+#include <casacore/ms/MeasurementSets/MeasurementSet.h>
+
+#include "MeasurementSetDescription.h"
+
+namespace rtcp::storage {
+
+/// Creates the MS at path (which must not exist) and returns it opened for writing.
+casacore::MeasurementSet createMeasurementSet(const std::string& path,
+                                              const MeasurementSetDescription& description);
+
+/// Name of the OBSERVATION column that holds the observation id.
+inline const char* kObservationIdColumn = "LOFAR_OBSERVATION_ID";
+
+}  // namespace rtcp::storage

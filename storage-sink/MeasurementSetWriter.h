@@ -1,0 +1,54 @@
+#pragma once
+/// \file MeasurementSetWriter.h
+/// Writes one subband's correlated blocks into its MeasurementSet on a complete time
+/// grid: integration i occupies rows [i * nrBaselines, (i + 1) * nrBaselines), one row
+/// per baseline in the order of DESIGN §2.3, with mid time start + (i + 0.5) * T.
+/// Integrations that never arrive stay as flagged rows. An existing MS of the same
+/// observation is reopened, its gaps filled and its grid extended (restart).
+///
+/// The casacore parts live behind a pointer, so users of this header need no casacore.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "MeasurementSetDescription.h"
+
+namespace rtcp::storage {
+
+class MeasurementSetWriter {
+ public:
+  /// Creates the MS at path, or reopens it when it exists (it must hold the same
+  /// observation, stations and channels; std::runtime_error naming the file if not).
+  MeasurementSetWriter(const MeasurementSetDescription& description, const std::string& path);
+  ~MeasurementSetWriter();
+  MeasurementSetWriter(const MeasurementSetWriter&) = delete;
+  MeasurementSetWriter& operator=(const MeasurementSetWriter&) = delete;
+
+  /// Writes one verified block of an integration; payload (DESIGN §2.4) is
+  /// visibilities[baseline][channel][pol] (complex float32) then
+  /// nrValidSamples[baseline][channel] (uint32). Stored as conj(sum) / nrValid with
+  /// weight nrValid (DESIGN §2.5). Returns false, writing nothing, when that
+  /// integration is already written.
+  bool write(int64_t integration, const uint8_t* payload);
+  /// Extends the time grid with flagged rows to nrIntegrations integrations.
+  void extendTo(int64_t nrIntegrations);
+  /// Flushes the MS to the file system; with sync, also to the disk (fsync).
+  void flush(bool sync = false);
+
+  const std::string& path() const { return path_; }
+  bool reopened() const;
+  /// Integrations the grid holds, and how many of them were written (not gaps).
+  int64_t gridSize() const;
+  int64_t nrWritten() const;
+  int64_t nrMissing() const { return gridSize() - nrWritten(); }
+  /// Bytes of DATA, FLAG and WEIGHT_SPECTRUM cells written by this process.
+  uint64_t bytesWritten() const;
+
+ private:
+  struct Impl;
+  std::string path_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rtcp::storage

@@ -1,0 +1,191 @@
+#include "StorageSink.h"
+
+#include <chrono>
+#include <map>
+
+#include "BlockReceiver.h"
+#include "rtcp/Logger.h"
+
+namespace rtcp::storage {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+double unixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void SinkSummary::log() const {
+  RTCP_LOG_INFO("storage", "summary: stopped (" << stopReason << "); " << blocksReceived
+                                               << " blocks received, " << blocksWritten << " written, "
+                                               << bytesReceived << " bytes received");
+  for (int r = 1; r < kNrBlockRejects; ++r)
+    if (rejected[size_t(r)])
+      RTCP_LOG_INFO("storage", "summary: rejected " << rejected[size_t(r)] << " blocks: "
+                                                    << toString(BlockReject(r)));
+  for (const Output& out : outputs)
+    RTCP_LOG_INFO("storage", "summary: " << out.path << " (subband " << out.subband << "): "
+                                         << out.gridSize << " integrations, " << out.missing
+                                         << " missing (flagged), " << out.bytesWritten << " bytes written");
+  RTCP_LOG_INFO("storage", "summary: staging high-water mark " << stagingHighWaterBytes << " of "
+                                                                << stagingCapacityBytes << " bytes");
+}
+
+StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
+    : settings_(std::move(settings)), options_(std::move(options)) {
+  outputs_ = localOutputs(settings_, options_.all);
+  std::map<uint32_t, int> subbandToOutput;
+  for (size_t o = 0; o < outputs_.size(); ++o) subbandToOutput[uint32_t(outputs_[o].subbandNumber)] = int(o);
+  validator_ = std::make_unique<BlockValidator>(settings_, std::move(subbandToOutput));
+  staging_ = std::make_unique<StagingArea>(int(outputs_.size()), validator_->payloadSize(), options_.staging);
+  for (const SubbandOutput& out : outputs_) {
+    writers_.push_back(std::make_unique<MeasurementSetWriter>(describeMeasurementSet(settings_, out.subbandIndex), out.path));
+    integrationsWritten_ += writers_.back()->nrWritten();
+  }
+  const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
+  listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
+  RTCP_LOG_INFO("storage", "listening on port " << listener_->port() << " for " << outputs_.size()
+                                                << " subbands of observation " << settings_.observationId
+                                                << " (" << validator_->nrIntegrations() << " integrations each)");
+}
+
+StorageSink::~StorageSink() = default;
+
+void StorageSink::requestStop(const std::string& reason) {
+  std::lock_guard lock(mutex_);
+  if (!stopRequested_) stopReason_ = reason;
+  stopRequested_ = true;
+  stopCondition_.notify_all();
+}
+
+bool StorageSink::allArrived() const {
+  return integrationsWritten_ >= int64_t(outputs_.size()) * validator_->nrIntegrations();
+}
+
+void StorageSink::acceptConnections() {
+  while (std::unique_ptr<Stream> stream = listener_->accept()) {
+    std::lock_guard lock(mutex_);
+    if (stopRequested_) break;
+    Stream* raw = stream.get();
+    ++open_;
+    std::thread thread([this, raw, n = connections_.size()] {
+      const std::string peer = "connection " + std::to_string(n);
+      RTCP_LOG_DEBUG("storage", peer << " opened");
+      BlockReceiver(*validator_, *staging_, statistics_).run(*raw, peer);
+      RTCP_LOG_DEBUG("storage", peer << " closed");
+      --open_;
+    });
+    ++accepted_;
+    connections_.emplace_back(std::move(stream), std::move(thread));
+  }
+}
+
+void StorageSink::drain(int output) {
+  MeasurementSetWriter& writer = *writers_[size_t(output)];
+  // Flushing writes out partly filled tiles: do it once per flush interval, not per batch.
+  const auto flushInterval = std::chrono::duration<double>(options_.staging.flushIntervalSeconds);
+  Clock::time_point lastFlush = Clock::now();
+  for (;;) {
+    std::vector<std::unique_ptr<StagedBlock>> batch = staging_->nextBatch(output);
+    if (batch.empty()) break;
+    for (std::unique_ptr<StagedBlock>& block : batch) {
+      try {
+        if (!failed_ && writer.write(int64_t(block->header.integration), block->payload.data())) {
+          ++statistics_.blocksWritten;
+          ++integrationsWritten_;
+        } else if (!failed_) {
+          statistics_.reject(BlockReject::kDuplicate, writer.path(),
+                             "integration " + std::to_string(block->header.integration) + " already written");
+        }
+      } catch (const std::exception& e) {
+        RTCP_LOG_ERROR("storage", writer.path() << ": writing failed: " << e.what());
+        failed_ = true;
+        requestStop("writing failed");
+      }
+      staging_->release(std::move(block));
+    }
+    try {
+      if (Clock::now() - lastFlush >= flushInterval) {
+        writer.flush();
+        lastFlush = Clock::now();
+      }
+    } catch (const std::exception& e) {
+      RTCP_LOG_ERROR("storage", writer.path() << ": flush failed: " << e.what());
+      failed_ = true;
+      requestStop("writing failed");
+    }
+    if (allArrived()) requestStop("every integration arrived");
+  }
+}
+
+SinkSummary StorageSink::run() {
+  std::vector<std::thread> writerThreads;
+  for (size_t o = 0; o < outputs_.size(); ++o) writerThreads.emplace_back([this, o] { drain(int(o)); });
+  std::thread acceptor([this] { acceptConnections(); });
+
+  Clock::time_point deadline = Clock::time_point::max();
+  std::string deadlineReason;
+  if (options_.stopAfterSeconds > 0) {
+    deadline = after(options_.stopAfterSeconds);
+    deadlineReason = "--stop-after-seconds elapsed";
+  }
+  const double now = unixNow();
+  if (now < settings_.stopTime) {  // a live observation; a replay of a past one waits for its data
+    const Clock::time_point stop = after(settings_.stopTime - now + options_.lingerSeconds);
+    if (stop < deadline) deadline = stop, deadlineReason = "stop time plus linger passed";
+  }
+  if (allArrived()) requestStop("every integration arrived");
+  {
+    std::unique_lock lock(mutex_);
+    if (!stopCondition_.wait_until(lock, deadline, [&] { return stopRequested_; })) {
+      stopRequested_ = true;
+      stopReason_ = deadlineReason;
+    }
+  }
+
+  // Stop receiving, then write everything staged.
+  listener_->shutdown();
+  acceptor.join();
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& connection : connections_) connection.first->shutdown();
+  }
+  for (auto& connection : connections_) connection.second.join();
+  staging_->close();
+  for (std::thread& thread : writerThreads) thread.join();
+
+  SinkSummary summary;
+  summary.complete = allArrived();
+  summary.failed = failed_;
+  summary.stopReason = stopReason_;
+  // Once the observation is over, its whole time grid is due: pad what never came.
+  const bool observationOver = summary.complete || unixNow() >= settings_.stopTime;
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    MeasurementSetWriter& writer = *writers_[o];
+    try {
+      if (observationOver && !failed_) writer.extendTo(validator_->nrIntegrations());
+      writer.flush(true);
+    } catch (const std::exception& e) {
+      RTCP_LOG_ERROR("storage", writer.path() << ": finishing failed: " << e.what());
+      summary.failed = true;
+    }
+    summary.outputs.push_back({writer.path(), outputs_[o].subbandNumber, writer.gridSize(),
+                               writer.nrMissing(), writer.bytesWritten()});
+  }
+  writers_.clear();  // closes the MSs
+  summary.blocksReceived = statistics_.blocksReceived;
+  summary.blocksWritten = statistics_.blocksWritten;
+  summary.bytesReceived = statistics_.bytesReceived;
+  for (int r = 0; r < kNrBlockRejects; ++r) summary.rejected[size_t(r)] = statistics_.rejected[size_t(r)];
+  summary.stagingHighWaterBytes = staging_->highWaterBytes();
+  summary.stagingCapacityBytes = staging_->capacityBytes();
+  return summary;
+}
+
+}  // namespace rtcp::storage

@@ -1,0 +1,97 @@
+#pragma once
+/// \file StorageSink.h
+/// The storage tier (DESIGN §1): a TCP server that accepts any number of connections (a
+/// thread each), validates and stages the correlated blocks, and writes them through one
+/// write-behind writer thread per MeasurementSet of the subbands stored on this host.
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "BlockValidator.h"
+#include "IngestStatistics.h"
+#include "MeasurementSetWriter.h"
+#include "OutputLayout.h"
+#include "StagingArea.h"
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/Stream.h"
+
+namespace rtcp::storage {
+
+struct SinkOptions {
+  std::string host;              ///< address to listen on ("" = every interface)
+  int port = -1;                 ///< -1: OLAP.Storage.port; 0: any free port
+  bool all = false;              ///< write every subband, whatever host its location names
+  StagingOptions staging;
+  double lingerSeconds = 10;     ///< after the stop time, wait this long for late blocks
+  double stopAfterSeconds = 0;   ///< stop after this long whatever arrived (0: no limit)
+};
+
+/// What a run did, per MeasurementSet and in total.
+struct SinkSummary {
+  struct Output {
+    std::string path;
+    int subband = 0;
+    int64_t gridSize = 0;       ///< integrations the MS holds
+    int64_t missing = 0;        ///< of those, flagged because they never arrived
+    uint64_t bytesWritten = 0;
+  };
+  uint64_t blocksReceived = 0, blocksWritten = 0, bytesReceived = 0;
+  std::array<uint64_t, kNrBlockRejects> rejected{};  ///< [BlockReject]
+  std::vector<Output> outputs;
+  size_t stagingHighWaterBytes = 0, stagingCapacityBytes = 0;
+  bool complete = false;  ///< every expected integration of every subband arrived
+  bool failed = false;    ///< an MS could not be written
+  std::string stopReason;
+  void log() const;  ///< logs the summary, one line per item
+};
+
+class StorageSink {
+ public:
+  /// Opens (or reopens) the MSs and binds the port; throws on failure.
+  StorageSink(ObservationSettings settings, SinkOptions options);
+  ~StorageSink();
+  StorageSink(const StorageSink&) = delete;
+  StorageSink& operator=(const StorageSink&) = delete;
+
+  uint16_t port() const { return listener_->port(); }
+  const std::vector<SubbandOutput>& outputs() const { return outputs_; }
+  /// Serves until every integration arrived, the stop time plus linger passed,
+  /// stopAfterSeconds elapsed or requestStop(); then writes everything staged and
+  /// closes the MSs.
+  SinkSummary run();
+  /// Asks run() to stop (thread-safe).
+  void requestStop(const std::string& reason = "stop requested");
+  /// Connections accepted so far, and how many of them are still open.
+  size_t nrConnectionsAccepted() const { return accepted_; }
+  size_t nrConnectionsOpen() const { return open_; }
+
+ private:
+  void acceptConnections();
+  void drain(int output);
+  bool allArrived() const;
+
+  ObservationSettings settings_;
+  SinkOptions options_;
+  std::vector<SubbandOutput> outputs_;
+  std::unique_ptr<BlockValidator> validator_;
+  std::unique_ptr<StagingArea> staging_;
+  std::vector<std::unique_ptr<MeasurementSetWriter>> writers_;  // [output]
+  std::unique_ptr<TcpListener> listener_;
+  IngestStatistics statistics_;
+  std::atomic<int64_t> integrationsWritten_{0};
+  std::atomic<bool> failed_{false};
+  std::atomic<size_t> accepted_{0}, open_{0};
+
+  std::mutex mutex_;
+  std::condition_variable stopCondition_;
+  bool stopRequested_ = false;
+  std::string stopReason_;
+  std::vector<std::pair<std::unique_ptr<Stream>, std::thread>> connections_;
+};
+
+}  // namespace rtcp::storage

@@ -1,0 +1,36 @@
+#pragma once
+/// \file UvwCalculator.h
+/// Per-station J2000 UVW coordinates toward a phase centre, computed as DP3's
+/// UVWCalculator does: each station's ITRF offset from the array reference is an
+/// MBaseline converted to J2000 at the epoch and turned into Muvw. A baseline's
+/// UVW is uvw(s2) - uvw(s1), the convention of casacore's TaQL mscal.uvwj2000.
+
+#include <array>
+#include <vector>
+
+#include <casacore/measures/Measures/MBaseline.h>
+#include <casacore/measures/Measures/MCBaseline.h>
+#include <casacore/measures/Measures/MeasConvert.h>
+#include <casacore/measures/Measures/MDirection.h>
+#include <casacore/measures/Measures/MPosition.h>
+#include <casacore/measures/Measures/MeasFrame.h>
+
+namespace rtcp::storage {
+
+class UvwCalculator {
+ public:
+  /// positions: ITRF metres per station; phaseCentre: J2000 RA, Dec in radians.
+  UvwCalculator(const std::array<double, 3>& reference,
+                const std::vector<std::array<double, 3>>& positions, double ra, double dec);
+
+  /// uvw[station] in metres (J2000) at a UTC time in MJD seconds.
+  std::vector<std::array<double, 3>> stationUvw(double mjdSeconds);
+
+ private:
+  casacore::MDirection phaseCentre_;
+  casacore::MeasFrame frame_;
+  std::vector<casacore::MVBaseline> offsets_;  // [station], ITRF offsets from the reference
+  casacore::MBaseline::Convert toJ2000_;        // ITRF -> J2000 in frame_
+};
+
+}  // namespace rtcp::storage

@@ -1,0 +1,103 @@
+// storage-sink PARSET [options]: receives correlated blocks over TCP and writes one
+// MeasurementSet per subband stored on this host (DESIGN §1, §2.4, §2.5).
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include <boost/program_options.hpp>
+
+#include "StorageSink.h"
+#include "rtcp/Logger.h"
+
+namespace po = boost::program_options;
+
+namespace {
+std::mutex gSinkMutex;
+rtcp::storage::StorageSink* gSink = nullptr;  // the sink a signal stops, while it runs
+}  // namespace
+
+int main(int argc, char** argv) {
+  rtcp::Logger::setProcessName("storage-sink");
+  rtcp::storage::SinkOptions options;
+  double stagingMb = 256;
+  std::string parsetPath;
+  po::options_description visible("usage: storage-sink PARSET [options]\n\n"
+                                  "Receives correlated blocks (DESIGN 2.4) on OLAP.Storage.port and writes one\n"
+                                  "MeasurementSet per subband whose output location is this host.\n\noptions");
+  visible.add_options()
+      ("help,h", "show this help")
+      ("port", po::value<int>(&options.port), "TCP port (default OLAP.Storage.port; 0: any free port)")
+      ("host", po::value<std::string>(&options.host), "address to listen on (default: every interface)")
+      ("all", po::bool_switch(&options.all), "write every subband, whatever host its location names")
+      ("staging-mb", po::value<double>(&stagingMb)->default_value(256), "staging memory bound, MiB")
+      ("high-watermark", po::value<double>(&options.staging.highWatermark)->default_value(0.75),
+       "fraction of staging that starts writing")
+      ("low-watermark", po::value<double>(&options.staging.lowWatermark)->default_value(0.25),
+       "fraction of staging writing drains down to")
+      ("flush-interval", po::value<double>(&options.staging.flushIntervalSeconds)->default_value(1.0),
+       "seconds a staged block waits at most")
+      ("linger", po::value<double>(&options.lingerSeconds)->default_value(10),
+       "seconds to wait for late blocks after the stop time")
+      ("stop-after-seconds", po::value<double>(&options.stopAfterSeconds)->default_value(0),
+       "stop after this many seconds (0: no limit)")
+      ("verbose,v", "log debug messages");
+  po::options_description all = visible;
+  all.add_options()("parset", po::value<std::string>(&parsetPath));
+  po::positional_options_description positional;
+  positional.add("parset", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", "bad arguments: " << e.what() << " (see --help)");
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << visible << "\n";
+    return 0;
+  }
+  if (parsetPath.empty()) {
+    RTCP_LOG_ERROR("storage", "no parset given (see --help)");
+    return 2;
+  }
+  if (vm.count("verbose")) rtcp::Logger::setLevel(rtcp::LogLevel::kDebug);
+  options.staging.capacityBytes = size_t(stagingMb * 1024 * 1024);
+
+  // SIGINT and SIGTERM are taken by one thread that asks the sink to stop.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  try {
+    rtcp::ObservationSettings settings = rtcp::ObservationSettings::fromFile(parsetPath);
+    for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("storage", "unknown parset key " << key);
+    rtcp::storage::StorageSink sink(std::move(settings), options);
+    {
+      std::lock_guard lock(gSinkMutex);
+      gSink = &sink;
+    }
+    std::thread([signals] {
+      int signal = 0;
+      if (sigwait(&signals, &signal) != 0) return;
+      std::lock_guard lock(gSinkMutex);
+      if (gSink) gSink->requestStop(signal == SIGINT ? "SIGINT" : "SIGTERM");
+    }).detach();
+    const rtcp::storage::SinkSummary summary = sink.run();
+    {
+      std::lock_guard lock(gSinkMutex);
+      gSink = nullptr;
+    }
+    summary.log();
+    return summary.failed ? 1 : 0;
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", parsetPath << ": " << e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,56 @@
+#pragma once
+// Shared helpers of the storage-sink tests: temporary directories, small parsets,
+// deterministic correlated blocks and a TCP sender.
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rtcp/CorrelatedBlock.h"
+#include "rtcp/ObservationSettings.h"
+
+namespace rtcp::storage::test {
+
+/// A fresh directory under $TMPDIR (or /tmp), removed with everything in it at the end
+/// (kept when RTCP_KEEP_TEST_DIRS is set).
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct TestObservation {
+  int64_t obsId = 4242;
+  std::string start = "2025-06-01 12:00:00";
+  std::string stop = "2025-06-01 12:00:06";  ///< 6 integrations of about 1 s
+  std::vector<std::string> stations = {"CS001", "CS002", "CS003", "RS106"};
+  std::string subbands = "[300, 301]";
+  int channels = 8;
+  int steps = 24414;  ///< spectra per block: 8 * 24414 samples = 0.99999 s
+  std::string location;  ///< HOST:DIR of the outputs
+  std::string extra;     ///< more parset lines
+};
+
+/// The parset text of a small LBA observation.
+std::string makeParset(const TestObservation& observation);
+/// Writes the parset to dir/name and returns its path.
+std::string writeParset(const std::string& dir, const TestObservation& observation,
+                        const std::string& name = "test.parset");
+
+/// A block with deterministic contents: the correlator's sum for (baseline, channel, pol)
+/// is value(...) * nrValid, nrValid = validCount(...).
+CorrelatedData makeBlock(int nrStations, int nrChannels, int subband, int64_t integration);
+std::complex<float> blockValue(int baseline, int channel, int pol, int64_t integration);
+uint32_t validCount(int baseline, int channel, int64_t integration);
+
+/// Connects to localhost:port and sends the bytes; closes the connection at the end.
+void sendBytes(uint16_t port, const std::vector<uint8_t>& bytes);
+
+}  // namespace rtcp::storage::test

@@ -1,0 +1,231 @@
+// StorageSink over real TCP connections: rejects (bad magic, bad CRC, impossible sizes,
+// unknown subband, truncated connection) keep the MS to exactly the good blocks; several
+// concurrent connections; out-of-order blocks; completion; restart; the executable.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <thread>
+
+#include "MsReader.h"
+#include "StorageSink.h"
+#include "StorageTestUtil.h"
+#include "TestData.h"
+#include "rtcp/Baselines.h"
+#include "rtcp/Parset.h"
+#include "rtcp/SampleTime.h"
+#include "rtcp/Stream.h"
+
+namespace rtcp::storage::test {
+
+using namespace std::chrono_literals;
+
+namespace {
+
+std::vector<uint8_t> block(int subband, int64_t integration, int64_t obsId = 4242) {
+  return makeBlock(4, 8, subband, integration).serialise(uint64_t(obsId));
+}
+
+void append(std::vector<uint8_t>& stream, const std::vector<uint8_t>& bytes) {
+  stream.insert(stream.end(), bytes.begin(), bytes.end());
+}
+
+/// Waits until n connections were accepted and all of them are closed again.
+void waitForConnections(const StorageSink& sink, size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (sink.nrConnectionsAccepted() < n || sink.nrConnectionsOpen() > 0) {
+    CPPUNIT_ASSERT(std::chrono::steady_clock::now() < deadline);
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
+/// Checks that integration i of an MS holds block(…, i) (conjugated, normalised) or a gap.
+void checkIntegration(const MsContents& ms, int64_t i, bool present) {
+  const int nb = nrBaselines(4);
+  for (int b = 0; b < nb; ++b) {
+    const size_t row = size_t(i * nb + b);
+    CPPUNIT_ASSERT_EQUAL(uint8_t(!present), ms.flagRow[row]);
+    for (int c = 1; c < 8; ++c)
+      for (int p = 0; p < 4; ++p) {
+        const size_t cell = (row * 8 + size_t(c)) * 4 + size_t(p);
+        const std::complex<float> expected = present ? std::conj(blockValue(b, c, p, i)) : 0.0f;
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(expected.real(), ms.data[cell].real(), 1e-4);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(expected.imag(), ms.data[cell].imag(), 1e-4);
+        CPPUNIT_ASSERT_EQUAL(present ? float(validCount(b, c, i)) : 0.0f, ms.weightSpectrum[cell]);
+      }
+  }
+}
+
+}  // namespace
+
+class StorageSinkTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(StorageSinkTest);
+  CPPUNIT_TEST(testRejectsKeepExactlyTheGoodBlocks);
+  CPPUNIT_TEST(testCompleteObservationOutOfOrder);
+  CPPUNIT_TEST(testRestartAppends);
+  CPPUNIT_TEST(testExecutable);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  static ObservationSettings settings(const TestObservation& observation) {
+    return ObservationSettings::fromParset(Parset::fromString(makeParset(observation)));
+  }
+  static SinkOptions options() {
+    SinkOptions o;
+    o.host = "127.0.0.1";
+    o.port = 0;
+    o.staging.capacityBytes = 64 * 1024;
+    o.staging.flushIntervalSeconds = 0.1;
+    return o;
+  }
+
+  void testRejectsKeepExactlyTheGoodBlocks() {
+    TempDir dir;
+    TestObservation observation;
+    observation.location = "localhost:" + dir.path();
+    StorageSink sink(settings(observation), options());
+    auto run = std::async(std::launch::async, [&] { return sink.run(); });
+
+    std::vector<uint8_t> a;  // skippable rejects between good blocks
+    append(a, block(300, 0));
+    std::vector<uint8_t> badCrc = makeBlock(4, 8, 300, 4).serialise(4242);
+    badCrc[32] = 1;                          // claims integration 1 ...
+    std::memcpy(badCrc.data() + 48, block(300, 1).data() + 48, 8);  // ... with its CRC
+    append(a, badCrc);
+    append(a, block(300, 1));
+    append(a, block(999, 2));                // not in the parset
+    append(a, block(300, 2, 17));            // another observation
+    append(a, block(300, 2));
+    append(a, block(300, 6));                // beyond the observation
+    append(a, block(300, 2));                // duplicate: the writer keeps the first
+    std::vector<uint8_t> b;                  // garbage ends the connection
+    append(b, block(301, 0));
+    append(b, std::vector<uint8_t>(64, 0xAB));
+    append(b, block(301, 1));
+    std::vector<uint8_t> c = block(301, 3);  // a half-sent block
+    const std::vector<uint8_t> half = block(301, 4);
+    c.insert(c.end(), half.begin(), half.begin() + long(half.size() / 2));
+    std::vector<uint8_t> d(64);              // an impossible size
+    CorrelatedHeader huge;
+    huge.observationId = 4242;
+    huge.subband = 301;
+    huge.nrStations = 60000;
+    huge.nrChannels = 65536;
+    huge.payloadSize = huge.expectedPayloadSize();
+    huge.write(d.data());
+    std::vector<std::thread> senders;
+    for (const auto* bytes : {&a, &b, &c, &d})
+      senders.emplace_back([&sink, bytes] { sendBytes(sink.port(), *bytes); });
+    for (std::thread& t : senders) t.join();
+    waitForConnections(sink, 4);
+    std::this_thread::sleep_for(300ms);  // the writers' timer
+    sink.requestStop();
+    const SinkSummary summary = run.get();
+
+    auto rejected = [&](BlockReject r) { return summary.rejected[size_t(r)]; };
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rejected(BlockReject::kChecksum));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rejected(BlockReject::kSubband));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rejected(BlockReject::kObservationId));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rejected(BlockReject::kIntegration));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rejected(BlockReject::kDuplicate));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rejected(BlockReject::kMagic));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rejected(BlockReject::kTruncated));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), rejected(BlockReject::kShape));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(5), summary.blocksWritten);
+    CPPUNIT_ASSERT(!summary.complete && !summary.failed);
+
+    // The observation lies in the past, so both grids are complete: 6 integrations.
+    const MsContents sb300 = readMeasurementSet(dir.path() + "/L4242_SB300_uv.MS");
+    const MsContents sb301 = readMeasurementSet(dir.path() + "/L4242_SB301_uv.MS");
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 10), sb300.nrRows);
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 10), sb301.nrRows);
+    for (int64_t i = 0; i < 6; ++i) {
+      checkIntegration(sb300, i, i <= 2);
+      checkIntegration(sb301, i, i == 0 || i == 3);
+    }
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), summary.outputs[0].missing);
+    CPPUNIT_ASSERT_EQUAL(int64_t(4), summary.outputs[1].missing);
+  }
+
+  void testCompleteObservationOutOfOrder() {
+    TempDir dir;
+    TestObservation observation;
+    observation.location = "localhost:" + dir.path();
+    SinkOptions o = options();
+    o.staging.capacityBytes = 3 * 3520;  // a few blocks: the receivers must wait for the writers
+    o.staging.flushIntervalSeconds = 10;  // so only the watermarks trigger writing
+    StorageSink sink(settings(observation), o);
+    auto run = std::async(std::launch::async, [&] { return sink.run(); });
+    std::vector<std::thread> senders;
+    for (int subband : {300, 301})
+      senders.emplace_back([&, subband] {
+        std::vector<uint8_t> bytes;
+        for (int64_t i : {5, 0, 3, 1, 4, 2}) append(bytes, block(subband, i));
+        sendBytes(sink.port(), bytes);
+      });
+    for (std::thread& t : senders) t.join();
+    CPPUNIT_ASSERT(run.wait_for(30s) == std::future_status::ready);  // stops by itself
+    const SinkSummary summary = run.get();
+    CPPUNIT_ASSERT(summary.complete);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(12), summary.blocksWritten);
+    CPPUNIT_ASSERT(summary.stagingHighWaterBytes <= summary.stagingCapacityBytes);
+    for (const auto& out : summary.outputs) CPPUNIT_ASSERT_EQUAL(int64_t(0), out.missing);
+    const MsContents ms = readMeasurementSet(dir.path() + "/L4242_SB301_uv.MS");
+    for (int64_t i = 0; i < 6; ++i) checkIntegration(ms, i, true);
+    for (size_t row = 10; row < ms.nrRows; ++row) CPPUNIT_ASSERT(ms.time[row] >= ms.time[row - 1]);
+  }
+
+  void testRestartAppends() {
+    TempDir dir;
+    TestObservation observation;
+    observation.location = "localhost:" + dir.path();
+    observation.subbands = "[300]";
+    observation.steps = 244140;  // 10 s integrations, six of them, ending in the future
+    const double now = std::floor(std::chrono::duration<double>(
+        std::chrono::system_clock::now().time_since_epoch()).count());
+    observation.start = formatUtc(now - 1);
+    observation.stop = formatUtc(now + 59);
+    const std::string path = dir.path() + "/L4242_SB300_uv.MS";
+    {
+      StorageSink sink(settings(observation), options());
+      auto run = std::async(std::launch::async, [&] { return sink.run(); });
+      std::vector<uint8_t> bytes;
+      for (int64_t i : {0, 2}) append(bytes, block(300, i));
+      sendBytes(sink.port(), bytes);
+      waitForConnections(sink, 1);
+      std::this_thread::sleep_for(300ms);
+      sink.requestStop();  // as a crash or restart would, mid-observation
+      const SinkSummary summary = run.get();
+      CPPUNIT_ASSERT_EQUAL(int64_t(3), summary.outputs[0].gridSize);  // not padded: still observing
+    }
+    const MsContents before = readMeasurementSet(path);
+    {
+      StorageSink sink(settings(observation), options());
+      auto run = std::async(std::launch::async, [&] { return sink.run(); });
+      std::vector<uint8_t> bytes;
+      for (int64_t i : {1, 3, 4, 5}) append(bytes, block(300, i));
+      sendBytes(sink.port(), bytes);
+      CPPUNIT_ASSERT(run.wait_for(30s) == std::future_status::ready);
+      const SinkSummary summary = run.get();
+      CPPUNIT_ASSERT(summary.complete);
+      CPPUNIT_ASSERT_EQUAL(int64_t(0), summary.outputs[0].missing);
+    }
+    const MsContents after = readMeasurementSet(path);
+    CPPUNIT_ASSERT_EQUAL(size_t(60), after.nrRows);
+    for (int64_t i = 0; i < 6; ++i) checkIntegration(after, i, true);
+    for (size_t cell = 0; cell < 10 * 8 * 4; ++cell) CPPUNIT_ASSERT(before.data[cell] == after.data[cell]);
+    for (size_t row = 0; row < 30; ++row) CPPUNIT_ASSERT_EQUAL(before.time[row], after.time[row]);
+  }
+
+  void testExecutable() {
+    const std::string exe = rtcp::test::binaryDir() + "/storage-sink/storage-sink";
+    CPPUNIT_ASSERT_EQUAL(0, std::system((exe + " --help > /dev/null").c_str()));
+    CPPUNIT_ASSERT(std::system((exe + " /nonexistent.parset 2> /dev/null").c_str()) != 0);
+    CPPUNIT_ASSERT(std::system((exe + " --no-such-option 2> /dev/null").c_str()) != 0);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(StorageSinkTest);
+
+}  // namespace rtcp::storage::test
