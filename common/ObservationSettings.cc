@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -387,6 +388,12 @@ ObservationSettings ObservationSettings::fromFile(const std::string& path) {
   text << file.rdbuf();
   ObservationSettings s = fromParset(Parset::fromString(text.str(), path));
   s.parsetText = text.str();  // as written, comments included, for HISTORY
+  // Recordings named by relative paths lie relative to the parset file, not the caller.
+  const std::filesystem::path base = std::filesystem::absolute(path).parent_path();
+  for (StationSettings& station : s.stations)
+    for (std::string& input : station.inputs)
+      if (input.starts_with("file:") && input.size() > 5 && input[5] != '/')
+        input = "file:" + (base / input.substr(5)).lexically_normal().string();
   return s;
 }
 

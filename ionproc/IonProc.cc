@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -13,8 +14,10 @@
 #include "link/LinkServer.h"
 #include "output/Integrator.h"
 #include "output/StorageWriter.h"
+#include "StatusFile.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
+#include "rtcp/SampleTime.h"
 #ifdef RTCP_HAVE_IONPROC_INPUT
 #include "StationInput.h"
 #endif
@@ -34,6 +37,7 @@ struct Options {
   size_t outputQueue = 16;
   double linger = 10;
   bool noInput = false;
+  std::string statusFile;
 };
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -45,7 +49,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     ("plugin", po::value(&o.plugins), "plug-in shared object to load (repeatable; default: the correlator plug-in)")
     ("output-queue", po::value(&o.outputQueue), "integrations that may wait per storage connection (default 16)")
     ("linger", po::value(&o.linger), "seconds past the stop time to wait for the last results (default 10)")
-    ("no-input", po::bool_switch(&o.noInput), "run without station input (link, plug-ins and output only)");
+    ("no-input", po::bool_switch(&o.noInput), "run without station input (link, plug-ins and output only)")
+    ("status", po::value(&o.statusFile), "rewrite this file once a second with key=value status lines (StatusFile.h)");
   po::options_description all;
   all.add(visible).add_options()("parset", po::value(&o.parset));
   po::positional_options_description positional;
@@ -81,6 +86,33 @@ double wallClock() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+/// What the --status file reports: input, integrator and storage counters and the lag of
+/// the newest block served behind the wall clock.
+IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStatus::Station> input,
+                        double clockShift, const Integrator& integrator, const StorageWriter* storage) {
+  IonStatus status;
+  status.wallTime = wallClock();
+  status.nrBlocks = settings.nrBlocks();
+  status.blockDuration = settings.blockDuration();
+  status.stations = std::move(input);
+  for (const IonStatus::Station& st : status.stations) status.newestBlock = std::max(status.newestBlock, st.lastBlock);
+  if (status.newestBlock >= 0) {
+    const double end = SampleClock(settings.clockMHz).unixTime(settings.blockStartSample(status.newestBlock + 1));
+    status.newestBlockLag = status.wallTime - (end + clockShift);
+  }
+  const auto in = integrator.statistics();
+  status.blocksIntegrated = in.blocks;
+  status.integrations = in.integrations;
+  status.incompleteIntegrations = in.incompleteIntegrations;
+  if (storage) {
+    const auto st = storage->statistics();
+    status.storageQueued = st.queued;
+    status.storageSent = st.sent;
+    status.storageDropped = st.dropped;
+  }
+  return status;
+}
+
 int run(const Options& options) {
   const sigset_t stopSignals = blockStopSignals();
   const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
@@ -103,6 +135,27 @@ int run(const Options& options) {
   }
 #endif
   if (!blocks) RTCP_LOG_WARN("ionproc", "running without station input");
+  auto writeStatus = [&](bool finished) {
+    if (options.statusFile.empty()) return;
+    std::vector<IonStatus::Station> inputStatistics;
+    double clockShift = 0;
+#ifdef RTCP_HAVE_IONPROC_INPUT
+    if (input) {
+      for (const StationStatistics& st : input->statistics())
+        inputStatistics.push_back({st.station, st.packetsReceived, st.packetsAccepted, st.late, st.rejectedTotal(),
+                                   st.blocksServed, st.samplesServed, st.samplesFlagged, st.blocksGone, st.lastBlock});
+      clockShift = input->clockShift();
+    }
+#endif
+    IonStatus status = collectStatus(settings, inputStatistics, clockShift, integrator, storage.get());
+    status.finished = finished;
+    try {
+      writeFileAtomically(options.statusFile, status.format());
+    } catch (const std::exception& e) {
+      static RateLimiter limiter(60);
+      if (limiter.allow()) RTCP_LOG_WARN("ionproc", e.what());
+    }
+  };
 
   FunctionRegistry functions;
   std::vector<std::function<std::string()>> summaries;
@@ -114,12 +167,19 @@ int run(const Options& options) {
   if (input) input->start();
 #endif
 
-  // Until every integration went out, the stop time passed (real time), or a signal.
+  // Until every integration went out, the stop time passed (real time; for a real-time
+  // replay of recordings, the stop time as shifted to the wall clock), or a signal.
+  double replayShift = 0;
+#ifdef RTCP_HAVE_IONPROC_INPUT
+  if (input) replayShift = input->clockShift();
+#endif
+
   const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
   int signal = 0;
   while (!signal) {
+    writeStatus(false);
     if (int64_t(integrator.statistics().integrations) >= expected) break;
-    if (settings.realTime && wallClock() > settings.stopTime + options.linger) {
+    if (settings.realTime && wallClock() > settings.stopTime + replayShift + options.linger) {
       RTCP_LOG_WARN("ionproc", "stop time passed " << options.linger << " s ago; stopping");
       break;
     }
@@ -151,6 +211,7 @@ int run(const Options& options) {
                                          << " dropped, " << st.resent << " resent, " << st.connects << " connections");
   }
   for (const auto& summary : summaries) RTCP_LOG_INFO("ionproc", summary());
+  writeStatus(true);
   return complete ? 0 : 1;
 }
 

@@ -26,6 +26,7 @@
 #include "rtcp/Stream.h"
 
 namespace rtcp::storage::test {
+using ::rtcp::test::FitsImage;  // shared with the observe tests (test/FitsImage.h)
 namespace {
 
 constexpr double kDegree = M_PI / 180;

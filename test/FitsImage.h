@@ -1,11 +1,12 @@
 #pragma once
+// Shared by the storage-sink and observe tests (test library rtcp_test_imaging).
 // A tiny reader for the 2-D (or degenerate 4-D) float images WSClean writes, with the
 // SIN-projection world coordinates of a pixel.
 
 #include <string>
 #include <vector>
 
-namespace rtcp::storage::test {
+namespace rtcp::test {
 
 struct FitsImage {
   int width = 0, height = 0;
@@ -15,6 +16,16 @@ struct FitsImage {
   static FitsImage read(const std::string& path);  ///< throws std::runtime_error
   /// J2000 RA and Dec (radians) of a 0-based pixel (x, y), SIN projection.
   void worldOf(double x, double y, double& ra, double& dec) const;
+
+  /// The brightest pixel: its value and J2000 direction (radians).
+  struct Peak {
+    float value = 0;
+    double ra = 0, dec = 0;
+  };
+  Peak peak() const;
 };
+
+/// Angle between two J2000 directions (radians).
+double angularDistance(double ra1, double dec1, double ra2, double dec2);
 
 }  // namespace rtcp::storage::test

@@ -1,5 +1,6 @@
 #include "FitsImage.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -7,7 +8,7 @@
 #include <map>
 #include <stdexcept>
 
-namespace rtcp::storage::test {
+namespace rtcp::test {
 
 FitsImage FitsImage::read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -61,4 +62,18 @@ void FitsImage::worldOf(double x, double y, double& ra, double& dec) const {
   ra = ra0 + std::atan2(l, n * std::cos(dec0) - m * std::sin(dec0));
 }
 
-}  // namespace rtcp::storage::test
+FitsImage::Peak FitsImage::peak() const {
+  size_t best = 0;
+  for (size_t i = 0; i < pixels.size(); ++i)
+    if (pixels[i] > pixels[best]) best = i;
+  Peak result;
+  result.value = pixels.at(best);
+  worldOf(double(best % size_t(width)), double(best / size_t(width)), result.ra, result.dec);
+  return result;
+}
+
+double angularDistance(double ra1, double dec1, double ra2, double dec2) {
+  return std::acos(std::min(1.0, std::sin(dec1) * std::sin(dec2) + std::cos(dec1) * std::cos(dec2) * std::cos(ra1 - ra2)));
+}
+
+}  // namespace rtcp::test

@@ -1,0 +1,135 @@
+#include "BlockExchange.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "rtcp/RspPacket.h"
+
+namespace rtcp::correlator {
+
+namespace {
+
+void check(int status, const char* what) {
+  if (status != MPI_SUCCESS) {
+    char message[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(status, message, &length);
+    throw std::runtime_error(std::string(what) + ": " + std::string(message, size_t(length)));
+  }
+}
+
+size_t rowBytes(const StationBlock& block) {
+  return size_t(block.header.nrSamples) * bytesPerDualPolSample(block.header.bitsPerSample);
+}
+
+}  // namespace
+
+BlockExchange::BlockExchange(MPI_Comm comm, const WorkDistribution& distribution, int nrStations)
+    : comm_(comm), distribution_(distribution), nrStations_(nrStations) {
+  MPI_Comm_rank(comm, &rank_);
+  MPI_Comm_size(comm, &nrRanks_);
+  if (nrRanks_ != distribution.nrRanks())
+    throw std::invalid_argument("BlockExchange: the communicator has " + std::to_string(nrRanks_) +
+                                " ranks, the work distribution " +
+                                std::to_string(distribution.nrRanks()));
+}
+
+void BlockExchange::Layout::add(const void* address, size_t bytes) {
+  MPI_Aint absolute;
+  MPI_Get_address(address, &absolute);
+  addresses.push_back(absolute);
+  lengths.push_back(int(bytes));
+}
+
+BlockExchange::Layout BlockExchange::sendLayout(std::span<StationBlock* const> fetched,
+                                                const std::vector<int>& subbands) const {
+  Layout layout;
+  for (const StationBlock* block : fetched) {
+    layout.add(&block->header, sizeof(StationBlockHeader));
+    for (int sb : subbands) {
+      layout.add(block->sample(sb, 0), rowBytes(*block));
+      layout.add(block->valid.data() + sb * block->wordsPerSubband(),
+                 block->wordsPerSubband() * sizeof(uint64_t));
+    }
+  }
+  return layout;
+}
+
+BlockExchange::Layout BlockExchange::receiveLayout(int source,
+                                                   std::span<StationBlock* const> received,
+                                                   size_t nrSubbands) const {
+  Layout layout;
+  for (int s : distribution_.stationsOf(source)) {
+    StationBlock* block = received[size_t(s)];
+    layout.add(&block->header, sizeof(StationBlockHeader));
+    for (size_t j = 0; j < nrSubbands; ++j) {
+      layout.add(block->sample(int(j), 0), rowBytes(*block));
+      layout.add(block->valid.data() + j * block->wordsPerSubband(),
+                 block->wordsPerSubband() * sizeof(uint64_t));
+    }
+  }
+  return layout;
+}
+
+MPI_Datatype BlockExchange::commit(const Layout& layout) {
+  MPI_Datatype type;
+  check(MPI_Type_create_hindexed(int(layout.lengths.size()), layout.lengths.data(),
+                                 layout.addresses.data(), MPI_BYTE, &type),
+        "MPI_Type_create_hindexed");
+  check(MPI_Type_commit(&type), "MPI_Type_commit");
+  return type;
+}
+
+void BlockExchange::exchange(int64_t block, std::span<StationBlock* const> fetched,
+                             std::span<StationBlock* const> received, std::vector<int>& subbands) {
+  if (int(received.size()) != nrStations_ ||
+      fetched.size() != distribution_.stationsOf(rank_).size())
+    throw std::invalid_argument("BlockExchange: wrong number of station blocks");
+  subbands = distribution_.subbandsOf(rank_, block);
+
+  // One datatype per partner and direction; counts of 1, displacements 0 from MPI_BOTTOM.
+  const size_t n = size_t(nrRanks_);
+  std::vector<MPI_Datatype> sendTypes(n), receiveTypes(n);
+  std::vector<int> ones(n, 1), zeros(n, 0);
+  for (int r = 0; r < nrRanks_; ++r) {
+    const Layout out = sendLayout(fetched, distribution_.subbandsOf(r, block));
+    sendTypes[size_t(r)] = commit(out);
+    receiveTypes[size_t(r)] = commit(receiveLayout(r, received, subbands.size()));
+    if (r != rank_)
+      for (int length : out.lengths) bytesSent_ += uint64_t(length);
+  }
+
+  MPI_Request request;
+  check(MPI_Ialltoallw(MPI_BOTTOM, ones.data(), zeros.data(), sendTypes.data(), MPI_BOTTOM,
+                       ones.data(), zeros.data(), receiveTypes.data(), comm_, &request),
+        "MPI_Ialltoallw");
+  wait(request);
+  for (int r = 0; r < nrRanks_; ++r) {
+    MPI_Type_free(&sendTypes[size_t(r)]);
+    MPI_Type_free(&receiveTypes[size_t(r)]);
+  }
+
+  for (StationBlock* b : received) {
+    b->header.nrSubbands = int32_t(subbands.size());
+    b->header.firstSubband = -1;
+  }
+}
+
+void BlockExchange::wait(MPI_Request& request) {
+  const auto start = std::chrono::steady_clock::now();
+  // Test often while data flows (MPICH progresses only inside MPI calls), back off to
+  // sleeping when the partners are not ready yet.
+  auto pause = std::chrono::microseconds(20);
+  for (;;) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) break;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+  }
+  secondsWaiting_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace rtcp::correlator

@@ -1,0 +1,133 @@
+#include "CorrelatorPipeline.h"
+
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "SubbandProcessor.h"
+
+namespace rtcp::correlator {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// The first exception of either thread, to rethrow from run().
+class FirstFailure {
+ public:
+  void set(std::exception_ptr failure) {
+    std::lock_guard lock(mutex_);
+    if (!failure_) failure_ = failure;
+  }
+  void rethrow() {
+    std::lock_guard lock(mutex_);
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr failure_;
+};
+
+}  // namespace
+
+CorrelatorPipeline::CorrelatorPipeline(const ObservationSettings& settings, MPI_Comm comm,
+                                       StationBlockFetcher& fetcher, VisibilityOutput& output,
+                                       Options options)
+    : settings_(settings),
+      comm_(comm),
+      fetcher_(fetcher),
+      output_(output),
+      options_(options),
+      distribution_(
+          [comm] {
+            int size = 1;
+            MPI_Comm_size(comm, &size);
+            return size;
+          }(),
+          settings.nrStations(), settings.nrSubbands(), settings.blocksPerIntegration),
+      exchange_(comm, distribution_, settings.nrStations()) {
+  MPI_Comm_rank(comm, &rank_);
+  const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+  ownStations_ = distribution_.stationsOf(rank_);
+  for (size_t k = 0; k < ownStations_.size(); ++k)
+    fetched_.push_back(
+        std::make_unique<StationBlock>(settings.nrSubbands(), nrSamples, settings.bitsPerSample));
+  for (int i = 0; i < std::max(1, options.queueBlocks); ++i) {
+    auto set = std::make_unique<BlockSet>();
+    for (int s = 0; s < settings.nrStations(); ++s) {
+      set->stations.push_back(std::make_unique<StationBlock>(
+          distribution_.maxSubbandsPerRank(), nrSamples, settings.bitsPerSample));
+      set->pointers.push_back(set->stations.back().get());
+    }
+    pool_.add(std::move(set));
+  }
+}
+
+void CorrelatorPipeline::run() {
+  const auto start = Clock::now();
+  FirstFailure failure;
+  std::thread processing([&] {
+    try {
+      process();
+    } catch (...) {
+      failure.set(std::current_exception());
+      pool_.close();  // the main thread stops at its next free.pop()
+    }
+  });
+  try {
+    fetchAndExchange();
+  } catch (...) {
+    failure.set(std::current_exception());
+  }
+  pool_.filled.close();  // the processing thread drains what is there and ends
+  processing.join();
+  failure.rethrow();
+  if (!output_.finish()) throw std::runtime_error("some output did not reach its destination");
+  statistics_.wallSeconds = secondsSince(start);
+}
+
+void CorrelatorPipeline::fetchAndExchange() {
+  std::vector<StationBlock*> fetched;
+  for (auto& block : fetched_) fetched.push_back(block.get());
+  // Blocks past the last whole integration would integrate into nothing.
+  const int64_t nrBlocks = settings_.nrIntegrations() * settings_.blocksPerIntegration;
+  for (int64_t block = 0; block < nrBlocks; ++block) {
+    const auto fetchStart = Clock::now();
+    for (size_t k = 0; k < ownStations_.size(); ++k) fetcher_.fetch(block, ownStations_[k], *fetched[k]);
+    statistics_.fetchSeconds += secondsSince(fetchStart);
+
+    std::optional<std::unique_ptr<BlockSet>> set = pool_.free.pop();
+    if (!set) return;  // the processing thread failed
+    std::vector<StationBlock*> received;
+    for (auto& station : (*set)->stations) received.push_back(station.get());
+    exchange_.exchange(block, fetched, received, (*set)->subbands);
+    (*set)->block = block;
+    ++statistics_.blocks;
+    if (!pool_.filled.push(std::move(*set))) return;
+  }
+  statistics_.exchangeSeconds = exchange_.secondsWaiting();
+  statistics_.bytesExchanged = exchange_.bytesSent();
+}
+
+void CorrelatorPipeline::process() {
+  SubbandProcessor processor(settings_, options_.nrThreads);
+  CorrelatedData output = processor.makeOutput();
+  while (std::optional<std::unique_ptr<BlockSet>> set = pool_.filled.pop()) {
+    const auto start = Clock::now();
+    const BlockSet& blocks = **set;
+    for (size_t j = 0; j < blocks.subbands.size(); ++j) {
+      processor.process(blocks.pointers, int(j), blocks.subbands[j], output);
+      output_.write(blocks.subbands[j], blocks.block, output);
+      ++statistics_.subbandBlocks;
+    }
+    statistics_.processingSeconds += secondsSince(start);
+    pool_.free.push(std::move(*set));
+  }
+}
+
+}  // namespace rtcp::correlator

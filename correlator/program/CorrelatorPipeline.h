@@ -1,0 +1,80 @@
+#pragma once
+/// \file CorrelatorPipeline.h
+/// One compute rank's pipeline (COBALT style), two threads joined by a Pool of
+/// preallocated block sets:
+///
+///   main thread:       fetch own stations' block  ->  exchange (MPI)  ->  pool.filled
+///   processing thread: pool.filled  ->  SubbandProcessor per local subband  ->  output
+///                      ->  pool.free
+///
+/// Only the main thread calls MPI (MPI_THREAD_FUNNELED). While the processing thread
+/// correlates block b, the main thread already fetches and exchanges block b + 1, up to
+/// `queueBlocks` sets ahead.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "BlockExchange.h"
+#include "StationBlockFetcher.h"
+#include "VisibilityOutput.h"
+#include "WorkDistribution.h"
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/Queue.h"
+#include "rtcp/StationBlock.h"
+
+namespace rtcp::correlator {
+
+class CorrelatorPipeline {
+ public:
+  struct Options {
+    int queueBlocks = 2;  ///< exchanged block sets that may wait for processing
+    int nrThreads = 0;    ///< OpenMP threads of the signal chain; 0: OpenMP's default
+  };
+  struct Statistics {
+    int64_t blocks = 0;             ///< blocks exchanged
+    int64_t subbandBlocks = 0;      ///< (subband, block) pairs this rank correlated
+    double processingSeconds = 0;   ///< processing thread busy time
+    double fetchSeconds = 0;        ///< main thread waiting for its stations' blocks
+    double exchangeSeconds = 0;     ///< main thread waiting for the all-to-all
+    uint64_t bytesExchanged = 0;    ///< sent to other ranks
+    double wallSeconds = 0;
+  };
+
+  CorrelatorPipeline(const ObservationSettings& settings, MPI_Comm comm,
+                     StationBlockFetcher& fetcher, VisibilityOutput& output, Options options);
+
+  /// Runs every block of the observation; rethrows the first failure of either thread.
+  void run();
+  const Statistics& statistics() const { return statistics_; }
+  const WorkDistribution& distribution() const { return distribution_; }
+
+ private:
+  /// One block of every station, holding this rank's share of the subbands.
+  struct BlockSet {
+    int64_t block = -1;
+    std::vector<std::unique_ptr<StationBlock>> stations;  ///< [station]
+    std::vector<const StationBlock*> pointers;            ///< [station], for process()
+    std::vector<int> subbands;                            ///< [local subband] -> subband index
+  };
+
+  void fetchAndExchange();
+  void process();
+
+  const ObservationSettings& settings_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  StationBlockFetcher& fetcher_;
+  VisibilityOutput& output_;
+  Options options_;
+  WorkDistribution distribution_;
+  BlockExchange exchange_;
+  std::vector<int> ownStations_;
+  std::vector<std::unique_ptr<StationBlock>> fetched_;  ///< [own station], every subband
+  Pool<BlockSet> pool_{"exchanged"};
+  Statistics statistics_;
+};
+
+}  // namespace rtcp::correlator

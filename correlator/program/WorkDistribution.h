@@ -1,0 +1,36 @@
+#pragma once
+/// \file WorkDistribution.h
+/// Which compute rank does what. Input: station s is fetched (from ionproc or a
+/// recording) by rank s % nrRanks. Processing: the subbands of each integration are dealt
+/// round-robin over the ranks, continuing from integration to integration, so a rank gets
+/// every block of the (integration, subband) pairs it holds: its sums stay in one place
+/// and in block order, and a rank may spend several block durations on its share while
+/// the others take the next blocks.
+
+#include <cstdint>
+#include <vector>
+
+namespace rtcp::correlator {
+
+class WorkDistribution {
+ public:
+  WorkDistribution(int nrRanks, int nrStations, int nrSubbands, int blocksPerIntegration);
+
+  /// Rank that fetches station s's blocks.
+  int inputRank(int station) const { return station % nrRanks_; }
+  /// Stations rank r fetches, ascending.
+  std::vector<int> stationsOf(int rank) const;
+  /// Rank that processes subband index `subband` of block `block`.
+  int processingRank(int64_t block, int subband) const;
+  /// Subband indices rank r processes in block `block`, ascending.
+  std::vector<int> subbandsOf(int rank, int64_t block) const;
+  /// The most subbands any rank processes in one block.
+  int maxSubbandsPerRank() const { return (nrSubbands_ + nrRanks_ - 1) / nrRanks_; }
+
+  int nrRanks() const { return nrRanks_; }
+
+ private:
+  int nrRanks_, nrStations_, nrSubbands_, blocksPerIntegration_;
+};
+
+}  // namespace rtcp::correlator

@@ -1,0 +1,159 @@
+// correlator PARSET: the compute ranks, started by mpirun. Each rank fetches its stations'
+// blocks (from ionproc over the link, or from the parset's inputs itself), the ranks
+// exchange them so that each holds every station of its subbands, and each correlates
+// its subbands (CorrelatorPipeline.h, WorkDistribution.h).
+//
+//   mpirun -np N correlator PARSET --ionproc tcp:HOST:PORT [--threads T]
+//   mpirun -np N correlator PARSET [--dump DIR] [--no-storage]
+#include <mpi.h>
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "CorrelatorPipeline.h"
+#include "StationBlockFetcher.h"
+#include "VisibilityOutput.h"
+#include "link/LinkClient.h"
+#include "rtcp/Logger.h"
+#include "rtcp/ObservationSettings.h"
+
+namespace po = boost::program_options;
+using namespace rtcp;
+using namespace rtcp::correlator;
+
+namespace {
+
+struct Options {
+  std::string parset;
+  std::string ionproc;  ///< empty: read the inputs in-process
+  std::string dumpDirectory;
+  bool noStorage = false;
+  int threads = 0;
+  int queueBlocks = 2;
+};
+
+std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
+  Options o;
+  po::options_description visible("usage: mpirun -np N correlator PARSET [options]\n\noptions");
+  visible.add_options()
+    ("help,h", "this help")
+    ("ionproc", po::value(&o.ionproc), "fetch station blocks from and send visibilities to ionproc at tcp:HOST:PORT or unix:PATH")
+    ("dump", po::value(&o.dumpDirectory), "without --ionproc: also write each rank's integrations to DIR/rank<R>.vis (DESIGN 2.4 blocks)")
+    ("no-storage", po::bool_switch(&o.noStorage), "without --ionproc: do not send integrations to storage-sink")
+    ("threads", po::value(&o.threads), "signal-chain threads per rank (default: the node's cores / its ranks)")
+    ("queue-blocks", po::value(&o.queueBlocks), "exchanged blocks that may wait for processing (default 2)");
+  po::options_description all;
+  all.add(visible).add_options()("parset", po::value(&o.parset));
+  po::positional_options_description positional;
+  positional.add("parset", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    if (printHelp)
+      std::cout << visible << "\nWith --ionproc, ionproc reads the stations and integrates; without it each rank\n"
+                              "reads its stations' inputs (udp: or file:) and integrates its own subbands.\n";
+    return std::nullopt;
+  }
+  if (o.parset.empty()) throw po::error("missing PARSET");
+  if (!o.ionproc.empty() && (!o.dumpDirectory.empty() || o.noStorage))
+    throw po::error("--dump and --no-storage apply only without --ionproc (ionproc does the output)");
+  if (o.queueBlocks < 1) throw po::error("--queue-blocks must be at least 1");
+  if (o.threads < 0) throw po::error("--threads must not be negative");
+  return o;
+}
+
+/// The node's cores shared by the ranks on it.
+int defaultThreads() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int ranksOnNode = 1;
+  MPI_Comm_size(node, &ranksOnNode);
+  MPI_Comm_free(&node);
+  return std::max(1, int(std::thread::hardware_concurrency()) / ranksOnNode);
+}
+
+int run(const Options& options, int rank, int nrRanks) {
+  const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
+  if (rank == 0)
+    for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("correlator", "unknown parset key " << key);
+  const int threads = options.threads > 0 ? options.threads : defaultThreads();
+
+  std::unique_ptr<StationBlockFetcher> fetcher;
+  std::unique_ptr<VisibilityOutput> output;
+  WorkDistribution distribution(nrRanks, settings.nrStations(), settings.nrSubbands(),
+                                settings.blocksPerIntegration);
+  if (!options.ionproc.empty()) {
+    // One link connection per thread that talks to ionproc: core 0 fetches, core 1 sends.
+    const ion::LinkEndpoint endpoint = ion::LinkEndpoint::parse(options.ionproc);
+    fetcher = std::make_unique<LinkFetcher>(std::make_shared<ion::LinkClient>(endpoint, rank, 0),
+                                            settings.nrSubbands());
+    output = std::make_unique<LinkOutput>(std::make_shared<ion::LinkClient>(endpoint, rank, 1));
+  } else {
+    std::string dump;
+    if (!options.dumpDirectory.empty()) {
+      std::filesystem::create_directories(options.dumpDirectory);
+      dump = (std::filesystem::path(options.dumpDirectory) / ("rank" + std::to_string(rank) + ".vis")).string();
+    }
+    fetcher = std::make_unique<LocalInputFetcher>(settings, distribution.stationsOf(rank));
+    output = std::make_unique<LocalOutput>(settings, !options.noStorage, dump);
+  }
+
+  CorrelatorPipeline pipeline(settings, MPI_COMM_WORLD, *fetcher, *output,
+                              CorrelatorPipeline::Options{options.queueBlocks, threads});
+  RTCP_LOG_INFO("correlator", "rank " << rank << " of " << nrRanks << ": stations "
+                                      << distribution.stationsOf(rank).size() << ", up to "
+                                      << distribution.maxSubbandsPerRank() << " subbands per block, "
+                                      << threads << " threads, " << settings.nrIntegrations() * settings.blocksPerIntegration << " blocks");
+  pipeline.run();
+
+  const CorrelatorPipeline::Statistics& st = pipeline.statistics();
+  const double perSubbandBlock = st.subbandBlocks ? st.processingSeconds / double(st.subbandBlocks) : 0;
+  // Real-time factor: observed time over the time this rank needed for its share.
+  const double realTimeFactor =
+      st.processingSeconds > 0 ? double(st.blocks) * settings.blockDuration() / st.processingSeconds : 0;
+  RTCP_LOG_INFO("correlator", "rank " << rank << ": " << st.blocks << " blocks, " << st.subbandBlocks
+                                      << " subband-blocks processed, mean " << perSubbandBlock
+                                      << " s per subband-block, real-time factor " << realTimeFactor
+                                      << "; waited " << st.fetchSeconds << " s for input and "
+                                      << st.exchangeSeconds << " s for the exchange ("
+                                      << st.bytesExchanged / 1e6 << " MB sent)");
+  RTCP_LOG_INFO("correlator", "rank " << rank << ": input: " << fetcher->summary());
+  RTCP_LOG_INFO("correlator", "rank " << rank << ": output: " << output->summary());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0, nrRanks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nrRanks);
+  Logger::setProcessName("correlator[" + std::to_string(rank) + "]");
+
+  int status = 0;
+  try {
+    std::optional<Options> options = parseOptions(argc, argv, rank == 0);
+    if (!options) {
+      MPI_Finalize();
+      return 0;
+    }
+    if (provided < MPI_THREAD_FUNNELED)
+      throw std::runtime_error("the MPI library does not support MPI_THREAD_FUNNELED");
+    status = run(*options, rank, nrRanks);
+  } catch (const po::error& e) {
+    if (rank == 0) std::cerr << "correlator: " << e.what() << " (see --help)\n";
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  } catch (const std::exception& e) {
+    std::cerr << "correlator[" << rank << "]: " << e.what() << "\n";
+    // The other ranks may wait in an exchange with this one: take them down too.
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return status;
+}

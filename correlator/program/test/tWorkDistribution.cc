@@ -1,0 +1,68 @@
+// WorkDistribution: every (block, subband) has exactly one rank, an integration stays on
+// one rank, and the ranks' shares differ by at most one subband.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <algorithm>
+
+#include "WorkDistribution.h"
+
+namespace rtcp::correlator::test {
+
+class WorkDistributionTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(WorkDistributionTest);
+  CPPUNIT_TEST(testEverySubbandOnce);
+  CPPUNIT_TEST(testIntegrationStaysOnOneRank);
+  CPPUNIT_TEST(testStationsDealtRoundRobin);
+  CPPUNIT_TEST(testRejectsEmptySizes);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testEverySubbandOnce() {
+    const WorkDistribution d(3, 5, 7, 2);
+    for (int64_t block = 0; block < 10; ++block) {
+      std::vector<int> owners(7, 0);
+      size_t largest = 0, smallest = 100;
+      for (int r = 0; r < 3; ++r) {
+        const std::vector<int> mine = d.subbandsOf(r, block);
+        largest = std::max(largest, mine.size());
+        smallest = std::min(smallest, mine.size());
+        CPPUNIT_ASSERT(std::is_sorted(mine.begin(), mine.end()));
+        for (int sb : mine) {
+          ++owners[size_t(sb)];
+          CPPUNIT_ASSERT_EQUAL(r, d.processingRank(block, sb));
+        }
+      }
+      for (int n : owners) CPPUNIT_ASSERT_EQUAL(1, n);
+      CPPUNIT_ASSERT(largest - smallest <= 1);
+      CPPUNIT_ASSERT(int(largest) <= d.maxSubbandsPerRank());
+    }
+  }
+
+  void testIntegrationStaysOnOneRank() {
+    const WorkDistribution d(2, 4, 3, 4);
+    for (int sb = 0; sb < 3; ++sb)
+      for (int64_t integration = 0; integration < 5; ++integration)
+        for (int k = 1; k < 4; ++k)
+          CPPUNIT_ASSERT_EQUAL(d.processingRank(integration * 4, sb), d.processingRank(integration * 4 + k, sb));
+    // ... and the next integration moves on, so that an odd subband count balances.
+    CPPUNIT_ASSERT(d.processingRank(0, 0) != d.processingRank(4, 0));
+  }
+
+  void testStationsDealtRoundRobin() {
+    const WorkDistribution d(3, 7, 1, 1);
+    CPPUNIT_ASSERT(std::vector<int>({0, 3, 6}) == d.stationsOf(0));
+    CPPUNIT_ASSERT(std::vector<int>({2, 5}) == d.stationsOf(2));
+    CPPUNIT_ASSERT_EQUAL(1, d.inputRank(4));
+    const WorkDistribution many(8, 2, 1, 1);
+    CPPUNIT_ASSERT(many.stationsOf(5).empty());
+  }
+
+  void testRejectsEmptySizes() {
+    CPPUNIT_ASSERT_THROW(WorkDistribution(0, 1, 1, 1), std::invalid_argument);
+    CPPUNIT_ASSERT_THROW(WorkDistribution(1, 1, 0, 1), std::invalid_argument);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(WorkDistributionTest);
+
+}  // namespace rtcp::correlator::test

@@ -1,0 +1,132 @@
+#include "StatusFile.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace rtcp::ion {
+namespace {
+
+/// The per-station counters with their key names, for writing and reading alike.
+template <typename StationT, typename Visit>
+void forEachStationCounter(StationT& s, Visit visit) {
+  visit("packetsReceived", s.packetsReceived);
+  visit("packetsAccepted", s.packetsAccepted);
+  visit("late", s.late);
+  visit("rejected", s.rejected);
+  visit("blocksServed", s.blocksServed);
+  visit("samplesServed", s.samplesServed);
+  visit("samplesFlagged", s.samplesFlagged);
+  visit("blocksGone", s.blocksGone);
+  visit("lastBlock", s.lastBlock);
+}
+
+/// The observation-wide numbers with their key names.
+template <typename StatusT, typename Visit>
+void forEachCounter(StatusT& s, Visit visit) {
+  visit("time", s.wallTime);
+  visit("finished", s.finished);
+  visit("blocks", s.nrBlocks);
+  visit("blockDuration", s.blockDuration);
+  visit("newestBlock", s.newestBlock);
+  visit("newestBlockLag", s.newestBlockLag);
+  visit("integrator.blocks", s.blocksIntegrated);
+  visit("integrator.integrations", s.integrations);
+  visit("integrator.incomplete", s.incompleteIntegrations);
+  visit("storage.queued", s.storageQueued);
+  visit("storage.sent", s.storageSent);
+  visit("storage.dropped", s.storageDropped);
+}
+
+template <typename T>
+void parseValue(const std::string& text, T& value, const std::string& key) {
+  std::istringstream in(text);
+  if constexpr (std::is_same_v<T, bool>) {
+    int flag = 0;
+    in >> flag;
+    value = flag != 0;
+  } else {
+    in >> value;
+  }
+  if (in.fail() || !(in >> std::ws).eof())
+    throw std::runtime_error("status key '" + key + "': bad value '" + text + "'");
+}
+
+std::string stationPrefix(size_t i) { return "station[" + std::to_string(i) + "]."; }
+
+}  // namespace
+
+std::string IonStatus::format() const {
+  std::ostringstream out;
+  out << std::setprecision(17);
+  forEachCounter(*this, [&](const char* key, const auto& value) { out << key << '=' << value << '\n'; });
+  out << "stations=" << stations.size() << '\n';
+  for (size_t i = 0; i < stations.size(); ++i) {
+    out << stationPrefix(i) << "name=" << stations[i].name << '\n';
+    forEachStationCounter(stations[i],
+                          [&](const char* key, const auto& value) { out << stationPrefix(i) << key << '=' << value << '\n'; });
+  }
+  return out.str();
+}
+
+IonStatus IonStatus::parse(const std::string& text) {
+  std::map<std::string, std::string> values;
+  std::istringstream in(text);
+  int lineNumber = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++lineNumber;
+    if (line.empty()) continue;
+    const size_t equals = line.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw std::runtime_error("status line " + std::to_string(lineNumber) + ": no key=value: '" + line + "'");
+    values[line.substr(0, equals)] = line.substr(equals + 1);
+  }
+  IonStatus status;
+  auto take = [&](const std::string& key, auto& value) {
+    const auto it = values.find(key);
+    if (it != values.end()) parseValue(it->second, value, key);
+  };
+  forEachCounter(status, take);
+  size_t nrStations = 0;
+  take("stations", nrStations);
+  for (size_t i = 0; i < nrStations; ++i) {
+    Station station;
+    const std::string prefix = stationPrefix(i);
+    station.name = values[prefix + "name"];
+    forEachStationCounter(station, [&](const char* key, auto& value) { take(prefix + key, value); });
+    status.stations.push_back(station);
+  }
+  return status;
+}
+
+IonStatus IonStatus::read(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error(path + ": cannot read the status file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << file.rdbuf();
+  try {
+    return parse(text.str());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream file(temporary, std::ios::trunc);
+    file << text;
+    file.close();
+    if (!file) throw std::runtime_error(temporary + ": cannot write: " + std::strerror(errno));
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    throw std::runtime_error(path + ": cannot replace with " + temporary + ": " + std::strerror(errno));
+}
+
+}  // namespace rtcp::ion

@@ -1,0 +1,60 @@
+#pragma once
+/// \file StatusFile.h
+/// ionproc's `--status FILE`: a snapshot of the station input, the integrator and the
+/// storage writer, rewritten atomically once a second as `key=value` lines, for the
+/// `observe` launcher's progress line and summary. Plain counters only, so that readers
+/// need none of ionproc's classes.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rtcp::ion {
+
+struct IonStatus {
+  /// One station's input (InputStatistics.h, StationStatistics).
+  struct Station {
+    std::string name;              ///< station[i].name
+    uint64_t packetsReceived = 0;  ///< station[i].packetsReceived: datagrams or file records read
+    uint64_t packetsAccepted = 0;  ///< station[i].packetsAccepted: valid, into the buffer
+    uint64_t late = 0;             ///< station[i].late
+    uint64_t rejected = 0;         ///< station[i].rejected: all reasons
+    uint64_t blocksServed = 0;     ///< station[i].blocksServed
+    uint64_t samplesServed = 0;    ///< station[i].samplesServed (per subband)
+    uint64_t samplesFlagged = 0;   ///< station[i].samplesFlagged: of those, missing
+    uint64_t blocksGone = 0;       ///< station[i].blocksGone: served flagged, ranks behind
+    int64_t lastBlock = -1;        ///< station[i].lastBlock: newest block served
+    bool operator==(const Station&) const = default;
+  };
+
+  double wallTime = 0;         ///< time: Unix seconds when written
+  bool finished = false;       ///< finished: 1 once ionproc has finished
+  int64_t nrBlocks = 0;        ///< blocks: in the observation
+  double blockDuration = 0;    ///< blockDuration: seconds
+  int64_t newestBlock = -1;    ///< newestBlock: newest block served to any rank
+  /// newestBlockLag: wall clock minus the (replay-shifted) end time of newestBlock, s.
+  double newestBlockLag = 0;
+  std::vector<Station> stations;
+  uint64_t blocksIntegrated = 0;        ///< integrator.blocks
+  uint64_t integrations = 0;            ///< integrator.integrations: sent on
+  uint64_t incompleteIntegrations = 0;  ///< integrator.incomplete
+  uint64_t storageQueued = 0;           ///< storage.queued
+  uint64_t storageSent = 0;             ///< storage.sent: acknowledged by storage-sink
+  uint64_t storageDropped = 0;          ///< storage.dropped
+
+  /// The `key=value` text (keys as documented on each field).
+  std::string format() const;
+  /// Parses format()'s text; unknown keys are ignored. Throws std::runtime_error naming
+  /// the line of a malformed entry.
+  static IonStatus parse(const std::string& text);
+  /// Reads and parses a status file; throws std::runtime_error when it cannot be read.
+  static IonStatus read(const std::string& path);
+  bool operator==(const IonStatus&) const = default;
+};
+
+/// Replaces path by text atomically (writes path.tmp, then renames it over path), so
+/// that a reader sees the old or the new file, never a partial one. Throws
+/// std::runtime_error naming the file.
+void writeFileAtomically(const std::string& path, const std::string& text);
+
+}  // namespace rtcp::ion

@@ -1,0 +1,58 @@
+#pragma once
+/// \file ObservationRunner.h
+/// Runs one scheduled observation with `observe`: waits for its start, runs observe with
+/// the observation's own directory, follows it to its end (stopping it when it overruns
+/// or nightly is interrupted) and collects what observe reported.
+
+#include <optional>
+#include <string>
+
+#include "ObservationSummary.h"
+#include "Schedule.h"
+
+namespace rtcp::nightly {
+
+struct RunnerOptions {
+  std::string observe;             ///< the observe executable
+  std::string reportDirectory;     ///< observation directories go below it
+  double leadSeconds = 30;         ///< start observe this early when it waits for its own start
+  double maxOverrunSeconds = 600;  ///< stop observe this long after the observation's planned end
+};
+
+/// The outcome of one observation.
+struct ObservationResult {
+  int index = 0;                   ///< 1-based position in the schedule
+  ScheduleEntry entry;
+  std::string directory;           ///< observe --dir
+  std::string stderrPath;          ///< observe's standard error, as captured
+  double started = 0, ended = 0;   ///< Unix seconds of observe's start and end
+  int exitCode = -1;               ///< observe's exit code (-1: did not exit normally)
+  int signal = 0;                  ///< the signal that ended observe, 0 if none
+  std::optional<ObservationSummary> summary;  ///< summary.json, when observe wrote one
+  bool ok = false;
+  std::string reason;              ///< why it failed
+  bool skipped = false;            ///< not run (nightly interrupted)
+};
+
+class ObservationRunner {
+ public:
+  explicit ObservationRunner(RunnerOptions options);
+  /// Runs one observation (blocking) and never throws for a failed observation.
+  ObservationResult run(const ScheduleEntry& entry, int index);
+  /// Asks a running or waiting run() to stop (async-signal-safe).
+  static void requestStop();
+  static bool stopRequested();
+
+ private:
+  bool waitUntil(double unixTime) const;
+  void execute(ObservationResult& result, double deadline) const;
+  void collect(ObservationResult& result) const;
+
+  RunnerOptions options_;
+};
+
+/// The error lines of observe's standard error (ERROR log lines, else lines that mention
+/// an error, else the last lines), joined with "; ".
+std::string errorLines(const std::string& text);
+
+}  // namespace rtcp::nightly

@@ -1,0 +1,97 @@
+#include "ChildProcess.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace rtcp::observe {
+
+ChildProcess::ChildProcess(std::string name, std::vector<std::string> arguments, std::string logPath)
+    : name_(std::move(name)), arguments_(std::move(arguments)), logPath_(std::move(logPath)) {}
+
+ChildProcess::~ChildProcess() {
+  if (running()) kill();
+}
+
+std::string ChildProcess::commandLine() const {
+  std::string line;
+  for (const std::string& a : arguments_) line += (line.empty() ? "" : " ") + a;
+  return line;
+}
+
+void ChildProcess::start() {
+  const int log = open(logPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log < 0) throw std::runtime_error(name_ + ": cannot create log " + logPath_ + ": " + std::strerror(errno));
+  int report[2];  // exec failures travel back through a close-on-exec pipe
+  if (pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error(name_ + ": pipe: " + std::strerror(errno));
+  std::vector<char*> argv;
+  for (const std::string& a : arguments_) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(name_ + ": fork: " + std::strerror(errno));
+  if (pid == 0) {
+    setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);  // observe blocks its stop signals; the parts must not
+    const int null = open("/dev/null", O_RDONLY);
+    dup2(null, STDIN_FILENO);
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    execvp(argv[0], argv.data());
+    const int error = errno;
+    (void)!write(report[1], &error, sizeof error);
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so that signal() works before the child ran
+  close(log);
+  close(report[1]);
+  int error = 0;
+  const ssize_t n = read(report[0], &error, sizeof error);
+  close(report[0]);
+  pid_ = pid;
+  if (n == sizeof error) {
+    waitFor(5);
+    throw std::runtime_error(name_ + ": cannot execute " + arguments_[0] + ": " + std::strerror(error));
+  }
+}
+
+void ChildProcess::signal(int signalNumber) {
+  if (running()) ::kill(-pid_, signalNumber);
+}
+
+bool ChildProcess::poll() {
+  if (!started()) return false;
+  if (exitCode_) return true;
+  int status = 0;
+  const pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (r < 0 && errno == ECHILD) exitCode_ = 255;
+  return exitCode_.has_value();
+}
+
+bool ChildProcess::waitFor(double timeoutSeconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  while (!poll()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+void ChildProcess::kill() {
+  if (!running()) return;
+  ::kill(-pid_, SIGKILL);
+  int status = 0;
+  if (waitpid(pid_, &status, 0) == pid_)
+    exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace rtcp::observe

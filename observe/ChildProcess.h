@@ -1,0 +1,52 @@
+#pragma once
+/// \file ChildProcess.h
+/// One part of an observation as a child process: started in a process group of its
+/// own (so that a Ctrl-C at the terminal reaches only observe, which stops the parts in
+/// order), standard output and error into its log file, standard input from /dev/null.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rtcp::observe {
+
+class ChildProcess {
+ public:
+  /// name: for messages and the exit-code table (station-sim, ionproc, ...).
+  ChildProcess(std::string name, std::vector<std::string> arguments, std::string logPath);
+  ~ChildProcess();  ///< kills a child still running (SIGKILL to its group) and reaps it
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  /// Forks and executes arguments[0] (a path, or a name looked up in PATH); throws
+  /// std::runtime_error naming the program when the log cannot be opened or exec fails.
+  void start();
+  /// Sends a signal to the child's whole process group (e.g. mpirun and its ranks).
+  void signal(int signalNumber);
+  /// Reaps the child when it has exited; true once it has.
+  bool poll();
+  /// Waits up to timeoutSeconds for the child to exit; true once it has.
+  bool waitFor(double timeoutSeconds);
+  /// SIGKILL to the group, then reaps.
+  void kill();
+
+  bool started() const { return pid_ > 0; }
+  bool running() const { return started() && !exitCode_; }
+  /// The exit status once exited: the code, or 128 + signal number.
+  std::optional<int> exitCode() const { return exitCode_; }
+  const std::string& name() const { return name_; }
+  const std::string& logPath() const { return logPath_; }
+  std::string commandLine() const;
+  pid_t pid() const { return pid_; }
+
+ private:
+  std::string name_;
+  std::vector<std::string> arguments_;
+  std::string logPath_;
+  pid_t pid_ = -1;
+  std::optional<int> exitCode_;
+};
+
+}  // namespace rtcp::observe

@@ -1,0 +1,52 @@
+#pragma once
+/// \file ObservationPlan.h
+/// What observe will run: the effective parset (start and stop shifted by --now, the
+/// storage port chosen, recordings and output directories made absolute), the
+/// observation directory, the ports of the link and storage, and which stations this
+/// host simulates.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/Parset.h"
+
+namespace rtcp::observe {
+
+struct PlanOptions {
+  bool now = false;              ///< shift the observation to start soon
+  std::string directory;         ///< --dir ("": the output directory of subband 0)
+  double wallTime = 0;           ///< the current time, Unix seconds
+  double setupMargin = 4;        ///< seconds between now and a --now start, at least
+};
+
+struct ObservationPlan {
+  Parset parset;                     ///< the effective parset
+  ObservationSettings settings;      ///< read back from it
+  std::string directory;             ///< the observation directory (absolute)
+  std::string parsetPath;            ///< DIR/observation.parset, the effective parset
+  std::string stationSimParsetPath;  ///< the parset station-sim gets; "" when nothing to simulate
+  double timeShift = 0;              ///< seconds added to start and stop (an even number)
+  uint16_t storagePort = 0;          ///< OLAP.Storage.port as chosen
+  uint16_t linkPort = 0;             ///< ionproc's link port for the correlator ranks
+  bool liveInput = false;            ///< some input is udp:
+  std::vector<std::string> measurementSets;  ///< the MSs this host writes (absolute paths)
+  std::vector<std::string> notes;    ///< what the plan changed, for the log
+
+  /// The plan for a parset that passed ParsetChecker.
+  static ObservationPlan make(const Parset& parset, const PlanOptions& options);
+  /// Creates the observation directory and writes the parsets into it; throws
+  /// std::runtime_error naming the file.
+  void write() const;
+  /// The even shift (seconds) that starts an observation at startTime at or after
+  /// wallTime + margin, its start's fraction and parity of second kept.
+  static double evenShift(double startTime, double wallTime, double margin);
+  /// A TCP port that was free a moment ago on 127.0.0.1.
+  static uint16_t freePort();
+
+ private:
+  Parset stationSimParset;  ///< written when it differs from the effective parset
+};
+
+}  // namespace rtcp::observe

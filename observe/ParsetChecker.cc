@@ -1,0 +1,255 @@
+#include "ParsetChecker.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "LocalHost.h"
+#include "rtcp/Logger.h"
+#include "rtcp/SampleTime.h"
+#include "rtcp/Stream.h"
+
+namespace rtcp::observe {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kStationList = "Observation.VirtualInstrument.stationList";
+const std::string kLocations = "Observation.DataProducts.Output_Correlated.locations";
+
+/// A problem worded as ParsetError words it ("FILE:LINE: key 'K': problem").
+ParsetProblem problem(const Parset& p, const std::string& key, const std::string& text, bool error = true) {
+  const int line = p.lineOf(key);
+  return {error, key, line, ParsetError(p.name(), line, key, text).what()};
+}
+
+/// Runs one check; a key it cannot even read becomes a problem of its own.
+template <typename Check>
+void guarded(const Parset& p, std::vector<ParsetProblem>& out, Check check) {
+  try {
+    check();
+  } catch (const ParsetError& e) {
+    out.push_back({true, e.key(), e.line(), e.what()});
+  } catch (const std::exception& e) {
+    out.push_back({true, "", 0, p.name() + ": " + e.what()});
+  }
+}
+
+std::string antennaField(const Parset& p) {
+  return p.getString("Observation.antennaSet", "LBA_").substr(0, 3);
+}
+
+std::string portsKey(const Parset& p, const std::string& station) {
+  return "PIC.Core." + station + antennaField(p) + ".RSP.ports";
+}
+
+/// Whether a UDP port can be bound here now (ionproc will bind it).
+bool udpPortFree(uint16_t port, std::string& reason) {
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd < 0) return true;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  const bool free = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  if (!free) reason = "cannot bind UDP port " + std::to_string(port) + ": " + std::strerror(errno) + " (port in use)";
+  close(fd);
+  return free;
+}
+
+}  // namespace
+
+bool CheckResult::hasErrors() const {
+  return std::any_of(problems.begin(), problems.end(), [](const ParsetProblem& p) { return p.error; });
+}
+
+std::string recordingPath(const std::string& parsetPath, const std::string& path) {
+  if (path.starts_with("/")) return path;
+  return (fs::absolute(parsetPath).parent_path() / path).lexically_normal().string();
+}
+
+bool isWritableOrCreatable(const std::string& directory, std::string& reason) {
+  std::error_code error;
+  fs::path path = fs::absolute(directory, error);
+  if (fs::exists(path, error)) {
+    if (!fs::is_directory(path, error)) {
+      reason = "'" + directory + "' exists and is not a directory";
+      return false;
+    }
+    if (access(path.c_str(), W_OK | X_OK) != 0) {
+      reason = "directory '" + directory + "' is not writable";
+      return false;
+    }
+    return true;
+  }
+  while (path.has_parent_path() && path != path.parent_path() && !fs::exists(path, error)) path = path.parent_path();
+  if (!fs::is_directory(path, error) || access(path.c_str(), W_OK | X_OK) != 0) {
+    reason = "directory '" + directory + "' cannot be created: '" + path.string() + "' is not a writable directory";
+    return false;
+  }
+  return true;
+}
+
+CheckResult ParsetChecker::check(const std::string& path) const {
+  CheckResult result;
+  try {
+    result.parset = Parset::fromFile(path);
+  } catch (const ParsetError& e) {  // syntax: nothing else can be checked
+    result.problems.push_back({true, e.key(), e.line(), e.what()});
+    return result;
+  }
+  const Parset& p = result.parset;
+  checkSettings(result);
+  std::vector<ParsetProblem> own;
+  checkStations(p, own);
+  checkSubbands(p, own);
+  checkInputs(p, own);
+  checkTimes(p, own);
+  checkOutput(p, own);
+  checkRanks(p, own);
+  // ObservationSettings reports its first error in the same words as one of ours.
+  for (ParsetProblem& item : own) {
+    const bool known = std::any_of(result.problems.begin(), result.problems.end(),
+                                   [&](const ParsetProblem& q) { return q.message == item.message; });
+    if (!known) result.problems.push_back(std::move(item));
+  }
+  std::stable_sort(result.problems.begin(), result.problems.end(),
+                   [](const ParsetProblem& a, const ParsetProblem& b) { return a.error > b.error; });
+  return result;
+}
+
+void ParsetChecker::checkSettings(CheckResult& result) const {
+  const LogLevel level = Logger::level();
+  Logger::setLevel(LogLevel::kError);  // unknown keys are reported below, once
+  try {
+    result.settings = ObservationSettings::fromParset(result.parset);
+  } catch (const ParsetError& e) {
+    result.problems.push_back({true, e.key(), e.line(), e.what()});
+  } catch (const std::exception& e) {
+    result.problems.push_back({true, "", 0, result.parset.name() + ": " + e.what()});
+  }
+  Logger::setLevel(level);
+  if (!result.settings) return;
+  for (const std::string& key : result.parset.unusedKeys())
+    result.problems.push_back(problem(result.parset, key, "unknown key, ignored", false));
+}
+
+void ParsetChecker::checkStations(const Parset& p, std::vector<ParsetProblem>& out) const {
+  guarded(p, out, [&] {
+    const StationTable& table = StationTable::shipped();
+    for (const std::string& name : p.getStringVector(kStationList))
+      if (!table.stationId(name))
+        out.push_back(problem(p, kStationList, "unknown station '" + name + "' (not in the station table)"));
+  });
+}
+
+void ParsetChecker::checkSubbands(const Parset& p, std::vector<ParsetProblem>& out) const {
+  guarded(p, out, [&] {
+    const int64_t nrBeams = p.getInt("Observation.nrBeams", 1);
+    for (int64_t b = 0; b < nrBeams; ++b) {
+      const std::string key = "Observation.Beam[" + std::to_string(b) + "].subbandList";
+      guarded(p, out, [&] {
+        for (const int64_t number : p.getIntVector(key))
+          if (number < 0 || number > 511)
+            out.push_back(problem(p, key, "subband " + std::to_string(number) + " is outside 0..511"));
+      });
+    }
+  });
+}
+
+void ParsetChecker::checkInputs(const Parset& p, std::vector<ParsetProblem>& out) const {
+  guarded(p, out, [&] {
+    std::map<std::string, std::string> users;  // "udp:HOST:PORT" or "file:PATH" -> station
+    for (const std::string& station : p.getStringVector(kStationList)) {
+      const std::string key = portsKey(p, station);
+      if (!p.isDefined(key)) continue;  // ObservationSettings names it
+      guarded(p, out, [&] {
+        for (const std::string& input : p.getStringVector(key)) {
+          StreamDescriptor d;
+          try {
+            d = StreamDescriptor::parse(input);
+          } catch (const StreamError& e) {
+            out.push_back(problem(p, key, e.what()));
+            continue;
+          }
+          if (d.kind == StreamDescriptor::Kind::kFile) {
+            d.path = recordingPath(p.name(), d.path);
+            std::error_code error;
+            if (!fs::is_regular_file(d.path, error) || access(d.path.c_str(), R_OK) != 0)
+              out.push_back(problem(p, key, "recording '" + d.path + "' of station '" + station +
+                                                "' does not exist or cannot be read"));
+          }
+          const std::string host = isLocalHost(d.host) ? "this host" : d.host;
+          std::string busy;
+          if (d.kind == StreamDescriptor::Kind::kUdp && host == "this host" && !users.count("port " + std::to_string(d.port) + " on " + host) &&
+              !udpPortFree(d.port, busy))
+            out.push_back(problem(p, key, "input '" + input + "' of station '" + station + "': " + busy));
+          const std::string id = d.kind == StreamDescriptor::Kind::kFile
+                                     ? "file:" + fs::weakly_canonical(d.path).string()
+                                     : "port " + std::to_string(d.port) + " on " + host;
+          const auto [it, fresh] = users.emplace(id, station);
+          if (!fresh)
+            out.push_back(problem(p, key, "input '" + input + "' of station '" + station + "' uses " + id +
+                                              ", already an input of station '" + it->second + "'"));
+        }
+      });
+    }
+  });
+}
+
+void ParsetChecker::checkTimes(const Parset& p, std::vector<ParsetProblem>& out) const {
+  double start = 0, stop = 0;
+  bool haveStart = false, haveStop = false;
+  guarded(p, out, [&] { start = p.getTime("Observation.startTime"), haveStart = true; });
+  guarded(p, out, [&] { stop = p.getTime("Observation.stopTime"), haveStop = true; });
+  if (haveStart && haveStop && stop <= start)
+    out.push_back(problem(p, "Observation.stopTime", "stop time '" + formatUtc(stop) +
+                                                         "' is not after start time '" + formatUtc(start) + "'"));
+  if (!haveStart || options_.now || start >= options_.wallTime) return;
+  bool liveInput = false;
+  guarded(p, out, [&] {
+    for (const std::string& station : p.getStringVector(kStationList))
+      for (const std::string& input : p.getStringVector(portsKey(p, station), {}))
+        liveInput = liveInput || input.starts_with("udp:");
+  });
+  if (liveInput && p.getBool("OLAP.realTime", true))
+    out.push_back(problem(p, "Observation.startTime", "start time '" + formatUtc(start) +
+                                                          "' is in the past (use --now to start now)"));
+}
+
+void ParsetChecker::checkOutput(const Parset& p, std::vector<ParsetProblem>& out) const {
+  std::string reason;
+  if (!options_.observationDir.empty() && !isWritableOrCreatable(options_.observationDir, reason))
+    out.push_back({true, "--dir", 0, "--dir: " + reason});
+  guarded(p, out, [&] {
+    if (!p.getBool("Observation.DataProducts.Output_Correlated.enabled", true)) return;
+    std::set<std::string> seen;
+    for (const std::string& location : p.getStringVector(kLocations, {"localhost:."})) {
+      const size_t colon = location.find(':');
+      if (colon == std::string::npos) continue;  // ObservationSettings names it
+      const std::string directory = location.substr(colon + 1);
+      if (!isLocalHost(location.substr(0, colon)) || !seen.insert(directory).second) continue;
+      if (!isWritableOrCreatable(directory, reason)) out.push_back(problem(p, kLocations, "output " + reason));
+    }
+  });
+}
+
+void ParsetChecker::checkRanks(const Parset&, std::vector<ParsetProblem>& out) const {
+  if (options_.ranks < 1)
+    out.push_back({true, "--ranks", 0, "--ranks " + std::to_string(options_.ranks) + ": at least one rank"});
+  if (options_.ranks > options_.cores)
+    out.push_back({true, "--ranks", 0,
+                   "--ranks " + std::to_string(options_.ranks) + ": more ranks than the " +
+                       std::to_string(options_.cores) +
+                       " cores of this machine (MPICH busy-polls: at most one rank per core)"});
+}
+
+}  // namespace rtcp::observe

@@ -1,0 +1,66 @@
+#pragma once
+/// \file ParsetChecker.h
+/// Checks a whole parset before an observation starts and reports every problem at once
+/// (ObservationSettings stops at the first bad key): unknown stations, subbands outside
+/// 0..511, input ports used twice, stop before start, a start in the past, output
+/// directories that cannot be written, missing recordings, too many ranks; unknown keys
+/// as warnings.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/Parset.h"
+
+namespace rtcp::observe {
+
+struct ParsetProblem {
+  bool error = true;    ///< false: a warning, the observation may still run
+  std::string key;      ///< the parset key, or a command-line option such as --ranks
+  int line = 0;         ///< line in the parset, 0 when unknown
+  std::string message;  ///< "FILE:LINE: key 'K': problem"
+};
+
+struct CheckOptions {
+  bool now = false;              ///< --now: the start time will be shifted to now
+  int ranks = 1;                 ///< --ranks
+  int cores = 1;                 ///< cores of this machine
+  std::string observationDir;    ///< --dir ("" when not given)
+  double wallTime = 0;           ///< the current time (Unix seconds)
+};
+
+struct CheckResult {
+  std::vector<ParsetProblem> problems;
+  Parset parset;                                ///< as read (empty on a syntax error)
+  std::optional<ObservationSettings> settings;  ///< when the parset parsed completely
+  bool hasErrors() const;
+};
+
+class ParsetChecker {
+ public:
+  explicit ParsetChecker(CheckOptions options) : options_(std::move(options)) {}
+  /// Every problem of the parset in the file at path.
+  CheckResult check(const std::string& path) const;
+
+ private:
+  void checkSettings(CheckResult& result) const;
+  void checkStations(const Parset& p, std::vector<ParsetProblem>& out) const;
+  void checkSubbands(const Parset& p, std::vector<ParsetProblem>& out) const;
+  void checkInputs(const Parset& p, std::vector<ParsetProblem>& out) const;
+  void checkTimes(const Parset& p, std::vector<ParsetProblem>& out) const;
+  void checkOutput(const Parset& p, std::vector<ParsetProblem>& out) const;
+  void checkRanks(const Parset& p, std::vector<ParsetProblem>& out) const;
+
+  CheckOptions options_;
+};
+
+/// A recording's path as ObservationSettings::fromFile resolves it: a relative path lies
+/// relative to the directory of the parset file.
+std::string recordingPath(const std::string& parsetPath, const std::string& path);
+
+/// True when the directory exists and is writable, or can be created (its nearest
+/// existing ancestor is a writable directory); otherwise false with the reason.
+bool isWritableOrCreatable(const std::string& directory, std::string& reason);
+
+}  // namespace rtcp::observe

@@ -1,0 +1,83 @@
+#include "ProgressMonitor.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+
+#include "rtcp/Logger.h"
+#include "rtcp/RspPacket.h"
+
+namespace rtcp::observe {
+
+ProgressMonitor::ProgressMonitor(const ObservationSettings& settings, std::string statusPath, bool terminal,
+                                 double plainIntervalSeconds)
+    : settings_(settings), statusPath_(std::move(statusPath)), terminal_(terminal), plainInterval_(plainIntervalSeconds) {}
+
+double ProgressMonitor::packetBytes(int station) const {
+  const size_t streams = std::max<size_t>(1, settings_.stations.at(size_t(station)).inputs.size());
+  const double payload = double(settings_.nrSubbands()) * kRspSamplesPerPacket * settings_.bitsPerSample / 2;
+  return double(kRspHeaderSize) + payload / double(streams);
+}
+
+std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus* previous) const {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1);
+  const double total = double(s.nrBlocks) * s.blockDuration;
+  out << double(s.newestBlock + 1) * s.blockDuration << "/" << total << " s observed";
+  if (previous && s.wallTime > previous->wallTime && previous->stations.size() == s.stations.size()) {
+    double bytes = 0;
+    for (size_t i = 0; i < s.stations.size() && int(i) < settings_.nrStations(); ++i)
+      bytes += double(s.stations[i].packetsReceived - previous->stations[i].packetsReceived) * packetBytes(int(i));
+    out << " | in " << std::setprecision(3) << bytes * 8 / 1e9 / (s.wallTime - previous->wallTime) << " Gb/s";
+  }
+  out << std::setprecision(1) << " | loss";
+  uint64_t dropped = 0;
+  for (const ion::IonStatus::Station& st : s.stations) {
+    const double lost = st.samplesServed ? 100.0 * double(st.samplesFlagged) / double(st.samplesServed) : 0.0;
+    out << " " << st.name << " " << lost << "%";
+    dropped = std::max(dropped, st.blocksGone);
+  }
+  out << " | dropped " << dropped << " blocks";
+  if (settings_.realTime) {
+    out << " | margin " << std::setprecision(2) << settings_.secondsOfBuffer - s.newestBlockLag << " s of "
+        << settings_.secondsOfBuffer << " s buffer";
+  } else if (previous && s.wallTime > previous->wallTime) {
+    const double observed = double(s.newestBlock - previous->newestBlock) * s.blockDuration;
+    out << " | " << std::setprecision(2) << observed / (s.wallTime - previous->wallTime) << "x real time";
+  }
+  return out.str();
+}
+
+void ProgressMonitor::update(double wallTime) {
+  std::error_code error;
+  if (!std::filesystem::exists(statusPath_, error)) return;
+  try {
+    ion::IonStatus status = ion::IonStatus::read(statusPath_);
+    if (!latest_ || status.wallTime != latest_->wallTime) {
+      if (latest_ && status.wallTime - latest_->wallTime >= 0.9) previous_ = latest_;
+      latest_ = std::move(status);
+    }
+  } catch (const std::exception& e) {
+    RTCP_LOG_DEBUG("observe", e.what());  // ionproc is replacing it; next time
+    return;
+  }
+  if (!latest_ || (!terminal_ && wallTime - lastShown_ < plainInterval_)) return;
+  lastShown_ = wallTime;
+  const std::string text = line(*latest_, previous_ ? &*previous_ : nullptr);
+  if (terminal_) {
+    std::fprintf(stderr, "\r%s%*s", text.c_str(), int(shownWidth_ > text.size() ? shownWidth_ - text.size() : 0), "");
+    std::fflush(stderr);
+    shownWidth_ = text.size();
+  } else {
+    RTCP_LOG_INFO("observe", text);
+  }
+}
+
+void ProgressMonitor::finish() {
+  if (terminal_ && shownWidth_ > 0) std::fputc('\n', stderr);
+  shownWidth_ = 0;
+}
+
+}  // namespace rtcp::observe

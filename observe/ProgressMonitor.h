@@ -1,0 +1,42 @@
+#pragma once
+/// \file ProgressMonitor.h
+/// The live progress line on standard error, from ionproc's --status file: time
+/// observed / total, data rate in, loss per station (samples that did not arrive, of
+/// those served), blocks dropped because the ranks fell behind, and the real-time margin
+/// (buffer left behind the newest block served) or, for replays, the real-time factor.
+/// Rewritten in place (\r) on a terminal, a log line every few seconds otherwise.
+
+#include <optional>
+#include <string>
+
+#include "StatusFile.h"
+#include "rtcp/ObservationSettings.h"
+
+namespace rtcp::observe {
+
+class ProgressMonitor {
+ public:
+  ProgressMonitor(const ObservationSettings& settings, std::string statusPath, bool terminal,
+                  double plainIntervalSeconds = 5);
+  /// Reads the status file when it changed and shows the line when due.
+  void update(double wallTime);
+  /// Ends the line on a terminal.
+  void finish();
+  /// The newest status read, if any.
+  const std::optional<ion::IonStatus>& latest() const { return latest_; }
+  /// The progress line for a status (previous: the one before, for rates; may be null).
+  std::string line(const ion::IonStatus& status, const ion::IonStatus* previous) const;
+  /// Mean size of one station packet in bytes (header + payload, over its streams).
+  double packetBytes(int station) const;
+
+ private:
+  const ObservationSettings& settings_;
+  std::string statusPath_;
+  bool terminal_;
+  double plainInterval_;
+  double lastShown_ = -1e300;
+  std::optional<ion::IonStatus> latest_, previous_;
+  size_t shownWidth_ = 0;
+};
+
+}  // namespace rtcp::observe

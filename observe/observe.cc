@@ -1,0 +1,146 @@
+// observe PARSET: runs a whole observation on this host. Checks the parset (every
+// problem at once), writes the effective parset into the observation directory, starts
+// storage-sink, ionproc, the correlator ranks (mpirun) and station-sim, follows them with
+// a progress line, stops them cleanly and writes summary.txt and summary.json.
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <optional>
+
+#include "Executables.h"
+#include "Observation.h"
+#include "ParsetChecker.h"
+#include "rtcp/Logger.h"
+#include "rtcp/SampleTime.h"
+
+namespace po = boost::program_options;
+using namespace rtcp;
+using namespace rtcp::observe;
+
+namespace {
+
+const char* kDescription = R"(
+Checks the parset as a whole before anything starts (unknown stations, subbands outside
+0..511, input ports used twice, stop before start, a start in the past, output
+directories that cannot be written, missing recordings, more ranks than cores; unknown
+keys are warnings) and exits non-zero listing every error. Then writes the effective
+parset (--now: start and stop shifted by an even number of seconds to begin a few
+seconds from now; the storage port chosen) into the observation directory (--dir, else
+the output directory of subband 0), starts storage-sink, ionproc, `mpirun -np N
+correlator` and station-sim for the udp: inputs on this host (file: recordings are read
+by ionproc itself), each logging to DIR/PART.log, shows a progress line, and writes
+DIR/summary.txt and DIR/summary.json at the end. Ctrl-C or SIGTERM stops every part
+cleanly (the MeasurementSets are closed) and observe exits non-zero. The exit status is
+non-zero whenever the observation failed.
+)";
+
+struct Options {
+  std::string parset;
+  bool now = false;
+  std::string directory;
+  int ranks = 0;
+  int threads = 0;
+  double keepGoing = 30;
+  double margin = 4;
+  bool noStationSim = false;
+  std::string mpiHosts;
+};
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  po::options_description visible("usage: observe PARSET [options]\n\noptions");
+  visible.add_options()
+    ("help,h", "this help")
+    ("now", po::bool_switch(&o.now), "shift the observation to start at the next even second after a set-up margin")
+    ("dir", po::value(&o.directory), "observation directory (default: the output directory of subband 0)")
+    ("ranks", po::value(&o.ranks), "correlator ranks (default: min(2, cores))")
+    ("threads", po::value(&o.threads), "threads per correlator rank (default: the correlator's)")
+    ("keep-going-seconds", po::value(&o.keepGoing)->default_value(30),
+     "terminate parts still running this long after the stop time (replays: without progress)")
+    ("margin", po::value(&o.margin)->default_value(4), "--now: seconds of set-up before the start, at least")
+    ("mpi-hosts", po::value(&o.mpiHosts), "run the correlator ranks on these hosts (mpirun -hosts LIST); ionproc's link then listens on every interface")
+    ("no-station-sim", po::bool_switch(&o.noStationSim), "start no station-sim: the udp: inputs come from elsewhere (real stations, a replay)")
+    ("debug", "log debug messages");
+  po::options_description all;
+  all.add(visible).add_options()("parset", po::value(&o.parset));
+  po::positional_options_description positional;
+  positional.add("parset", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << visible << kDescription;
+    return std::nullopt;
+  }
+  if (vm.count("debug")) Logger::setLevel(LogLevel::kDebug);
+  if (o.parset.empty()) throw po::error("missing PARSET");
+  if (o.ranks == 0) o.ranks = std::min(2, coresOfThisMachine());
+  return o;
+}
+
+double wallClock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// Reports every problem; true when none is an error.
+bool reportProblems(const CheckResult& result) {
+  for (const ParsetProblem& p : result.problems) {
+    if (p.error)
+      RTCP_LOG_ERROR("observe", p.message);
+    else
+      RTCP_LOG_WARN("observe", p.message);
+  }
+  const size_t errors = size_t(std::count_if(result.problems.begin(), result.problems.end(),
+                                             [](const ParsetProblem& p) { return p.error; }));
+  if (errors) RTCP_LOG_ERROR("observe", errors << " error(s) in the parset or options: nothing started");
+  return errors == 0;
+}
+
+int run(const Options& o) {
+  sigset_t stopSignals;  // taken in the main loop; children unblock them
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+
+  const double now = wallClock();
+  // Ranks on other hosts are bounded by their cores, which mpirun knows, not by ours.
+  const int cores = o.mpiHosts.empty() ? coresOfThisMachine() : o.ranks;
+  const ParsetChecker checker(CheckOptions{o.now, o.ranks, cores, o.directory, now});
+  const CheckResult checked = checker.check(o.parset);
+  if (!reportProblems(checked)) return 1;
+
+  ObservationPlan plan = ObservationPlan::make(checked.parset, PlanOptions{o.now, o.directory, wallClock(), o.margin});
+  if (o.noStationSim) plan.stationSimParsetPath.clear();
+  plan.write();
+  for (const std::string& note : plan.notes) RTCP_LOG_INFO("observe", note);
+  RTCP_LOG_INFO("observe", "observation " << plan.settings.observationId << ": " << formatUtc(plan.settings.startTime)
+                                          << " .. " << formatUtc(plan.settings.stopTime) << " UTC, directory "
+                                          << plan.directory);
+  Observation observation(plan, RunOptions{o.ranks, o.threads, o.keepGoing, 30, bool(isatty(STDERR_FILENO)), o.mpiHosts},
+                          stopSignals);
+  const ObservationSummary summary = observation.run();
+  std::cerr << summary.toText();
+  RTCP_LOG_INFO("observe", "summary written to " << plan.directory << "/summary.{txt,json}");
+  return summary.ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Logger::setProcessName("observe");
+  try {
+    const std::optional<Options> options = parseOptions(argc, argv);
+    return options ? run(*options) : 0;
+  } catch (const po::error& e) {
+    RTCP_LOG_ERROR("observe", e.what() << " (see observe --help)");
+    return 2;
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("observe", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,115 @@
+#include "ObserveTestUtil.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "TestData.h"
+#include "rtcp/SampleTime.h"
+
+namespace rtcp::observe::test {
+
+int freeUdpPort() {
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    throw std::runtime_error("no free UDP port");
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+std::string makeParset(const SmallObservation& o) {
+  std::ostringstream p;
+  p << "Observation.ObsID = " << o.obsId << "\n"
+    << "Observation.startTime = '" << o.start << "'\n"
+    << "Observation.stopTime = '" << formatUtc(parseUtc(o.start) + o.seconds) << "'\n"
+    << "Observation.antennaSet = LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
+    << "Observation.VirtualInstrument.stationList = [";
+  for (size_t i = 0; i < o.stations.size(); ++i) p << (i ? ", " : "") << o.stations[i];
+  p << "]\nObservation.channelsPerSubband = " << o.channels << "\n"
+    << "Observation.nrBeams = 1\n"
+    << "Observation.Beam[0].angle1 = " << kCentreRa << "\nObservation.Beam[0].angle2 = " << kCentreDec << "\n"
+    << "Observation.Beam[0].subbandList = " << o.subbands << "\n"
+    << "Observation.referencePhaseCenter = [3826577.066, 461022.948, 5064892.786]\n";
+  for (size_t i = 0; i < o.stations.size(); ++i)
+    p << "PIC.Core." << o.stations[i] << "LBA.RSP.ports = ["
+      << (i < o.inputs.size() ? o.inputs[i] : "udp:127.0.0.1:" + std::to_string(freeUdpPort())) << "]\n";
+  p.precision(17);
+  p << "OLAP.CNProc.integrationSteps = " << o.steps << "\nOLAP.IONProc.integrationSteps = " << o.blocksPerIntegration << "\n"
+    << "OLAP.realTime = " << (o.realTime ? "T" : "F") << "\n"
+    << "OLAP.delayCompensation = " << (o.delayCompensation ? "T" : "F") << "\n"
+    << "Observation.DataProducts.Output_Correlated.locations = [localhost:" << o.outputDir << "]\n"
+    << "Sim.nrSources = 1\nSim.Source[0].angle1 = " << o.sourceRa << "\nSim.Source[0].angle2 = " << o.sourceDec
+    << "\nSim.Source[0].flux = " << o.flux << "\nSim.noisePower = 1.0\nSim.seed = 3\n"
+    << o.extra;
+  return p.str();
+}
+
+std::string writeParset(const std::string& path, const SmallObservation& o) {
+  std::ofstream file(path);
+  file << makeParset(o);
+  if (!file) throw std::runtime_error("cannot write " + path);
+  return path;
+}
+
+pid_t startProgram(const std::vector<std::string>& arguments, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!std::freopen(log.c_str(), "w", stderr)) _exit(126);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    std::vector<char*> argv;
+    for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int waitProgram(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int runProgram(const std::vector<std::string>& arguments, const std::string& log) {
+  return waitProgram(startProgram(arguments, log));
+}
+
+std::string executable(const std::string& part) { return rtcp::test::binaryDir() + "/" + part; }
+
+std::vector<std::string> observeCommand(const std::vector<std::string>& arguments) {
+  std::vector<std::string> command{executable("observe/observe")};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  return command;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::string summaryValue(const std::string& directory, const std::string& key) {
+  const std::string out = directory + "/summary-value.txt";
+  const std::string command = "/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))[sys.argv[2]]))' " +
+                              directory + "/summary.json " + key + " > " + out + " 2>&1";
+  const int status = std::system(command.c_str());
+  std::string value = readFile(out);
+  if (status != 0) throw std::runtime_error("summary.json: " + value);
+  while (!value.empty() && value.back() == '\n') value.pop_back();
+  return value;
+}
+
+}  // namespace rtcp::observe::test

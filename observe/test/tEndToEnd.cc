@@ -1,0 +1,154 @@
+// End to end through `observe --now`: a short simulated observation (4 LOFAR stations,
+// 2 subbands, 16 channels, 4 s; 11 stations for the image) with a point source 1 degree off the phase centre images
+// with WSClean to where the source is; with the source at the phase centre, every
+// cross-correlation has phase ~0 (delay compensation, filter bank and MS conventions
+// all agree).
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include <signal.h>
+
+#include "FitsImage.h"
+#include "MsReader.h"
+#include "ObserveTestUtil.h"
+#include "StorageTestUtil.h"
+
+namespace rtcp::observe::test {
+
+using storage::test::MsContents;
+using storage::test::readMeasurementSet;
+using storage::test::TempDir;
+
+class EndToEndTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(EndToEndTest);
+  CPPUNIT_TEST(testSourceOffCentreImagesWhereItIs);
+  CPPUNIT_TEST(testSourceAtCentreHasZeroPhase);
+  CPPUNIT_TEST(testInterruptStopsCleanly);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testSourceOffCentreImagesWhereItIs() {
+    TempDir dir;
+    SmallObservation o;
+    o.sourceRa = kCentreRa + 0.6 * kDegree / std::cos(kCentreDec);  // 1 degree away
+    o.sourceDec = kCentreDec + 0.8 * kDegree;
+    // A 4 s snapshot of the inner core's stations has a fan-shaped beam, its ridge along
+    // the core's east-west extent: stations spread in both directions out to 8 km (55
+    // baselines) and subbands 30 MHz apart make a beam that pins the source down.
+    o.stations = {"CS001", "CS002", "CS003", "CS028", "CS302", "CS103", "CS501", "RS106", "RS205", "RS305", "RS503"};
+    o.subbands = "[250, 400]";
+    const std::vector<std::string> ms = observe(dir.path(), o);
+    const MsContents contents = readMeasurementSet(ms[0]);
+    CPPUNIT_ASSERT_EQUAL(size_t(4 * 66), contents.nrRows);  // 4 integrations of 66 baselines (with autos)
+    CPPUNIT_ASSERT_EQUAL(16, contents.nrChannels);
+
+    // Natural weighting, 20" pixels: the longest baseline (RS106, 8.9 km) resolves ~2'.
+    const std::string image = dir.path() + "/image";
+    std::string command = "wsclean -quiet -j 2 -size 512 512 -scale 20asec -weight natural -niter 0 -name " + image;
+    for (const std::string& m : ms) command += " " + m;
+    command += " > " + dir.path() + "/wsclean.log 2>&1";
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir.path() + "/wsclean.log"), 0, std::system(command.c_str()));
+    const rtcp::test::FitsImage fits = rtcp::test::FitsImage::read(image + "-image.fits");
+    const rtcp::test::FitsImage::Peak peak = fits.peak();
+    const double pixel = 20.0 / 3600 * kDegree;
+    const double error = rtcp::test::angularDistance(peak.ra, peak.dec, o.sourceRa, o.sourceDec);
+    std::ostringstream where;
+    where << "peak at RA " << peak.ra / kDegree << " Dec " << peak.dec / kDegree << ", source at RA "
+          << o.sourceRa / kDegree << " Dec " << o.sourceDec / kDegree << ": " << error / pixel << " pixels off";
+    CPPUNIT_ASSERT_MESSAGE(where.str(), error <= pixel);
+  }
+
+  /// Amplitude-weighted mean |phase| of the cross-correlations (XX and YY, unflagged).
+  void testSourceAtCentreHasZeroPhase() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4712;
+    const std::vector<std::string> ms = observe(dir.path(), o);
+    double weightedPhase = 0, weights = 0;
+    for (const std::string& path : ms) {
+      const MsContents c = readMeasurementSet(path);
+      for (size_t row = 0; row < c.nrRows; ++row) {
+        if (c.antenna1[row] == c.antenna2[row]) continue;
+        for (int ch = 0; ch < c.nrChannels; ++ch)
+          for (int pol : {0, 3}) {
+            const size_t i = (row * size_t(c.nrChannels) + size_t(ch)) * 4 + size_t(pol);
+            if (c.flag[i]) continue;
+            weightedPhase += std::abs(c.data[i]) * std::abs(std::arg(c.data[i]));
+            weights += std::abs(c.data[i]);
+          }
+      }
+    }
+    CPPUNIT_ASSERT(weights > 0);
+    const double meanPhase = weightedPhase / weights / kDegree;
+    CPPUNIT_ASSERT_MESSAGE("mean |phase| " + std::to_string(meanPhase) + " degrees", meanPhase < 3);
+  }
+
+  /// SIGINT (Ctrl-C) in the middle: observe stops every part in order and fails; ionproc
+  /// and storage-sink end normally, so the MSs are closed and readable.
+  void testInterruptStopsCleanly() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4715;
+    o.seconds = 20;
+    o.outputDir = dir.path() + "/out";
+    const std::string parset = writeParset(dir.path() + "/long.parset", o);
+    const std::string obs = dir.path() + "/obs";
+    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), dir.path() + "/observe.log");
+    // Wait until data flows (the status file shows a block served), then interrupt.
+    const double giveUp = wallClock() + 30;
+    for (std::string status; wallClock() < giveUp;) {
+      status = readFile(obs + "/ionproc.status");
+      if (!status.empty() && status.find("newestBlock=-1") == std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    kill(observer, SIGINT);
+    const int code = waitProgram(observer);
+    const std::string log = readFile(dir.path() + "/observe.log");
+    CPPUNIT_ASSERT_MESSAGE(log, code != 0 && code < 128);  // observe itself ends, non-zero
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"failed\""), summaryValue(obs, "status"));
+    CPPUNIT_ASSERT_MESSAGE(log, summaryValue(obs, "reason").find("SIGINT") != std::string::npos);
+    const std::string codes = summaryValue(obs, "exitCodes");
+    CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc\": 0") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink\": 0") != std::string::npos);
+    const MsContents ms = readMeasurementSet(o.outputDir + "/L4715_SB300_uv.MS");
+    CPPUNIT_ASSERT(ms.nrRows > 0);
+  }
+
+ private:
+  static double wallClock() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+
+  /// Runs observe --now on the observation; returns the MSs after checking the summary.
+  static std::vector<std::string> observe(const std::string& dir, SmallObservation& o) {
+    o.outputDir = dir + "/out";
+    const std::string parset = writeParset(dir + "/observation-in.parset", o);
+    const std::string obs = dir + "/obs";
+    const int code = runProgram(observeCommand({parset, "--now", "--dir", obs}), dir + "/observe.log");
+    const std::string log = readFile(dir + "/observe.log");
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, code);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"ok\""), summaryValue(obs, "status"));
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("0"), summaryValue(obs, "integrationsDropped"));
+    for (const char* part : {"station-sim", "ionproc", "correlator", "storage-sink"})
+      CPPUNIT_ASSERT_MESSAGE(part, std::filesystem::exists(obs + "/" + part + ".log"));
+    std::vector<std::string> ms;
+    for (const SubbandSettings& subband : ObservationSettings::fromFile(parset).subbands) {
+      char file[64];
+      std::snprintf(file, sizeof file, "/L%lld_SB%03d_uv.MS", static_cast<long long>(o.obsId), subband.number);
+      ms.push_back(o.outputDir + file);
+      CPPUNIT_ASSERT_MESSAGE(ms.back(), std::filesystem::is_directory(ms.back()));
+    }
+    return ms;
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(EndToEndTest);
+
+}  // namespace rtcp::observe::test

@@ -1,0 +1,169 @@
+// rtcp-inspect on MeasurementSets that the real storage-sink wrote: a 4-station, 2-subband
+// observation (autocorrelations, three baseline waterfalls, flags), a single-station one
+// (baseline plots skipped, said so) and one where everything is flagged.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "StorageSink.h"
+#include "StorageTestUtil.h"
+#include "TestData.h"
+#include "rtcp/Parset.h"
+
+namespace rtcp::storage::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Writes the MSs of an observation through a StorageSink: every integration of every
+/// subband, or (flagged = true) nothing at all, so that the sink pads the grid with
+/// flagged integrations.
+std::vector<std::string> writeObservation(const TestObservation& observation, bool flagged) {
+  const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(makeParset(observation)));
+  SinkOptions options;
+  options.host = "127.0.0.1";
+  options.port = 0;
+  options.staging.capacityBytes = 1 << 20;
+  options.staging.flushIntervalSeconds = 0.1;
+  StorageSink sink(s, options);
+  auto run = std::async(std::launch::async, [&] { return sink.run(); });
+  if (!flagged) {
+    std::vector<uint8_t> bytes;
+    for (const SubbandSettings& sb : s.subbands)
+      for (int64_t i = 0; i < s.nrIntegrations(); ++i) {
+        const auto block = makeBlock(s.nrStations(), s.channelsPerSubband, sb.number, i)
+                               .serialise(uint64_t(s.observationId));
+        bytes.insert(bytes.end(), block.begin(), block.end());
+      }
+    sendBytes(sink.port(), bytes);
+  } else {
+    sink.requestStop("test: nothing sent");
+  }
+  CPPUNIT_ASSERT(run.wait_for(60s) == std::future_status::ready);
+  const SinkSummary summary = run.get();
+  CPPUNIT_ASSERT(!summary.failed);
+  std::vector<std::string> paths;
+  for (const auto& out : summary.outputs) paths.push_back(out.path);
+  return paths;
+}
+
+struct Result {
+  int exitCode = -1;
+  std::vector<std::string> pngs;  ///< the paths printed
+  std::string errors;             ///< standard error
+};
+
+Result inspect(const std::string& dir, const std::vector<std::string>& ms) {
+  std::string command = rtcp::test::binaryDir() + "/tools/rtcp-inspect --out " + dir + "/plots";
+  for (const std::string& path : ms) command += " " + path;
+  command += " > " + dir + "/inspect.out 2> " + dir + "/inspect.err";
+  const int status = std::system(command.c_str());
+  Result r;
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::istringstream out(readText(dir + "/inspect.out"));
+  for (std::string line; std::getline(out, line);) r.pngs.push_back(line);
+  r.errors = readText(dir + "/inspect.err");
+  return r;
+}
+
+uint32_t bigEndian(const unsigned char* p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
+
+/// Checks a PNG: the signature, an IHDR of a sensible size, and the IEND chunk.
+void checkPng(const std::string& path) {
+  CPPUNIT_ASSERT_MESSAGE(path, std::filesystem::exists(path));
+  const std::string bytes = readText(path);
+  CPPUNIT_ASSERT_MESSAGE(path, bytes.size() > 5000);
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+  CPPUNIT_ASSERT_MESSAGE(path, bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  CPPUNIT_ASSERT_MESSAGE(path, bytes.compare(12, 4, "IHDR") == 0);
+  const uint32_t width = bigEndian(b + 16), height = bigEndian(b + 20);
+  CPPUNIT_ASSERT_MESSAGE(path, width >= 400 && width <= 4000);
+  CPPUNIT_ASSERT_MESSAGE(path, height >= 150 && height <= 4000);
+  CPPUNIT_ASSERT_MESSAGE(path, bytes.compare(bytes.size() - 8, 4, "IEND") == 0);
+}
+
+std::set<std::string> names(const std::vector<std::string>& paths) {
+  std::set<std::string> result;
+  for (const std::string& p : paths) result.insert(std::filesystem::path(p).filename().string());
+  return result;
+}
+
+}  // namespace
+
+class InspectTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(InspectTest);
+  CPPUNIT_TEST(testFourStations);
+  CPPUNIT_TEST(testSingleStation);
+  CPPUNIT_TEST(testEverythingFlagged);
+  CPPUNIT_TEST(testNotAMeasurementSet);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testFourStations() {
+    TempDir dir;
+    TestObservation o;  // CS001, CS002, CS003, RS106; subbands 300, 301; 6 integrations
+    o.location = "localhost:" + dir.path();
+    const Result r = inspect(dir.path(), writeObservation(o, false));
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(r.errors, 0, r.exitCode);
+    // Shortest (CS002-CS003 ... whatever the table says), a middle and the longest
+    // (to RS106): three different cross baselines, the longest one with RS106.
+    CPPUNIT_ASSERT_EQUAL(size_t(5), r.pngs.size());
+    const std::set<std::string> files = names(r.pngs);
+    CPPUNIT_ASSERT(files.count("autocorrelations.png") && files.count("flags.png"));
+    int withRs106 = 0;
+    for (const std::string& f : files) withRs106 += f.starts_with("baseline_") && f.find("RS106") != std::string::npos;
+    CPPUNIT_ASSERT(withRs106 >= 1);
+    for (const std::string& png : r.pngs) checkPng(png);
+  }
+
+  void testSingleStation() {
+    TempDir dir;
+    TestObservation o;
+    o.stations = {"CS001"};
+    o.location = "localhost:" + dir.path();
+    const Result r = inspect(dir.path(), writeObservation(o, false));
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(r.errors, 0, r.exitCode);
+    CPPUNIT_ASSERT((names(r.pngs) == std::set<std::string>{"autocorrelations.png", "flags.png"}));
+    CPPUNIT_ASSERT(r.errors.find("baseline plots skipped") != std::string::npos);
+    for (const std::string& png : r.pngs) checkPng(png);
+  }
+
+  void testEverythingFlagged() {
+    TempDir dir;
+    TestObservation o;
+    o.stations = {"CS001", "CS002"};
+    o.location = "localhost:" + dir.path();
+    const Result r = inspect(dir.path(), writeObservation(o, true));
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(r.errors, 0, r.exitCode);
+    CPPUNIT_ASSERT_EQUAL(size_t(3), r.pngs.size());  // one cross baseline
+    CPPUNIT_ASSERT(r.errors.find("every autocorrelation is flagged") != std::string::npos);
+    for (const std::string& png : r.pngs) checkPng(png);
+  }
+
+  void testNotAMeasurementSet() {
+    TempDir dir;
+    const Result r = inspect(dir.path(), {dir.path() + "/missing.MS"});
+    CPPUNIT_ASSERT(r.exitCode != 0);
+    CPPUNIT_ASSERT(r.errors.find("missing.MS") != std::string::npos);
+    CPPUNIT_ASSERT(r.pngs.empty());
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(InspectTest);
+
+}  // namespace rtcp::storage::test
