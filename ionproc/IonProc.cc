@@ -29,6 +29,7 @@ using namespace rtcp::ion;
 namespace {
 
 constexpr const char* kDefaultLink = "tcp:0.0.0.0:4200";
+constexpr double kTailSeconds = 0.2;  ///< for the stop time's last packets in flight
 
 struct Options {
   std::string parset;
@@ -121,7 +122,7 @@ int run(const Options& options) {
   std::unique_ptr<StorageWriter> storage;
   if (settings.correlatedOutput.enabled)
     storage = std::make_unique<StorageWriter>(settings.observationId, StorageWriter::destinations(settings),
-                                              StorageWriter::Options{options.outputQueue, 0.1, 5});
+                                              StorageWriter::Options{options.outputQueue, 0.1, 5, !settings.realTime});
   Integrator integrator(settings, [&](std::unique_ptr<CorrelatedData> data) {
     if (storage) storage->write(std::move(data));
   });
@@ -178,7 +179,11 @@ int run(const Options& options) {
   int signal = 0;
   while (!signal) {
     writeStatus(false);
-    if (int64_t(integrator.statistics().integrations) >= expected) break;
+    // Real time: past the last integration, keep receiving until the stop time, so that
+    // the packet counts cover start..stop (the tail after the last whole block included).
+    if (int64_t(integrator.statistics().integrations) >= expected &&
+        (!settings.realTime || wallClock() > settings.stopTime + replayShift + kTailSeconds))
+      break;
     if (settings.realTime && wallClock() > settings.stopTime + replayShift + options.linger) {
       RTCP_LOG_WARN("ionproc", "stop time passed " << options.linger << " s ago; stopping");
       break;

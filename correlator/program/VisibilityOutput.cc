@@ -29,7 +29,7 @@ LocalOutput::LocalOutput(const ObservationSettings& settings, bool toStorage,
   if (toStorage && settings.correlatedOutput.enabled)
     storage_ = std::make_unique<ion::StorageWriter>(
         settings.observationId, ion::StorageWriter::destinations(settings),
-        ion::StorageWriter::Options{});
+        ion::StorageWriter::Options{.waitWhenFull = !settings.realTime});
   if (!dumpPath.empty()) {
     dump_.open(dumpPath, std::ios::binary | std::ios::trunc);
     if (!dump_) throw std::runtime_error("cannot write the dump file " + dumpPath);

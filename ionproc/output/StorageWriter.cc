@@ -21,7 +21,9 @@ class StorageWriter::Connection {
   ~Connection() { stop(); }
 
   void write(std::unique_ptr<CorrelatedData> data) {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    if (options_.waitWhenFull)
+      room_.wait(lock, [&] { return queue_.size() + inFlight_.size() < options_.queueCapacity || stopping_; });
     if (queue_.size() + inFlight_.size() >= options_.queueCapacity || stopping_) {
       ++statistics_.dropped;
       RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
@@ -47,6 +49,7 @@ class StorageWriter::Connection {
       if (stopping_) return;
       stopping_ = true;
       wake_.notify_all();
+      room_.notify_all();
     }
     thread_.join();
     std::lock_guard lock(mutex_);
@@ -147,6 +150,7 @@ class StorageWriter::Connection {
     while (!inFlight_.empty() && inFlight_.front().endOffset <= acknowledged) {
       inFlight_.pop_front();
       ++statistics_.sent;
+      room_.notify_all();
     }
   }
 
@@ -169,7 +173,7 @@ class StorageWriter::Connection {
   Options options_;
   std::string name_;
   mutable std::mutex mutex_;
-  std::condition_variable wake_, idle_;
+  std::condition_variable wake_, idle_, room_;
   std::deque<Item> queue_;     ///< waiting to be sent
   std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
   std::unique_ptr<Stream> stream_;

@@ -4,7 +4,8 @@
 /// payload: CorrelatedData::serialise), one connection per storage host:port, each with
 /// its own sender thread and bounded queue. Storage down or slow: integrations wait in
 /// the queue while the connection is retried with back-off; only when the queue is full
-/// is an integration dropped, counted and logged. write() never blocks (real time).
+/// is an integration dropped, counted and logged. write() never blocks in real time; for
+/// replays that need not keep pace (Options::waitWhenFull) it waits for room instead.
 ///
 /// Delivery: an integration counts as sent once the sink's TCP stack acknowledged all
 /// its bytes (the socket's unacknowledged-bytes count, SIOCOUTQ); those not acknowledged
@@ -39,6 +40,9 @@ class StorageWriter {
     size_t queueCapacity = 16;       ///< integrations waiting per connection (--output-queue)
     double initialRetrySeconds = 0.1;  ///< first reconnection delay, doubling...
     double maxRetrySeconds = 5;        ///< ...up to this
+    /// Replays as fast as the chain goes (OLAP.realTime = F): write() waits for room in
+    /// a full queue instead of dropping, which slows the chain down to storage's pace.
+    bool waitWhenFull = false;
   };
   struct Statistics {
     uint64_t queued = 0;      ///< integrations accepted by write()
@@ -58,7 +62,8 @@ class StorageWriter {
   /// Host (Output_Correlated.locations) and port (OLAP.Storage.port) of every subband.
   static std::map<int, StorageDestination> destinations(const ObservationSettings& settings);
 
-  /// Queues an integration for its subband's storage; drops it when that queue is full.
+  /// Queues an integration for its subband's storage; drops it when that queue is full
+  /// (or, with waitWhenFull, waits for room).
   void write(std::unique_ptr<CorrelatedData> data);
   /// Waits up to timeoutSeconds for everything queued to be sent, then stops; what is
   /// left counts as dropped. True when nothing was left.

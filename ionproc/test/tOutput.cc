@@ -146,6 +146,7 @@ class OutputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testBadBlocksRejected);
   CPPUNIT_TEST(testDestinations);
   CPPUNIT_TEST(testSinkRestart);
+  CPPUNIT_TEST(testReplayWaitsForLateSink);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -256,6 +257,32 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(16), s.sent);
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.dropped);
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.connects);
+  }
+
+  /// A replay (waitWhenFull) whose storage-sink comes up late loses nothing: write()
+  /// holds the producer back until there is room.
+  void testReplayWaitsForLateSink() {
+    TestSink sink;
+    const uint16_t port = sink.port();
+    sink.stop();
+    StorageWriter::Options options;
+    options.queueCapacity = 3;
+    options.initialRetrySeconds = 0.02;
+    options.maxRetrySeconds = 0.05;
+    options.waitWhenFull = true;
+    StorageWriter writer(42, {{300, {"127.0.0.1", port}}}, options);
+    std::atomic<int> written{0};
+    std::thread producer([&] {
+      for (int64_t i = 0; i < 10; ++i, ++written) writer.write(integration(300, i));
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CPPUNIT_ASSERT_EQUAL(3, written.load());  // held back, not dropped
+    sink.start(port);
+    producer.join();
+    CPPUNIT_ASSERT(writer.finish(10));
+    CPPUNIT_ASSERT(sink.waitForTotal(10));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), writer.statistics().dropped);
+    CPPUNIT_ASSERT_EQUAL(0, sink.bad());
   }
 };
 
