@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,8 +72,9 @@ bool ChildProcess::poll() {
   if (!started()) return false;
   if (exitCode_) return true;
   int status = 0;
-  const pid_t r = waitpid(pid_, &status, WNOHANG);
-  if (r == pid_) exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  rusage usage{};
+  const pid_t r = wait4(pid_, &status, WNOHANG, &usage);
+  if (r == pid_) reaped(status, usage);
   if (r < 0 && errno == ECHILD) exitCode_ = 255;
   return exitCode_.has_value();
 }
@@ -90,8 +92,14 @@ void ChildProcess::kill() {
   if (!running()) return;
   ::kill(-pid_, SIGKILL);
   int status = 0;
-  if (waitpid(pid_, &status, 0) == pid_)
-    exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  rusage usage{};
+  if (wait4(pid_, &status, 0, &usage) == pid_) reaped(status, usage);
+}
+
+void ChildProcess::reaped(int status, const rusage& usage) {
+  exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); };
+  cpuSeconds_ = seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 }  // namespace rtcp::observe

@@ -4,6 +4,7 @@
 /// own (so that a Ctrl-C at the terminal reaches only observe, which stops the parts in
 /// order), standard output and error into its log file, standard input from /dev/null.
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <optional>
@@ -40,13 +41,19 @@ class ChildProcess {
   const std::string& logPath() const { return logPath_; }
   std::string commandLine() const;
   pid_t pid() const { return pid_; }
+  /// User + system CPU seconds of the child and the descendants it reaped (mpirun: its
+  /// ranks), known once it has exited and been reaped.
+  std::optional<double> cpuSeconds() const { return cpuSeconds_; }
 
  private:
+  void reaped(int status, const ::rusage& usage);
+
   std::string name_;
   std::vector<std::string> arguments_;
   std::string logPath_;
   pid_t pid_ = -1;
   std::optional<int> exitCode_;
+  std::optional<double> cpuSeconds_;
 };
 
 }  // namespace rtcp::observe

@@ -226,7 +226,10 @@ ObservationSummary Observation::summarise() {
   summary.durationSeconds = s.stopTime - s.startTime;
   summary.wallSeconds = endedAt_ - startedAt_;
   for (const char* name : {"storage-sink", "ionproc", "correlator", "station-sim"})
-    if (ChildProcess* p = part(name)) summary.exitCodes[name] = p->exitCode().value_or(-1);
+    if (ChildProcess* p = part(name)) {
+      summary.exitCodes[name] = p->exitCode().value_or(-1);
+      if (p->cpuSeconds()) summary.cpuSeconds[name] = *p->cpuSeconds();
+    }
   for (const std::string& ms : plan_.measurementSets)
     if (fs::exists(ms)) {
       summary.measurementSets.push_back(ms);

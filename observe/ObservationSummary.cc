@@ -75,6 +75,10 @@ std::string ObservationSummary::toJson() const {
   size_t n = 0;
   for (const auto& [part, code] : exitCodes) j << (n++ ? ", " : "") << jsonString(part) << ": " << code;
   j << "},\n"
+    << "  \"cpuSeconds\": {";
+  n = 0;
+  for (const auto& [part, seconds] : cpuSeconds) j << (n++ ? ", " : "") << jsonString(part) << ": " << jsonNumber(seconds);
+  j << "},\n"
     << "  \"plots\": " << jsonList(plots, "  ") << ",\n"
     << "  \"warnings\": " << jsonList(warnings, "  ") << "\n"
     << "}\n";
@@ -97,6 +101,11 @@ std::string ObservationSummary::toText() const {
   t << "  exit codes   ";
   for (const auto& [part, code] : exitCodes) t << " " << part << "=" << code;
   t << "\n";
+  if (!cpuSeconds.empty()) {
+    t << "  cpu seconds  ";
+    for (const auto& [part, seconds] : cpuSeconds) t << " " << part << "=" << std::setprecision(3) << seconds;
+    t << "\n";
+  }
   for (const std::string& plot : plots) t << "  plot          " << plot << "\n";
   for (const std::string& warning : warnings) t << "  warning       " << warning << "\n";
   return t.str();

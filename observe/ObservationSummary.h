@@ -33,6 +33,7 @@ struct ObservationSummary {
   uint64_t blocksDropped = 0;         ///< blocks served flagged because the ranks fell behind
   uint64_t integrationsDropped = 0;   ///< integrations that never reached storage
   std::map<std::string, int> exitCodes;  ///< per part; -1: not started or killed by observe
+  std::map<std::string, double> cpuSeconds;  ///< per part: user + system CPU (mpirun: with its ranks)
   std::vector<std::string> plots;     ///< PNGs made by tools/rtcp-inspect
   std::vector<std::string> warnings;
 

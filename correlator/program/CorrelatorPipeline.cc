@@ -110,7 +110,8 @@ void CorrelatorPipeline::fetchAndExchange() {
     ++statistics_.blocks;
     if (!pool_.filled.push(std::move(*set))) return;
   }
-  statistics_.exchangeSeconds = exchange_.secondsWaiting();
+  statistics_.exchangeWaitSeconds = exchange_.secondsWaiting();
+  statistics_.exchangeSeconds = exchange_.secondsTransferring();
   statistics_.bytesExchanged = exchange_.bytesSent();
 }
 

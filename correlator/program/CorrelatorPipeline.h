@@ -38,7 +38,8 @@ class CorrelatorPipeline {
     int64_t subbandBlocks = 0;      ///< (subband, block) pairs this rank correlated
     double processingSeconds = 0;   ///< processing thread busy time
     double fetchSeconds = 0;        ///< main thread waiting for its stations' blocks
-    double exchangeSeconds = 0;     ///< main thread waiting for the all-to-all
+    double exchangeWaitSeconds = 0; ///< main thread waiting for the other ranks
+    double exchangeSeconds = 0;     ///< transfers of the all-to-all
     uint64_t bytesExchanged = 0;    ///< sent to other ranks
     double wallSeconds = 0;
   };

@@ -119,8 +119,10 @@ int run(const Options& options, int rank, int nrRanks) {
                                       << " subband-blocks processed, mean " << perSubbandBlock
                                       << " s per subband-block, real-time factor " << realTimeFactor
                                       << "; waited " << st.fetchSeconds << " s for input and "
-                                      << st.exchangeSeconds << " s for the exchange ("
-                                      << st.bytesExchanged / 1e6 << " MB sent)");
+                                      << st.exchangeWaitSeconds << " s for the other ranks; exchanged "
+                                      << st.bytesExchanged / 1e6 << " MB in " << st.exchangeSeconds << " s ("
+                                      << (st.exchangeSeconds > 0 ? st.bytesExchanged / st.exchangeSeconds / 1e9 : 0)
+                                      << " GB/s)");
   RTCP_LOG_INFO("correlator", "rank " << rank << ": input: " << fetcher->summary());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": output: " << output->summary());
   return 0;
