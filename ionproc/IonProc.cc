@@ -15,6 +15,7 @@
 #include "output/Integrator.h"
 #include "output/StorageWriter.h"
 #include "StatusFile.h"
+#include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/SampleTime.h"
@@ -52,19 +53,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     ("linger", po::value(&o.linger), "seconds past the stop time to wait for the last results (default 10)")
     ("no-input", po::bool_switch(&o.noInput), "run without station input (link, plug-ins and output only)")
     ("status", po::value(&o.statusFile), "rewrite this file once a second with key=value status lines (StatusFile.h)");
-  po::options_description all;
-  all.add(visible).add_options()("parset", po::value(&o.parset));
-  po::positional_options_description positional;
-  positional.add("parset", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << "\nServes the parset's stations to the correlator ranks over the link, adds their\n"
+  const std::string about = "\nServes the parset's stations to the correlator ranks over the link, adds their\n"
                             "visibilities over OLAP.IONProc.integrationSteps blocks and sends them to storage-sink.\n";
-    return std::nullopt;
-  }
-  if (o.parset.empty()) throw po::error("missing PARSET");
+  if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about)) return std::nullopt;
   if (o.plugins.empty()) {
     const std::filesystem::path beside = std::filesystem::canonical("/proc/self/exe").parent_path() /
                                          "librtcp_correlator_plugin.so";

@@ -11,6 +11,7 @@
 #include "NightlyReport.h"
 #include "ObservationRunner.h"
 #include "Schedule.h"
+#include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
 
@@ -57,25 +58,13 @@ int main(int argc, char** argv) {
        "seconds before its start time to launch observe for an observation at its own time")
       ("max-overrun", po::value<double>(&options.maxOverrunSeconds)->default_value(600),
        "stop observe this many seconds after the observation's planned end");
-  po::options_description all = visible;
-  all.add_options()("schedule", po::value<std::string>(&schedulePath));
-  po::positional_options_description positional;
-  positional.add("schedule", 1);
-  po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-    po::notify(vm);
+    if (!rtcp::parseCommandLine(argc, argv, visible, "SCHEDULE", schedulePath,
+                          "\nSchedule lines: [YYYY-MM-DD HH:MM:SS] PARSET   (# comments; paths relative to the "
+                          "schedule file)\n"))
+      return 0;
   } catch (const po::error& e) {
     RTCP_LOG_ERROR("nightly", e.what() << " (see --help)");
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << visible << "\nSchedule lines: [YYYY-MM-DD HH:MM:SS] PARSET   (# comments; paths "
-                            "relative to the schedule file)\n";
-    return 0;
-  }
-  if (schedulePath.empty()) {
-    RTCP_LOG_ERROR("nightly", "no schedule given (see --help)");
     return 2;
   }
   const double started = unixNow();

@@ -14,6 +14,7 @@
 #include "Executables.h"
 #include "Observation.h"
 #include "ParsetChecker.h"
+#include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
 
@@ -65,19 +66,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     ("mpi-hosts", po::value(&o.mpiHosts), "run the correlator ranks on these hosts (mpirun -hosts LIST); ionproc's link then listens on every interface")
     ("no-station-sim", po::bool_switch(&o.noStationSim), "start no station-sim: the udp: inputs come from elsewhere (real stations, a replay)")
     ("debug", "log debug messages");
-  po::options_description all;
-  all.add(visible).add_options()("parset", po::value(&o.parset));
-  po::positional_options_description positional;
-  positional.add("parset", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << visible << kDescription;
-    return std::nullopt;
-  }
+  if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, kDescription, &vm)) return std::nullopt;
   if (vm.count("debug")) Logger::setLevel(LogLevel::kDebug);
-  if (o.parset.empty()) throw po::error("missing PARSET");
   if (o.ranks == 0) o.ranks = std::min(2, coresOfThisMachine());
   return o;
 }

@@ -10,6 +10,7 @@
 
 #include "RecordingReplayer.h"
 #include "StationSimulator.h"
+#include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 
@@ -111,7 +112,7 @@ int simulate(const ObservationSettings& settings, const po::variables_map& vm) {
 
 int main(int argc, char** argv) {
   Logger::setProcessName("station-sim");
-  po::options_description visible;
+  po::options_description visible(std::string(kUsage) + "\noptions");
   visible.add_options()
       ("help,h", "show this help")
       ("record", po::value<std::string>()->value_name("DIR"), "write recordings into DIR instead of sending UDP")
@@ -123,28 +124,16 @@ int main(int argc, char** argv) {
       ("replay-to", po::value<std::string>()->value_name("LIST"), "udp:HOST:PORT per recording, comma-separated")
       ("restamp", "replay: shift timestamps by whole even seconds to start now")
       ("debug", "log debug messages");
-  po::options_description all;
-  all.add(visible).add_options()("parset", po::value<std::string>());
-  po::positional_options_description positional;
-  positional.add("parset", 1);
   po::variables_map vm;
+  std::string parsetPath;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-    po::notify(vm);
+    if (!parseCommandLine(argc, argv, visible, "PARSET", parsetPath, "", &vm)) return 0;
   } catch (const std::exception& e) {
     std::cerr << "station-sim: " << e.what() << " (see --help)\n";
     return 2;
   }
-  if (vm.count("help")) {
-    std::cout << kUsage << visible << "\n";
-    return 0;
-  }
-  if (!vm.count("parset")) {
-    std::cerr << "station-sim: no PARSET given (see --help)\n";
-    return 2;
-  }
   if (vm.count("debug")) Logger::setLevel(LogLevel::kDebug);
-  const std::string parset = vm["parset"].as<std::string>();
+  const std::string parset = parsetPath;
   try {
     const ObservationSettings settings = ObservationSettings::fromFile(parset);
     for (const std::string& key : settings.unknownKeys)

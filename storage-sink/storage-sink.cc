@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 
 #include "StorageSink.h"
+#include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 
 namespace po = boost::program_options;
@@ -45,24 +46,11 @@ int main(int argc, char** argv) {
       ("stop-after-seconds", po::value<double>(&options.stopAfterSeconds)->default_value(0),
        "stop after this many seconds (0: no limit)")
       ("verbose,v", "log debug messages");
-  po::options_description all = visible;
-  all.add_options()("parset", po::value<std::string>(&parsetPath));
-  po::positional_options_description positional;
-  positional.add("parset", 1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-    po::notify(vm);
+    if (!rtcp::parseCommandLine(argc, argv, visible, "PARSET", parsetPath, "\n", &vm)) return 0;
   } catch (const std::exception& e) {
     RTCP_LOG_ERROR("storage", "bad arguments: " << e.what() << " (see --help)");
-    return 2;
-  }
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return 0;
-  }
-  if (parsetPath.empty()) {
-    RTCP_LOG_ERROR("storage", "no parset given (see --help)");
     return 2;
   }
   if (vm.count("verbose")) rtcp::Logger::setLevel(rtcp::LogLevel::kDebug);

@@ -17,6 +17,7 @@
 #include "StationBlockFetcher.h"
 #include "VisibilityOutput.h"
 #include "link/LinkClient.h"
+#include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 
@@ -45,20 +46,10 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
     ("no-storage", po::bool_switch(&o.noStorage), "without --ionproc: do not send integrations to storage-sink")
     ("threads", po::value(&o.threads), "signal-chain threads per rank (default: the node's cores / its ranks)")
     ("queue-blocks", po::value(&o.queueBlocks), "exchanged blocks that may wait for processing (default 2)");
-  po::options_description all;
-  all.add(visible).add_options()("parset", po::value(&o.parset));
-  po::positional_options_description positional;
-  positional.add("parset", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    if (printHelp)
-      std::cout << visible << "\nWith --ionproc, ionproc reads the stations and integrates; without it each rank\n"
-                              "reads its stations' inputs (udp: or file:) and integrates its own subbands.\n";
-    return std::nullopt;
-  }
-  if (o.parset.empty()) throw po::error("missing PARSET");
+  const std::string about =
+      "\nWith --ionproc, ionproc reads the stations and integrates; without it each rank\n"
+      "reads its stations' inputs (udp: or file:) and integrates its own subbands.\n";
+  if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about, nullptr, printHelp)) return std::nullopt;
   if (!o.ionproc.empty() && (!o.dumpDirectory.empty() || o.noStorage))
     throw po::error("--dump and --no-storage apply only without --ionproc (ionproc does the output)");
   if (o.queueBlocks < 1) throw po::error("--queue-blocks must be at least 1");

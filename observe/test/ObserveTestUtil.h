@@ -7,9 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "TestPrograms.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::observe::test {
+
+using rtcp::test::readFile;
+using rtcp::test::runProgram;
+using rtcp::test::startProgram;
+using rtcp::test::waitProgram;
 
 constexpr double kDegree = 3.14159265358979323846 / 180;
 constexpr double kCentreRa = 5.2336866848, kCentreDec = 0.7109425145;  ///< the beam (J2000)
@@ -39,17 +45,9 @@ std::string writeParset(const std::string& path, const SmallObservation& o);
 /// A UDP port that was free a moment ago.
 int freeUdpPort();
 
-/// Starts a program with standard error (and output) into a log; returns its process id.
-pid_t startProgram(const std::vector<std::string>& arguments, const std::string& log);
-/// Waits for a started program; its exit code (128 + signal when killed).
-int waitProgram(pid_t pid);
-/// Runs a program to its end with standard error (and output) into a log; returns its
-/// exit code (128 + signal when killed).
-int runProgram(const std::vector<std::string>& arguments, const std::string& log);
 /// observe from the build tree, with arguments.
 std::vector<std::string> observeCommand(const std::vector<std::string>& arguments);
 std::string executable(const std::string& part);  ///< e.g. "station-sim/station-sim"
-std::string readFile(const std::string& path);
 
 /// Reads the observation directory's summary.json with Debian's python3 and returns the
 /// value of a top-level key as JSON text (throws when the file is not valid JSON).

@@ -19,6 +19,7 @@
 #include "OutputLayout.h"
 #include "StorageTestUtil.h"
 #include "TestData.h"
+#include "TestPrograms.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/DelayModel.h"
 #include "rtcp/Parset.h"
@@ -31,34 +32,9 @@ namespace {
 
 constexpr double kDegree = M_PI / 180;
 
-/// Starts a program with its standard error in a log file; returns its process id.
-pid_t spawn(const std::vector<std::string>& arguments, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    std::freopen(log.c_str(), "w", stderr);
-    std::vector<char*> argv;
-    for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-int waitFor(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 uint16_t freePort() {
   TcpListener probe("127.0.0.1", 0);
   return probe.port();
-}
-
-double angularDistance(double ra1, double dec1, double ra2, double dec2) {
-  return std::acos(std::min(1.0, std::sin(dec1) * std::sin(dec2) +
-                                     std::cos(dec1) * std::cos(dec2) * std::cos(ra1 - ra2)));
 }
 
 }  // namespace
@@ -86,14 +62,14 @@ class WscleanImageTest : public CppUnit::TestFixture {
     const Direction source{centre.ra + 0.6 * kDegree / std::cos(centre.dec), centre.dec + 0.8 * kDegree};
 
     const uint16_t port = freePort();
-    const pid_t sink = spawn({rtcp::test::binaryDir() + "/storage-sink/storage-sink", parset, "--port",
+    const pid_t sink = ::rtcp::test::startProgram({rtcp::test::binaryDir() + "/storage-sink/storage-sink", parset, "--port",
                               std::to_string(port), "--host", "127.0.0.1", "--staging-mb", "1"},
                              dir.path() + "/storage-sink.log");
     std::vector<std::thread> senders;  // a connection per subband, all at once
     for (int s = 0; s < settings.nrSubbands(); ++s)
       senders.emplace_back([&, s] { sendModel(settings, s, centre, source, port); });
     for (std::thread& sender : senders) sender.join();
-    CPPUNIT_ASSERT_EQUAL(0, waitFor(sink));  // exits by itself once every integration arrived
+    CPPUNIT_ASSERT_EQUAL(0, ::rtcp::test::waitProgram(sink));  // exits by itself once every integration arrived
 
     std::string measurementSets;
     for (int subband : {200, 300, 400})
@@ -161,8 +137,8 @@ class WscleanImageTest : public CppUnit::TestFixture {
     double ra = 0, dec = 0;
     image.worldOf(double(peak % size_t(image.width)), double(peak / size_t(image.width)), ra, dec);
     const double pixel = 30.0 / 3600 * kDegree;
-    const double error = angularDistance(ra, dec, source.ra, source.dec);
-    const double separation = angularDistance(source.ra, source.dec, centre.ra, centre.dec);
+    const double error = ::rtcp::test::angularDistance(ra, dec, source.ra, source.dec);
+    const double separation = ::rtcp::test::angularDistance(source.ra, source.dec, centre.ra, centre.dec);
     std::ostringstream where;
     where << "peak " << image.pixels[peak] << " at RA " << ra / kDegree << " Dec " << dec / kDegree
           << ", source at RA " << source.ra / kDegree << " Dec " << source.dec / kDegree << ": off by "
