@@ -30,6 +30,12 @@ class BlockSource {
   /// Thread-safe: the link calls it from one thread per compute core, for any station.
   virtual std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int firstSubband,
                                                  int nrSubbands) = 0;
+
+  /// As getBlock(), into `out`, whose buffers are reused when their sizes fit: a caller
+  /// that keeps its blocks allocates (and page-faults) nothing per block.
+  virtual void serveInto(StationBlock& out, int64_t block, int station, int firstSubband, int nrSubbands) {
+    out = std::move(*getBlock(block, station, firstSubband, nrSubbands));
+  }
 };
 
 }  // namespace rtcp::ion

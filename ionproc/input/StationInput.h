@@ -51,7 +51,7 @@ class StationInput : public BlockSource {
                                          int nrSubbands) override;
   /// As getBlock(), into a block whose buffers are reused when their size fits.
   void serveInto(StationBlock& out, int64_t block, int station, int firstSubband,
-                 int nrSubbands);
+                 int nrSubbands) override;
   /// Blocks before `block` will not be asked for again: their samples may be overwritten.
   void release(int64_t block);
 

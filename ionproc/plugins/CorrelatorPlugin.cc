@@ -1,6 +1,9 @@
 // The correlator plug-in: serves compute ranks their stations' delayed blocks and takes
 // their visibilities for integration (CorrelatorFunctions.h).
 #include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -11,7 +14,33 @@
 namespace rtcp::ion {
 namespace {
 
+/// StationBlocks kept for reuse: a served block's buffers are lent to the link and come
+/// back here once sent, so that serving allocates nothing per block.
+class StationBlockPool : public std::enable_shared_from_this<StationBlockPool> {
+ public:
+  std::shared_ptr<StationBlock> take() {
+    std::unique_ptr<StationBlock> block;
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        block = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (!block) block = std::make_unique<StationBlock>();
+    return std::shared_ptr<StationBlock>(block.release(), [pool = shared_from_this()](StationBlock* b) {
+      std::lock_guard lock(pool->mutex_);
+      pool->free_.emplace_back(b);
+    });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<StationBlock>> free_;
+};
+
 struct CorrelatorPlugin {
+  std::shared_ptr<StationBlockPool> pool = std::make_shared<StationBlockPool>();
   const ObservationSettings* settings = nullptr;
   BlockSource* blocks = nullptr;
   VisibilitySink* visibilities = nullptr;
@@ -26,7 +55,8 @@ struct CorrelatorPlugin {
                                   " subbands " + std::to_string(first) + "+" + std::to_string(n));
     // The input never waits for slow ranks: a block that left the buffer comes back
     // flagged by ionproc (BlockSource::getBlock).
-    std::unique_ptr<StationBlock> result = blocks->getBlock(block, station, first, n);
+    std::shared_ptr<StationBlock> result = pool->take();
+    blocks->serveInto(*result, block, station, first, n);
     ++served;
     if (result->header.flaggedByIonproc) {
       ++flagged;
@@ -36,8 +66,8 @@ struct CorrelatorPlugin {
                                            << station << " served flagged (" << flagged << " so far)");
     }
     header = result->header;
-    samples.give(std::move(result->samples));
-    valid.give(std::move(result->valid));
+    samples.lend(result->samples.span(), result);
+    valid.lend(result->valid.span(), result);
   }
 
   void accept(int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
