@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +30,16 @@ int freeUdpPort() {
   return ntohs(address.sin_port);
 }
 
+double raTransitingNow() {
+  // Local sidereal time at the core (6.87 degrees east) from the GMST formula of the
+  // Astronomical Almanac; seconds of accuracy are plenty for choosing a high beam.
+  const double unixNow = double(std::time(nullptr));
+  const double julianDate = unixNow / 86400.0 + 2440587.5;
+  const double gmstDegrees = 280.46061837 + 360.98564736629 * (julianDate - 2451545.0);
+  const double lstDegrees = std::fmod(gmstDegrees + 6.87, 360.0);
+  return (lstDegrees < 0 ? lstDegrees + 360 : lstDegrees) * kDegree;
+}
+
 std::string makeParset(const SmallObservation& o) {
   std::ostringstream p;
   p << "Observation.ObsID = " << o.obsId << "\n"
@@ -38,7 +50,7 @@ std::string makeParset(const SmallObservation& o) {
   for (size_t i = 0; i < o.stations.size(); ++i) p << (i ? ", " : "") << o.stations[i];
   p << "]\nObservation.channelsPerSubband = " << o.channels << "\n"
     << "Observation.nrBeams = 1\n"
-    << "Observation.Beam[0].angle1 = " << kCentreRa << "\nObservation.Beam[0].angle2 = " << kCentreDec << "\n"
+    << "Observation.Beam[0].angle1 = " << o.beamRa << "\nObservation.Beam[0].angle2 = " << o.beamDec << "\n"
     << "Observation.Beam[0].subbandList = " << o.subbands << "\n"
     << "Observation.referencePhaseCenter = [3826577.066, 461022.948, 5064892.786]\n";
   for (size_t i = 0; i < o.stations.size(); ++i)

@@ -30,6 +30,7 @@ struct SmallObservation {
   int channels = 16;
   int steps = 12207;            ///< spectra per block: 16 x 12207 samples = 0.99999 s
   int blocksPerIntegration = 1; ///< OLAP.IONProc.integrationSteps
+  double beamRa = kCentreRa, beamDec = kCentreDec;  ///< the phase centre (J2000)
   double sourceRa = kCentreRa, sourceDec = kCentreDec;
   double flux = 4;
   bool realTime = true;
@@ -42,6 +43,9 @@ struct SmallObservation {
 std::string makeParset(const SmallObservation& o);
 /// Writes the parset to path and returns the path.
 std::string writeParset(const std::string& path, const SmallObservation& o);
+/// Right ascension (radians) that transits at LOFAR's core now: a beam there is high in
+/// the sky for a short observation started with observe --now.
+double raTransitingNow();
 /// A UDP port that was free a moment ago.
 int freeUdpPort();
 

@@ -36,8 +36,14 @@ class EndToEndTest : public CppUnit::TestFixture {
   void testSourceOffCentreImagesWhereItIs() {
     TempDir dir;
     SmallObservation o;
-    o.sourceRa = kCentreRa + 0.6 * kDegree / std::cos(kCentreDec);  // 1 degree away
-    o.sourceDec = kCentreDec + 0.8 * kDegree;
+    // The beam transits now, at Dec 45: a 4 s snapshot of a source low in the sky has
+    // its baselines foreshortened north-south and a beam so long in that direction
+    // (its peak within 0.6 % over +-80") that gridding errors alone move the peak by
+    // tens of arcseconds.
+    o.beamRa = raTransitingNow();
+    o.beamDec = 45 * kDegree;
+    o.sourceRa = o.beamRa + 0.6 * kDegree / std::cos(o.beamDec);  // 1 degree away
+    o.sourceDec = o.beamDec + 0.8 * kDegree;
     // A 4 s snapshot of the inner core's stations has a fan-shaped beam, its ridge along
     // the core's east-west extent: stations spread in both directions out to 8 km (55
     // baselines) and subbands 30 MHz apart make a beam that pins the source down.
