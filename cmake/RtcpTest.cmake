@@ -8,6 +8,11 @@ function(rtcp_add_cppunit_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  set(environment "RTCP_SOURCE_DIR=${CMAKE_SOURCE_DIR};RTCP_BINARY_DIR=${CMAKE_BINARY_DIR}")
+  if(RTCP_SANITIZE)
+    # Leaks inside the libraries we use (casacore's one-off singletons), not ours.
+    list(APPEND environment "LSAN_OPTIONS=suppressions=${CMAKE_SOURCE_DIR}/cmake/lsan.supp")
+  endif()
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
-    ENVIRONMENT "RTCP_SOURCE_DIR=${CMAKE_SOURCE_DIR};RTCP_BINARY_DIR=${CMAKE_BINARY_DIR}")
+    ENVIRONMENT "${environment}")
 endfunction()

@@ -38,6 +38,11 @@ fftwf_plan makePlan(int nrChannels, int count, std::complex<float>* buffer) {
 /// 16 floats (4 dual-polarisation samples); unaligned access allowed.
 typedef float Vector16 __attribute__((vector_size(64), aligned(4)));
 
+/// By reference: a helper returning a Vector16 by value would be compiled for the
+/// default target, and at -O0 (not inlined) its return would not match the AVX-512
+/// clone's calling convention (GCC's -Wpsabi warns of exactly this).
+inline const Vector16& at(const float* p) { return *reinterpret_cast<const Vector16*>(p); }
+
 /// output[s][i] = sum_k weights[k][i] input[(s + k) width + i], i < width = 4 C floats.
 /// Per 16-float column: the 16 taps' weights stay in registers and 4 spectra are
 /// accumulated at once (independent FMA chains; the input is read from L1).
@@ -45,7 +50,6 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void firKernel(
     const float* __restrict input, const float* __restrict weights, int width, int nrSpectra,
     float* __restrict output) {
   constexpr int kSpectraAtOnce = 4;
-  auto at = [](const float* p) { return *reinterpret_cast<const Vector16*>(p); };
   for (int i = 0; i < width; i += 16) {
     Vector16 w[kFilterTaps];
     for (int k = 0; k < kFilterTaps; ++k) w[k] = at(weights + size_t(k) * width + i);

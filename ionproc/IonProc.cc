@@ -101,6 +101,7 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
     status.storageQueued = st.queued;
     status.storageSent = st.sent;
     status.storageDropped = st.dropped;
+    status.storageConnections = st.connects;
   }
   return status;
 }

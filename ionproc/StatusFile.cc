@@ -42,6 +42,7 @@ void forEachCounter(StatusT& s, Visit visit) {
   visit("storage.queued", s.storageQueued);
   visit("storage.sent", s.storageSent);
   visit("storage.dropped", s.storageDropped);
+  visit("storage.connections", s.storageConnections);
 }
 
 template <typename T>

@@ -41,6 +41,7 @@ struct IonStatus {
   uint64_t storageQueued = 0;           ///< storage.queued
   uint64_t storageSent = 0;             ///< storage.sent: acknowledged by storage-sink
   uint64_t storageDropped = 0;          ///< storage.dropped
+  uint64_t storageConnections = 0;      ///< storage.connections: made to storage-sinks so far
 
   /// The `key=value` text (keys as documented on each field).
   std::string format() const;

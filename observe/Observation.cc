@@ -175,7 +175,7 @@ void Observation::follow() {
       if (counters != lastCounters) lastCounters = counters, lastChange = now;
     }
     const bool late = s.realTime && now > stopWall + options_.keepGoingSeconds;
-    const bool stalled = !s.realTime && now - lastChange > options_.keepGoingSeconds;
+    const bool stalled = !s.realTime && now - lastChange > options_.keepGoingSeconds && !storageStarting(now);
     if (late || stalled) {
       progress.finish();
       std::string laggards;
@@ -190,6 +190,12 @@ void Observation::follow() {
     }
   }
   progress.finish();
+}
+
+bool Observation::storageStarting(double now) {
+  const ChildProcess* storage = part("storage-sink");
+  return storage && storage->running() && lastStatus_ && lastStatus_->storageConnections == 0 &&
+         now - startedAt_ < options_.storageStartupSeconds;
 }
 
 void Observation::stopAll() {

@@ -25,6 +25,9 @@ struct RunOptions {
   double startupSeconds = 30;  ///< ionproc must be up within this
   bool terminal = false;       ///< standard error is a terminal (progress line with \r)
   std::string mpiHosts;        ///< mpirun -hosts LIST ("": every rank on this host)
+  /// Replays: how long storage-sink may take to create its MSs (it listens only then;
+  /// hundreds of subbands on a slow disk take a while) before "no progress" counts.
+  double storageStartupSeconds = 600;
 };
 
 class Observation {
@@ -38,6 +41,9 @@ class Observation {
   ChildProcess& addPart(const std::string& name, std::vector<std::string> arguments);
   ChildProcess* part(const std::string& name);
   bool startParts();
+  /// storage-sink still creating its MSs: running, not yet reached by ionproc, within
+  /// storageStartupSeconds of the start.
+  bool storageStarting(double now);
   bool waitForIonproc();
   void follow();
   void stopAll();

@@ -40,6 +40,8 @@ std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus*
     dropped = std::max(dropped, st.blocksGone);
   }
   out << " | dropped " << dropped << " blocks";
+  if (settings_.correlatedOutput.enabled && s.storageQueued > 0 && s.storageConnections == 0)
+    out << " | waiting for storage-sink";
   if (settings_.realTime) {
     out << " | margin " << std::setprecision(2) << settings_.secondsOfBuffer - s.newestBlockLag << " s of "
         << settings_.secondsOfBuffer << " s buffer";

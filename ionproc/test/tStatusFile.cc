@@ -47,6 +47,7 @@ class StatusFileTest : public CppUnit::TestFixture {
     status.storageQueued = 24;
     status.storageSent = 23;
     status.storageDropped = 1;
+    status.storageConnections = 2;
     CPPUNIT_ASSERT(status == IonStatus::parse(status.format()));
     CPPUNIT_ASSERT(status.format().find("station[1].blocksGone=3\n") != std::string::npos);
   }

@@ -215,6 +215,11 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(line, line.find("CS001 1.0%") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(line, line.find("dropped 3 blocks") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(line, line.find("margin 2.00 s of 2.50 s buffer") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(line, line.find("storage-sink") == std::string::npos);
+    now.storageQueued = 2;  // integrations ready, storage-sink not reached yet
+    CPPUNIT_ASSERT(monitor.line(now, &before).find("waiting for storage-sink") != std::string::npos);
+    now.storageConnections = 1;
+    CPPUNIT_ASSERT(monitor.line(now, &before).find("storage-sink") == std::string::npos);
   }
 };
 
