@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "rtcp/StationBlock.h"
 
@@ -13,6 +14,9 @@ namespace rtcp::ion {
 class BlockSource {
  public:
   virtual ~BlockSource() = default;
+
+  /// The stations (indices in the station list) this source serves.
+  virtual std::vector<int> stations() const = 0;
 
   /// The StationBlock of block `block` (0 = the block at the observation start) of station
   /// `station` (index in the station list) for the subbands [firstSubband, firstSubband +

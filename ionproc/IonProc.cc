@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
@@ -39,6 +40,8 @@ struct Options {
   size_t outputQueue = 16;
   double linger = 10;
   bool noInput = false;
+  bool noOutput = false;
+  std::string stations;  ///< comma-separated names; empty: every station
   std::string statusFile;
 };
 
@@ -52,9 +55,13 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     ("output-queue", po::value(&o.outputQueue), "integrations that may wait per storage connection (default 16)")
     ("linger", po::value(&o.linger), "seconds past the stop time to wait for the last results (default 10)")
     ("no-input", po::bool_switch(&o.noInput), "run without station input (link, plug-ins and output only)")
+    ("stations", po::value(&o.stations), "serve only these stations (comma-separated names; default: all), e.g. the ones whose inputs reach this host")
+    ("no-output", po::bool_switch(&o.noOutput), "only serve station blocks; another ionproc integrates and sends to storage")
     ("status", po::value(&o.statusFile), "rewrite this file once a second with key=value status lines (StatusFile.h)");
   const std::string about = "\nServes the parset's stations to the correlator ranks over the link, adds their\n"
-                            "visibilities over OLAP.IONProc.integrationSteps blocks and sends them to storage-sink.\n";
+                            "visibilities over OLAP.IONProc.integrationSteps blocks and sends them to storage-sink.\n"
+                            "With one ionproc per input host, each serves its --stations and all but one run\n"
+                            "with --no-output.\n";
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about)) return std::nullopt;
   if (o.plugins.empty()) {
     const std::filesystem::path beside = std::filesystem::canonical("/proc/self/exe").parent_path() /
@@ -62,6 +69,20 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     o.plugins.push_back(std::filesystem::exists(beside) ? beside.string() : RTCP_CORRELATOR_PLUGIN);
   }
   return o;
+}
+
+/// The indices of the comma-separated station names (all stations when empty).
+std::vector<int> stationIndices(const ObservationSettings& settings, const std::string& names) {
+  std::vector<int> indices;
+  std::istringstream list(names);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (name.empty()) continue;
+    const int index = settings.stationIndex(name);
+    if (index < 0) throw std::runtime_error("--stations: " + name + " is not in the parset's station list");
+    indices.push_back(index);
+  }
+  if (!names.empty() && indices.empty()) throw std::runtime_error("--stations: no station named");
+  return indices;
 }
 
 /// Blocks the stop signals in every thread; the main thread waits for them.
@@ -112,7 +133,7 @@ int run(const Options& options) {
   for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("ionproc", "unknown parset key " << key);
 
   std::unique_ptr<StorageWriter> storage;
-  if (settings.correlatedOutput.enabled)
+  if (settings.correlatedOutput.enabled && !options.noOutput)
     storage = std::make_unique<StorageWriter>(settings.observationId, StorageWriter::destinations(settings),
                                               StorageWriter::Options{options.outputQueue, 0.1, 5, !settings.realTime});
   Integrator integrator(settings, [&](std::unique_ptr<CorrelatedData> data) {
@@ -123,7 +144,7 @@ int run(const Options& options) {
 #ifdef RTCP_HAVE_IONPROC_INPUT
   std::unique_ptr<StationInput> input;
   if (!options.noInput) {
-    input = std::make_unique<StationInput>(settings);
+    input = std::make_unique<StationInput>(settings, stationIndices(settings, options.stations));
     blocks = input.get();
   }
 #endif
@@ -152,7 +173,7 @@ int run(const Options& options) {
 
   FunctionRegistry functions;
   std::vector<std::function<std::string()>> summaries;
-  PluginHost plugins(PluginContext{functions, &settings, blocks, &integrator, &summaries});
+  PluginHost plugins(PluginContext{functions, &settings, blocks, options.noOutput ? nullptr : &integrator, &summaries});
   for (const std::string& path : options.plugins) plugins.load(path);
   CallService calls(functions);
   LinkServer link(LinkEndpoint::parse(options.link), calls);
@@ -167,15 +188,24 @@ int run(const Options& options) {
   if (input) replayShift = input->clockShift();
 #endif
 
+  // Done: every integration sent on, or (--no-output) every block of every station served.
   const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
+  const int64_t blocksProcessed = settings.nrIntegrations() * settings.blocksPerIntegration;  // whole integrations
+  auto done = [&] {
+    if (!options.noOutput) return int64_t(integrator.statistics().integrations) >= expected;
+#ifdef RTCP_HAVE_IONPROC_INPUT
+    if (input)
+      return std::ranges::all_of(input->statistics(),
+                                 [&](const StationStatistics& st) { return st.lastBlock + 1 >= blocksProcessed; });
+#endif
+    return false;
+  };
   int signal = 0;
   while (!signal) {
     writeStatus(false);
     // Real time: past the last integration, keep receiving until the stop time, so that
     // the packet counts cover start..stop (the tail after the last whole block included).
-    if (int64_t(integrator.statistics().integrations) >= expected &&
-        (!settings.realTime || wallClock() > settings.stopTime + replayShift + kTailSeconds))
-      break;
+    if (done() && (!settings.realTime || wallClock() > settings.stopTime + replayShift + kTailSeconds)) break;
     if (settings.realTime && wallClock() > settings.stopTime + replayShift + options.linger) {
       RTCP_LOG_WARN("ionproc", "stop time passed " << options.linger << " s ago; stopping");
       break;

@@ -95,16 +95,26 @@ bool Observation::startParts() {
     // unix socket, which moves about twice the bytes per CPU second of loopback TCP
     // (rtcp-bench link). Its path stays short: sockaddr_un holds 108 bytes.
     const bool remoteRanks = !options_.mpiHosts.empty();
-    const std::string port = std::to_string(plan_.linkPort);
-    const std::string listen = remoteRanks ? "tcp:0.0.0.0:" + port
-                                           : "unix:/tmp/rtcp-link-" + std::to_string(getpid()) + "-" + port;
-    const std::string connect = remoteRanks ? "tcp:" + hostName() + ":" + port : listen;
-    addPart("ionproc", {partExecutable("ionproc"), parset, "--link", listen, "--status", statusPath()});
-    if (!waitForIonproc()) return false;
     std::vector<std::string> correlator{mpirunExecutable()};
     if (remoteRanks) correlator.insert(correlator.end(), {"-hosts", options_.mpiHosts});
-    correlator.insert(correlator.end(), {"-np", std::to_string(options_.ranks), partExecutable("correlator"), parset,
-                                         "--ionproc", connect});
+    correlator.insert(correlator.end(), {"-np", std::to_string(options_.ranks), partExecutable("correlator"), parset});
+    // One ionproc per input host; the first integrates and sends to storage-sink.
+    for (const IonprocPlan& ionproc : plan_.ionprocs) {
+      const std::string port = std::to_string(ionproc.linkPort);
+      const std::string listen = remoteRanks ? "tcp:0.0.0.0:" + port
+                                             : "unix:/tmp/rtcp-link-" + std::to_string(getpid()) + "-" + port;
+      std::vector<std::string> arguments{partExecutable("ionproc"), parset, "--link", listen, "--status",
+                                         statusPath(ionproc)};
+      if (plan_.ionprocs.size() > 1) {
+        std::string stations;
+        for (const std::string& name : ionproc.stations) stations += (stations.empty() ? "" : ",") + name;
+        arguments.insert(arguments.end(), {"--stations", stations});
+        if (&ionproc != &plan_.ionprocs.front()) arguments.push_back("--no-output");
+      }
+      addPart(ionproc.name, arguments);
+      correlator.insert(correlator.end(), {"--ionproc", remoteRanks ? "tcp:" + hostName() + ":" + port : listen});
+    }
+    if (!waitForIonprocs()) return false;
     if (options_.threads > 0) correlator.insert(correlator.end(), {"--threads", std::to_string(options_.threads)});
     ranksStartedAt_ = wallClock();
     addPart("correlator", correlator);
@@ -117,17 +127,29 @@ bool Observation::startParts() {
   return true;
 }
 
-bool Observation::waitForIonproc() {
+std::vector<std::string> Observation::statusPaths() const {
+  std::vector<std::string> paths;
+  for (const IonprocPlan& ionproc : plan_.ionprocs) paths.push_back(statusPath(ionproc));
+  return paths;
+}
+
+bool Observation::waitForIonprocs() {
   const double deadline = wallClock() + options_.startupSeconds;
-  ChildProcess& ionproc = *part("ionproc");
-  while (!fs::exists(statusPath())) {
+  for (const IonprocPlan& plan : plan_.ionprocs)
+    if (!waitForIonproc(plan, deadline)) return false;
+  return true;
+}
+
+bool Observation::waitForIonproc(const IonprocPlan& plan, double deadline) {
+  ChildProcess& ionproc = *part(plan.name);
+  while (!fs::exists(statusPath(plan))) {
     for (auto& p : parts_)
       if (p->poll()) {
         fail(p->name() + " exited with " + std::to_string(*p->exitCode()) + " while starting (see " + p->logPath() + ")");
         return false;
       }
     if (wallClock() > deadline) {
-      fail("ionproc did not come up within " + std::to_string(int(options_.startupSeconds)) + " s (see " +
+      fail(plan.name + " did not come up within " + std::to_string(int(options_.startupSeconds)) + " s (see " +
            ionproc.logPath() + ")");
       return false;
     }
@@ -141,7 +163,7 @@ bool Observation::waitForIonproc() {
 
 void Observation::follow() {
   const ObservationSettings& s = plan_.settings;
-  ProgressMonitor progress(s, statusPath(), options_.terminal);
+  ProgressMonitor progress(s, statusPaths(), options_.terminal);
   double lastChange = wallClock();
   std::tuple<int64_t, uint64_t, uint64_t> lastCounters{-2, 0, 0};
   // When the stop time comes by the wall clock: real-time replays of recordings play
@@ -159,7 +181,7 @@ void Observation::follow() {
     bool allDone = true;
     for (auto& p : parts_) {
       if (p->poll()) {
-        if (p->name() == "ionproc" && ionprocEndedAt_ == 0) ionprocEndedAt_ = now;
+        if (p->name() == plan_.ionprocs.front().name && ionprocEndedAt_ == 0) ionprocEndedAt_ = now;
         if (*p->exitCode() != 0) {
           progress.finish();
           fail(p->name() + " failed with exit code " + std::to_string(*p->exitCode()) + " (see " + p->logPath() + ")");
@@ -212,14 +234,18 @@ void Observation::stopAll() {
   };
   for (const char* name : {"station-sim", "correlator"})
     if (ChildProcess* p = part(name); p && p->running()) p->signal(SIGINT);
-  stop("ionproc", 20);     // sends what it integrated on to storage
+  for (auto it = plan_.ionprocs.rbegin(); it != plan_.ionprocs.rend(); ++it)
+    stop(it->name, 20);  // the first, last: sends what it integrated on to storage
   stop("storage-sink", 30);  // writes what it staged and closes the MSs
   stop("correlator", 10);
   stop("station-sim", 5);
   if (ionprocEndedAt_ == 0) ionprocEndedAt_ = wallClock();
-  if (part("ionproc") && fs::exists(statusPath())) {
+  if (part(plan_.ionprocs.front().name)) {
     try {
-      lastStatus_ = ion::IonStatus::read(statusPath());
+      std::vector<ion::IonStatus> statuses;
+      for (const std::string& path : statusPaths())
+        if (fs::exists(path)) statuses.push_back(ion::IonStatus::read(path));
+      if (!statuses.empty()) lastStatus_ = mergeStatuses(plan_.settings, statuses);
     } catch (const std::exception& e) {
       warnings_.push_back(e.what());
     }
@@ -235,10 +261,10 @@ ObservationSummary Observation::summarise() {
   summary.stop = formatUtc(s.stopTime);
   summary.durationSeconds = s.stopTime - s.startTime;
   summary.wallSeconds = endedAt_ - startedAt_;
-  for (const char* name : {"storage-sink", "ionproc", "correlator", "station-sim"})
-    if (ChildProcess* p = part(name)) {
-      summary.exitCodes[name] = p->exitCode().value_or(-1);
-      if (p->cpuSeconds()) summary.cpuSeconds[name] = *p->cpuSeconds();
+  for (const auto& p : parts_)
+    if (p->name() != "rtcp-inspect") {
+      summary.exitCodes[p->name()] = p->exitCode().value_or(-1);
+      if (p->cpuSeconds()) summary.cpuSeconds[p->name()] = *p->cpuSeconds();
     }
   for (const std::string& ms : plan_.measurementSets)
     if (fs::exists(ms)) {

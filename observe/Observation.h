@@ -44,13 +44,16 @@ class Observation {
   /// storage-sink still creating its MSs: running, not yet reached by ionproc, within
   /// storageStartupSeconds of the start.
   bool storageStarting(double now);
-  bool waitForIonproc();
+  /// Waits until every ionproc wrote its status file (it is up and listening).
+  bool waitForIonprocs();
+  bool waitForIonproc(const IonprocPlan& ionproc, double deadline);
   void follow();
   void stopAll();
   void fail(const std::string& reason);
   ObservationSummary summarise();
   void makePlots(ObservationSummary& summary);
-  std::string statusPath() const { return plan_.directory + "/ionproc.status"; }
+  std::string statusPath(const IonprocPlan& ionproc) const { return plan_.directory + "/" + ionproc.name + ".status"; }
+  std::vector<std::string> statusPaths() const;
 
   ObservationPlan plan_;
   RunOptions options_;

@@ -1,5 +1,6 @@
 #include "ObservationPlan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -89,6 +90,23 @@ std::vector<std::string> locallySimulated(const ObservationSettings& s) {
   return names;
 }
 
+/// The stations grouped by the host of their first input (recordings: ""), one ionproc
+/// per group; each group gets a free link port.
+std::vector<IonprocPlan> ionprocsByInputHost(const ObservationSettings& s) {
+  std::vector<IonprocPlan> ionprocs;
+  for (const StationSettings& station : s.stations) {
+    const StreamDescriptor d = StreamDescriptor::parse(station.inputs.at(0));
+    const std::string host = d.kind == StreamDescriptor::Kind::kUdp ? d.host : "";
+    auto it = std::find_if(ionprocs.begin(), ionprocs.end(), [&](const IonprocPlan& i) { return i.inputHost == host; });
+    if (it == ionprocs.end()) {
+      const std::string number = ionprocs.empty() ? "" : "-" + std::to_string(ionprocs.size() + 1);
+      it = ionprocs.insert(ionprocs.end(), IonprocPlan{"ionproc" + number, host, {}, ObservationPlan::freePort()});
+    }
+    it->stations.push_back(station.name);
+  }
+  return ionprocs;
+}
+
 }  // namespace
 
 double ObservationPlan::evenShift(double startTime, double wallTime, double margin) {
@@ -116,8 +134,8 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   }
   plan.storagePort = freePort();
   p.set("OLAP.Storage.port", std::to_string(plan.storagePort));
-  plan.linkPort = freePort();
   plan.settings = quietSettings(p);
+  plan.ionprocs = ionprocsByInputHost(plan.settings);
 
   const CorrelatedOutputSettings& out = plan.settings.correlatedOutput;
   plan.directory = absolute(options.directory.empty() ? out.directories.at(0) : options.directory);

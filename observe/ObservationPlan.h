@@ -21,6 +21,15 @@ struct PlanOptions {
   double setupMargin = 4;        ///< seconds between now and a --now start, at least
 };
 
+/// One ionproc: the stations whose inputs reach one input host (DESIGN: one ionproc per
+/// input host). The first also integrates and sends to storage-sink.
+struct IonprocPlan {
+  std::string name;                   ///< part name: ionproc, ionproc-2, ...
+  std::string inputHost;              ///< the inputs' host ("" for recordings)
+  std::vector<std::string> stations;  ///< its stations, in station-list order
+  uint16_t linkPort = 0;              ///< where the correlator ranks reach it
+};
+
 struct ObservationPlan {
   Parset parset;                     ///< the effective parset
   ObservationSettings settings;      ///< read back from it
@@ -29,7 +38,7 @@ struct ObservationPlan {
   std::string stationSimParsetPath;  ///< the parset station-sim gets; "" when nothing to simulate
   double timeShift = 0;              ///< seconds added to start and stop (an even number)
   uint16_t storagePort = 0;          ///< OLAP.Storage.port as chosen
-  uint16_t linkPort = 0;             ///< ionproc's link port for the correlator ranks
+  std::vector<IonprocPlan> ionprocs;  ///< by input host, in order of first appearance
   bool liveInput = false;            ///< some input is udp:
   std::vector<std::string> measurementSets;  ///< the MSs this host writes (absolute paths)
   std::vector<std::string> notes;    ///< what the plan changed, for the log

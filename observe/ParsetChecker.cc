@@ -172,6 +172,7 @@ void ParsetChecker::checkInputs(const Parset& p, std::vector<ParsetProblem>& out
       const std::string key = portsKey(p, station);
       if (!p.isDefined(key)) continue;  // ObservationSettings names it
       guarded(p, out, [&] {
+        std::set<std::string> hosts;  // one ionproc reads a station: all its inputs on one host
         for (const std::string& input : p.getStringVector(key)) {
           StreamDescriptor d;
           try {
@@ -188,6 +189,14 @@ void ParsetChecker::checkInputs(const Parset& p, std::vector<ParsetProblem>& out
                                                 "' does not exist or cannot be read"));
           }
           const std::string host = isLocalHost(d.host) ? "this host" : d.host;
+          if (d.kind == StreamDescriptor::Kind::kUdp && host != "this host")
+            out.push_back(problem(p, key, "input '" + input + "' of station '" + station + "': host '" + d.host +
+                                              "' is not this machine; observe starts ionproc here only (see "
+                                              "observe/README.md, Several hosts)"));
+          hosts.insert(d.kind == StreamDescriptor::Kind::kUdp ? d.host : "");
+          if (hosts.size() == 2)
+            out.push_back(problem(p, key, "the inputs of station '" + station +
+                                              "' reach different hosts; one ionproc reads a station"));
           std::string busy;
           if (d.kind == StreamDescriptor::Kind::kUdp && host == "this host" && !users.count("port " + std::to_string(d.port) + " on " + host) &&
               !udpPortFree(d.port, busy))

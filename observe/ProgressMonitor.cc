@@ -11,9 +11,32 @@
 
 namespace rtcp::observe {
 
-ProgressMonitor::ProgressMonitor(const ObservationSettings& settings, std::string statusPath, bool terminal,
+ion::IonStatus mergeStatuses(const ObservationSettings& settings, const std::vector<ion::IonStatus>& statuses) {
+  ion::IonStatus merged = statuses.at(0);
+  for (size_t i = 1; i < statuses.size(); ++i) {
+    const ion::IonStatus& s = statuses[i];
+    merged.wallTime = std::max(merged.wallTime, s.wallTime);
+    merged.finished = merged.finished && s.finished;
+    merged.newestBlock = std::min(merged.newestBlock, s.newestBlock);
+    merged.newestBlockLag = std::max(merged.newestBlockLag, s.newestBlockLag);
+    merged.stations.insert(merged.stations.end(), s.stations.begin(), s.stations.end());
+    merged.blocksIntegrated += s.blocksIntegrated;
+    merged.integrations += s.integrations;
+    merged.incompleteIntegrations += s.incompleteIntegrations;
+    merged.storageQueued += s.storageQueued;
+    merged.storageSent += s.storageSent;
+    merged.storageDropped += s.storageDropped;
+    merged.storageConnections += s.storageConnections;
+  }
+  std::stable_sort(merged.stations.begin(), merged.stations.end(), [&](const auto& a, const auto& b) {
+    return settings.stationIndex(a.name) < settings.stationIndex(b.name);
+  });
+  return merged;
+}
+
+ProgressMonitor::ProgressMonitor(const ObservationSettings& settings, std::vector<std::string> statusPaths, bool terminal,
                                  double plainIntervalSeconds)
-    : settings_(settings), statusPath_(std::move(statusPath)), terminal_(terminal), plainInterval_(plainIntervalSeconds) {}
+    : settings_(settings), statusPaths_(std::move(statusPaths)), terminal_(terminal), plainInterval_(plainIntervalSeconds) {}
 
 double ProgressMonitor::packetBytes(int station) const {
   const size_t streams = std::max<size_t>(1, settings_.stations.at(size_t(station)).inputs.size());
@@ -53,10 +76,14 @@ std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus*
 }
 
 void ProgressMonitor::update(double wallTime) {
-  std::error_code error;
-  if (!std::filesystem::exists(statusPath_, error)) return;
+  std::vector<ion::IonStatus> statuses;
   try {
-    ion::IonStatus status = ion::IonStatus::read(statusPath_);
+    for (const std::string& path : statusPaths_) {
+      std::error_code error;
+      if (!std::filesystem::exists(path, error)) return;  // an ionproc not up yet
+      statuses.push_back(ion::IonStatus::read(path));
+    }
+    ion::IonStatus status = mergeStatuses(settings_, statuses);
     if (!latest_ || status.wallTime != latest_->wallTime) {
       if (latest_ && status.wallTime - latest_->wallTime >= 0.9) previous_ = latest_;
       latest_ = std::move(status);

@@ -1,6 +1,6 @@
 #pragma once
 /// \file ProgressMonitor.h
-/// The live progress line on standard error, from ionproc's --status file: time
+/// The live progress line on standard error, from the ionprocs' --status files: time
 /// observed / total, data rate in, loss per station (samples that did not arrive, of
 /// those served), blocks dropped because the ranks fell behind, and the real-time margin
 /// (buffer left behind the newest block served) or, for replays, the real-time factor.
@@ -8,17 +8,22 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "StatusFile.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::observe {
 
+/// One status of several ionprocs (one per input host): stations in station-list order,
+/// counters summed, the newest block of the slowest, finished when all are.
+ion::IonStatus mergeStatuses(const ObservationSettings& settings, const std::vector<ion::IonStatus>& statuses);
+
 class ProgressMonitor {
  public:
-  ProgressMonitor(const ObservationSettings& settings, std::string statusPath, bool terminal,
+  ProgressMonitor(const ObservationSettings& settings, std::vector<std::string> statusPaths, bool terminal,
                   double plainIntervalSeconds = 5);
-  /// Reads the status file when it changed and shows the line when due.
+  /// Reads the status files when they changed and shows the line when due.
   void update(double wallTime);
   /// Ends the line on a terminal.
   void finish();
@@ -31,7 +36,7 @@ class ProgressMonitor {
 
  private:
   const ObservationSettings& settings_;
-  std::string statusPath_;
+  std::vector<std::string> statusPaths_;
   bool terminal_;
   double plainInterval_;
   double lastShown_ = -1e300;

@@ -8,14 +8,37 @@
 
 namespace rtcp::correlator {
 
-LinkFetcher::LinkFetcher(std::shared_ptr<ion::LinkClient> link, int nrSubbands)
-    : link_(std::move(link)), nrSubbands_(nrSubbands) {}
+LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links, const ObservationSettings& settings,
+                         const std::vector<int>& needed)
+    : links_(std::move(links)), linkOfStation_(size_t(settings.nrStations()), -1), nrSubbands_(settings.nrSubbands()) {
+  auto name = [&](int station) { return settings.stations.at(size_t(station)).name; };
+  for (size_t l = 0; l < links_.size(); ++l) {
+    std::vector<int32_t> served(size_t(settings.nrStations()));
+    std::span<int32_t> list(served);
+    ion::servedStations.call(*links_[l], list);
+    for (const int32_t station : list) {
+      if (station < 0 || station >= settings.nrStations())
+        throw std::runtime_error("ionproc " + std::to_string(l + 1) + " serves station index " + std::to_string(station) +
+                                 ", which the parset does not have (do ionproc and correlator read the same parset?)");
+      int& link = linkOfStation_[size_t(station)];
+      if (link >= 0)
+        throw std::runtime_error("station " + name(station) + " is served by ionproc " + std::to_string(link + 1) +
+                                 " and by ionproc " + std::to_string(l + 1));
+      link = int(l);
+    }
+  }
+  for (const int station : needed)
+    if (linkOfStation_.at(size_t(station)) < 0)
+      throw std::runtime_error("no ionproc serves station " + name(station) + " (asked " +
+                               std::to_string(links_.size()) + " ionproc" + (links_.size() > 1 ? "s" : "") + ")");
+}
 
 void LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
   std::span<uint8_t> samples = out.samples.span();
   std::span<uint64_t> valid = out.valid.span();
   const size_t expectedSamples = samples.size(), expectedValid = valid.size();
-  ion::serveStationBlock.call(*link_, block, station, 0, nrSubbands_, out.header, samples, valid);
+  ion::LinkClient& link = *links_.at(size_t(linkOfStation_.at(size_t(station))));
+  ion::serveStationBlock.call(link, block, station, 0, nrSubbands_, out.header, samples, valid);
   if (samples.size() != expectedSamples || valid.size() != expectedValid)
     throw std::runtime_error("ionproc served block " + std::to_string(block) + " of station " +
                              std::to_string(station) + " with " + std::to_string(samples.size()) +
@@ -28,7 +51,7 @@ void LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
 
 std::string LinkFetcher::summary() const {
   std::ostringstream s;
-  s << fetched_ << " station blocks fetched from ionproc, " << flaggedByIonproc_
+  s << fetched_ << " station blocks fetched from " << links_.size() << " ionproc" << (links_.size() > 1 ? "s" : "") << ", " << flaggedByIonproc_
     << " of them served flagged (the ranks were late)";
   return s.str();
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "rtcp/ObservationSettings.h"
@@ -28,15 +29,21 @@ class StationBlockFetcher {
   virtual std::string summary() const = 0;
 };
 
-/// Fetches from ionproc through the forwarded function serveStationBlock.
+/// Fetches from ionproc through the forwarded function serveStationBlock: from several
+/// ionprocs (one per input host), each station from the one that serves it.
 class LinkFetcher : public StationBlockFetcher {
  public:
-  LinkFetcher(std::shared_ptr<ion::LinkClient> link, int nrSubbands);
+  /// Asks every ionproc which stations it serves (servedStations). Throws
+  /// std::runtime_error naming the station when one of `needed` (indices) is served by
+  /// none of them or a station by two.
+  LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links, const ObservationSettings& settings,
+              const std::vector<int>& needed);
   void fetch(int64_t block, int station, StationBlock& out) override;
   std::string summary() const override;
 
  private:
-  std::shared_ptr<ion::LinkClient> link_;
+  std::vector<std::shared_ptr<ion::LinkClient>> links_;
+  std::vector<int> linkOfStation_;  ///< station index -> links_ index, -1: none
   int nrSubbands_;
   uint64_t flaggedByIonproc_ = 0;
   uint64_t fetched_ = 0;

@@ -29,7 +29,7 @@ namespace {
 
 struct Options {
   std::string parset;
-  std::string ionproc;  ///< empty: read the inputs in-process
+  std::vector<std::string> ionprocs;  ///< empty: read the inputs in-process; the first also integrates
   std::string dumpDirectory;
   bool noStorage = false;
   int threads = 0;
@@ -41,7 +41,7 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
   po::options_description visible("usage: mpirun -np N correlator PARSET [options]\n\noptions");
   visible.add_options()
     ("help,h", "this help")
-    ("ionproc", po::value(&o.ionproc), "fetch station blocks from and send visibilities to ionproc at tcp:HOST:PORT or unix:PATH")
+    ("ionproc", po::value(&o.ionprocs), "fetch station blocks from ionproc at tcp:HOST:PORT or unix:PATH; repeat it for one ionproc per input host (each station from the one serving it); visibilities go to the first")
     ("dump", po::value(&o.dumpDirectory), "without --ionproc: also write each rank's integrations to DIR/rank<R>.vis (DESIGN 2.4 blocks)")
     ("no-storage", po::bool_switch(&o.noStorage), "without --ionproc: do not send integrations to storage-sink")
     ("threads", po::value(&o.threads), "signal-chain threads per rank (default: the node's cores / its ranks)")
@@ -50,7 +50,7 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
       "\nWith --ionproc, ionproc reads the stations and integrates; without it each rank\n"
       "reads its stations' inputs (udp: or file:) and integrates its own subbands.\n";
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about, nullptr, printHelp)) return std::nullopt;
-  if (!o.ionproc.empty() && (!o.dumpDirectory.empty() || o.noStorage))
+  if (!o.ionprocs.empty() && (!o.dumpDirectory.empty() || o.noStorage))
     throw po::error("--dump and --no-storage apply only without --ionproc (ionproc does the output)");
   if (o.queueBlocks < 1) throw po::error("--queue-blocks must be at least 1");
   if (o.threads < 0) throw po::error("--threads must not be negative");
@@ -77,12 +77,15 @@ int run(const Options& options, int rank, int nrRanks) {
   std::unique_ptr<VisibilityOutput> output;
   WorkDistribution distribution(nrRanks, settings.nrStations(), settings.nrSubbands(),
                                 settings.blocksPerIntegration);
-  if (!options.ionproc.empty()) {
-    // One link connection per thread that talks to ionproc: core 0 fetches, core 1 sends.
-    const ion::LinkEndpoint endpoint = ion::LinkEndpoint::parse(options.ionproc);
-    fetcher = std::make_unique<LinkFetcher>(std::make_shared<ion::LinkClient>(endpoint, rank, 0),
-                                            settings.nrSubbands());
-    output = std::make_unique<LinkOutput>(std::make_shared<ion::LinkClient>(endpoint, rank, 1));
+  if (!options.ionprocs.empty()) {
+    // One link connection per thread that talks to an ionproc: core 0 fetches (from
+    // every ionproc), core 1 sends (to the first).
+    std::vector<std::shared_ptr<ion::LinkClient>> links;
+    for (const std::string& ionproc : options.ionprocs)
+      links.push_back(std::make_shared<ion::LinkClient>(ion::LinkEndpoint::parse(ionproc), rank, 0));
+    fetcher = std::make_unique<LinkFetcher>(std::move(links), settings, distribution.stationsOf(rank));
+    output = std::make_unique<LinkOutput>(
+        std::make_shared<ion::LinkClient>(ion::LinkEndpoint::parse(options.ionprocs.front()), rank, 1));
   } else {
     std::string dump;
     if (!options.dumpDirectory.empty()) {

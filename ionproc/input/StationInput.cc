@@ -207,6 +207,13 @@ void StationInput::flagRows(StationBlock& out, int firstRow, int nrRows) const {
   std::memset(out.valid.data() + size_t(firstRow) * words, 0, size_t(nrRows) * words * sizeof(uint64_t));
 }
 
+std::vector<int> StationInput::stations() const {
+  std::vector<int> indices;
+  for (size_t i = 0; i < stationSlot_.size(); ++i)
+    if (stationSlot_[i] >= 0) indices.push_back(int(i));
+  return indices;
+}
+
 std::unique_ptr<StationBlock> StationInput::getBlock(int64_t block, int station, int firstSubband,
                                                      int nrSubbands) {
   auto out = std::make_unique<StationBlock>();

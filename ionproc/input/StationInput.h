@@ -47,6 +47,7 @@ class StationInput : public BlockSource {
   /// Stops the receivers; waiting getBlock() calls throw.
   void stop();
 
+  std::vector<int> stations() const override;
   std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int firstSubband,
                                          int nrSubbands) override;
   /// As getBlock(), into a block whose buffers are reused when their size fits.

@@ -20,6 +20,10 @@ RTCP_FORWARDED(serveStationBlock,
                     Out<StationBlockHeader> header, Out<Span<uint8_t>> samples,
                     Out<Span<uint64_t>> valid));
 
+/// The stations (indices in the station list) this ionproc serves: with one ionproc per
+/// input host, each rank asks every ionproc and fetches each station from its own.
+RTCP_FORWARDED(servedStations, void(Out<Span<int32_t>> stations));
+
 /// One block's correlation of a subband (index in the subband list): visibilities
 /// [baseline][channel][pol] and validSamples[baseline][channel], for integration.
 RTCP_FORWARDED(acceptVisibilities,

@@ -1,5 +1,6 @@
 // The correlator plug-in: serves compute ranks their stations' delayed blocks and takes
 // their visibilities for integration (CorrelatorFunctions.h).
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -70,6 +71,12 @@ struct CorrelatorPlugin {
     valid.lend(result->valid.span(), result);
   }
 
+  void listStations(OutArray<int32_t>& out) const {
+    const std::vector<int> stations = blocks ? blocks->stations() : std::vector<int>{};
+    std::span<int32_t> list = out.allocate(stations.size());
+    std::copy(stations.begin(), stations.end(), list.begin());
+  }
+
   void accept(int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
               std::span<const std::complex<float>> data, std::span<const uint32_t> counts) {
     if (!visibilities) throw std::runtime_error("this ionproc has no output");
@@ -98,6 +105,7 @@ RTCP_PLUGIN(context) {
                                    OutArray<uint64_t>& valid) {
                             plugin->serve(block, station, first, n, header, samples, valid);
                           });
+  context.functions.serve(servedStations, [plugin](OutArray<int32_t>& stations) { plugin->listStations(stations); });
   context.functions.serve(acceptVisibilities,
                           [plugin](int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
                                    std::span<const std::complex<float>> data,

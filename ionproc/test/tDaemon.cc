@@ -48,6 +48,11 @@ class PatternBlocks : public BlockSource {
   static uint8_t value(int64_t block, int station, int subband, size_t byte) {
     return uint8_t(block * 31 + station * 7 + subband * 3 + byte);
   }
+  std::vector<int> stations() const override {
+    std::vector<int> all(size_t(settings_.nrStations()));
+    for (size_t i = 0; i < all.size(); ++i) all[i] = int(i);
+    return all;
+  }
   std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int first, int n) override {
     ++requests;
     const int nrSamples = nrHistorySamples(settings_) + int(settings_.samplesPerBlock());

@@ -62,12 +62,13 @@ class ObserveUnitTest : public CppUnit::TestFixture {
                              "Observation.stopTime = '2020-01-01 00:00:05'\n"                // 3
                              "Observation.antennaSet = LBA_OUTER\n"                          // 4
                              "Observation.bandFilter = LBA_30_90\n"                          // 5
-                             "Observation.VirtualInstrument.stationList = [CS001, XX999, CS002]\n"  // 6
+                             "Observation.VirtualInstrument.stationList = [CS001, XX999, CS002, CS003]\n"  // 6
                              "Observation.Beam[0].angle1 = 5.23\nObservation.Beam[0].angle2 = 0.71\n"  // 7, 8
                              "Observation.Beam[0].subbandList = [300, 512]\n"                // 9
                              "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:10010]\n"         // 10
                              "PIC.Core.CS002LBA.RSP.ports = [udp:localhost:10010, file:missing.rsp]\n"  // 11
-                             "Observation.DataProducts.Output_Correlated.locations = [localhost:" + file + "/out]\n";  // 12
+                             "PIC.Core.CS003LBA.RSP.ports = [udp:10.255.255.1:10030]\n"     // 12
+                             "Observation.DataProducts.Output_Correlated.locations = [localhost:" + file + "/out]\n";  // 13
     const CheckResult r = ParsetChecker({false, 3, 2, file + "/obs", parseUtc("2026-01-01 00:00:00")}).check(parset);
     CPPUNIT_ASSERT(r.hasErrors());
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.stopTime", 3, "is not after start time"));
@@ -76,7 +77,9 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.Beam[0].subbandList", 9, "subband 512 is outside 0..511"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "already an input of station 'CS001'"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "missing.rsp' of station 'CS002' does not exist"));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.DataProducts.Output_Correlated.locations", 12, "cannot be created"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "reach different hosts"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS003LBA.RSP.ports", 12, "host '10.255.255.1' is not this machine"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.DataProducts.Output_Correlated.locations", 13, "cannot be created"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "--dir", 0, "cannot be created"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "--ranks", 0, "more ranks than the 2 cores"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), !r.settings);
@@ -194,7 +197,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     o.stations = {"CS001", "CS002"};
     o.outputDir = dir.path();
     const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
-    ProgressMonitor monitor(s, dir.path() + "/status", false);
+    ProgressMonitor monitor(s, {dir.path() + "/status"}, false);
     ion::IonStatus before, now;
     before.wallTime = 100;
     before.nrBlocks = now.nrBlocks = 4;
