@@ -49,6 +49,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testChildProcess);
   CPPUNIT_TEST(testSummaryJson);
   CPPUNIT_TEST(testProgressLine);
+  CPPUNIT_TEST(testMergedStatus);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -223,6 +224,32 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(monitor.line(now, &before).find("waiting for storage-sink") != std::string::npos);
     now.storageConnections = 1;
     CPPUNIT_ASSERT(monitor.line(now, &before).find("storage-sink") == std::string::npos);
+  }
+
+  /// Two ionprocs (one per input host): stations back in station-list order, the
+  /// observation as far as the slower one, counters summed, finished when both are.
+  void testMergedStatus() {
+    SmallObservation o;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.outputDir = "/tmp";
+    const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
+    ion::IonStatus output, other;
+    output.wallTime = 10, other.wallTime = 11;
+    output.finished = true;
+    output.newestBlock = 5, other.newestBlock = 3;
+    output.integrations = 12, output.storageSent = 10, output.storageConnections = 1;
+    output.stations = {{"CS002", 7, 7, 0, 0, 6, 600, 0, 0, 5}};
+    other.stations = {{"RS106", 5, 5, 0, 0, 4, 400, 0, 0, 3}, {"CS001", 5, 5, 0, 0, 4, 400, 0, 0, 3}};
+    const ion::IonStatus merged = mergeStatuses(s, {output, other});
+    CPPUNIT_ASSERT_EQUAL(size_t(3), merged.stations.size());
+    CPPUNIT_ASSERT_EQUAL(std::string("CS001"), merged.stations[0].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("CS002"), merged.stations[1].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("RS106"), merged.stations[2].name);
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), merged.newestBlock);
+    CPPUNIT_ASSERT_EQUAL(11.0, merged.wallTime);
+    CPPUNIT_ASSERT(!merged.finished);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(12), merged.integrations);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), merged.storageConnections);
   }
 };
 
