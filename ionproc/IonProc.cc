@@ -144,7 +144,9 @@ int run(const Options& options) {
 #ifdef RTCP_HAVE_IONPROC_INPUT
   std::unique_ptr<StationInput> input;
   if (!options.noInput) {
-    input = std::make_unique<StationInput>(settings, stationIndices(settings, options.stations));
+    StationInputOptions inputOptions;
+    inputOptions.replayFromFirstRequest = true;
+    input = std::make_unique<StationInput>(settings, stationIndices(settings, options.stations), inputOptions);
     blocks = input.get();
   }
 #endif
@@ -182,11 +184,16 @@ int run(const Options& options) {
 #endif
 
   // Until every integration went out, the stop time passed (real time; for a real-time
-  // replay of recordings, the stop time as shifted to the wall clock), or a signal.
-  double replayShift = 0;
+  // replay of recordings, the stop time as shifted to the wall clock once the replay
+  // started), or a signal.
+  auto stopTimePassed = [&](double seconds) {
+    double replayShift = 0;
 #ifdef RTCP_HAVE_IONPROC_INPUT
-  if (input) replayShift = input->clockShift();
+    if (input && !input->started()) return false;  // a replay waiting for the ranks
+    if (input) replayShift = input->clockShift();
 #endif
+    return wallClock() > settings.stopTime + replayShift + seconds;
+  };
 
   // Done: every integration sent on, or (--no-output) every block of every station served.
   const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
@@ -205,8 +212,8 @@ int run(const Options& options) {
     writeStatus(false);
     // Real time: past the last integration, keep receiving until the stop time, so that
     // the packet counts cover start..stop (the tail after the last whole block included).
-    if (done() && (!settings.realTime || wallClock() > settings.stopTime + replayShift + kTailSeconds)) break;
-    if (settings.realTime && wallClock() > settings.stopTime + replayShift + options.linger) {
+    if (done() && (!settings.realTime || stopTimePassed(kTailSeconds))) break;
+    if (settings.realTime && stopTimePassed(options.linger)) {
       RTCP_LOG_WARN("ionproc", "stop time passed " << options.linger << " s ago; stopping");
       break;
     }

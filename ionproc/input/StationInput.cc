@@ -137,7 +137,22 @@ double StationInput::deriveClockShift() const {
   return wallClock() - std::max(first, settings_.startTime);
 }
 
+bool StationInput::isReplay() const {
+  for (const auto& s : stations_)
+    for (const StreamDescriptor& d : s->inputs)
+      if (d.kind != StreamDescriptor::Kind::kFile) return false;
+  return true;
+}
+
 void StationInput::start() {
+  if (options_.replayFromFirstRequest && settings_.realTime && isReplay()) {
+    RTCP_LOG_INFO("ionproc", "real-time replay: plays from the first block the compute ranks ask for");
+    return;
+  }
+  std::call_once(startOnce_, [this] { startReceivers(); });
+}
+
+void StationInput::startReceivers() {
   clockShift_ = deriveClockShift();
   if (clockShift_ != 0)
     RTCP_LOG_INFO("ionproc", "replaying recordings in real time: recording time "
@@ -145,6 +160,7 @@ void StationInput::start() {
   release(0);
   for (auto& s : stations_)
     for (auto& r : s->receivers) r->start(clockShift_);
+  started_ = true;
 }
 
 void StationInput::stop() {
@@ -223,6 +239,7 @@ std::unique_ptr<StationBlock> StationInput::getBlock(int64_t block, int station,
 
 void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex, int firstSubband,
                              int nrSubbands) {
+  if (!started_) std::call_once(startOnce_, [this] { startReceivers(); });
   Station& s = station(stationIndex);
   if (nrSubbands < 1 || firstSubband < 0 || firstSubband + nrSubbands > settings_.nrSubbands())
     throw std::invalid_argument("station input: subbands [" + std::to_string(firstSubband) +

@@ -28,6 +28,10 @@ struct StationInputOptions {
   double stallTimeout = 10;      ///< non-real time: a udp stream silent this long has "passed"
   int releaseLag = 1;            ///< serving block b releases blocks before b - releaseLag (< 0: never)
   int delayLookahead = 4;        ///< blocks of delays computed ahead of the newest request
+  /// Real-time replays of recordings start playing at the first block asked for, not at
+  /// start(): the compute ranks' start-up (MPI, FFTW plans, buffers) does not eat into
+  /// the buffer, as it does not in a live observation that starts after set-up.
+  bool replayFromFirstRequest = false;
   DelayFunction delays;          ///< injected delays; empty: DelayModel of the settings
   double maxDelaySeconds = -1;   ///< bound on |tau_s| for sizing the buffer; < 0: from positions
   std::optional<double> clockShift;  ///< wall minus recording time; default: see clockShift()
@@ -42,8 +46,11 @@ class StationInput : public BlockSource {
                StationInputOptions options = {});
   ~StationInput() override;
 
-  /// Starts the receivers and the clock of real-time replays.
+  /// Starts the receivers and the clock of real-time replays (with
+  /// replayFromFirstRequest: a real-time replay at the first getBlock/serveInto).
   void start();
+  /// The receivers run (and a real-time replay's clock with them).
+  bool started() const { return started_; }
   /// Stops the receivers; waiting getBlock() calls throw.
   void stop();
 
@@ -60,7 +67,7 @@ class StationInput : public BlockSource {
   /// Seconds from recording time to wall-clock time: 0 for live (udp) input; for real-time
   /// replays of recordings, so that the later of the observation start and the first
   /// recorded packet plays when start() is called.
-  double clockShift() const { return clockShift_; }
+  double clockShift() const { return clockShift_; }  ///< 0 until started()
   /// The bound UDP port of a station's stream (0 for files).
   uint16_t udpPort(int station, int stream) const;
   const CircularSampleBuffer& buffer(int station) const;
@@ -70,6 +77,8 @@ class StationInput : public BlockSource {
   Station& station(int index) const;
   int64_t minimumCapacity() const;
   double deriveClockShift() const;
+  bool isReplay() const;  ///< every input a recording
+  void startReceivers();
   /// Waits until block samples up to `end` may be served; false once stopped.
   bool waitForData(Station& s, int firstStream, int lastStream, int64_t end);
   /// Zeroes rows [firstRow, +nrRows) of a block and clears their valid bits.
@@ -78,7 +87,9 @@ class StationInput : public BlockSource {
   const ObservationSettings settings_;  ///< a copy: the delay thread reads it
   StationInputOptions options_;
   int64_t maxDelaySamples_ = 0;
-  double clockShift_ = 0;
+  std::atomic<double> clockShift_{0};
+  std::once_flag startOnce_;
+  std::atomic<bool> started_{false};
   std::vector<std::unique_ptr<Station>> stations_;
   std::vector<int> stationSlot_;  ///< observation station index -> stations_ index, or -1
   DelayCompensation delays_;

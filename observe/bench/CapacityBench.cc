@@ -41,6 +41,8 @@ const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "C
                                  "CS013", "CS017", "CS021", "CS024", "CS026", "CS028", "CS030", "CS031",
                                  "CS032", "CS101", "CS103", "CS201", "CS301", "CS302", "CS401", "CS501"};
 
+constexpr int kBeamletsPerPort = 61;  ///< 16-bit RSP packets
+
 /// 0.25 s blocks of 768 spectra x 64 channels, 1 s integrations, 16-bit samples.
 std::string parset(const CapacityOptions& o, int nrSubbands, const std::string& inputs, const std::string& output) {
   std::ostringstream p;
@@ -53,12 +55,18 @@ std::string parset(const CapacityOptions& o, int nrSubbands, const std::string& 
   p << "]\nObservation.channelsPerSubband = 64\nObservation.nrBeams = 1\n"
     << "Observation.Beam[0].angle1 = 5.2336866848\nObservation.Beam[0].angle2 = 0.7109425145\n"
     << "Observation.Beam[0].subbandList = [200.." << 200 + nrSubbands - 1 << "]\n";
+  const int ports = (nrSubbands + kBeamletsPerPort - 1) / kBeamletsPerPort;
   for (int s = 0; s < o.nrStations; ++s) {
     p << "PIC.Core." << kStations[s] << "LBA.RSP.ports = [";
-    if (inputs.empty())
-      p << "udp:127.0.0.1:" << 20000 + 10 * s;
-    else
-      p << "file:" << inputs << "/" << kStations[s] << ".rsp";
+    for (int port = 0; port < ports; ++port) {
+      p << (port ? ", " : "");
+      if (inputs.empty())
+        p << "udp:127.0.0.1:" << 20000 + 10 * s + port;
+      else if (port == 0)  // station-sim's recording names
+        p << "file:" << inputs << "/" << kStations[s] << ".rsp";
+      else
+        p << "file:" << inputs << "/" << kStations[s] << "-" << port << ".rsp";
+    }
     p << "]\n";
   }
   p << "OLAP.CNProc.integrationSteps = 768\nOLAP.IONProc.integrationSteps = 4\nOLAP.realTime = T\n"

@@ -70,6 +70,7 @@ class StationInputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testCoarseDelayShift);
   CPPUNIT_TEST(testDelayModelStation);
   CPPUNIT_TEST(testRealTimeReplayPacesRecording);
+  CPPUNIT_TEST(testReplayStartsAtFirstRequest);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -281,6 +282,37 @@ class StationInputTest : public CppUnit::TestFixture {
       // Paced: the reader has not run ahead of the wall clock (the recording lasts 0.34 s).
       const double playedUntil = clock.unixTime(input.buffer(0).head(0)) + input.clockShift();
       CPPUNIT_ASSERT(playedUntil < wallClock() + 0.005);
+    }
+  }
+
+  /// replayFromFirstRequest: a real-time replay plays from the first block asked for, so
+  /// that ranks which took longer than the buffer to start still get block 0 whole;
+  /// without it, block 0 has left the buffer by then and comes back flagged.
+  void testReplayStartsAtFirstRequest() {
+    TempDir dir;
+    ObservationSettings s = makeSettings(1, 4, kStart, true, 64);  // blocks of 1024 samples (5.2 ms)
+    const int64_t S = s.startSample();
+    writeRecording(dir.file("r"), streamPackets(1, 4, 0, S - 1024, S + 64 * 1024));
+    s.stations[0].inputs = {"file:" + dir.file("r")};
+    s.secondsOfBuffer = 0.05;
+    for (const bool fromFirstRequest : {true, false}) {
+      StationInputOptions options;
+      options.maxLatency = 0.01;
+      options.replayFromFirstRequest = fromFirstRequest;
+      StationInput input(s, {}, options);
+      input.start();
+      CPPUNIT_ASSERT_EQUAL(!fromFirstRequest, input.started());
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // ranks starting: 6 buffers long
+      const double asked = wallClock();
+      auto b = input.getBlock(0, 0, 0, 4);
+      CPPUNIT_ASSERT(input.started());
+      if (fromFirstRequest) {
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(asked - kStart, input.clockShift(), 0.05);
+        CPPUNIT_ASSERT_EQUAL(0, b->header.flaggedByIonproc);
+        checkBlock(*b, s.blockStartSample(0), [&](int, int64_t n) { return n >= S - 1024; });
+      } else {
+        CPPUNIT_ASSERT_EQUAL(1, b->header.flaggedByIonproc);
+      }
     }
   }
 };
