@@ -12,7 +12,8 @@ StagingArea::StagingArea(int nrOutputs, size_t blockBytes, StagingOptions option
       flushInterval_(std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(options.flushIntervalSeconds))),
       queues_(size_t(nrOutputs)),
-      lastFlush_(size_t(nrOutputs), Clock::now()) {}
+      lastFlush_(size_t(nrOutputs), Clock::now()),
+      writeAll_(size_t(nrOutputs), false) {}
 
 std::unique_ptr<StagedBlock> StagingArea::acquire() {
   std::unique_lock lock(mutex_);
@@ -61,12 +62,13 @@ std::vector<std::unique_ptr<StagedBlock>> StagingArea::nextBatch(int output) {
     batch.push_back(std::move(queue.front()));
     queue.pop_front();
     --queued_;
+    if (queue.empty()) writeAll_[output] = false;
   };
   for (;;) {
     if (draining()) drainMode_ = true;
     if (!queue.empty()) {
       const auto now = Clock::now();
-      if (closed_ || now - lastFlush_[output] >= flushInterval_) {
+      if (closed_ || writeAll_[output] || now - lastFlush_[output] >= flushInterval_) {
         while (!queue.empty()) take();
         lastFlush_[output] = now;
         return batch;
@@ -84,6 +86,12 @@ std::vector<std::unique_ptr<StagedBlock>> StagingArea::nextBatch(int output) {
     else
       work_.wait_until(lock, lastFlush_[output] + flushInterval_);
   }
+}
+
+void StagingArea::writeAll() {
+  std::lock_guard lock(mutex_);
+  for (size_t o = 0; o < queues_.size(); ++o) writeAll_[o] = !queues_[o].empty();
+  work_.notify_all();
 }
 
 void StagingArea::close() {

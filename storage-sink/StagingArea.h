@@ -3,7 +3,7 @@
 /// Write-behind staging: a bounded set of preallocated block buffers between the
 /// receiving threads and one writer thread per MeasurementSet. Writers start when the
 /// staged blocks reach a high watermark and write until they fall to a low watermark,
-/// or write whatever is staged when a timer expires. When every buffer is taken the
+/// or write whatever is staged when a timer expires or writeAll() asks for it. When every buffer is taken the
 /// receivers block (TCP back-pressure); nothing is dropped.
 
 #include <chrono>
@@ -47,6 +47,9 @@ class StagingArea {
   /// Writer side: waits until this output should write and returns the blocks to write
   /// (give each back with release() once written); empty once closed and drained.
   std::vector<std::unique_ptr<StagedBlock>> nextBatch(int output);
+  /// Nothing more is coming for now (e.g. the last connection closed): writers write
+  /// what is staged without waiting for a watermark or the timer.
+  void writeAll();
   /// No more blocks: writers drain what is staged, then nextBatch() returns empty.
   void close();
 
@@ -72,6 +75,7 @@ class StagingArea {
   size_t allocated_ = 0, inUse_ = 0, highWater_ = 0;
   std::vector<std::deque<std::unique_ptr<StagedBlock>>> queues_;  // [output]
   std::vector<Clock::time_point> lastFlush_;                        // [output]
+  std::vector<bool> writeAll_;                                      // [output]
   size_t queued_ = 0;    // staged blocks not yet taken by a writer
   int pressure_ = 0;     // receivers waiting for a buffer
   bool drainMode_ = false;

@@ -79,7 +79,7 @@ void StorageSink::acceptConnections() {
       RTCP_LOG_DEBUG("storage", peer << " opened");
       BlockReceiver(*validator_, *staging_, statistics_).run(*raw, peer);
       RTCP_LOG_DEBUG("storage", peer << " closed");
-      --open_;
+      if (--open_ == 0) staging_->writeAll();  // nothing left to batch the staged blocks with
     });
     ++accepted_;
     connections_.emplace_back(std::move(stream), std::move(thread));

@@ -16,6 +16,7 @@ class StagingAreaTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(StagingAreaTest);
   CPPUNIT_TEST(testWatermarks);
   CPPUNIT_TEST(testTimer);
+  CPPUNIT_TEST(testWriteAll);
   CPPUNIT_TEST(testBackPressure);
   CPPUNIT_TEST(testCloseDrainsEverything);
   CPPUNIT_TEST_SUITE_END();
@@ -57,6 +58,16 @@ class StagingAreaTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(size_t(1), blocks.size());
     CPPUNIT_ASSERT_EQUAL(uint64_t(7), blocks[0]->header.integration);
     CPPUNIT_ASSERT(std::chrono::steady_clock::now() - start < 2s);
+  }
+
+  void testWriteAll() {
+    StagingArea staging(2, 100, options(1000));
+    auto batch = std::async(std::launch::async, [&] { return staging.nextBatch(1); });
+    stageOne(staging, 1, 3);
+    CPPUNIT_ASSERT(batch.wait_for(200ms) == std::future_status::timeout);  // below the high watermark
+    staging.writeAll();
+    CPPUNIT_ASSERT(batch.wait_for(5s) == std::future_status::ready);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), batch.get().size());
   }
 
   void testBackPressure() {
