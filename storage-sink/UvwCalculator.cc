@@ -15,9 +15,8 @@ UvwCalculator::UvwCalculator(const std::array<double, 3>& reference,
   frame_.set(array);
   frame_.set(phaseCentre_);
   frame_.set(casacore::MEpoch(casacore::MVEpoch(51544.5), casacore::MEpoch::UTC));
-  const casacore::MVPosition origin = array.getValue();
   for (const auto& p : positions)
-    offsets_.emplace_back(casacore::MVPosition(p[0], p[1], p[2]), origin);
+    offsets_.push_back({p[0] - reference[0], p[1] - reference[1], p[2] - reference[2]});
   toJ2000_ = casacore::MBaseline::Convert(casacore::MBaseline::Ref(casacore::MBaseline::ITRF, frame_),
                                           casacore::MBaseline::Ref(casacore::MBaseline::J2000));
 }
@@ -25,13 +24,18 @@ UvwCalculator::UvwCalculator(const std::array<double, 3>& reference,
 std::vector<std::array<double, 3>> UvwCalculator::stationUvw(double mjdSeconds) {
   frame_.resetEpoch(casacore::MEpoch(casacore::MVEpoch(mjdSeconds / 86400.0), casacore::MEpoch::UTC));
   const casacore::MVDirection direction = phaseCentre_.getValue();
-  std::vector<std::array<double, 3>> uvw;
-  uvw.reserve(offsets_.size());
-  for (const casacore::MVBaseline& offset : offsets_) {
-    const casacore::MVuvw station(toJ2000_(offset).getValue(), direction);
-    const casacore::Vector<double> v = station.getValue();
-    uvw.push_back({v[0], v[1], v[2]});
+  // rotation[k][axis]: uvw component k of the unit ITRF baseline along axis.
+  std::array<std::array<double, 3>, 3> rotation;
+  for (int axis = 0; axis < 3; ++axis) {
+    casacore::MVBaseline unit(0.0, 0.0, 0.0);
+    unit(axis) = 1.0;
+    const casacore::Vector<double> v = casacore::MVuvw(toJ2000_(unit).getValue(), direction).getValue();
+    for (int k = 0; k < 3; ++k) rotation[k][axis] = v[k];
   }
+  std::vector<std::array<double, 3>> uvw(offsets_.size());
+  for (size_t s = 0; s < offsets_.size(); ++s)
+    for (int k = 0; k < 3; ++k)
+      uvw[s][k] = rotation[k][0] * offsets_[s][0] + rotation[k][1] * offsets_[s][1] + rotation[k][2] * offsets_[s][2];
   return uvw;
 }
 

@@ -4,6 +4,10 @@
 /// UVWCalculator does: each station's ITRF offset from the array reference is an
 /// MBaseline converted to J2000 at the epoch and turned into Muvw. A baseline's
 /// UVW is uvw(s2) - uvw(s1), the convention of casacore's TaQL mscal.uvwj2000.
+///
+/// Both steps are rotations, so per epoch only the three ITRF axes go through
+/// casacore; every station is then one 3x3 matrix product (the measures conversion
+/// per station cost more than writing its visibilities).
 
 #include <array>
 #include <vector>
@@ -29,7 +33,7 @@ class UvwCalculator {
  private:
   casacore::MDirection phaseCentre_;
   casacore::MeasFrame frame_;
-  std::vector<casacore::MVBaseline> offsets_;  // [station], ITRF offsets from the reference
+  std::vector<std::array<double, 3>> offsets_;  // [station][xyz], ITRF offsets from the reference
   casacore::MBaseline::Convert toJ2000_;        // ITRF -> J2000 in frame_
 };
 
