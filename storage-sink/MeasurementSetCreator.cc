@@ -7,6 +7,7 @@
 #include <casacore/casa/Arrays/Cube.h>
 #include <casacore/casa/Arrays/Matrix.h>
 #include <casacore/ms/MeasurementSets/MSColumns.h>
+#include <casacore/tables/DataMan/IncrementalStMan.h>
 #include <casacore/tables/DataMan/StandardStMan.h>
 #include <casacore/tables/DataMan/TiledColumnStMan.h>
 #include <casacore/tables/Tables/ArrColDesc.h>
@@ -43,18 +44,33 @@ casacore::MeasurementSet createMainTable(const std::string& path, int nrChannels
   casacore::SetupNewTable setup(path, desc, casacore::Table::New);
   casacore::StandardStMan standard("StandardStMan", 32768);
   setup.bindAll(standard);
-  // Tiles of whole integrations (rows are integration-major), about kTileBytes of DATA.
-  const size_t integrationBytes = size_t(kNrPolarisationProducts) * nrChannels * sizeof(casacore::Complex) *
-                                  size_t(std::max(nrBaselines, 1));
-  const int rowsPerTile = std::max(nrBaselines, 1) *
-                          int(std::clamp<size_t>((kTileBytes + integrationBytes / 2) / integrationBytes, 1, 64));
+  // Columns constant over an integration or the whole MS: stored once per change.
+  casacore::IncrementalStMan incremental("IncrementalStMan");
+  for (auto column : {casacore::MS::TIME, casacore::MS::TIME_CENTROID, casacore::MS::INTERVAL,
+                      casacore::MS::EXPOSURE, casacore::MS::FEED1, casacore::MS::FEED2,
+                      casacore::MS::DATA_DESC_ID, casacore::MS::FIELD_ID, casacore::MS::ARRAY_ID,
+                      casacore::MS::OBSERVATION_ID, casacore::MS::PROCESSOR_ID,
+                      casacore::MS::SCAN_NUMBER, casacore::MS::STATE_ID})
+    setup.bindColumn(casacore::MS::columnName(column), incremental);
+  // Tiles of whole integrations, so that writing integrationsPerTile() of them fills
+  // whole tiles. The small per-row arrays are tiled too (as DP3 does for UVW): the
+  // StandardStMan stores fixed-shape arrays row by row.
+  const int rowsPerTile = std::max(nrBaselines, 1) * integrationsPerTile(nrChannels, nrBaselines);
   const IPosition tile(3, kNrPolarisationProducts, nrChannels, rowsPerTile);
   casacore::TiledColumnStMan tiledData("TiledData", tile);
   casacore::TiledColumnStMan tiledFlag("TiledFlag", IPosition(3, kNrPolarisationProducts, nrChannels, rowsPerTile * 8));  // bits
   casacore::TiledColumnStMan tiledWeight("TiledWeightSpectrum", tile);
+  casacore::TiledColumnStMan tiledUvw("TiledUVW", IPosition(2, 3, rowsPerTile * 8));
+  casacore::TiledColumnStMan tiledRowWeight("TiledWeight",
+                                            IPosition(2, kNrPolarisationProducts, rowsPerTile * 8));
+  casacore::TiledColumnStMan tiledSigma("TiledSigma",
+                                        IPosition(2, kNrPolarisationProducts, rowsPerTile * 8));
   setup.bindColumn(casacore::MS::columnName(casacore::MS::DATA), tiledData);
   setup.bindColumn(casacore::MS::columnName(casacore::MS::FLAG), tiledFlag);
   setup.bindColumn(casacore::MS::columnName(casacore::MS::WEIGHT_SPECTRUM), tiledWeight);
+  setup.bindColumn(casacore::MS::columnName(casacore::MS::UVW), tiledUvw);
+  setup.bindColumn(casacore::MS::columnName(casacore::MS::WEIGHT), tiledRowWeight);
+  setup.bindColumn(casacore::MS::columnName(casacore::MS::SIGMA), tiledSigma);
   casacore::MeasurementSet ms(setup);
   ms.createDefaultSubtables(casacore::Table::New);
   return ms;
@@ -217,6 +233,12 @@ void fillHistory(casacore::MeasurementSet& ms, const std::string& parsetText, do
 }
 
 }  // namespace
+
+int integrationsPerTile(int nrChannels, int nrBaselines) {
+  const size_t integrationBytes = size_t(kNrPolarisationProducts) * nrChannels *
+                                  sizeof(casacore::Complex) * size_t(std::max(nrBaselines, 1));
+  return int(std::clamp<size_t>((kTileBytes + integrationBytes / 2) / integrationBytes, 1, 64));
+}
 
 casacore::MeasurementSet createMeasurementSet(const std::string& path,
                                               const MeasurementSetDescription& d) {

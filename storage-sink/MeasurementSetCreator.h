@@ -16,6 +16,10 @@ namespace rtcp::storage {
 casacore::MeasurementSet createMeasurementSet(const std::string& path,
                                               const MeasurementSetDescription& description);
 
+/// Integrations per tile of DATA (about 1 MiB, whole integrations; rows are
+/// integration-major). Writing this many at once fills whole tiles.
+int integrationsPerTile(int nrChannels, int nrBaselines);
+
 /// Name of the OBSERVATION column that holds the observation id.
 inline const char* kObservationIdColumn = "LOFAR_OBSERVATION_ID";
 

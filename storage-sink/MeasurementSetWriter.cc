@@ -45,37 +45,52 @@ casacore::Slicer rowRange(int64_t firstRow, int64_t nrRows) {
 struct MeasurementSetWriter::Impl {
   Impl(const MeasurementSetDescription& description, const std::string& path);
   void openExisting(int64_t observationId);
-  /// Adds flagged integrations up to end; the cells of `arriving` are left to write().
-  void addIntegrations(int64_t end, int64_t arriving = -1);
-  /// Writes the cells of a never-arrived integration: DATA 0, FLAG true, weights 0.
-  void writeGap(const casacore::Slicer& rows);
   bool write(int64_t integration, const uint8_t* payload);
+  /// Puts the run of integrations converted but not yet in the MS into it.
+  void commit();
+  /// Extends the grid with flagged integrations up to end (after a commit).
+  void addGaps(int64_t end);
+  /// Adds the rows of integrations [begin, end) with everything but their cells.
+  void addRows(int64_t begin, int64_t end);
+  /// Writes the cells of a never-arrived integration: DATA 0, FLAG true, weights 0.
+  void writeGap(int64_t begin, int64_t end);
+  /// Converts a block (DESIGN §2.5) into slot `slot` of the cell buffers.
+  void convert(int slot, const uint8_t* payload);
+  /// Puts slots [0, n) of the cell buffers into the rows of integrations [first, first + n).
+  void putCells(int64_t first, int n);
   double midTimeMjd(int64_t integration) const;
   int64_t gridSize() const { return int64_t(written_.size()); }
   int64_t nrWritten() const;
+  casacore::Slicer rows(int64_t begin, int64_t end) const {
+    return rowRange(begin * nrBaselines_, (end - begin) * nrBaselines_);
+  }
 
   std::string path_;
   int nrStations_, nrBaselines_, nrChannels_;
+  int runLength_;  // integrations written to the MS at once: one DATA tile
   double startUnix_, integrationSeconds_;
   bool reopened_ = false;
   std::unique_ptr<casacore::MeasurementSet> ms_;
   std::unique_ptr<casacore::MSMainColumns> columns_;
   std::unique_ptr<UvwCalculator> uvw_;
-  std::vector<bool> written_;  // [integration]
+  std::vector<bool> written_;  // [integration]; the grid, including the pending run
+  // Integrations whose rows the MS holds; [committedEnd_, gridSize()) are pending.
+  int64_t committedEnd_ = 0;
   uint64_t bytesWritten_ = 0;
 
   casacore::ArrayColumn<casacore::Complex> data_;
   casacore::ArrayColumn<bool> flag_;
   casacore::ArrayColumn<float> weightSpectrum_, weight_, sigma_;
   casacore::ScalarColumn<bool> flagRow_;
-  // One integration's cells, reused; casacore's axes (pol, channel, row) hold
-  // cells[baseline][channel][pol].
+  // The cells of up to runLength_ integrations, reused; casacore's axes (pol, channel,
+  // row) hold cells[integration][baseline][channel][pol].
   casacore::Cube<casacore::Complex> dataCells_;
   casacore::Cube<bool> flagCells_;
   casacore::Cube<float> weightCells_;
   casacore::Matrix<float> weightRows_, sigmaRows_;  // [row][pol]
   casacore::Vector<bool> flagRowCells_;             // [row]
-  // The same for a gap, made on first use.
+  std::vector<uint32_t> valid_;                     // [baseline][channel], one block's
+  // The same for a run of gaps, made on first use.
   casacore::Cube<casacore::Complex> gapData_;
   casacore::Cube<bool> gapFlags_;
   casacore::Cube<float> gapWeights_;
@@ -88,14 +103,16 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
       nrStations_(d.nrStations()),
       nrBaselines_(nrBaselines(nrStations_)),
       nrChannels_(d.nrChannels()),
+      runLength_(integrationsPerTile(nrChannels_, nrBaselines_)),
       startUnix_(d.gridStartUnix),
       integrationSeconds_(d.integrationSeconds),
-      dataCells_(kNrPolarisationProducts, nrChannels_, nrBaselines_),
-      flagCells_(kNrPolarisationProducts, nrChannels_, nrBaselines_),
-      weightCells_(kNrPolarisationProducts, nrChannels_, nrBaselines_),
-      weightRows_(kNrPolarisationProducts, nrBaselines_),
-      sigmaRows_(kNrPolarisationProducts, nrBaselines_),
-      flagRowCells_(nrBaselines_) {
+      dataCells_(kNrPolarisationProducts, nrChannels_, runLength_ * nrBaselines_),
+      flagCells_(kNrPolarisationProducts, nrChannels_, runLength_ * nrBaselines_),
+      weightCells_(kNrPolarisationProducts, nrChannels_, runLength_ * nrBaselines_),
+      weightRows_(kNrPolarisationProducts, runLength_ * nrBaselines_),
+      sigmaRows_(kNrPolarisationProducts, runLength_ * nrBaselines_),
+      flagRowCells_(runLength_ * nrBaselines_),
+      valid_(size_t(nrBaselines_) * nrChannels_) {
   std::vector<std::array<double, 3>> positions;
   for (const MsStation& s : d.stations) positions.push_back(s.position);
 
@@ -108,6 +125,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
     if (!parent.empty()) std::filesystem::create_directories(parent);
     ms_ = std::make_unique<casacore::MeasurementSet>(createMeasurementSet(path, d));
   }
+  committedEnd_ = gridSize();
   columns_ = std::make_unique<casacore::MSMainColumns>(*ms_);
   data_.attach(*ms_, "DATA");
   flag_.attach(*ms_, "FLAG");
@@ -148,90 +166,138 @@ double MeasurementSetWriter::Impl::midTimeMjd(int64_t integration) const {
   return unixToMjdSeconds(startUnix_ + (double(integration) + 0.5) * integrationSeconds_);
 }
 
-void MeasurementSetWriter::Impl::addIntegrations(int64_t end, int64_t arriving) {
-  const int64_t begin = gridSize();
+void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
   if (end <= begin) return;
-  const int64_t nb = nrBaselines_;
-  ms_->addRow(casacore::rownr_t((end - begin) * nb));
-  casacore::Vector<int> antenna1(nb), antenna2(nb), zeros(nb, 0), minusOnes(nb, -1);
-  for (int b = 0; b < nb; ++b) {
-    const auto [s1, s2] = baselineStations(b);
-    antenna1[b] = s1;
-    antenna2[b] = s2;
-  }
-  const casacore::Vector<double> interval(nb, integrationSeconds_);
-  casacore::Matrix<double> uvw(3, nb);
+  const int nb = nrBaselines_;
+  const size_t nrRows = size_t(end - begin) * nb;
+  ms_->addRow(casacore::rownr_t(nrRows));
+  // Every column over all the rows at once: casacore's cost is mostly per call.
+  casacore::Vector<int> antenna1(nrRows), antenna2(nrRows), zeros(nrRows, 0);
+  casacore::Vector<double> time(nrRows);
+  casacore::Matrix<double> uvw(3, nrRows);  // [row][u, v, w]
   for (int64_t i = begin; i < end; ++i) {
-    const casacore::Slicer rows = rowRange(i * nb, nb);
-    const double time = midTimeMjd(i);
+    const size_t first = size_t(i - begin) * nb;
+    std::vector<std::array<double, 3>> stationUvw;  // [station][u, v, w]
     {
       std::lock_guard lock(casacoreMutex());
-      const auto stationUvw = uvw_->stationUvw(time);
-      for (int b = 0; b < nb; ++b)
-        for (int k = 0; k < 3; ++k) uvw(k, b) = stationUvw[antenna2[b]][k] - stationUvw[antenna1[b]][k];
+      stationUvw = uvw_->stationUvw(midTimeMjd(i));
     }
-    columns_->time().putColumnRange(rows, casacore::Vector<double>(nb, time));
-    columns_->timeCentroid().putColumnRange(rows, casacore::Vector<double>(nb, time));
-    columns_->interval().putColumnRange(rows, interval);
-    columns_->exposure().putColumnRange(rows, interval);
-    columns_->antenna1().putColumnRange(rows, antenna1);
-    columns_->antenna2().putColumnRange(rows, antenna2);
-    columns_->feed1().putColumnRange(rows, zeros);
-    columns_->feed2().putColumnRange(rows, zeros);
-    columns_->dataDescId().putColumnRange(rows, zeros);
-    columns_->fieldId().putColumnRange(rows, zeros);
-    columns_->arrayId().putColumnRange(rows, zeros);
-    columns_->observationId().putColumnRange(rows, zeros);
-    columns_->processorId().putColumnRange(rows, zeros);
-    columns_->scanNumber().putColumnRange(rows, casacore::Vector<int>(nb, 1));
-    columns_->stateId().putColumnRange(rows, minusOnes);
-    columns_->uvw().putColumnRange(rows, uvw);
-    if (i == arriving) continue;  // its cells are written right away
-    writeGap(rows);
+    for (int b = 0; b < nb; ++b) {
+      const auto [s1, s2] = baselineStations(b);
+      antenna1[first + b] = s1;
+      antenna2[first + b] = s2;
+      time[first + b] = midTimeMjd(i);
+      for (int k = 0; k < 3; ++k) uvw(k, first + b) = stationUvw[s2][k] - stationUvw[s1][k];
+    }
   }
-  written_.resize(size_t(end), false);
+  const casacore::Slicer range = rows(begin, end);
+  const casacore::Vector<double> interval(nrRows, integrationSeconds_);
+  columns_->time().putColumnRange(range, time);
+  columns_->timeCentroid().putColumnRange(range, time);
+  columns_->interval().putColumnRange(range, interval);
+  columns_->exposure().putColumnRange(range, interval);
+  columns_->antenna1().putColumnRange(range, antenna1);
+  columns_->antenna2().putColumnRange(range, antenna2);
+  columns_->feed1().putColumnRange(range, zeros);
+  columns_->feed2().putColumnRange(range, zeros);
+  columns_->dataDescId().putColumnRange(range, zeros);
+  columns_->fieldId().putColumnRange(range, zeros);
+  columns_->arrayId().putColumnRange(range, zeros);
+  columns_->observationId().putColumnRange(range, zeros);
+  columns_->processorId().putColumnRange(range, zeros);
+  columns_->scanNumber().putColumnRange(range, casacore::Vector<int>(nrRows, 1));
+  columns_->stateId().putColumnRange(range, casacore::Vector<int>(nrRows, -1));
+  columns_->uvw().putColumnRange(range, uvw);
 }
 
-void MeasurementSetWriter::Impl::writeGap(const casacore::Slicer& rows) {
-  if (gapData_.empty()) {  // made once, on the first gap
-    gapData_.resize(kNrPolarisationProducts, nrChannels_, nrBaselines_);
+void MeasurementSetWriter::Impl::addGaps(int64_t end) {
+  const int64_t begin = gridSize();
+  if (end <= begin) return;
+  addRows(begin, end);
+  for (int64_t i = begin; i < end; i += runLength_)
+    writeGap(i, std::min<int64_t>(end, i + runLength_));
+  written_.resize(size_t(end), false);
+  committedEnd_ = end;
+}
+
+void MeasurementSetWriter::Impl::writeGap(int64_t begin, int64_t end) {
+  if (gapData_.empty()) {  // made once, on the first gap: a run of them
+    const size_t nrRows = size_t(runLength_) * nrBaselines_;
+    gapData_.resize(kNrPolarisationProducts, nrChannels_, nrRows);
     gapData_ = casacore::Complex(0);
-    gapFlags_.resize(kNrPolarisationProducts, nrChannels_, nrBaselines_);
+    gapFlags_.resize(kNrPolarisationProducts, nrChannels_, nrRows);
     gapFlags_ = true;
-    gapWeights_.resize(kNrPolarisationProducts, nrChannels_, nrBaselines_);
+    gapWeights_.resize(kNrPolarisationProducts, nrChannels_, nrRows);
     gapWeights_ = 0.0f;
-    gapRowWeights_.resize(kNrPolarisationProducts, nrBaselines_);
+    gapRowWeights_.resize(kNrPolarisationProducts, nrRows);
     gapRowWeights_ = 0.0f;
-    gapRowFlags_.resize(nrBaselines_);
+    gapRowFlags_.resize(nrRows);
     gapRowFlags_ = true;
   }
-  data_.putColumnRange(rows, gapData_);
-  flag_.putColumnRange(rows, gapFlags_);
-  weightSpectrum_.putColumnRange(rows, gapWeights_);
-  weight_.putColumnRange(rows, gapRowWeights_);
-  sigma_.putColumnRange(rows, gapRowWeights_);
-  flagRow_.putColumnRange(rows, gapRowFlags_);
+  const casacore::Slicer range = rows(begin, end);
+  const size_t nrRows = size_t(end - begin) * nrBaselines_;
+  const casacore::IPosition last(3, kNrPolarisationProducts - 1, nrChannels_ - 1, nrRows - 1);
+  const casacore::IPosition origin(3, 0);
+  data_.putColumnRange(range, gapData_(origin, last));
+  flag_.putColumnRange(range, gapFlags_(origin, last));
+  weightSpectrum_.putColumnRange(range, gapWeights_(origin, last));
+  const casacore::IPosition lastRow(2, kNrPolarisationProducts - 1, nrRows - 1);
+  weight_.putColumnRange(range, gapRowWeights_(casacore::IPosition(2, 0), lastRow));
+  sigma_.putColumnRange(range, gapRowWeights_(casacore::IPosition(2, 0), lastRow));
+  flagRow_.putColumnRange(range, gapRowFlags_(casacore::Slice(0, nrRows)));
 }
 
 bool MeasurementSetWriter::Impl::write(int64_t integration, const uint8_t* payload) {
   if (integration < gridSize() && written_[size_t(integration)]) return false;
-  addIntegrations(integration + 1, integration);
+  if (integration == gridSize()) {
+    // In order: collect a run, written a whole DATA tile at a time.
+    convert(int(integration - committedEnd_), payload);
+    written_.push_back(true);
+    if (gridSize() - committedEnd_ == runLength_ || gridSize() % runLength_ == 0) commit();
+  } else {
+    commit();
+    if (integration > gridSize()) addGaps(integration);  // what it skipped stays flagged
+    if (integration == gridSize()) {
+      addRows(integration, integration + 1);
+      written_.push_back(true);
+      committedEnd_ = gridSize();
+    }
+    convert(0, payload);
+    putCells(integration, 1);
+    written_[size_t(integration)] = true;
+  }
+  bytesWritten_ += size_t(nrBaselines_) * nrChannels_ * kNrPolarisationProducts *
+                   (sizeof(casacore::Complex) + sizeof(float) + 1);
+  return true;
+}
 
+void MeasurementSetWriter::Impl::commit() {
+  const int64_t begin = committedEnd_, end = gridSize();
+  if (end <= begin) return;
+  addRows(begin, end);
+  putCells(begin, int(end - begin));
+  committedEnd_ = end;
+}
+
+void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
   const size_t nrCells = size_t(nrBaselines_) * nrChannels_;
   const auto* visibilities = reinterpret_cast<const std::complex<float>*>(payload);  // [baseline][channel][pol]
-  std::vector<uint32_t> valid(nrCells);  // [baseline][channel]; copied: the payload offset need not be aligned
-  std::memcpy(valid.data(), payload + nrCells * kNrPolarisationProducts * sizeof(std::complex<float>),
+  // Copied: the payload offset need not be aligned for uint32.
+  std::memcpy(valid_.data(),
+              payload + nrCells * kNrPolarisationProducts * sizeof(std::complex<float>),
               nrCells * sizeof(uint32_t));
-  casacore::Complex* data = dataCells_.data();  // (pol, channel, baseline), pol fastest
-  bool* flags = flagCells_.data();
-  float* weights = weightCells_.data();
+  const size_t firstRow = size_t(slot) * nrBaselines_;
+  const size_t firstValue = firstRow * nrChannels_ * kNrPolarisationProducts;
+  casacore::Complex* data = dataCells_.data() + firstValue;  // (pol, channel, row), pol fastest
+  bool* flags = flagCells_.data() + firstValue;
+  float* weights = weightCells_.data() + firstValue;
   for (int b = 0; b < nrBaselines_; ++b) {
     bool rowFlagged = true;
     float rowWeight = 0;
     for (int c = 0; c < nrChannels_; ++c) {
       const size_t cell = size_t(b) * nrChannels_ + c;
       // Channel 0 of a filter bank holds the subband edges: always flagged (DESIGN §2.2).
-      const uint32_t n = (nrChannels_ > 1 && c == 0) ? 0 : valid[cell];
+      const uint32_t n = (nrChannels_ > 1 && c == 0) ? 0 : valid_[cell];
       const float scale = n ? 1.0f / float(n) : 0.0f;
       rowFlagged &= n == 0;
       rowWeight += float(n);
@@ -243,22 +309,28 @@ bool MeasurementSetWriter::Impl::write(int64_t integration, const uint8_t* paylo
       }
     }
     rowWeight /= float(nrChannels_);
+    const size_t row = firstRow + b;
     for (int p = 0; p < kNrPolarisationProducts; ++p) {
-      weightRows_(p, b) = rowWeight;
-      sigmaRows_(p, b) = rowWeight > 0 ? 1.0f / std::sqrt(rowWeight) : 0.0f;
+      weightRows_(p, row) = rowWeight;
+      sigmaRows_(p, row) = rowWeight > 0 ? 1.0f / std::sqrt(rowWeight) : 0.0f;
     }
-    flagRowCells_[b] = rowFlagged;
+    flagRowCells_[row] = rowFlagged;
   }
-  const casacore::Slicer rows = rowRange(integration * nrBaselines_, nrBaselines_);
-  data_.putColumnRange(rows, dataCells_);
-  flag_.putColumnRange(rows, flagCells_);
-  weightSpectrum_.putColumnRange(rows, weightCells_);
-  weight_.putColumnRange(rows, weightRows_);
-  sigma_.putColumnRange(rows, sigmaRows_);
-  flagRow_.putColumnRange(rows, flagRowCells_);
-  written_[size_t(integration)] = true;
-  bytesWritten_ += nrCells * kNrPolarisationProducts * (sizeof(casacore::Complex) + sizeof(float) + 1);
-  return true;
+}
+
+void MeasurementSetWriter::Impl::putCells(int64_t first, int n) {
+  const casacore::Slicer range = rows(first, first + n);
+  const size_t nrRows = size_t(n) * nrBaselines_;
+  // The first nrRows rows of the buffers: contiguous views, not copies.
+  const casacore::IPosition origin(3, 0),
+      last(3, kNrPolarisationProducts - 1, nrChannels_ - 1, nrRows - 1);
+  const casacore::IPosition rowOrigin(2, 0), lastRow(2, kNrPolarisationProducts - 1, nrRows - 1);
+  data_.putColumnRange(range, dataCells_(origin, last));
+  flag_.putColumnRange(range, flagCells_(origin, last));
+  weightSpectrum_.putColumnRange(range, weightCells_(origin, last));
+  weight_.putColumnRange(range, weightRows_(rowOrigin, lastRow));
+  sigma_.putColumnRange(range, sigmaRows_(rowOrigin, lastRow));
+  flagRow_.putColumnRange(range, flagRowCells_(casacore::Slice(0, nrRows)));
 }
 
 int64_t MeasurementSetWriter::Impl::nrWritten() const {
@@ -284,8 +356,14 @@ MeasurementSetWriter::~MeasurementSetWriter() {
 bool MeasurementSetWriter::write(int64_t integration, const uint8_t* payload) {
   return impl_->write(integration, payload);
 }
-void MeasurementSetWriter::extendTo(int64_t nrIntegrations) { impl_->addIntegrations(nrIntegrations); }
-void MeasurementSetWriter::flush(bool sync) { impl_->ms_->flush(sync); }
+void MeasurementSetWriter::extendTo(int64_t nrIntegrations) {
+  impl_->commit();
+  impl_->addGaps(nrIntegrations);
+}
+void MeasurementSetWriter::flush(bool sync) {
+  impl_->commit();
+  impl_->ms_->flush(sync);
+}
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }
 int64_t MeasurementSetWriter::gridSize() const { return impl_->gridSize(); }
 int64_t MeasurementSetWriter::nrWritten() const { return impl_->nrWritten(); }

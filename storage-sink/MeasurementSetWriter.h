@@ -29,11 +29,13 @@ class MeasurementSetWriter {
   /// visibilities[baseline][channel][pol] (complex float32) then
   /// nrValidSamples[baseline][channel] (uint32). Stored as conj(sum) / nrValid with
   /// weight nrValid (DESIGN §2.5). Returns false, writing nothing, when that
-  /// integration is already written.
+  /// integration is already written. Integrations arriving in order are converted
+  /// right away but put into the MS a DATA tile's worth at a time (or at flush()).
   bool write(int64_t integration, const uint8_t* payload);
   /// Extends the time grid with flagged rows to nrIntegrations integrations.
   void extendTo(int64_t nrIntegrations);
-  /// Flushes the MS to the file system; with sync, also to the disk (fsync).
+  /// Puts what is pending into the MS and flushes it to the file system; with sync,
+  /// also to the disk (fsync).
   void flush(bool sync = false);
 
   const std::string& path() const { return path_; }

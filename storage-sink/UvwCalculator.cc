@@ -24,14 +24,18 @@ UvwCalculator::UvwCalculator(const std::array<double, 3>& reference,
 std::vector<std::array<double, 3>> UvwCalculator::stationUvw(double mjdSeconds) {
   frame_.resetEpoch(casacore::MEpoch(casacore::MVEpoch(mjdSeconds / 86400.0), casacore::MEpoch::UTC));
   const casacore::MVDirection direction = phaseCentre_.getValue();
-  // rotation[k][axis]: uvw component k of the unit ITRF baseline along axis.
+  // rotation[k][axis]: uvw component k of the unit ITRF baseline along axis. A proper
+  // rotation's third column is the cross product of the first two.
   std::array<std::array<double, 3>, 3> rotation;
-  for (int axis = 0; axis < 3; ++axis) {
+  for (int axis = 0; axis < 2; ++axis) {
     casacore::MVBaseline unit(0.0, 0.0, 0.0);
     unit(axis) = 1.0;
     const casacore::Vector<double> v = casacore::MVuvw(toJ2000_(unit).getValue(), direction).getValue();
     for (int k = 0; k < 3; ++k) rotation[k][axis] = v[k];
   }
+  for (int k = 0; k < 3; ++k)
+    rotation[k][2] = rotation[(k + 1) % 3][0] * rotation[(k + 2) % 3][1] -
+                     rotation[(k + 2) % 3][0] * rotation[(k + 1) % 3][1];
   std::vector<std::array<double, 3>> uvw(offsets_.size());
   for (size_t s = 0; s < offsets_.size(); ++s)
     for (int k = 0; k < 3; ++k)
