@@ -1,5 +1,7 @@
 #include "ObserveTestUtil.h"
 
+#include <cppunit/TestAssert.h>
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -91,6 +93,18 @@ std::string summaryValue(const std::string& directory, const std::string& key) {
   if (status != 0) throw std::runtime_error("summary.json: " + value);
   while (!value.empty() && value.back() == '\n') value.pop_back();
   return value;
+}
+
+std::string observeSuccessfully(const std::string& parset, const std::string& observationDir,
+                                const std::vector<std::string>& arguments, const std::string& logPath) {
+  std::vector<std::string> command{parset, "--dir", observationDir};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  const int code = runProgram(observeCommand(command), logPath);
+  const std::string log = readFile(logPath);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, code);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"ok\""), summaryValue(observationDir, "status"));
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("0"), summaryValue(observationDir, "integrationsDropped"));
+  return log;
 }
 
 }  // namespace rtcp::observe::test

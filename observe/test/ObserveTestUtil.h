@@ -57,4 +57,9 @@ std::string executable(const std::string& part);  ///< e.g. "station-sim/station
 /// value of a top-level key as JSON text (throws when the file is not valid JSON).
 std::string summaryValue(const std::string& directory, const std::string& key);
 
+/// Runs `observe parset --dir observationDir arguments...` with its output in logPath and
+/// asserts a good observation: exit 0, status ok, no integration dropped. Returns the log.
+std::string observeSuccessfully(const std::string& parset, const std::string& observationDir,
+                                const std::vector<std::string>& arguments, const std::string& logPath);
+
 }  // namespace rtcp::observe::test

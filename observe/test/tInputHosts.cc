@@ -36,13 +36,8 @@ class InputHostsTest : public CppUnit::TestFixture {
                 "udp:127.0.0.2:" + std::to_string(freeUdpPort())};
     o.outputDir = dir.path() + "/out";
     const std::string obs = dir.path() + "/obs";
-    const int code = runProgram(observeCommand({writeParset(dir.path() + "/hosts.parset", o), "--now", "--dir", obs,
-                                                "--ranks", "2"}),
-                                dir.path() + "/observe.log");
-    const std::string log = readFile(dir.path() + "/observe.log");
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, code);
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"ok\""), summaryValue(obs, "status"));
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("0"), summaryValue(obs, "integrationsDropped"));
+    const std::string log = observeSuccessfully(writeParset(dir.path() + "/hosts.parset", o), obs,
+                                                {"--now", "--ranks", "2"}, dir.path() + "/observe.log");
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--stations CS001\n") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--stations CS002,RS106 --no-output") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(log, std::filesystem::exists(obs + "/ionproc-2.log"));

@@ -24,14 +24,9 @@ class MpiHostsTest : public CppUnit::TestFixture {
     o.seconds = 3;
     o.stations = {"CS001", "CS002", "RS106"};
     o.outputDir = dir.path() + "/out";
-    const std::string obs = dir.path() + "/obs";
-    const int code = runProgram(observeCommand({writeParset(dir.path() + "/hosts.parset", o), "--now", "--dir", obs,
-                                                "--mpi-hosts", "localhost", "--ranks", "2"}),
-                                dir.path() + "/observe.log");
-    const std::string log = readFile(dir.path() + "/observe.log");
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, code);
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"ok\""), summaryValue(obs, "status"));
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("0"), summaryValue(obs, "integrationsDropped"));
+    const std::string log = observeSuccessfully(writeParset(dir.path() + "/hosts.parset", o), dir.path() + "/obs",
+                                                {"--now", "--mpi-hosts", "localhost", "--ranks", "2"},
+                                                dir.path() + "/observe.log");
     CPPUNIT_ASSERT_MESSAGE(log, log.find("-hosts localhost -np 2") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--link tcp:0.0.0.0:") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--ionproc tcp:") != std::string::npos);
