@@ -72,7 +72,8 @@ struct MeasurementSetWriter::Impl {
   bool reopened_ = false;
   std::unique_ptr<casacore::MeasurementSet> ms_;
   std::unique_ptr<casacore::MSMainColumns> columns_;
-  std::unique_ptr<UvwCalculator> uvw_;
+  // Shared with the writers of the beam's other subbands; used under casacoreMutex().
+  std::shared_ptr<UvwCalculator> uvw_;
   std::vector<bool> written_;  // [integration]; the grid, including the pending run
   // Integrations whose rows the MS holds; [committedEnd_, gridSize()) are pending.
   int64_t committedEnd_ = 0;
@@ -133,7 +134,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   weight_.attach(*ms_, "WEIGHT");
   sigma_.attach(*ms_, "SIGMA");
   flagRow_.attach(*ms_, "FLAG_ROW");
-  uvw_ = std::make_unique<UvwCalculator>(d.referencePosition, positions, d.ra, d.dec);
+  uvw_ = UvwCalculator::shared(d.referencePosition, positions, d.ra, d.dec);
 }
 
 void MeasurementSetWriter::Impl::openExisting(int64_t observationId) {

@@ -1,5 +1,7 @@
 #include "UvwCalculator.h"
 
+#include <tuple>
+
 #include <casacore/casa/Quanta/MVDirection.h>
 #include <casacore/measures/Measures/MEpoch.h>
 #include <casacore/measures/Measures/Muvw.h>
@@ -21,26 +23,50 @@ UvwCalculator::UvwCalculator(const std::array<double, 3>& reference,
                                           casacore::MBaseline::Ref(casacore::MBaseline::J2000));
 }
 
-std::vector<std::array<double, 3>> UvwCalculator::stationUvw(double mjdSeconds) {
+UvwCalculator::Rotation UvwCalculator::rotation(double mjdSeconds) {
+  constexpr size_t kRecentEpochs = 1024;  // writers of a beam's subbands lag each other by less
+  if (const auto known = recent_.find(mjdSeconds); known != recent_.end()) return known->second;
   frame_.resetEpoch(casacore::MEpoch(casacore::MVEpoch(mjdSeconds / 86400.0), casacore::MEpoch::UTC));
   const casacore::MVDirection direction = phaseCentre_.getValue();
   // rotation[k][axis]: uvw component k of the unit ITRF baseline along axis. A proper
   // rotation's third column is the cross product of the first two.
-  std::array<std::array<double, 3>, 3> rotation;
+  Rotation rotation;
   for (int axis = 0; axis < 2; ++axis) {
     casacore::MVBaseline unit(0.0, 0.0, 0.0);
     unit(axis) = 1.0;
-    const casacore::Vector<double> v = casacore::MVuvw(toJ2000_(unit).getValue(), direction).getValue();
+    const casacore::Vector<double> v =
+        casacore::MVuvw(toJ2000_(unit).getValue(), direction).getValue();
     for (int k = 0; k < 3; ++k) rotation[k][axis] = v[k];
   }
   for (int k = 0; k < 3; ++k)
     rotation[k][2] = rotation[(k + 1) % 3][0] * rotation[(k + 2) % 3][1] -
                      rotation[(k + 2) % 3][0] * rotation[(k + 1) % 3][1];
+  if (recent_.size() == kRecentEpochs) recent_.erase(recent_.begin());
+  recent_.emplace(mjdSeconds, rotation);
+  return rotation;
+}
+
+std::vector<std::array<double, 3>> UvwCalculator::stationUvw(double mjdSeconds) {
+  const Rotation r = rotation(mjdSeconds);
   std::vector<std::array<double, 3>> uvw(offsets_.size());
   for (size_t s = 0; s < offsets_.size(); ++s)
     for (int k = 0; k < 3; ++k)
-      uvw[s][k] = rotation[k][0] * offsets_[s][0] + rotation[k][1] * offsets_[s][1] + rotation[k][2] * offsets_[s][2];
+      uvw[s][k] = r[k][0] * offsets_[s][0] + r[k][1] * offsets_[s][1] + r[k][2] * offsets_[s][2];
   return uvw;
+}
+
+std::shared_ptr<UvwCalculator> UvwCalculator::shared(
+    const std::array<double, 3>& reference, const std::vector<std::array<double, 3>>& positions,
+    double ra, double dec) {
+  using Key = std::tuple<std::array<double, 3>, std::vector<std::array<double, 3>>, double, double>;
+  static std::map<Key, std::weak_ptr<UvwCalculator>> alive;
+  Key key{reference, positions, ra, dec};
+  std::shared_ptr<UvwCalculator> calculator = alive[key].lock();
+  if (!calculator) {
+    calculator = std::make_shared<UvwCalculator>(reference, positions, ra, dec);
+    alive[std::move(key)] = calculator;
+  }
+  return calculator;
 }
 
 }  // namespace rtcp::storage
