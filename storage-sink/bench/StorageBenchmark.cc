@@ -92,9 +92,15 @@ void syncFileSystem(const std::string& dir) {
   }
 }
 
-/// Sends every integration of every subband through TCP into a storage sink; returns
-/// the seconds from the first byte sent to the MSs flushed, fsynced and closed.
-double writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSummary& summary) {
+/// Seconds from the first byte sent: to the last block sent (the sink takes blocks as
+/// fast as staging lets it), to the sink done (every block written, the MSs flushed and
+/// closed), to the file system synced (total).
+struct SinkTimes {
+  double sent = 0, closed = 0, total = 1e30;
+};
+
+/// Sends every integration of every subband through TCP into a storage sink.
+SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSummary& summary) {
   ObservationSettings settings = benchSettings(o, dir);
   const int64_t nrIntegrations = o.integrations;
   SinkOptions options;
@@ -120,9 +126,14 @@ double writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSumma
         stream->write(bytes.data(), bytes.size());
       }
   }
+  auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  SinkTimes times;
+  times.sent = seconds();
   summary = run.get();
+  times.closed = seconds();
   syncFileSystem(dir);
-  return std::chrono::duration<double>(Clock::now() - start).count();
+  times.total = seconds();
+  return times;
 }
 
 /// Writes bytes sequentially in 1 MiB chunks, fsync, syncfs; returns the seconds.
@@ -141,6 +152,14 @@ double writeSequentially(const std::string& path, uint64_t bytes) {
   ::close(fd);
   syncFileSystem(std::filesystem::path(path).parent_path());
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Bytes of every file under dir.
+uint64_t bytesOnDisk(const std::string& dir) {
+  uint64_t bytes = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) bytes += entry.file_size();
+  return bytes;
 }
 
 int storageBenchmark(int argc, char** argv) {
@@ -167,12 +186,16 @@ int storageBenchmark(int argc, char** argv) {
   if (!mkdtemp(dir.data())) throw std::runtime_error(dir + ": mkdtemp failed");
   const uint64_t visibilityBytes = uint64_t(o.integrations) * o.subbands * nrBaselines(o.stations) *
                                    o.channels * kNrPolarisationProducts * 8;
-  double sequential = 1e30, sink = 1e30;
+  double sequential = 1e30;
+  SinkTimes sink;
   SinkSummary summary;
+  uint64_t msBytes = 0;
   for (int round = 0; round < 2; ++round) {  // best of two: the disk is shared
     sequential = std::min(sequential, writeSequentially(dir + "/sequential.dat", visibilityBytes));
     std::filesystem::remove(dir + "/sequential.dat");
-    sink = std::min(sink, writeThroughSink(o, dir + "/round" + std::to_string(round), summary));
+    const SinkTimes times = writeThroughSink(o, dir + "/round" + std::to_string(round), summary);
+    if (times.total < sink.total) sink = times;
+    msBytes = bytesOnDisk(dir + "/round" + std::to_string(round));
     std::filesystem::remove_all(dir + "/round" + std::to_string(round));
   }
   std::filesystem::remove_all(dir);
@@ -183,8 +206,14 @@ int storageBenchmark(int argc, char** argv) {
   printFigure("storage.channels", o.channels);
   printFigure("storage.integrations", double(o.integrations) * o.subbands);
   printFigure("storage.visibility_bytes", double(visibilityBytes));
-  printFigure("storage.fraction_of_sequential_write", sequential / sink);
-  printFigure("storage.sink_seconds", sink);
+  // DATA plus WEIGHT_SPECTRUM, FLAG, UVW, ...: the MSs hold more than the visibilities.
+  printFigure("storage.ms_bytes", double(msBytes));
+  printFigure("storage.fraction_of_sequential_write", sequential / sink.total);
+  printFigure("storage.sink_seconds", sink.total);
+  // Where the sink's time went (the best round): receiving, writing what is staged, syncing.
+  printFigure("storage.sink_last_block_sent_seconds", sink.sent);
+  printFigure("storage.sink_written_and_closed_seconds", sink.closed);
+  printFigure("storage.sink_sync_seconds", sink.total - sink.closed);
   printFigure("storage.sequential_seconds", sequential);
   printFigure("storage.staging_high_water_bytes", double(summary.stagingHighWaterBytes));
   printFigure("storage.staging_capacity_bytes", double(summary.stagingCapacityBytes));
