@@ -2,6 +2,8 @@
 
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -141,20 +143,48 @@ void PacketReceiver::receiveUdp() {
   }
 }
 
+/// A recording mapped read-only: packets are parsed where they lie in the page cache,
+/// not copied out of it first (a read() copy cost most of ionproc's CPU in real-time
+/// replays).
+class MappedRecording {
+ public:
+  MappedRecording(int fd, const std::string& name) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw StreamError(name + ": fstat: " + std::strerror(errno));
+    size_ = size_t(st.st_size);
+    if (size_ == 0) return;
+    void* data = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data == MAP_FAILED) throw StreamError(name + ": mmap: " + std::strerror(errno));
+    ::madvise(data, size_, MADV_SEQUENTIAL);
+    data_ = static_cast<const uint8_t*>(data);
+  }
+  ~MappedRecording() {
+    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  }
+  MappedRecording(const MappedRecording&) = delete;
+  MappedRecording& operator=(const MappedRecording&) = delete;
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 void PacketReceiver::readFile() {
-  AlignedBuffer<uint8_t> storage(size_t(kBatch) * kSlotSize);
+  const MappedRecording recording(input_->fileDescriptor(), name_);
+  const std::span<const uint8_t> bytes = recording.bytes();
   std::array<std::span<const uint8_t>, kBatch> batch;
-  std::array<uint8_t, 4096> discard{};
   int count = 0;
-  uint64_t offset = 0;
   auto flush = [&] {
     handle({batch.data(), size_t(count)});
     count = 0;
   };
-  while (!stop_) {
-    uint8_t* slot = storage.data() + size_t(count) * kSlotSize;
-    if (!input_->readExact(slot, kRspHeaderSize)) break;
-    const RspHeader h = RspHeader::read(slot);
+  for (size_t offset = 0; !stop_ && offset < bytes.size();) {
+    if (bytes.size() - offset < kRspHeaderSize) {
+      RTCP_LOG_WARN("ionproc", name_ << ": recording ends inside the header at byte " << offset);
+      break;
+    }
+    const RspHeader h = RspHeader::read(bytes.data() + offset);
     const int bits = h.bitsPerSample();
     if (bits == 0) {  // the size of this record is unknown: the rest cannot be found
       ++counters_.received;
@@ -164,39 +194,31 @@ void PacketReceiver::readFile() {
       break;
     }
     const size_t size = rspPacketSize(bits, h.nrBeamlets, h.nrBlocks);
-    if (size > kSlotSize) {  // larger than any valid packet: skip it
-      for (size_t left = size - kRspHeaderSize; left > 0;) {
-        const size_t n = std::min(left, discard.size());
-        if (!input_->readExact(discard.data(), n)) break;
-        left -= n;
-      }
+    if (size > bytes.size() - offset) {
+      RTCP_LOG_WARN("ionproc", name_ << ": recording ends inside the record at byte " << offset);
+      break;
+    }
+    const std::span<const uint8_t> record = bytes.subspan(offset, size);
+    offset += size;
+    if (size > kSlotSize) {  // larger than any valid packet (a datagram would be truncated)
       ++counters_.received;
       const RspReject why = h.nrBlocks != kRspSamplesPerPacket ? RspReject::kBlockCount
                                                                 : RspReject::kBeamletCount;
       ++counters_.rejected[size_t(why)];
-      logReject(why, {slot, kRspHeaderSize});
-      offset += size;
+      logReject(why, record.first(kRspHeaderSize));
       continue;
     }
-    if (!input_->readExact(slot + kRspHeaderSize, size - kRspHeaderSize)) {
-      RTCP_LOG_WARN("ionproc", name_ << ": recording ends inside the record at byte " << offset);
-      break;
-    }
-    offset += size;
     if (options_.paced) {
       // Records up to kReplayLead ahead of the wall clock go at once: a wake-up per
       // packet (every 82 us per stream) would cost more CPU than the packets themselves.
       const int64_t sample = clock_.sampleNumber(h.stamp()) + kRspSamplesPerPacket;
       const double due = clock_.unixTime(sample) + options_.clockShift;
       if (due > wallClock() + kReplayLead) {
-        if (count > 0) {  // deliver what is due, then move this record to the first slot
-          flush();
-          std::memcpy(storage.data(), slot, size);
-        }
+        flush();  // what is due
         if (!sleepUntil(due - kReplayLead)) break;
       }
     }
-    batch[count] = {storage.data() + size_t(count) * kSlotSize, size};
+    batch[size_t(count)] = record;
     if (++count == kBatch) flush();
   }
   flush();
