@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -131,7 +132,7 @@ class EndToEndTest : public CppUnit::TestFixture {
  private:
   /// The imaging-independent check: every cross-correlation's phase equals the source's
   /// fringe phase 2 pi f (u l + v m + w (n - 1)) / c from the MS's own UVW (DESIGN §2.5
-  /// sign), within a few degrees, on every baseline up to the longest.
+  /// sign), within 10 degrees, on every baseline up to the longest.
   static void checkFringes(const MsContents& c, const SmallObservation& o) {
     const double dRa = o.sourceRa - o.beamRa;
     const double l = std::cos(o.sourceDec) * std::sin(dRa);
@@ -151,7 +152,10 @@ class EndToEndTest : public CppUnit::TestFixture {
       }
       worst = std::max(worst, std::abs(std::arg(sum)) / kDegree);
     }
-    CPPUNIT_ASSERT_MESSAGE("largest fringe phase error " + std::to_string(worst) + " degrees", worst < 5);
+    // Measured 2-3.5 degrees (noise and smearing on the longest baselines); a sign flip
+    // gives 179, UVW one second off in time about 40 on the 8 km baselines at 60 MHz.
+    std::cerr << "largest fringe phase error " << worst << " degrees\n";
+    CPPUNIT_ASSERT_MESSAGE("largest fringe phase error " + std::to_string(worst) + " degrees", worst < 10);
   }
 
   static double wallClock() {
