@@ -99,8 +99,9 @@ std::vector<IonprocPlan> ionprocsByInputHost(const ObservationSettings& s) {
     const std::string host = d.kind == StreamDescriptor::Kind::kUdp ? d.host : "";
     auto it = std::find_if(ionprocs.begin(), ionprocs.end(), [&](const IonprocPlan& i) { return i.inputHost == host; });
     if (it == ionprocs.end()) {
-      const std::string number = ionprocs.empty() ? "" : "-" + std::to_string(ionprocs.size() + 1);
-      it = ionprocs.insert(ionprocs.end(), IonprocPlan{"ionproc" + number, host, {}, ObservationPlan::freePort()});
+      std::string name = "ionproc";  // then ionproc-2, ionproc-3, ...
+      if (!ionprocs.empty()) name.append(1, '-').append(std::to_string(ionprocs.size() + 1));
+      it = ionprocs.insert(ionprocs.end(), IonprocPlan{name, host, {}, ObservationPlan::freePort()});
     }
     it->stations.push_back(station.name);
   }
