@@ -60,6 +60,17 @@ void checkBlock(const StationBlock& b, int64_t blockStart, Arrived arrived) {
     }
 }
 
+/// One real-time station, blocks of 1024 samples (5.2 ms), fed by a recording of samples
+/// [start - 1024, start + 64 Ki) in dir.
+ObservationSettings recordedStation(const TempDir& dir, double secondsOfBuffer) {
+  ObservationSettings s = makeSettings(1, 4, kStart, true, 64);
+  const int64_t S = s.startSample();
+  writeRecording(dir.file("r"), streamPackets(1, 4, 0, S - 1024, S + 64 * 1024));
+  s.stations[0].inputs = {"file:" + dir.file("r")};
+  s.secondsOfBuffer = secondsOfBuffer;
+  return s;
+}
+
 }  // namespace
 
 class StationInputTest : public CppUnit::TestFixture {
@@ -262,11 +273,7 @@ class StationInputTest : public CppUnit::TestFixture {
   /// observation start plays at start(); blocks are served at their shifted time.
   void testRealTimeReplayPacesRecording() {
     TempDir dir;
-    ObservationSettings s = makeSettings(1, 4, kStart, true, 64);  // blocks of 1024 samples (5.2 ms)
-    const int64_t S = s.startSample();
-    writeRecording(dir.file("r"), streamPackets(1, 4, 0, S - 1024, S + 64 * 1024));
-    s.stations[0].inputs = {"file:" + dir.file("r")};
-    s.secondsOfBuffer = 0.5;  // slack for a slow (sanitised, loaded) test run
+    ObservationSettings s = recordedStation(dir, 0.5);  // slack for a slow (sanitised, loaded) test run
     StationInputOptions options;
     options.maxLatency = 0.02;
     StationInput input(s, {}, options);
@@ -290,11 +297,8 @@ class StationInputTest : public CppUnit::TestFixture {
   /// without it, block 0 has left the buffer by then and comes back flagged.
   void testReplayStartsAtFirstRequest() {
     TempDir dir;
-    ObservationSettings s = makeSettings(1, 4, kStart, true, 64);  // blocks of 1024 samples (5.2 ms)
+    ObservationSettings s = recordedStation(dir, 0.05);
     const int64_t S = s.startSample();
-    writeRecording(dir.file("r"), streamPackets(1, 4, 0, S - 1024, S + 64 * 1024));
-    s.stations[0].inputs = {"file:" + dir.file("r")};
-    s.secondsOfBuffer = 0.05;
     for (const bool fromFirstRequest : {true, false}) {
       StationInputOptions options;
       options.maxLatency = 0.01;
