@@ -242,10 +242,7 @@ void Observation::stopAll() {
   if (ionprocEndedAt_ == 0) ionprocEndedAt_ = wallClock();
   if (part(plan_.ionprocs.front().name)) {
     try {
-      std::vector<ion::IonStatus> statuses;
-      for (const std::string& path : statusPaths())
-        if (fs::exists(path)) statuses.push_back(ion::IonStatus::read(path));
-      if (!statuses.empty()) lastStatus_ = mergeStatuses(plan_.settings, statuses);
+      if (auto status = readStatuses(plan_.settings, statusPaths())) lastStatus_ = std::move(status);
     } catch (const std::exception& e) {
       warnings_.push_back(e.what());
     }

@@ -34,6 +34,17 @@ ion::IonStatus mergeStatuses(const ObservationSettings& settings, const std::vec
   return merged;
 }
 
+std::optional<ion::IonStatus> readStatuses(const ObservationSettings& settings,
+                                           const std::vector<std::string>& paths) {
+  std::vector<ion::IonStatus> statuses;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) return std::nullopt;
+    statuses.push_back(ion::IonStatus::read(path));
+  }
+  return mergeStatuses(settings, statuses);
+}
+
 ProgressMonitor::ProgressMonitor(const ObservationSettings& settings, std::vector<std::string> statusPaths, bool terminal,
                                  double plainIntervalSeconds)
     : settings_(settings), statusPaths_(std::move(statusPaths)), terminal_(terminal), plainInterval_(plainIntervalSeconds) {}
@@ -76,16 +87,11 @@ std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus*
 }
 
 void ProgressMonitor::update(double wallTime) {
-  std::vector<ion::IonStatus> statuses;
   try {
-    for (const std::string& path : statusPaths_) {
-      std::error_code error;
-      if (!std::filesystem::exists(path, error)) return;  // an ionproc not up yet
-      statuses.push_back(ion::IonStatus::read(path));
-    }
-    ion::IonStatus status = mergeStatuses(settings_, statuses);
-    if (!latest_ || status.wallTime != latest_->wallTime) {
-      if (latest_ && status.wallTime - latest_->wallTime >= 0.9) previous_ = latest_;
+    std::optional<ion::IonStatus> status = readStatuses(settings_, statusPaths_);
+    if (!status) return;  // an ionproc not up yet
+    if (!latest_ || status->wallTime != latest_->wallTime) {
+      if (latest_ && status->wallTime - latest_->wallTime >= 0.9) previous_ = latest_;
       latest_ = std::move(status);
     }
   } catch (const std::exception& e) {

@@ -18,6 +18,10 @@ namespace rtcp::observe {
 /// One status of several ionprocs (one per input host): stations in station-list order,
 /// counters summed, the newest block of the slowest, finished when all are.
 ion::IonStatus mergeStatuses(const ObservationSettings& settings, const std::vector<ion::IonStatus>& statuses);
+/// The merged status of the ionprocs' status files; none while one of them is missing
+/// (an ionproc not up yet). Throws std::runtime_error when a file cannot be parsed.
+std::optional<ion::IonStatus> readStatuses(const ObservationSettings& settings,
+                                           const std::vector<std::string>& paths);
 
 class ProgressMonitor {
  public:

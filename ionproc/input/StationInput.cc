@@ -122,11 +122,10 @@ int64_t StationInput::minimumCapacity() const {
 
 double StationInput::deriveClockShift() const {
   if (options_.clockShift) return *options_.clockShift;
-  if (!settings_.realTime) return 0;
+  if (!settings_.realTime || !isReplay()) return 0;  // live input: wall clock as is
   double first = std::numeric_limits<double>::infinity();
   for (const auto& s : stations_)
     for (const StreamDescriptor& d : s->inputs) {
-      if (d.kind != StreamDescriptor::Kind::kFile) return 0;  // live input: wall clock as is
       try {
         first = std::min(first, PacketReceiver::firstPacketTime(d.path));
       } catch (const StreamError& e) {
