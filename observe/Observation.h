@@ -14,7 +14,7 @@
 #include "ChildProcess.h"
 #include "ObservationPlan.h"
 #include "ObservationSummary.h"
-#include "StatusFile.h"
+#include "rtcp/StatusFile.h"
 
 namespace rtcp::observe {
 

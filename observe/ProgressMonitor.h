@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "StatusFile.h"
+#include "rtcp/StatusFile.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::observe {

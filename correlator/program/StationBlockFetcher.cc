@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "StationInput.h"
-#include "link/LinkClient.h"
-#include "plugins/CorrelatorFunctions.h"
+#include "LinkClient.h"
+#include "CorrelatorFunctions.h"
 
 namespace rtcp::correlator {
 

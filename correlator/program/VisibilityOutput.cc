@@ -3,10 +3,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "link/LinkClient.h"
-#include "output/Integrator.h"
-#include "output/StorageWriter.h"
-#include "plugins/CorrelatorFunctions.h"
+#include "LinkClient.h"
+#include "Integrator.h"
+#include "StorageWriter.h"
+#include "CorrelatorFunctions.h"
 #include "rtcp/Crc64.h"
 
 namespace rtcp::correlator {

@@ -16,7 +16,7 @@
 #include "CorrelatorPipeline.h"
 #include "StationBlockFetcher.h"
 #include "VisibilityOutput.h"
-#include "link/LinkClient.h"
+#include "LinkClient.h"
 #include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"

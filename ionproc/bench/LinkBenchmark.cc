@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "daemon/CallService.h"
-#include "link/LinkClient.h"
-#include "link/LinkServer.h"
+#include "LinkClient.h"
+#include "LinkServer.h"
 #include "rtcp/Benchmark.h"
 
 namespace rtcp::ion {

@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "daemon/FunctionRegistry.h"
-#include "link/LinkServer.h"
+#include "LinkServer.h"
 
 namespace rtcp::ion {
 

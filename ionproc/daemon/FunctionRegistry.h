@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "link/Forwarding.h"
+#include "Forwarding.h"
 
 namespace rtcp::ion {
 

@@ -16,22 +16,11 @@
 #include <vector>
 
 #include "BlockSource.h"
+#include "VisibilitySink.h"
 #include "daemon/FunctionRegistry.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::ion {
-
-/// Where correlated blocks go (the Integrator).
-class VisibilitySink {
- public:
-  virtual ~VisibilitySink() = default;
-  /// One block's visibilities[baseline][channel][pol] and validSamples[baseline][channel]
-  /// of the subband with index `subbandIndex` in the subband list. Thread-safe; throws
-  /// std::invalid_argument for a wrong shape or a block out of range.
-  virtual void add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
-                   std::span<const std::complex<float>> visibilities,
-                   std::span<const uint32_t> validSamples) = 0;
-};
 
 struct PluginContext {
   FunctionRegistry& functions;

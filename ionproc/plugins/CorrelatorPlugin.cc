@@ -9,7 +9,7 @@
 #include <string>
 
 #include "daemon/Plugin.h"
-#include "plugins/CorrelatorFunctions.h"
+#include "CorrelatorFunctions.h"
 #include "rtcp/Logger.h"
 
 namespace rtcp::ion {

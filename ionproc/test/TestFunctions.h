@@ -2,7 +2,7 @@
 // Forwarded functions of the test plug-in (TestPlugin.cc), declared once for both sides.
 #include <cstdint>
 
-#include "link/Forwarding.h"
+#include "Forwarding.h"
 
 namespace rtcp::ion::test {
 

@@ -9,9 +9,9 @@
 #include "TestFunctions.h"
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
-#include "link/LinkServer.h"
-#include "output/Integrator.h"
-#include "plugins/CorrelatorFunctions.h"
+#include "LinkServer.h"
+#include "Integrator.h"
+#include "CorrelatorFunctions.h"
 #include "rtcp/Baselines.h"
 
 using namespace rtcp;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "StatusFile.h"
+#include "rtcp/StatusFile.h"
 #include "TestData.h"
 
 namespace rtcp::ion {

@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "output/Integrator.h"
-#include "output/StorageWriter.h"
+#include "Integrator.h"
+#include "StorageWriter.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Crc64.h"
 #include "rtcp/Stream.h"

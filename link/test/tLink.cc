@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "link/LinkClient.h"
-#include "link/LinkServer.h"
+#include "LinkClient.h"
+#include "LinkServer.h"
 
 using namespace rtcp::ion;
 

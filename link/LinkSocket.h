@@ -11,7 +11,7 @@
 #include <span>
 #include <string>
 
-#include "link/LinkProtocol.h"
+#include "LinkProtocol.h"
 
 namespace rtcp::ion {
 

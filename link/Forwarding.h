@@ -34,8 +34,8 @@
 #include <utility>
 #include <vector>
 
-#include "link/LinkClient.h"
-#include "link/LinkProtocol.h"
+#include "LinkClient.h"
+#include "LinkProtocol.h"
 #include "rtcp/AlignedBuffer.h"
 
 namespace rtcp::ion {

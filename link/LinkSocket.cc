@@ -1,4 +1,4 @@
-#include "link/LinkSocket.h"
+#include "LinkSocket.h"
 
 #include <netdb.h>
 #include <netinet/in.h>

@@ -1,4 +1,4 @@
-#include "output/Integrator.h"
+#include "Integrator.h"
 
 #include <stdexcept>
 #include <string>

@@ -1,4 +1,4 @@
-#include "link/LinkClient.h"
+#include "LinkClient.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "link/Forwarding.h"
+#include "Forwarding.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::ion {

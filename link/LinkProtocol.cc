@@ -1,4 +1,4 @@
-#include "link/LinkProtocol.h"
+#include "LinkProtocol.h"
 
 namespace rtcp::ion {
 

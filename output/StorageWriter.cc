@@ -1,4 +1,4 @@
-#include "output/StorageWriter.h"
+#include "StorageWriter.h"
 
 #include <linux/sockios.h>
 #include <poll.h>

@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "link/LinkProtocol.h"
-#include "link/LinkSocket.h"
+#include "LinkProtocol.h"
+#include "LinkSocket.h"
 
 namespace rtcp::ion {
 

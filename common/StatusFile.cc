@@ -1,4 +1,4 @@
-#include "StatusFile.h"
+#include "rtcp/StatusFile.h"
 
 #include <cerrno>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "link/LinkServer.h"
+#include "LinkServer.h"
 
 #include <sys/socket.h>
 

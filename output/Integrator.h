@@ -14,8 +14,9 @@
 #include <set>
 #include <vector>
 
-#include "daemon/Plugin.h"
+#include "VisibilitySink.h"
 #include "rtcp/CorrelatedBlock.h"
+#include "rtcp/ObservationSettings.h"
 
 namespace rtcp::ion {
 

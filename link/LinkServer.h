@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "link/LinkProtocol.h"
-#include "link/LinkSocket.h"
+#include "LinkProtocol.h"
+#include "LinkSocket.h"
 
 namespace rtcp::ion {
 
