@@ -38,9 +38,9 @@ SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrTh
       filterBank_(nrChannels_, nrSpectra_),
       correction_(nrChannels_, nrSpectra_, CorrelatorKernel::paddedLength(nrSpectra_),
                   settings.subbandWidth(), settings.delayCompensation, settings.correctBandPass),
-      superstation_(stationNames(settings), settings.tiedArrayStationNames),
-      kernel_(superstation_.nrOutputStations(), nrChannels_, nrSpectra_, isa, nrThreads_),
-      integrator_(superstation_.nrOutputStations(), nrChannels_) {
+      beamformer_(stationNames(settings), settings.tiedArrayStationNames),
+      kernel_(beamformer_.nrOutputStations(), nrChannels_, nrSpectra_, isa, nrThreads_),
+      validSampleCounter_(beamformer_.nrOutputStations(), nrChannels_) {
   if (nrStations_ < 1) throw std::invalid_argument("SubbandProcessor: no stations");
   for (int t = 0; t < nrThreads_; ++t)
     scratch_.push_back(std::make_unique<Scratch>(size_t(flagger_.nrInputSamples()),
@@ -61,7 +61,7 @@ CorrelatedData SubbandProcessor::makeOutput() const {
 }
 
 std::vector<std::string> SubbandProcessor::outputStationNames() const {
-  return superstation_.outputNames(stationNames(settings_));
+  return beamformer_.outputNames(stationNames(settings_));
 }
 
 void SubbandProcessor::check(std::span<const StationBlock* const> stations, int localSubband,
@@ -133,16 +133,16 @@ void SubbandProcessor::process(std::span<const StationBlock* const> stations, in
     buffers[size_t(s)] = samples_.data() + size_t(s) * kernel_.floatsPerStation();
     masks[size_t(s)] = &masks_[size_t(s)];
   }
-  superstation_.merge(buffers, masks, nrChannels_, kernel_.paddedSamples());
+  beamformer_.merge(buffers, masks, nrChannels_, kernel_.paddedSamples());
 
   std::vector<const float*> inputs;
   std::vector<const SpectrumMask*> outputMasks;
-  for (int s : superstation_.outputStations()) {
+  for (int s : beamformer_.outputStations()) {
     inputs.push_back(buffers[size_t(s)]);
     outputMasks.push_back(masks[size_t(s)]);
   }
   kernel_.correlate(inputs, output.visibilities.data());
-  integrator_.finish(outputMasks, output);
+  validSampleCounter_.count(outputMasks, output);
   output.subband = settings_.subbands[size_t(subbandIndex)].number;
   output.integration = stations[0]->header.block / std::max(1, settings_.blocksPerIntegration);
 }

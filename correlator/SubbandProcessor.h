@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "BlockIntegrator.h"
+#include "ValidSampleCounter.h"
 #include "CorrelatorKernel.h"
 #include "DelayAndBandpassCorrection.h"
 #include "InputConverter.h"
 #include "PolyphaseFilterBank.h"
 #include "SpectrumFlagger.h"
 #include "SpectrumMask.h"
-#include "Superstation.h"
+#include "Beamformer.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/StationBlock.h"
@@ -51,8 +51,8 @@ class SubbandProcessor {
 
   /// A CorrelatedData of the output's shape.
   CorrelatedData makeOutput() const;
-  /// Stations after superstation merging (see Superstation.h for the order).
-  int nrOutputStations() const { return superstation_.nrOutputStations(); }
+  /// Stations after superstation merging (see Beamformer.h for the order).
+  int nrOutputStations() const { return beamformer_.nrOutputStations(); }
   std::vector<std::string> outputStationNames() const;
   const CorrelatorKernel& kernel() const { return kernel_; }
 
@@ -72,9 +72,9 @@ class SubbandProcessor {
   SpectrumFlagger flagger_;
   PolyphaseFilterBank filterBank_;
   DelayAndBandpassCorrection correction_;
-  Superstation superstation_;
+  Beamformer beamformer_;
   CorrelatorKernel kernel_;
-  BlockIntegrator integrator_;
+  ValidSampleCounter validSampleCounter_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  ///< one per thread
   AlignedBuffer<float> samples_;  ///< [input station][channel][pol][reim][padded time]
   std::vector<SpectrumMask> masks_;  ///< per input station

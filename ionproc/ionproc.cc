@@ -14,7 +14,7 @@
 #include "daemon/PluginHost.h"
 #include "LinkServer.h"
 #include "Integrator.h"
-#include "StorageWriter.h"
+#include "StorageSender.h"
 #include "rtcp/StatusFile.h"
 #include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
@@ -102,7 +102,7 @@ double wallClock() {
 /// What the --status file reports: input, integrator and storage counters and the lag of
 /// the newest block served behind the wall clock.
 IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStatus::Station> input,
-                        double clockShift, const Integrator& integrator, const StorageWriter* storage) {
+                        double clockShift, const Integrator& integrator, const StorageSender* storage) {
   IonStatus status;
   status.wallTime = wallClock();
   status.nrBlocks = settings.nrBlocks();
@@ -132,10 +132,10 @@ int run(const Options& options) {
   const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
   for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("ionproc", "unknown parset key " << key);
 
-  std::unique_ptr<StorageWriter> storage;
+  std::unique_ptr<StorageSender> storage;
   if (settings.correlatedOutput.enabled && !options.noOutput)
-    storage = std::make_unique<StorageWriter>(settings.observationId, StorageWriter::destinations(settings),
-                                              StorageWriter::Options{options.outputQueue, 0.1, 5, !settings.realTime});
+    storage = std::make_unique<StorageSender>(settings.observationId, StorageSender::destinations(settings),
+                                              StorageSender::Options{options.outputQueue, 0.1, 5, !settings.realTime});
   Integrator integrator(settings, [&](std::unique_ptr<CorrelatedData> data) {
     if (storage) storage->write(std::move(data));
   });

@@ -50,7 +50,7 @@ CorrelatorPipeline::CorrelatorPipeline(const ObservationSettings& settings, MPI_
             return size;
           }(),
           settings.nrStations(), settings.nrSubbands(), settings.blocksPerIntegration),
-      exchange_(comm, distribution_, settings.nrStations()) {
+      transpose_(comm, distribution_, settings.nrStations()) {
   MPI_Comm_rank(comm, &rank_);
   const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
   ownStations_ = distribution_.stationsOf(rank_);
@@ -105,14 +105,14 @@ void CorrelatorPipeline::fetchAndExchange() {
     if (!set) return;  // the processing thread failed
     std::vector<StationBlock*> received;
     for (auto& station : (*set)->stations) received.push_back(station.get());
-    exchange_.exchange(block, fetched, received, (*set)->subbands);
+    transpose_.transpose(block, fetched, received, (*set)->subbands);
     (*set)->block = block;
     ++statistics_.blocks;
     if (!pool_.filled.push(std::move(*set))) return;
   }
-  statistics_.exchangeWaitSeconds = exchange_.secondsWaiting();
-  statistics_.exchangeSeconds = exchange_.secondsTransferring();
-  statistics_.bytesExchanged = exchange_.bytesSent();
+  statistics_.exchangeWaitSeconds = transpose_.secondsWaiting();
+  statistics_.exchangeSeconds = transpose_.secondsTransferring();
+  statistics_.bytesExchanged = transpose_.bytesSent();
 }
 
 void CorrelatorPipeline::process() {

@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 
-#include "BlockExchange.h"
+#include "Transpose.h"
 #include "StationBlockFetcher.h"
 #include "VisibilityOutput.h"
 #include "WorkDistribution.h"
@@ -71,7 +71,7 @@ class CorrelatorPipeline {
   VisibilityOutput& output_;
   Options options_;
   WorkDistribution distribution_;
-  BlockExchange exchange_;
+  Transpose transpose_;
   std::vector<int> ownStations_;
   std::vector<std::unique_ptr<StationBlock>> fetched_;  ///< [own station], every subband
   Pool<BlockSet> pool_{"exchanged"};

@@ -5,7 +5,7 @@
 
 #include "LinkClient.h"
 #include "Integrator.h"
-#include "StorageWriter.h"
+#include "StorageSender.h"
 #include "CorrelatorFunctions.h"
 #include "rtcp/Crc64.h"
 
@@ -27,9 +27,9 @@ LocalOutput::LocalOutput(const ObservationSettings& settings, bool toStorage,
                          const std::string& dumpPath)
     : observationId_(settings.observationId), dumpPath_(dumpPath) {
   if (toStorage && settings.correlatedOutput.enabled)
-    storage_ = std::make_unique<ion::StorageWriter>(
-        settings.observationId, ion::StorageWriter::destinations(settings),
-        ion::StorageWriter::Options{.waitWhenFull = !settings.realTime});
+    storage_ = std::make_unique<ion::StorageSender>(
+        settings.observationId, ion::StorageSender::destinations(settings),
+        ion::StorageSender::Options{.waitWhenFull = !settings.realTime});
   if (!dumpPath.empty()) {
     dump_.open(dumpPath, std::ios::binary | std::ios::trunc);
     if (!dump_) throw std::runtime_error("cannot write the dump file " + dumpPath);

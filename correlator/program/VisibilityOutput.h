@@ -16,7 +16,7 @@
 namespace rtcp::ion {
 class LinkClient;
 class Integrator;
-class StorageWriter;
+class StorageSender;
 }  // namespace rtcp::ion
 
 namespace rtcp::correlator {
@@ -58,7 +58,7 @@ class LocalOutput : public VisibilityOutput {
   void emit(std::unique_ptr<CorrelatedData> integration);
 
   int64_t observationId_;
-  std::unique_ptr<ion::StorageWriter> storage_;
+  std::unique_ptr<ion::StorageSender> storage_;
   std::unique_ptr<ion::Integrator> integrator_;
   std::ofstream dump_;
   std::string dumpPath_;

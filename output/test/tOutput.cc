@@ -1,4 +1,4 @@
-// The output side: Integrator sums and counts, and StorageWriter's delivery to a
+// The output side: Integrator sums and counts, and StorageSender's delivery to a
 // storage-sink that stops and restarts (a test listener that checks every block).
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "Integrator.h"
-#include "StorageWriter.h"
+#include "StorageSender.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Crc64.h"
 #include "rtcp/Stream.h"
@@ -217,7 +217,7 @@ class OutputTest : public CppUnit::TestFixture {
     s.subbands = {{0, 100, 0, 0}, {1, 101, 0, 0}, {2, 102, 0, 0}};
     s.correlatedOutput.hosts = {"store1", "store2"};
     s.correlatedOutput.storagePort = 4321;
-    const auto d = StorageWriter::destinations(s);
+    const auto d = StorageSender::destinations(s);
     CPPUNIT_ASSERT_EQUAL(std::string("store1"), d.at(100).host);
     CPPUNIT_ASSERT_EQUAL(std::string("store2"), d.at(102).host);  // the last one for the rest
     CPPUNIT_ASSERT_EQUAL(uint16_t(4321), d.at(101).port);
@@ -226,11 +226,11 @@ class OutputTest : public CppUnit::TestFixture {
   void testSinkRestart() {
     TestSink sink;
     const uint16_t port = sink.port();
-    StorageWriter::Options options;
+    StorageSender::Options options;
     options.queueCapacity = 6;
     options.initialRetrySeconds = 0.02;
     options.maxRetrySeconds = 0.1;
-    StorageWriter writer(42, {{300, {"127.0.0.1", port}}, {301, {"127.0.0.1", port}}}, options);
+    StorageSender writer(42, {{300, {"127.0.0.1", port}}, {301, {"127.0.0.1", port}}}, options);
     int64_t next = 0;
     for (; next < 5; ++next) {
       for (int sb : {300, 301}) writer.write(integration(sb, next));
@@ -265,12 +265,12 @@ class OutputTest : public CppUnit::TestFixture {
     TestSink sink;
     const uint16_t port = sink.port();
     sink.stop();
-    StorageWriter::Options options;
+    StorageSender::Options options;
     options.queueCapacity = 3;
     options.initialRetrySeconds = 0.02;
     options.maxRetrySeconds = 0.05;
     options.waitWhenFull = true;
-    StorageWriter writer(42, {{300, {"127.0.0.1", port}}}, options);
+    StorageSender writer(42, {{300, {"127.0.0.1", port}}}, options);
     std::atomic<int> written{0};
     std::thread producer([&] {
       for (int64_t i = 0; i < 10; ++i, ++written) writer.write(integration(300, i));

@@ -1,4 +1,4 @@
-#include "StorageWriter.h"
+#include "StorageSender.h"
 
 #include <linux/sockios.h>
 #include <poll.h>
@@ -12,7 +12,7 @@
 namespace rtcp::ion {
 
 /// One storage host:port: a bounded queue and the thread that sends it.
-class StorageWriter::Connection {
+class StorageSender::Connection {
  public:
   Connection(uint64_t observationId, StorageDestination destination, Options options)
       : observationId_(observationId), destination_(std::move(destination)), options_(options),
@@ -183,7 +183,7 @@ class StorageWriter::Connection {
   std::thread thread_;  // last: starts once everything else is constructed
 };
 
-StorageWriter::StorageWriter(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
+StorageSender::StorageSender(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
                              Options options)
     : observationId_(observationId) {
   std::map<StorageDestination, Connection*> byDestination;
@@ -197,9 +197,9 @@ StorageWriter::StorageWriter(uint64_t observationId, const std::map<int, Storage
   }
 }
 
-StorageWriter::~StorageWriter() { finish(0); }
+StorageSender::~StorageSender() { finish(0); }
 
-std::map<int, StorageDestination> StorageWriter::destinations(const ObservationSettings& settings) {
+std::map<int, StorageDestination> StorageSender::destinations(const ObservationSettings& settings) {
   std::map<int, StorageDestination> result;
   const auto& hosts = settings.correlatedOutput.hosts;
   for (size_t i = 0; i < settings.subbands.size(); ++i) {
@@ -210,7 +210,7 @@ std::map<int, StorageDestination> StorageWriter::destinations(const ObservationS
   return result;
 }
 
-void StorageWriter::write(std::unique_ptr<CorrelatedData> data) {
+void StorageSender::write(std::unique_ptr<CorrelatedData> data) {
   const auto it = bySubband_.find(data->subband);
   if (it == bySubband_.end()) {
     RTCP_LOG_ERROR("storage", "no output location for subband " << data->subband << "; integration "
@@ -220,7 +220,7 @@ void StorageWriter::write(std::unique_ptr<CorrelatedData> data) {
   it->second->write(std::move(data));
 }
 
-bool StorageWriter::finish(double timeoutSeconds) {
+bool StorageSender::finish(double timeoutSeconds) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(timeoutSeconds));
@@ -230,7 +230,7 @@ bool StorageWriter::finish(double timeoutSeconds) {
   return complete;
 }
 
-StorageWriter::Statistics StorageWriter::statistics() const {
+StorageSender::Statistics StorageSender::statistics() const {
   Statistics total;
   for (const auto& c : connections_) {
     const Statistics s = c->statistics();

@@ -1,5 +1,5 @@
 #pragma once
-/// \file BlockIntegrator.h
+/// \file ValidSampleCounter.h
 /// Step 7 of the signal chain: completes a block's CorrelatedData. The correlator kernel
 /// has summed the visibilities over the block's spectra (flagged spectra are zero); this
 /// step gives each visibility its number of valid samples: the spectra valid at both
@@ -13,12 +13,12 @@
 
 namespace rtcp::correlator {
 
-class BlockIntegrator {
+class ValidSampleCounter {
  public:
-  BlockIntegrator(int nrStations, int nrChannels);
+  ValidSampleCounter(int nrStations, int nrChannels);
 
   /// masks: one per (output) station. Fills block.validSamples[baseline][channel].
-  void finish(std::span<const SpectrumMask* const> masks, CorrelatedData& block) const;
+  void count(std::span<const SpectrumMask* const> masks, CorrelatedData& block) const;
 
  private:
   int nrStations_;

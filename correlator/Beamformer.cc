@@ -1,11 +1,11 @@
-#include "Superstation.h"
+#include "Beamformer.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace rtcp::correlator {
 
-Superstation::Superstation(const std::vector<std::string>& stationNames,
+Beamformer::Beamformer(const std::vector<std::string>& stationNames,
                            const std::vector<std::string>& members)
     : nrInput_(int(stationNames.size())) {
   for (const std::string& name : members) {
@@ -26,14 +26,14 @@ Superstation::Superstation(const std::vector<std::string>& stationNames,
   }
 }
 
-std::vector<std::string> Superstation::outputNames(
+std::vector<std::string> Beamformer::outputNames(
     const std::vector<std::string>& stationNames) const {
   std::vector<std::string> names;
   for (int s : outputs_) names.push_back(stationNames[size_t(s)]);
   return names;
 }
 
-void Superstation::merge(std::span<float* const> stations, std::span<SpectrumMask* const> masks,
+void Beamformer::merge(std::span<float* const> stations, std::span<SpectrumMask* const> masks,
                          int nrChannels, int paddedSpectra) const {
   if (members_.empty()) return;
   const size_t floats = size_t(nrChannels) * 4 * paddedSpectra;

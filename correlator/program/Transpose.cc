@@ -1,4 +1,4 @@
-#include "BlockExchange.h"
+#include "Transpose.h"
 
 #include <chrono>
 #include <stdexcept>
@@ -26,24 +26,24 @@ size_t rowBytes(const StationBlock& block) {
 
 }  // namespace
 
-BlockExchange::BlockExchange(MPI_Comm comm, const WorkDistribution& distribution, int nrStations)
+Transpose::Transpose(MPI_Comm comm, const WorkDistribution& distribution, int nrStations)
     : comm_(comm), distribution_(distribution), nrStations_(nrStations) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &nrRanks_);
   if (nrRanks_ != distribution.nrRanks())
-    throw std::invalid_argument("BlockExchange: the communicator has " + std::to_string(nrRanks_) +
+    throw std::invalid_argument("Transpose: the communicator has " + std::to_string(nrRanks_) +
                                 " ranks, the work distribution " +
                                 std::to_string(distribution.nrRanks()));
 }
 
-void BlockExchange::Layout::add(const void* address, size_t bytes) {
+void Transpose::Layout::add(const void* address, size_t bytes) {
   MPI_Aint absolute;
   MPI_Get_address(address, &absolute);
   addresses.push_back(absolute);
   lengths.push_back(int(bytes));
 }
 
-BlockExchange::Layout BlockExchange::sendLayout(std::span<StationBlock* const> fetched,
+Transpose::Layout Transpose::sendLayout(std::span<StationBlock* const> fetched,
                                                 const std::vector<int>& subbands) const {
   Layout layout;
   for (const StationBlock* block : fetched) {
@@ -57,7 +57,7 @@ BlockExchange::Layout BlockExchange::sendLayout(std::span<StationBlock* const> f
   return layout;
 }
 
-BlockExchange::Layout BlockExchange::receiveLayout(int source,
+Transpose::Layout Transpose::receiveLayout(int source,
                                                    std::span<StationBlock* const> received,
                                                    size_t nrSubbands) const {
   Layout layout;
@@ -73,7 +73,7 @@ BlockExchange::Layout BlockExchange::receiveLayout(int source,
   return layout;
 }
 
-MPI_Datatype BlockExchange::commit(const Layout& layout) {
+MPI_Datatype Transpose::commit(const Layout& layout) {
   MPI_Datatype type;
   check(MPI_Type_create_hindexed(int(layout.lengths.size()), layout.lengths.data(),
                                  layout.addresses.data(), MPI_BYTE, &type),
@@ -82,11 +82,11 @@ MPI_Datatype BlockExchange::commit(const Layout& layout) {
   return type;
 }
 
-void BlockExchange::exchange(int64_t block, std::span<StationBlock* const> fetched,
+void Transpose::transpose(int64_t block, std::span<StationBlock* const> fetched,
                              std::span<StationBlock* const> received, std::vector<int>& subbands) {
   if (int(received.size()) != nrStations_ ||
       fetched.size() != distribution_.stationsOf(rank_).size())
-    throw std::invalid_argument("BlockExchange: wrong number of station blocks");
+    throw std::invalid_argument("Transpose: wrong number of station blocks");
   subbands = distribution_.subbandsOf(rank_, block);
 
   // One datatype per partner and direction; counts of 1, displacements 0 from MPI_BOTTOM.
@@ -123,7 +123,7 @@ void BlockExchange::exchange(int64_t block, std::span<StationBlock* const> fetch
   }
 }
 
-void BlockExchange::waitSleeping(MPI_Request& request) {
+void Transpose::waitSleeping(MPI_Request& request) {
   const auto start = std::chrono::steady_clock::now();
   // Sleeps back off from 20 us to 2 ms: a partner that is a whole block late costs no CPU.
   auto pause = std::chrono::microseconds(20);

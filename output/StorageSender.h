@@ -1,5 +1,5 @@
 #pragma once
-/// \file StorageWriter.h
+/// \file StorageSender.h
 /// Sends integrations to storage-sink over TCP as DESIGN §2.4 blocks (header, CRC-64,
 /// payload: CorrelatedData::serialise), one connection per storage host:port, each with
 /// its own sender thread and bounded queue. Storage down or slow: integrations wait in
@@ -34,7 +34,7 @@ struct StorageDestination {
   bool operator<(const StorageDestination& o) const { return std::tie(host, port) < std::tie(o.host, o.port); }
 };
 
-class StorageWriter {
+class StorageSender {
  public:
   struct Options {
     size_t queueCapacity = 16;       ///< integrations waiting per connection (--output-queue)
@@ -53,11 +53,11 @@ class StorageWriter {
   };
 
   /// destinations: storage host and port per subband number.
-  StorageWriter(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
+  StorageSender(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
                 Options options);
-  ~StorageWriter();
-  StorageWriter(const StorageWriter&) = delete;
-  StorageWriter& operator=(const StorageWriter&) = delete;
+  ~StorageSender();
+  StorageSender(const StorageSender&) = delete;
+  StorageSender& operator=(const StorageSender&) = delete;
 
   /// Host (Output_Correlated.locations) and port (OLAP.Storage.port) of every subband.
   static std::map<int, StorageDestination> destinations(const ObservationSettings& settings);

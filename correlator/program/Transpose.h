@@ -1,6 +1,6 @@
 #pragma once
-/// \file BlockExchange.h
-/// The all-to-all exchange of one block between the compute ranks. Before it, rank r
+/// \file Transpose.h
+/// The transpose of one block between the compute ranks (an all-to-all exchange). Before it, rank r
 /// holds the StationBlocks of the stations it fetched, with every subband; after it,
 /// every rank holds, for every station, the subbands it processes in that block
 /// (WorkDistribution). MPI datatypes point straight at the blocks' buffers (MPI_BOTTOM
@@ -23,15 +23,15 @@
 
 namespace rtcp::correlator {
 
-class BlockExchange {
+class Transpose {
  public:
-  BlockExchange(MPI_Comm comm, const WorkDistribution& distribution, int nrStations);
+  Transpose(MPI_Comm comm, const WorkDistribution& distribution, int nrStations);
 
   /// fetched[k]: the block of station distribution.stationsOf(rank)[k], all subbands.
   /// received[s]: a block of station s with room for maxSubbandsPerRank() subbands; on
   /// return it holds the sender's header with nrSubbands (and firstSubband = -1: see
   /// subbands) set to this rank's share, subbands[j] the index of local subband j.
-  void exchange(int64_t block, std::span<StationBlock* const> fetched,
+  void transpose(int64_t block, std::span<StationBlock* const> fetched,
                 std::span<StationBlock* const> received, std::vector<int>& subbands);
 
   /// Bytes this rank sent to other ranks; seconds it waited for the other ranks to be

@@ -1,6 +1,6 @@
 #pragma once
-/// \file Superstation.h
-/// Step 5 of the signal chain: the tied-array adder. The stations named in
+/// \file Beamformer.h
+/// Step 5 of the signal chain: the beamformer (tied-array adder). The stations named in
 /// OLAP.tiedArrayStationNames are added coherently (after delay compensation) into one
 /// virtual station, which is then correlated like any other.
 ///
@@ -17,11 +17,11 @@
 
 namespace rtcp::correlator {
 
-class Superstation {
+class Beamformer {
  public:
   /// stationNames: the observation's station list; members: fewer than two means no
   /// merging. Throws std::invalid_argument for a member not in the list, or listed twice.
-  Superstation(const std::vector<std::string>& stationNames,
+  Beamformer(const std::vector<std::string>& stationNames,
                const std::vector<std::string>& members);
 
   int nrInputStations() const { return nrInput_; }

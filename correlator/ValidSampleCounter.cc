@@ -1,4 +1,4 @@
-#include "BlockIntegrator.h"
+#include "ValidSampleCounter.h"
 
 #include <stdexcept>
 #include <string>
@@ -7,14 +7,14 @@
 
 namespace rtcp::correlator {
 
-BlockIntegrator::BlockIntegrator(int nrStations, int nrChannels)
+ValidSampleCounter::ValidSampleCounter(int nrStations, int nrChannels)
     : nrStations_(nrStations), nrChannels_(nrChannels) {}
 
-void BlockIntegrator::finish(std::span<const SpectrumMask* const> masks,
+void ValidSampleCounter::count(std::span<const SpectrumMask* const> masks,
                              CorrelatedData& block) const {
   if (int(masks.size()) != nrStations_ || block.nrStations != nrStations_ ||
       block.nrChannels != nrChannels_)
-    throw std::invalid_argument("BlockIntegrator: " + std::to_string(masks.size()) + " masks, block of " +
+    throw std::invalid_argument("ValidSampleCounter: " + std::to_string(masks.size()) + " masks, block of " +
                                 std::to_string(block.nrStations) + " stations x " +
                                 std::to_string(block.nrChannels) + " channels, expected " +
                                 std::to_string(nrStations_) + " x " + std::to_string(nrChannels_));
