@@ -37,7 +37,7 @@ std::string escape(const std::string& text) {
 /// "CS001 12/1000 lost (1.20 %)" per station.
 std::vector<std::string> lossLines(const ObservationSummary& s) {
   std::vector<std::string> lines;
-  for (const StationLoss& st : s.stations)
+  for (const StationSummary& st : s.stations)
     lines.push_back(st.name + ": " + std::to_string(st.packetsLost) + " of " +
                     std::to_string(st.packetsExpected) + " packets lost (" +
                     fixed(100 * st.lossFraction, 2) + " %), " +

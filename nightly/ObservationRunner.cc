@@ -152,11 +152,11 @@ void ObservationRunner::collect(ObservationResult& result) const {
       summaryProblem = e.what();
     }
   }
-  const bool summaryOk = result.summary && result.summary->status == "ok";
+  const bool summaryOk = result.summary && result.summary->ok;
   result.ok = result.reason.empty() && result.exitCode == 0 && summaryOk;
   if (result.ok || !result.reason.empty()) return;
   const std::string errors = errorLines(readText(result.stderrPath));
-  if (result.summary && result.summary->status == "failed")
+  if (result.summary && !result.summary->ok)
     result.reason = result.summary->reason.empty() ? "observe reported a failure" : result.summary->reason;
   else if (result.signal != 0)
     result.reason = "observe was killed by signal " + std::to_string(result.signal) + " (" +
@@ -167,7 +167,7 @@ void ObservationRunner::collect(ObservationResult& result) const {
   else
     result.reason = "observe exited with 0 but its summary.json is " +
                     (summaryProblem.empty() ? std::string("missing") : "unreadable: " + summaryProblem);
-  if (result.summary && result.summary->status == "failed" && !errors.empty() &&
+  if (result.summary && !result.summary->ok && !errors.empty() &&
       result.summary->reason.empty())
     result.reason += ": " + errors;
 }

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "ObservationSummary.h"
+#include "rtcp/ObservationSummary.h"
 #include "Schedule.h"
 
 namespace rtcp::nightly {

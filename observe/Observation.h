@@ -13,7 +13,7 @@
 
 #include "ChildProcess.h"
 #include "ObservationPlan.h"
-#include "ObservationSummary.h"
+#include "rtcp/ObservationSummary.h"
 #include "rtcp/StatusFile.h"
 
 namespace rtcp::observe {

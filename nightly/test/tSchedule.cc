@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ObservationSummary.h"
+#include "rtcp/ObservationSummary.h"
 #include "ObservationRunner.h"
 #include "Schedule.h"
 #include "rtcp/SampleTime.h"
@@ -105,7 +105,8 @@ class ScheduleTest : public CppUnit::TestFixture {
                     "packetsLost": 10, "lossFraction": 0.01}],
       "blocksDropped": 2, "integrationsDropped": 1, "exitCodes": {"ionproc": 134, "correlator": 0},
       "plots": []})", "summary.json");
-    CPPUNIT_ASSERT_EQUAL(std::string("1001"), s.observationId);
+    CPPUNIT_ASSERT_EQUAL(int64_t(1001), s.observationId);
+    CPPUNIT_ASSERT(!s.ok);
     CPPUNIT_ASSERT_EQUAL(std::string("ionproc died"), s.reason);
     CPPUNIT_ASSERT_EQUAL(uint64_t(123456789), s.bytesWritten);
     CPPUNIT_ASSERT_EQUAL(size_t(2), s.measurementSets.size());

@@ -1,14 +1,15 @@
 #pragma once
 /// \file ObservationSummary.h
-/// The end of an observation as users and the nightly runner see it: printed, and
-/// written to DIR/summary.txt and DIR/summary.json (keys as documented in README.md).
+/// The end of an observation as users and the nightly runner see it: observe prints it and
+/// writes DIR/summary.txt and DIR/summary.json (keys as documented in observe/README.md);
+/// nightly reads summary.json back. One definition for both sides of the contract.
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-namespace rtcp::observe {
+namespace rtcp {
 
 struct StationSummary {
   std::string name;
@@ -41,9 +42,16 @@ struct ObservationSummary {
   std::string toText() const;
   /// Writes summary.txt and summary.json into the directory; throws std::runtime_error.
   void write(const std::string& directory) const;
+
+  /// Parses toJson()'s text (absent keys keep their defaults; a number may be null).
+  /// Throws std::runtime_error naming `name` (and the line of a syntax error), or the
+  /// problem, for text that is not such a summary.
+  static ObservationSummary fromJson(const std::string& text, const std::string& name);
+  /// Reads a summary.json; throws std::runtime_error naming the file.
+  static ObservationSummary fromFile(const std::string& path);
 };
 
 /// A string as a JSON string literal.
 std::string jsonString(const std::string& text);
 
-}  // namespace rtcp::observe
+}  // namespace rtcp

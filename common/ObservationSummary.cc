@@ -1,4 +1,4 @@
-#include "ObservationSummary.h"
+#include "rtcp/ObservationSummary.h"
 
 #include <cstdio>
 #include <fstream>
@@ -6,7 +6,10 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace rtcp::observe {
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+
+namespace rtcp {
 namespace {
 
 std::string jsonNumber(double value) {
@@ -28,6 +31,33 @@ std::string stationJson(const StationSummary& s) {
          ", \"packetsExpected\": " + std::to_string(s.packetsExpected) +
          ", \"packetsLost\": " + std::to_string(s.packetsLost) + ", \"lossFraction\": " + jsonNumber(s.lossFraction) +
          "}";
+}
+
+using boost::property_tree::ptree;
+
+/// The elements of a JSON array of strings (absent: empty).
+std::vector<std::string> strings(const ptree& tree, const std::string& key) {
+  std::vector<std::string> values;
+  if (const auto array = tree.get_child_optional(key))
+    for (const auto& [name, element] : *array) values.push_back(element.data());
+  return values;
+}
+
+/// A number that may be written as an integer, a float or null.
+template <typename T>
+T number(const ptree& tree, const std::string& key) {
+  const auto text = tree.get_optional<std::string>(key);
+  if (!text || text->empty() || *text == "null") return T{};
+  return T(std::stod(*text));
+}
+
+/// The members of a JSON object of numbers, by name.
+template <typename T>
+std::map<std::string, T> numbers(const ptree& tree, const std::string& key) {
+  std::map<std::string, T> values;
+  if (const auto object = tree.get_child_optional(key))
+    for (const auto& [name, unused] : *object) values[name] = number<T>(*object, name);
+  return values;
 }
 
 }  // namespace
@@ -121,4 +151,54 @@ void ObservationSummary::write(const std::string& directory) const {
   }
 }
 
-}  // namespace rtcp::observe
+ObservationSummary ObservationSummary::fromFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error(path + ": cannot open");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return fromJson(text.str(), path);
+}
+
+ObservationSummary ObservationSummary::fromJson(const std::string& text, const std::string& name) {
+  ptree tree;
+  try {
+    std::istringstream in(text);
+    boost::property_tree::read_json(in, tree);
+  } catch (const boost::property_tree::json_parser_error& e) {
+    throw std::runtime_error(name + ":" + std::to_string(e.line()) + ": " + e.message());
+  }
+  ObservationSummary s;
+  std::string status;
+  try {
+    s.observationId = number<int64_t>(tree, "observationId");
+    s.parset = tree.get<std::string>("parset", "");
+    status = tree.get<std::string>("status", "");
+    s.reason = tree.get<std::string>("reason", "");
+    s.start = tree.get<std::string>("start", "");
+    s.stop = tree.get<std::string>("stop", "");
+    s.durationSeconds = number<double>(tree, "durationSeconds");
+    s.wallSeconds = number<double>(tree, "wallSeconds");
+    s.realTimeFactor = number<double>(tree, "realTimeFactor");
+    s.bytesWritten = number<uint64_t>(tree, "bytesWritten");
+    s.measurementSets = strings(tree, "measurementSets");
+    if (const auto stations = tree.get_child_optional("stations"))
+      for (const auto& [unused, st] : *stations)
+        s.stations.push_back({st.get<std::string>("name", "?"), number<uint64_t>(st, "packetsReceived"),
+                              number<uint64_t>(st, "packetsExpected"), number<uint64_t>(st, "packetsLost"),
+                              number<double>(st, "lossFraction")});
+    s.blocksDropped = number<uint64_t>(tree, "blocksDropped");
+    s.integrationsDropped = number<uint64_t>(tree, "integrationsDropped");
+    s.exitCodes = numbers<int>(tree, "exitCodes");
+    s.cpuSeconds = numbers<double>(tree, "cpuSeconds");
+    s.plots = strings(tree, "plots");
+    s.warnings = strings(tree, "warnings");
+  } catch (const std::exception& e) {
+    throw std::runtime_error(name + ": unexpected contents: " + e.what());
+  }
+  if (status != "ok" && status != "failed")
+    throw std::runtime_error(name + ": status '" + status + "' is neither ok nor failed");
+  s.ok = status == "ok";
+  return s;
+}
+
+}  // namespace rtcp

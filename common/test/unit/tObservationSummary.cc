@@ -1,0 +1,93 @@
+// summary.json, the contract between observe (which writes it) and nightly (which reads
+// it): what toJson() writes, fromJson() reads back field for field.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <stdexcept>
+
+#include "rtcp/ObservationSummary.h"
+
+using namespace rtcp;
+
+class ObservationSummaryTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(ObservationSummaryTest);
+  CPPUNIT_TEST(testRoundTrip);
+  CPPUNIT_TEST(testStatus);
+  CPPUNIT_TEST(testErrorsNameTheFile);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testRoundTrip() {
+    ObservationSummary s;
+    s.observationId = 1001;
+    s.parset = "/obs/L1001 \"quoted\".parset";
+    s.ok = true;
+    s.reason = "line one\nline two";
+    s.start = "2026-11-22 20:00:00";
+    s.stop = "2026-11-22 20:00:30";
+    s.durationSeconds = 30.25;
+    s.wallSeconds = 41.5;
+    s.realTimeFactor = 0.73;
+    s.bytesWritten = 123456789012ULL;
+    s.measurementSets = {"/out/L1001_SB150_uv.MS", "/out/L1001_SB151_uv.MS"};
+    s.stations = {{"CS001", 990, 1000, 10, 0.01}, {"RS106", 1000, 1000, 0, 0}};
+    s.blocksDropped = 3;
+    s.integrationsDropped = 2;
+    s.exitCodes = {{"ionproc", 0}, {"correlator", 137}};
+    s.cpuSeconds = {{"ionproc", 6.5}, {"correlator", 88.25}};
+    s.plots = {"/out/plots/autocorrelations.png"};
+    s.warnings = {"CS001 lost 1 % of its packets"};
+
+    const ObservationSummary r = ObservationSummary::fromJson(s.toJson(), "summary.json");
+    CPPUNIT_ASSERT_EQUAL(s.observationId, r.observationId);
+    CPPUNIT_ASSERT_EQUAL(s.parset, r.parset);
+    CPPUNIT_ASSERT(r.ok);
+    CPPUNIT_ASSERT_EQUAL(s.reason, r.reason);
+    CPPUNIT_ASSERT_EQUAL(s.start, r.start);
+    CPPUNIT_ASSERT_EQUAL(s.stop, r.stop);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(s.durationSeconds, r.durationSeconds, 1e-12);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(s.wallSeconds, r.wallSeconds, 1e-12);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(s.realTimeFactor, r.realTimeFactor, 1e-12);
+    CPPUNIT_ASSERT_EQUAL(s.bytesWritten, r.bytesWritten);
+    CPPUNIT_ASSERT(s.measurementSets == r.measurementSets);
+    CPPUNIT_ASSERT_EQUAL(s.stations.size(), r.stations.size());
+    for (size_t i = 0; i < s.stations.size(); ++i) {
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].name, r.stations[i].name);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsReceived, r.stations[i].packetsReceived);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsExpected, r.stations[i].packetsExpected);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsLost, r.stations[i].packetsLost);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(s.stations[i].lossFraction, r.stations[i].lossFraction, 1e-12);
+    }
+    CPPUNIT_ASSERT_EQUAL(s.blocksDropped, r.blocksDropped);
+    CPPUNIT_ASSERT_EQUAL(s.integrationsDropped, r.integrationsDropped);
+    CPPUNIT_ASSERT(s.exitCodes == r.exitCodes);
+    CPPUNIT_ASSERT(s.cpuSeconds == r.cpuSeconds);
+    CPPUNIT_ASSERT(s.plots == r.plots);
+    CPPUNIT_ASSERT(s.warnings == r.warnings);
+  }
+
+  void testStatus() {
+    ObservationSummary s;
+    s.ok = false;
+    CPPUNIT_ASSERT(!ObservationSummary::fromJson(s.toJson(), "a.json").ok);
+    CPPUNIT_ASSERT(ObservationSummary::fromJson(R"({"status": "ok", "blocksDropped": null})", "b.json").ok);
+  }
+
+  void testErrorsNameTheFile() {
+    auto message = [](const std::string& text) {
+      try {
+        ObservationSummary::fromJson(text, "obs/summary.json");
+      } catch (const std::runtime_error& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    CPPUNIT_ASSERT(message("{\"status\": \"ok\",").starts_with("obs/summary.json:1: "));
+    CPPUNIT_ASSERT_EQUAL(std::string("obs/summary.json: status 'maybe' is neither ok nor failed"),
+                         message("{\"status\": \"maybe\"}"));
+    CPPUNIT_ASSERT(message("{\"status\": \"ok\", \"bytesWritten\": \"many\"}")
+                       .starts_with("obs/summary.json: unexpected contents: "));
+    CPPUNIT_ASSERT_THROW(ObservationSummary::fromFile("/nonexistent/summary.json"), std::runtime_error);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(ObservationSummaryTest);
