@@ -20,9 +20,7 @@
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/SampleTime.h"
-#ifdef RTCP_HAVE_IONPROC_INPUT
 #include "StationInput.h"
-#endif
 
 namespace po = boost::program_options;
 using namespace rtcp;
@@ -141,7 +139,6 @@ int run(const Options& options) {
   });
 
   BlockSource* blocks = nullptr;
-#ifdef RTCP_HAVE_IONPROC_INPUT
   std::unique_ptr<StationInput> input;
   if (!options.noInput) {
     StationInputOptions inputOptions;
@@ -149,20 +146,17 @@ int run(const Options& options) {
     input = std::make_unique<StationInput>(settings, stationIndices(settings, options.stations), inputOptions);
     blocks = input.get();
   }
-#endif
   if (!blocks) RTCP_LOG_WARN("ionproc", "running without station input");
   auto writeStatus = [&](bool finished) {
     if (options.statusFile.empty()) return;
     std::vector<IonStatus::Station> inputStatistics;
     double clockShift = 0;
-#ifdef RTCP_HAVE_IONPROC_INPUT
     if (input) {
       for (const StationStatistics& st : input->statistics())
         inputStatistics.push_back({st.station, st.packetsReceived, st.packetsAccepted, st.late, st.rejectedTotal(),
                                    st.blocksServed, st.samplesServed, st.samplesFlagged, st.blocksGone, st.lastBlock});
       clockShift = input->clockShift();
     }
-#endif
     IonStatus status = collectStatus(settings, inputStatistics, clockShift, integrator, storage.get());
     status.finished = finished;
     try {
@@ -179,19 +173,15 @@ int run(const Options& options) {
   for (const std::string& path : options.plugins) plugins.load(path);
   CallService calls(functions);
   LinkServer link(LinkEndpoint::parse(options.link), calls);
-#ifdef RTCP_HAVE_IONPROC_INPUT
   if (input) input->start();
-#endif
 
   // Until every integration went out, the stop time passed (real time; for a real-time
   // replay of recordings, the stop time as shifted to the wall clock once the replay
   // started), or a signal.
   auto stopTimePassed = [&](double seconds) {
     double replayShift = 0;
-#ifdef RTCP_HAVE_IONPROC_INPUT
     if (input && !input->started()) return false;  // a replay waiting for the ranks
     if (input) replayShift = input->clockShift();
-#endif
     return wallClock() > settings.stopTime + replayShift + seconds;
   };
 
@@ -200,11 +190,9 @@ int run(const Options& options) {
   const int64_t blocksProcessed = settings.nrIntegrations() * settings.blocksPerIntegration;  // whole integrations
   auto done = [&] {
     if (!options.noOutput) return int64_t(integrator.statistics().integrations) >= expected;
-#ifdef RTCP_HAVE_IONPROC_INPUT
     if (input)
       return std::ranges::all_of(input->statistics(),
                                  [&](const StationStatistics& st) { return st.lastBlock + 1 >= blocksProcessed; });
-#endif
     return false;
   };
   int signal = 0;
@@ -223,9 +211,7 @@ int run(const Options& options) {
   }
   if (signal) RTCP_LOG_INFO("ionproc", "signal " << signal << ": stopping");
 
-#ifdef RTCP_HAVE_IONPROC_INPUT
   if (input) input->stop();
-#endif
   link.stop();
   integrator.flush();
   const bool complete = !storage || storage->finish(options.linger);

@@ -20,11 +20,7 @@ using namespace rtcp::nightly;
 
 namespace {
 
-#ifdef RTCP_OBSERVE_EXECUTABLE
 const char* const kDefaultObserve = RTCP_OBSERVE_EXECUTABLE;  // observe of this build tree
-#else
-const char* const kDefaultObserve = "observe";                // from PATH
-#endif
 
 double unixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
