@@ -1,6 +1,6 @@
 #pragma once
 /// \file DelayAndBandpassCorrection.h
-/// Step 3 of the signal chain: removes the residual (sub-sample) delay of a station and the
+/// Step 4 of the signal chain: removes the residual (sub-sample) delay of a station and the
 /// ripple of the station's own filter bank, and reorders the spectra into the correlator's
 /// input layout.
 ///

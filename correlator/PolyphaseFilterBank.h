@@ -1,6 +1,6 @@
 #pragma once
 /// \file PolyphaseFilterBank.h
-/// Step 2 of the signal chain: splits a subband into C channels with a 16-tap polyphase
+/// Step 3 of the signal chain: splits a subband into C channels with a 16-tap polyphase
 /// filter bank (FIR per channel branch with Kaiser-windowed sinc coefficients, then a
 /// C-point FFT per spectrum and polarisation with FFTW).
 ///

@@ -1,6 +1,6 @@
 #pragma once
 /// \file SpectrumFlagger.h
-/// Step 4 of the signal chain: which spectra survive lost samples. Spectrum s of a block
+/// Step 2 of the signal chain: which spectra survive lost samples. Spectrum s of a block
 /// is computed from input samples [s C, s C + taps C) of the block including its history
 /// (one sample for C = 1), so a flagged sample spoils every spectrum whose filter window
 /// covers it: up to 16. Flagged spectra are zeroed before correlation (by

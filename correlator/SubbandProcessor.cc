@@ -19,7 +19,7 @@ std::vector<std::string> stationNames(const ObservationSettings& settings) {
 
 }  // namespace
 
-/// Per-thread buffers of one station's way through steps 1-3.
+/// Per-thread buffers of one station's way through steps 1-4.
 struct SubbandProcessor::Scratch {
   Scratch(size_t samples, size_t spectra) : input(2 * samples), spectra(2 * spectra) {}
   AlignedBuffer<std::complex<float>> input;    ///< [time][pol], history included
