@@ -1,10 +1,9 @@
 #pragma once
 /// \file BlockSource.h
 /// What ionproc's correlator plug-in asks of the station input (implemented by
-/// ionproc/input's block server): one station's delayed samples of one block.
+/// StationInput): one station's delayed samples of one block.
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "rtcp/StationBlock.h"
@@ -18,10 +17,12 @@ class BlockSource {
   /// The stations (indices in the station list) this source serves.
   virtual std::vector<int> stations() const = 0;
 
-  /// The StationBlock of block `block` (0 = the block at the observation start) of station
-  /// `station` (index in the station list) for the subbands [firstSubband, firstSubband +
-  /// nrSubbands) (indices in the observation's subband list), with valid bits, coarse and
-  /// residual delays (see rtcp/StationBlock.h).
+  /// Fills `out` with the StationBlock of block `block` (0 = the block at the observation
+  /// start) of station `station` (index in the station list) for the subbands
+  /// [firstSubband, firstSubband + nrSubbands) (indices in the observation's subband
+  /// list), with valid bits, coarse and residual delays (see rtcp/StationBlock.h). The
+  /// buffers of `out` are reused when their sizes fit: a caller that keeps its blocks
+  /// allocates (and page-faults) nothing per block.
   ///
   /// Waits until the block can be served: real time (OLAP.realTime = T), until the wall
   /// clock has passed the block's end plus the input's latency margin, then serves what
@@ -32,14 +33,8 @@ class BlockSource {
   /// valid samples and header.flaggedByIonproc = 1.
   ///
   /// Thread-safe: the link calls it from one thread per compute core, for any station.
-  virtual std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int firstSubband,
-                                                 int nrSubbands) = 0;
-
-  /// As getBlock(), into `out`, whose buffers are reused when their sizes fit: a caller
-  /// that keeps its blocks allocates (and page-faults) nothing per block.
-  virtual void serveInto(StationBlock& out, int64_t block, int station, int firstSubband, int nrSubbands) {
-    out = std::move(*getBlock(block, station, firstSubband, nrSubbands));
-  }
+  virtual void serveInto(StationBlock& out, int64_t block, int station, int firstSubband,
+                         int nrSubbands) = 0;
 };
 
 }  // namespace rtcp::ion

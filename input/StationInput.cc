@@ -229,13 +229,6 @@ std::vector<int> StationInput::stations() const {
   return indices;
 }
 
-std::unique_ptr<StationBlock> StationInput::getBlock(int64_t block, int station, int firstSubband,
-                                                     int nrSubbands) {
-  auto out = std::make_unique<StationBlock>();
-  serveInto(*out, block, station, firstSubband, nrSubbands);
-  return out;
-}
-
 void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex, int firstSubband,
                              int nrSubbands) {
   if (!started_) std::call_once(startOnce_, [this] { startReceivers(); });

@@ -47,17 +47,14 @@ class StationInput : public BlockSource {
   ~StationInput() override;
 
   /// Starts the receivers and the clock of real-time replays (with
-  /// replayFromFirstRequest: a real-time replay at the first getBlock/serveInto).
+  /// replayFromFirstRequest: a real-time replay at the first serveInto).
   void start();
   /// The receivers run (and a real-time replay's clock with them).
   bool started() const { return started_; }
-  /// Stops the receivers; waiting getBlock() calls throw.
+  /// Stops the receivers; waiting serveInto() calls throw.
   void stop();
 
   std::vector<int> stations() const override;
-  std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int firstSubband,
-                                         int nrSubbands) override;
-  /// As getBlock(), into a block whose buffers are reused when their size fits.
   void serveInto(StationBlock& out, int64_t block, int station, int firstSubband,
                  int nrSubbands) override;
   /// Blocks before `block` will not be asked for again: their samples may be overwritten.

@@ -5,7 +5,6 @@
 
 #include <complex>
 #include <cstdint>
-#include <memory>
 
 #include "Forwarding.h"
 #include "rtcp/StationBlock.h"
@@ -14,7 +13,7 @@ namespace rtcp::ion {
 
 /// One station's delayed samples of a block for subbands [firstSubband, firstSubband +
 /// nrSubbands): the StationBlock's header, samples[subband][time] (RSP encoding) and
-/// valid[subband][time / 64] bits. Waits until the block is due (BlockSource::getBlock).
+/// valid[subband][time / 64] bits. Waits until the block is due (BlockSource::serveInto).
 RTCP_FORWARDED(serveStationBlock,
                void(int64_t block, int32_t station, int32_t firstSubband, int32_t nrSubbands,
                     Out<StationBlockHeader> header, Out<Span<uint8_t>> samples,
@@ -29,18 +28,5 @@ RTCP_FORWARDED(servedStations, void(Out<Span<int32_t>> stations));
 RTCP_FORWARDED(acceptVisibilities,
                void(int32_t subbandIndex, int64_t block, int32_t nrStations, int32_t nrChannels,
                     Span<std::complex<float>> visibilities, Span<uint32_t> validSamples));
-
-/// Compute side: fetches a StationBlock through the thread's current link client.
-inline std::unique_ptr<StationBlock> fetchStationBlock(int64_t block, int station, int firstSubband,
-                                                       int nrSubbands, int nrSamples, int bitsPerSample) {
-  auto result = std::make_unique<StationBlock>(nrSubbands, nrSamples, bitsPerSample);
-  std::span<uint8_t> samples = result->samples.span();
-  std::span<uint64_t> valid = result->valid.span();
-  serveStationBlock(block, station, firstSubband, nrSubbands, result->header, samples, valid);
-  if (samples.size() != result->samples.size() || valid.size() != result->valid.size())
-    throw LinkError("serveStationBlock: block " + std::to_string(block) + " of station " +
-                    std::to_string(station) + " came back with a different shape");
-  return result;
-}
 
 }  // namespace rtcp::ion

@@ -4,9 +4,9 @@
 ///
 ///   RTCP_FORWARDED(scale, double(int32_t n, Span<float> in, Out<Span<float>> out, Out<int64_t> m));
 ///
-/// declares `scale`, a Forwarded object. A compute core calls it like a local function
-/// (`scale(n, in, out, m)` on the thread's current LinkClient, or `scale.call(client, ...)`);
-/// ionproc serves it with `registry.serve(scale, implementation)`. Argument kinds:
+/// declares `scale`, a Forwarded object. A compute core calls it through its link client
+/// (`scale.call(client, n, in, out, m)`); ionproc serves it with
+/// `registry.serve(scale, implementation)`. Argument kinds:
 ///
 /// | declared          | compute side       | ionproc side           | travels as                |
 /// |-------------------|--------------------|------------------------|---------------------------|
@@ -259,9 +259,6 @@ class Forwarded<R(Args...)> {
   const char* name() const { return name_; }
   uint32_t id() const { return id_; }
   static constexpr uint32_t signature() { return forwarding::signatureCode<R, Args...>(); }
-
-  /// Calls the function on ionproc through the calling thread's current LinkClient.
-  R operator()(typename ArgOf<Args>::Client... args) const { return call(LinkClient::current(), args...); }
 
   /// Calls the function on ionproc through a given client.
   R call(LinkClient& link, typename ArgOf<Args>::Client... args) const {

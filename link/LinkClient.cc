@@ -4,8 +4,6 @@
 
 namespace rtcp::ion {
 namespace {
-thread_local LinkClient* tCurrent = nullptr;
-
 /// The first `size` bytes of the parts.
 std::vector<iovec> truncated(std::span<const iovec> parts, size_t size) {
   std::vector<iovec> result;
@@ -86,12 +84,5 @@ size_t LinkClient::read(std::span<const uint8_t> head, void* data, size_t size,
     return std::vector<iovec>{{data, size}};
   });
 }
-
-LinkClient& LinkClient::current() {
-  if (!tCurrent) throw LinkError("no link client is current in this thread (LinkClient::setCurrent)");
-  return *tCurrent;
-}
-
-void LinkClient::setCurrent(LinkClient* client) { tCurrent = client; }
 
 }  // namespace rtcp::ion

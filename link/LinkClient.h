@@ -42,11 +42,6 @@ class LinkClient {
   /// Closes the connection (what a rank that dies does).
   void close() { socket_->shutdown(); }
 
-  /// The client forwarded calls of this thread use (see Forwarding.h); LinkError if none.
-  static LinkClient& current();
-  /// Makes this client the current one of the calling thread (nullptr: none).
-  static void setCurrent(LinkClient* client);
-
  private:
   AckHeader request(LinkOp op, std::span<const uint8_t> head, size_t size,
                     std::vector<uint8_t>& ackHead);

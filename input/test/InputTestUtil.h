@@ -5,15 +5,25 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "BlockSource.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::ion::test {
+
+/// A new StationBlock served by `source` (BlockSource::serveInto).
+inline std::unique_ptr<StationBlock> getBlock(BlockSource& source, int64_t block, int station,
+                                              int firstSubband, int nrSubbands) {
+  auto out = std::make_unique<StationBlock>();
+  source.serveInto(*out, block, station, firstSubband, nrSubbands);
+  return out;
+}
 
 /// The sample a test packet holds for absolute sample n of a station subband and pol.
 inline std::complex<int16_t> testValue(int64_t n, int subband, int pol, int bits) {

@@ -81,7 +81,7 @@ class Ie613CaptureTest : public CppUnit::TestFixture {
     const int history = nrHistorySamples(s);
     // The capture covers [start + 10, start + 1050): blocks of 64 samples, up to one past the end.
     for (int64_t block = 0; block < 22; ++block) {
-      auto b = input.getBlock(block, 0, 0, s.nrSubbands());
+      auto b = test::getBlock(input, block, 0, 0, s.nrSubbands());
       CPPUNIT_ASSERT_EQUAL(0, b->header.coarseDelay);
       int validCount[kPorts] = {};
       for (int subband = 0; subband < s.nrSubbands(); ++subband) {

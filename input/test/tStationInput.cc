@@ -110,10 +110,10 @@ class StationInputTest : public CppUnit::TestFixture {
       return n >= S - 256 && n < S + 1024 && !(n >= S + 32 && n < S + 48);
     };
     // A range across both streams.
-    auto b = input.getBlock(1, 0, 59, 4);
+    auto b = getBlock(input, 1, 0, 59, 4);
     checkBlock(*b, s.blockStartSample(1), arrived);
     for (int64_t block = 0; block < 5; ++block) {
-      b = input.getBlock(block, 0, 0, 64);
+      b = getBlock(input, block, 0, 0, 64);
       CPPUNIT_ASSERT_EQUAL(0, b->header.coarseDelay);
       CPPUNIT_ASSERT_EQUAL(kHistory + kBlock, b->header.nrSamples);
       checkBlock(*b, s.blockStartSample(block), arrived);
@@ -157,9 +157,9 @@ class StationInputTest : public CppUnit::TestFixture {
       return n >= S - 256 && n < S + 528 && !(n >= S - 16 && n < S) &&
              !(n >= S + 256 && n < S + 272);
     };
-    auto b0 = input.getBlock(0, 0, 0, 8);
+    auto b0 = getBlock(input, 0, 0, 0, 8);
     checkBlock(*b0, s.blockStartSample(0), arrived);
-    auto b1 = input.getBlock(1, 0, 2, 5);
+    auto b1 = getBlock(input, 1, 0, 2, 5);
     checkBlock(*b1, s.blockStartSample(1), arrived);
     CPPUNIT_ASSERT_EQUAL(0, b1->header.flaggedByIonproc);
 
@@ -185,7 +185,7 @@ class StationInputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(0.0, input.clockShift());
     const SampleClock clock(200);
     for (int64_t block = 0; block < 3; ++block) {
-      auto b = input.getBlock(block, 0, 0, 4);
+      auto b = getBlock(input, block, 0, 0, 4);
       const double served = wallClock();
       const double due = clock.unixTime(s.blockStartSample(block + 1)) + options.maxLatency;
       CPPUNIT_ASSERT(served >= due - 0.002);
@@ -223,7 +223,7 @@ class StationInputTest : public CppUnit::TestFixture {
     std::set<int> shifts[2];
     for (int64_t block = 0; block < 6; ++block)
       for (int st = 0; st < 2; ++st) {
-        auto b = input.getBlock(block, st, 0, 4);
+        auto b = getBlock(input, block, st, 0, 4);
         const int64_t start0 = s.blockStartSample(block);
         const double middle = clock.unixTime(start0) + 0.5 * kBlock / fs;
         const int n = int(std::llround(tau(st, middle) * fs));
@@ -260,13 +260,13 @@ class StationInputTest : public CppUnit::TestFixture {
       const double middle = clock.unixTime(s.blockStartSample(block)) + 0.5 * kBlock / fs;
       const auto tau = model.delays(s.beams[0], middle);
       for (int st = 0; st < 2; ++st) {
-        auto b = input.getBlock(block, st, 0, 4);
+        auto b = getBlock(input, block, st, 0, 4);
         CPPUNIT_ASSERT_EQUAL(int(std::llround(tau[size_t(st)] * fs)), b->header.coarseDelay);
         checkBlock(*b, s.blockStartSample(block), [](int, int64_t) { return true; });
       }
     }
-    CPPUNIT_ASSERT_EQUAL(0, input.getBlock(0, 0, 0, 4)->header.coarseDelay);
-    CPPUNIT_ASSERT(std::abs(input.getBlock(0, 1, 0, 4)->header.coarseDelay) > 10);
+    CPPUNIT_ASSERT_EQUAL(0, getBlock(input, 0, 0, 0, 4)->header.coarseDelay);
+    CPPUNIT_ASSERT(std::abs(getBlock(input, 0, 1, 0, 4)->header.coarseDelay) > 10);
   }
 
   /// OLAP.realTime = T with a recording: played at wall-clock pace, shifted so that the
@@ -282,7 +282,7 @@ class StationInputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(started - kStart, input.clockShift(), 0.05);
     const SampleClock clock(200);
     for (int64_t block : {0, 3, 7}) {
-      auto b = input.getBlock(block, 0, 0, 4);
+      auto b = getBlock(input, block, 0, 0, 4);
       const double due = clock.unixTime(s.blockStartSample(block + 1)) + input.clockShift() + 0.02;
       CPPUNIT_ASSERT(wallClock() >= due - 0.002);
       checkBlock(*b, s.blockStartSample(block), [](int, int64_t) { return true; });
@@ -308,7 +308,7 @@ class StationInputTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(!fromFirstRequest, input.started());
       std::this_thread::sleep_for(std::chrono::milliseconds(300));  // ranks starting: 6 buffers long
       const double asked = wallClock();
-      auto b = input.getBlock(0, 0, 0, 4);
+      auto b = getBlock(input, 0, 0, 0, 4);
       CPPUNIT_ASSERT(input.started());
       if (fromFirstRequest) {
         CPPUNIT_ASSERT_DOUBLES_EQUAL(asked - kStart, input.clockShift(), 0.05);

@@ -55,7 +55,7 @@ struct CorrelatorPlugin {
       throw std::invalid_argument("no block " + std::to_string(block) + " of station " + std::to_string(station) +
                                   " subbands " + std::to_string(first) + "+" + std::to_string(n));
     // The input never waits for slow ranks: a block that left the buffer comes back
-    // flagged by ionproc (BlockSource::getBlock).
+    // flagged by ionproc (BlockSource::serveInto).
     std::shared_ptr<StationBlock> result = pool->take();
     blocks->serveInto(*result, block, station, first, n);
     ++served;

@@ -38,6 +38,19 @@ struct Daemon {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+/// A compute rank's fetch of a StationBlock (as LinkFetcher does it), into a new block.
+std::unique_ptr<StationBlock> fetchStationBlock(LinkClient& client, int64_t block, int station, int firstSubband,
+                                                int nrSubbands, int nrSamples, int bitsPerSample) {
+  auto result = std::make_unique<StationBlock>(nrSubbands, nrSamples, bitsPerSample);
+  std::span<uint8_t> samples = result->samples.span();
+  std::span<uint64_t> valid = result->valid.span();
+  serveStationBlock.call(client, block, station, firstSubband, nrSubbands, result->header, samples, valid);
+  if (samples.size() != result->samples.size() || valid.size() != result->valid.size())
+    throw LinkError("serveStationBlock: block " + std::to_string(block) + " of station " + std::to_string(station) +
+                    " came back with a different shape");
+  return result;
+}
+
 /// A stand-in for the station input: block samples from a formula, every other sample
 /// valid, or flagged by ionproc for blocks listed as gone.
 class PatternBlocks : public BlockSource {
@@ -53,7 +66,12 @@ class PatternBlocks : public BlockSource {
     for (size_t i = 0; i < all.size(); ++i) all[i] = int(i);
     return all;
   }
-  std::unique_ptr<StationBlock> getBlock(int64_t block, int station, int first, int n) override {
+  void serveInto(StationBlock& out, int64_t block, int station, int first, int n) override {
+    out = std::move(*makeBlock(block, station, first, n));
+  }
+
+ private:
+  std::unique_ptr<StationBlock> makeBlock(int64_t block, int station, int first, int n) {
     ++requests;
     const int nrSamples = nrHistorySamples(settings_) + int(settings_.samplesPerBlock());
     auto b = std::make_unique<StationBlock>(n, nrSamples, settings_.bitsPerSample);
@@ -74,7 +92,6 @@ class PatternBlocks : public BlockSource {
     return b;
   }
 
- private:
   const ObservationSettings& settings_;
 };
 
@@ -144,14 +161,13 @@ class DaemonTest : public CppUnit::TestFixture {
     Daemon daemon(RTCP_TEST_PLUGIN);
     CPPUNIT_ASSERT_EQUAL(size_t(2), daemon.functions.names().size());
     LinkClient client(daemon.server->endpoint(), 0, 0);
-    LinkClient::setCurrent(&client);
     std::vector<float> in(1001);
     for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) * 0.5f;
     std::vector<float> outStorage(4000, -1);
     std::span<float> out(outStorage.data() + 1, 3000);  // unaligned, more room than needed
     std::vector<int16_t> extra = {1, -2, 300, 7};
     int64_t count = 0;
-    const double sum = test::scaleAndSum(3, in, out, count, extra);  // looks like a local call
+    const double sum = test::scaleAndSum.call(client, 3, in, out, count, extra);
     CPPUNIT_ASSERT_EQUAL(306.0, sum);
     CPPUNIT_ASSERT_EQUAL(int64_t(1005), count);
     CPPUNIT_ASSERT_EQUAL(size_t(1001), out.size());  // shrunk to what came back
@@ -162,8 +178,7 @@ class DaemonTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(0.0, test::scaleAndSum.call(client, 2, {}, none, count, {}));
     CPPUNIT_ASSERT_EQUAL(int64_t(0), count);
     std::span<float> small(outStorage.data(), 10);
-    CPPUNIT_ASSERT_THROW(test::scaleAndSum(1, in, small, count, extra), LinkError);
-    LinkClient::setCurrent(nullptr);
+    CPPUNIT_ASSERT_THROW(test::scaleAndSum.call(client, 1, in, small, count, extra), LinkError);
   }
 
   void testManyCoresCalling() {
@@ -173,14 +188,13 @@ class DaemonTest : public CppUnit::TestFixture {
     for (int core = 0; core < 4; ++core)
       cores.emplace_back([&, core] {
         LinkClient client(daemon.server->endpoint(), 1, core);
-        LinkClient::setCurrent(&client);
-        for (int call = 0; call < 25; ++call) {
+            for (int call = 0; call < 25; ++call) {
           std::vector<float> in(1000 + call * 100 + core, float(core + 1));
           std::vector<float> outStorage(in.size());
           std::span<float> out(outStorage);
           int64_t count = 0;
           const int16_t extra[] = {int16_t(call)};
-          const double sum = test::scaleAndSum(call, in, out, count, extra);
+          const double sum = test::scaleAndSum.call(client, call, in, out, count, extra);
           bool ok = sum == call && count == int64_t(in.size() + 1) && out.size() == in.size();
           for (float v : out) ok = ok && v == float(call * (core + 1));
           good += ok;
@@ -227,11 +241,10 @@ class DaemonTest : public CppUnit::TestFixture {
     });
     Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks, &integrator);
     LinkClient client(daemon.server->endpoint(), 0, 1);
-    LinkClient::setCurrent(&client);
     const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
 
     // Input: the block as the source made it, samples, valid bits, header.
-    auto block = fetchStationBlock(2, 1, 1, 3, nrSamples, 16);
+    auto block = fetchStationBlock(client, 2, 1, 1, 3, nrSamples, 16);
     CPPUNIT_ASSERT_EQUAL(int64_t(2), block->header.block);
     CPPUNIT_ASSERT_EQUAL(2, block->header.coarseDelay);
     CPPUNIT_ASSERT_EQUAL(1e-9, block->header.residualDelayStart);
@@ -242,11 +255,11 @@ class DaemonTest : public CppUnit::TestFixture {
         CPPUNIT_ASSERT_EQUAL(PatternBlocks::value(2, 1, 1 + sb, i), block->samples[sb * perSubband + i]);
     CPPUNIT_ASSERT(block->isValid(2, 10) && !block->isValid(2, 11));
     // A block that left the buffer comes flagged, with no valid sample.
-    auto gone = fetchStationBlock(3, 0, 0, 4, nrSamples, 16);
+    auto gone = fetchStationBlock(client, 3, 0, 0, 4, nrSamples, 16);
     CPPUNIT_ASSERT_EQUAL(1, gone->header.flaggedByIonproc);
     for (uint64_t word : gone->valid) CPPUNIT_ASSERT_EQUAL(uint64_t(0), word);
     // Asking beyond the observation is an error that names the request.
-    CPPUNIT_ASSERT_THROW(fetchStationBlock(0, 5, 0, 1, nrSamples, 16), LinkError);
+    CPPUNIT_ASSERT_THROW(fetchStationBlock(client, 0, 5, 0, 1, nrSamples, 16), LinkError);
 
     // Output: two blocks of subband 2 add into integration 0.
     const int nrStations = 3, nrChannels = 16;
@@ -256,9 +269,8 @@ class DaemonTest : public CppUnit::TestFixture {
     for (int64_t b = 0; b < 2; ++b) {
       for (size_t i = 0; i < vis.size(); ++i) vis[i] = {float(i) + b, -float(b)};
       for (size_t i = 0; i < cells; ++i) valid[i] = uint32_t(100 + b);
-      acceptVisibilities(2, b, nrStations, nrChannels, vis, valid);
+      acceptVisibilities.call(client, 2, b, nrStations, nrChannels, vis, valid);
     }
-    LinkClient::setCurrent(nullptr);
     std::lock_guard lock(mutex);
     CPPUNIT_ASSERT_EQUAL(size_t(1), emitted.size());
     const CorrelatedData& d = *emitted[0];
