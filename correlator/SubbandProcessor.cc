@@ -29,6 +29,7 @@ struct SubbandProcessor::Scratch {
 SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrThreads,
                                    CorrelatorKernel::Isa isa)
     : settings_(settings),
+      integrations_(settings.blocksPerIntegration),
       nrStations_(settings.nrStations()),
       nrChannels_(settings.channelsPerSubband),
       nrSpectra_(settings.spectraPerBlock),
@@ -144,7 +145,7 @@ void SubbandProcessor::process(std::span<const StationBlock* const> stations, in
   kernel_.correlate(inputs, output.visibilities.data());
   validSampleCounter_.count(outputMasks, output);
   output.subband = settings_.subbands[size_t(subbandIndex)].number;
-  output.integration = stations[0]->header.block / std::max(1, settings_.blocksPerIntegration);
+  output.integration = integrations_.of(stations[0]->header.block);
 }
 
 }  // namespace rtcp::correlator

@@ -25,6 +25,7 @@
 #include "SpectrumMask.h"
 #include "Beamformer.h"
 #include "rtcp/CorrelatedBlock.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/StationBlock.h"
 
@@ -64,6 +65,7 @@ class SubbandProcessor {
                       int station, Scratch& scratch);
 
   ObservationSettings settings_;  ///< a copy: the caller's may go
+  Integrations integrations_;
   int nrStations_;
   int nrChannels_;
   int nrSpectra_;

@@ -17,6 +17,7 @@
 #include "StorageSender.h"
 #include "rtcp/StatusFile.h"
 #include "rtcp/CommandLine.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/SampleTime.h"
@@ -187,7 +188,7 @@ int run(const Options& options) {
 
   // Done: every integration sent on, or (--no-output) every block of every station served.
   const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
-  const int64_t blocksProcessed = settings.nrIntegrations() * settings.blocksPerIntegration;  // whole integrations
+  const int64_t blocksProcessed = nrProcessedBlocks(settings);
   auto done = [&] {
     if (!options.noOutput) return int64_t(integrator.statistics().integrations) >= expected;
     if (input)

@@ -10,13 +10,11 @@ namespace rtcp::ion {
 
 Integrator::Integrator(int blocksPerIntegration, std::vector<int> subbandNumbers, int64_t nrBlocks,
                        Emit emit, int maxOpenIntegrations)
-    : blocksPerIntegration_(blocksPerIntegration),
+    : integrations_(blocksPerIntegration),
       subbandNumbers_(std::move(subbandNumbers)),
       nrBlocks_(nrBlocks),
       emit_(std::move(emit)),
-      maxOpen_(maxOpenIntegrations) {
-  if (blocksPerIntegration_ < 1) throw std::invalid_argument("OLAP.IONProc.integrationSteps must be >= 1");
-}
+      maxOpen_(maxOpenIntegrations) {}
 
 namespace {
 std::vector<int> subbandNumbersOf(const ObservationSettings& settings) {
@@ -28,7 +26,7 @@ std::vector<int> subbandNumbersOf(const ObservationSettings& settings) {
 
 Integrator::Integrator(const ObservationSettings& settings, Emit emit, int maxOpenIntegrations)
     : Integrator(settings.blocksPerIntegration, subbandNumbersOf(settings),
-                 settings.nrIntegrations() * settings.blocksPerIntegration, std::move(emit),
+                 nrProcessedBlocks(settings), std::move(emit),
                  maxOpenIntegrations) {}
 
 void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
@@ -44,8 +42,8 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
     throw std::invalid_argument("visibilities of " + std::to_string(visibilities.size()) + " and counts of " +
                                 std::to_string(validSamples.size()) + " do not fit " + std::to_string(nrStations) +
                                 " stations x " + std::to_string(nrChannels) + " channels");
-  const int64_t integration = block / blocksPerIntegration_;
-  const int slot = int(block % blocksPerIntegration_);
+  const int64_t integration = integrations_.of(block);
+  const int slot = integrations_.slotOf(block);
   const Key key{subbandIndex, integration};
   std::vector<std::unique_ptr<CorrelatedData>> out;
   {
@@ -63,7 +61,7 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
       fresh.data = std::make_unique<CorrelatedData>(nrStations, nrChannels);
       fresh.data->subband = subbandNumbers_[subbandIndex];
       fresh.data->integration = integration;
-      fresh.added.assign(blocksPerIntegration_, false);
+      fresh.added.assign(size_t(integrations_.blocksPerIntegration), false);
       it = open_.emplace(key, std::move(fresh)).first;
     }
     Open& open = it->second;
@@ -82,9 +80,9 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
     for (size_t i = 0; i < validSamples.size(); ++i) count[i] += validSamples[i];
     open.added[slot] = true;
     ++statistics_.blocks;
-    const int64_t lastBlock = nrBlocks_ >= 0 ? std::min<int64_t>(nrBlocks_, (integration + 1) * blocksPerIntegration_)
-                                             : (integration + 1) * blocksPerIntegration_;
-    if (++open.nrAdded == int(lastBlock - integration * blocksPerIntegration_)) close(it, out);
+    const int64_t end = integrations_.firstBlock(integration + 1);
+    const int64_t lastBlock = nrBlocks_ >= 0 ? std::min<int64_t>(nrBlocks_, end) : end;
+    if (++open.nrAdded == int(lastBlock - integrations_.firstBlock(integration))) close(it, out);
   }
   for (auto& data : out) emit_(std::move(data));
 }
@@ -99,11 +97,11 @@ void Integrator::closeOlder(int subbandIndex, int64_t integration,
 }
 
 void Integrator::close(std::map<Key, Open>::iterator it, std::vector<std::unique_ptr<CorrelatedData>>& out) {
-  if (it->second.nrAdded < blocksPerIntegration_) {
+  if (it->second.nrAdded < integrations_.blocksPerIntegration) {
     ++statistics_.incompleteIntegrations;
     RTCP_LOG_WARN("integrator", "integration " << it->first.second << " of subband "
                                                << subbandNumbers_[it->first.first] << " sent with "
-                                               << it->second.nrAdded << " of " << blocksPerIntegration_
+                                               << it->second.nrAdded << " of " << integrations_.blocksPerIntegration
                                                << " blocks");
   }
   ++statistics_.integrations;

@@ -16,6 +16,7 @@
 
 #include "VisibilitySink.h"
 #include "rtcp/CorrelatedBlock.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::ion {
@@ -56,7 +57,7 @@ class Integrator : public VisibilitySink {
   void closeOlder(int subbandIndex, int64_t integration, std::vector<std::unique_ptr<CorrelatedData>>& out);
   void close(std::map<Key, Open>::iterator it, std::vector<std::unique_ptr<CorrelatedData>>& out);
 
-  int blocksPerIntegration_;
+  Integrations integrations_;
   std::vector<int> subbandNumbers_;
   int64_t nrBlocks_;
   Emit emit_;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "SubbandProcessor.h"
+#include "rtcp/Integrations.h"
 
 namespace rtcp::correlator {
 
@@ -95,7 +96,7 @@ void CorrelatorPipeline::fetchAndExchange() {
   std::vector<StationBlock*> fetched;
   for (auto& block : fetched_) fetched.push_back(block.get());
   // Blocks past the last whole integration would integrate into nothing.
-  const int64_t nrBlocks = settings_.nrIntegrations() * settings_.blocksPerIntegration;
+  const int64_t nrBlocks = nrProcessedBlocks(settings_);
   for (int64_t block = 0; block < nrBlocks; ++block) {
     const auto fetchStart = Clock::now();
     for (size_t k = 0; k < ownStations_.size(); ++k) fetcher_.fetch(block, ownStations_[k], *fetched[k]);

@@ -9,10 +9,9 @@ WorkDistribution::WorkDistribution(int nrRanks, int nrStations, int nrSubbands,
     : nrRanks_(nrRanks),
       nrStations_(nrStations),
       nrSubbands_(nrSubbands),
-      blocksPerIntegration_(blocksPerIntegration) {
-  if (nrRanks < 1 || nrStations < 1 || nrSubbands < 1 || blocksPerIntegration < 1)
-    throw std::invalid_argument("WorkDistribution: ranks, stations, subbands and blocks per "
-                                "integration must be positive");
+      integrations_(blocksPerIntegration) {
+  if (nrRanks < 1 || nrStations < 1 || nrSubbands < 1)
+    throw std::invalid_argument("WorkDistribution: ranks, stations and subbands must be positive");
 }
 
 std::vector<int> WorkDistribution::stationsOf(int rank) const {
@@ -22,7 +21,7 @@ std::vector<int> WorkDistribution::stationsOf(int rank) const {
 }
 
 int WorkDistribution::processingRank(int64_t block, int subband) const {
-  const int64_t integration = block / blocksPerIntegration_;
+  const int64_t integration = integrations_.of(block);
   return int((integration * nrSubbands_ + subband) % nrRanks_);
 }
 

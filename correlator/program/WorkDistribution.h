@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "rtcp/Integrations.h"
+
 namespace rtcp::correlator {
 
 class WorkDistribution {
@@ -30,7 +32,8 @@ class WorkDistribution {
   int nrRanks() const { return nrRanks_; }
 
  private:
-  int nrRanks_, nrStations_, nrSubbands_, blocksPerIntegration_;
+  int nrRanks_, nrStations_, nrSubbands_;
+  Integrations integrations_;
 };
 
 }  // namespace rtcp::correlator

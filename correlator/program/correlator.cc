@@ -18,6 +18,7 @@
 #include "VisibilityOutput.h"
 #include "LinkClient.h"
 #include "rtcp/CommandLine.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 
@@ -101,7 +102,7 @@ int run(const Options& options, int rank, int nrRanks) {
   RTCP_LOG_INFO("correlator", "rank " << rank << " of " << nrRanks << ": stations "
                                       << distribution.stationsOf(rank).size() << ", up to "
                                       << distribution.maxSubbandsPerRank() << " subbands per block, "
-                                      << threads << " threads, " << settings.nrIntegrations() * settings.blocksPerIntegration << " blocks");
+                                      << threads << " threads, " << nrProcessedBlocks(settings) << " blocks");
   pipeline.run();
 
   const CorrelatorPipeline::Statistics& st = pipeline.statistics();
