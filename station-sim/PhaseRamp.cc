@@ -106,13 +106,24 @@ void multiplyReal(const std::complex<float>* a, const float* w, std::complex<flo
 RTCP_SIM_VECTOR_CLONES
 void filterReal(const std::complex<float>* in, const float* taps, int nrTaps,
                 std::complex<float>* out, size_t n) {
+  // On float pairs (re and im share the real tap), kBlock outputs at a time kept in
+  // registers while the taps pass over them.
   const float* __restrict x = reinterpret_cast<const float*>(in);
   float* __restrict o = reinterpret_cast<float*>(out);
-  std::fill(o, o + 2 * n, 0.0f);
-  for (int k = 0; k < nrTaps; ++k) {  // float pairs: re and im share the real tap
-    const float tap = taps[k];
-    const float* __restrict shifted = x + 2 * (nrTaps - 1 - k);
-    for (size_t i = 0; i < 2 * n; ++i) o[i] += tap * shifted[i];
+  const size_t floats = 2 * n, full = floats / kBlock * kBlock;
+  for (size_t base = 0; base < full; base += kBlock) {
+    float sum[kBlock] = {};
+    for (int k = 0; k < nrTaps; ++k) {
+      const float tap = taps[k];
+      const float* __restrict shifted = x + base + 2 * size_t(nrTaps - 1 - k);
+      for (size_t j = 0; j < kBlock; ++j) sum[j] += tap * shifted[j];
+    }
+    for (size_t j = 0; j < kBlock; ++j) o[base + j] = sum[j];
+  }
+  for (size_t i = full; i < floats; ++i) {
+    float sum = 0;
+    for (int k = 0; k < nrTaps; ++k) sum += taps[k] * x[i + 2 * size_t(nrTaps - 1 - k)];
+    o[i] = sum;
   }
 }
 
