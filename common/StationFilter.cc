@@ -67,7 +67,8 @@ StationFilter::StationFilter() : coefficients_(detail::kStationFilterCoefficient
   // circle; its impulse response ends after 16 taps (P is a trigonometric polynomial of
   // degree 15).
   std::vector<Complex> spectrum(kCepstrumSize);
-  for (int j = 0; j < kCepstrumSize; ++j) spectrum[j] = std::log(aliasedPower(double(j) / kCepstrumSize));
+  for (int j = 0; j < kCepstrumSize; ++j)
+    spectrum[j] = std::log(aliasedPower(double(j) / kCepstrumSize));
   transform(spectrum, FFTW_BACKWARD);  // cepstrum c x K: real and even
   // log G = (1/2) log P + i (its Hilbert transform): c/2 at 0 and K/2, c at 1..K/2-1.
   for (int n = 0; n < kCepstrumSize; ++n)
@@ -80,7 +81,8 @@ StationFilter::StationFilter() : coefficients_(detail::kStationFilterCoefficient
 }
 
 double StationFilter::response(double nu) const {
-  // Symmetric taps: H(nu) exp(2 pi i nu c / 1024) = 2 sum_{l < L/2} h[l] cos(2 pi nu (c - l) / 1024).
+  // Symmetric taps: H(nu) exp(2 pi i nu c / 1024) = 2 sum_{l < L/2} h[l] cos(2 pi nu (c - l) /
+  // 1024).
   const double centre = (kLength - 1) / 2.0;
   double sum = 0;
   for (int l = 0; l < kLength / 2; ++l)
@@ -103,7 +105,8 @@ std::vector<double> StationFilter::responseGrid(double first, double step, int c
   std::vector<Complex> y(size), w(size);
   const double phi0 = first / kNrSubbands;
   for (int n = 0; n < kLength; ++n)
-    y[n] = double(coefficients_[n]) * turnsToPhasor(-(phi0 * n - std::floor(phi0 * n)) - chirpTurns(n));
+    y[n] = double(coefficients_[n]) *
+           turnsToPhasor(-(phi0 * n - std::floor(phi0 * n)) - chirpTurns(n));
   for (int j = -(kLength - 1); j < count; ++j) w[(j + size) % size] = turnsToPhasor(chirpTurns(j));
   transform(y, FFTW_FORWARD);
   transform(w, FFTW_FORWARD);
@@ -122,7 +125,8 @@ std::vector<double> StationFilter::responseGrid(double first, double step, int c
 
 double StationFilter::aliasedPower(double nu) const {
   double power = autocorrelation_[0];
-  for (int tau = 1; tau < kNrTaps; ++tau) power += 2 * autocorrelation_[tau] * std::cos(kTwoPi * nu * tau);
+  for (int tau = 1; tau < kNrTaps; ++tau)
+    power += 2 * autocorrelation_[tau] * std::cos(kTwoPi * nu * tau);
   return power;
 }
 

@@ -17,8 +17,8 @@
 namespace rtcp::sim::test {
 namespace {
 
-constexpr int kBlock = 512;   ///< FFT length of the measured spectra
-constexpr int kGroups = 32;   ///< bins averaged into one point of the shape
+constexpr int kBlock = 512;  ///< FFT length of the measured spectra
+constexpr int kGroups = 32;  ///< bins averaged into one point of the shape
 
 double dB(double powerRatio) { return 10 * std::log10(powerRatio); }
 
@@ -54,7 +54,8 @@ double worstShapeError(const std::vector<double>& power) {
   }
   double worst = 0;
   for (int g = 0; g < kGroups; ++g)
-    worst = std::max(worst, std::abs(dB(measured[size_t(g)] / sumMeasured * sumExpected / expected[size_t(g)])));
+    worst = std::max(
+        worst, std::abs(dB(measured[size_t(g)] / sumMeasured * sumExpected / expected[size_t(g)])));
   return worst;
 }
 
@@ -95,18 +96,22 @@ class StationFilterShapeTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(response.firstAliasBin() > size / 4 && response.lastAliasBin() < 3 * size / 4);
     for (int i = 0; i < size; ++i)
       if (i < response.firstAliasBin() || i >= response.lastAliasBin())
-        CPPUNIT_ASSERT(std::abs(response.weights(-1)[i]) <= 1e-4 && std::abs(response.weights(1)[i]) <= 1e-4);
+        CPPUNIT_ASSERT(std::abs(response.weights(-1)[i]) <= 1e-4 &&
+                       std::abs(response.weights(1)[i]) <= 1e-4);
     RTCP_LOG_INFO("test", "neighbours alias into bins " << response.firstAliasBin() << ".."
-                            << response.lastAliasBin() << " of " << size);
+                                                        << response.lastAliasBin() << " of "
+                                                        << size);
   }
 
   /// Noise only: 2 stations x 2 subbands x 2 polarisations, 0.5 s.
   void testReceiverNoiseHasTheStationShape() {
-    const auto recordings = record(makeParset({"CS001", "RS106"}, "[200, 201]", 16,
-                                              "Sim.noisePower = 1.0\nSim.seed = 5\n"), 0.5);
+    const auto recordings = record(
+        makeParset({"CS001", "RS106"}, "[200, 201]", 16, "Sim.noisePower = 1.0\nSim.seed = 5\n"),
+        0.5);
     const std::vector<double> power = powerSpectrum(recordings);
     const double worst = worstShapeError(power);
-    RTCP_LOG_INFO("test", "receiver noise: shape within " << worst << " dB of the station filter's");
+    RTCP_LOG_INFO("test",
+                  "receiver noise: shape within " << worst << " dB of the station filter's");
     CPPUNIT_ASSERT(worst < 0.2);
     // The edges really are low: the outermost group about 2 dB below the centre.
     CPPUNIT_ASSERT(dB((power[kBlock / 2] + power[kBlock / 2 + 1]) / (power[0] + power[1])) < -1.5);
@@ -114,10 +119,12 @@ class StationFilterShapeTest : public CppUnit::TestFixture {
 
   /// A noiseless source: the sky signal and its neighbours' aliases have the same shape.
   void testSkyHasTheStationShape() {
-    const auto recordings = record(makeParset({"CS001", "RS106"}, "[200, 201]", 16,
-                                              "Sim.nrSources = 1\nSim.Source[0].angle1 = 5.25\n"
-                                              "Sim.Source[0].angle2 = 0.72\nSim.Source[0].flux = 2\n"
-                                              "Sim.noisePower = 0\nSim.seed = 6\n"), 0.5);
+    const auto recordings =
+        record(makeParset({"CS001", "RS106"}, "[200, 201]", 16,
+                          "Sim.nrSources = 1\nSim.Source[0].angle1 = 5.25\n"
+                          "Sim.Source[0].angle2 = 0.72\nSim.Source[0].flux = 2\n"
+                          "Sim.noisePower = 0\nSim.seed = 6\n"),
+               0.5);
     const double worst = worstShapeError(powerSpectrum(recordings));
     RTCP_LOG_INFO("test", "sky: shape within " << worst << " dB of the station filter's");
     CPPUNIT_ASSERT(worst < 0.2);
@@ -132,9 +139,11 @@ class StationFilterShapeTest : public CppUnit::TestFixture {
     const double fs = probe.subbandWidth(), f = probe.subbands[0].frequency;
     const int size = 4096, bin = int(0.45 * size);
     const double tone = f + double(bin) * fs / size;  // on a bin: no leakage
-    const auto recordings = record(makeParset({"CS001"}, "[299..302]", 16,
-                                              "Sim.tone.frequency = " + std::to_string(tone) +
-                                              "\nSim.tone.amplitude = 0.5\nSim.noisePower = 0.1\nSim.seed = 7\n"), 0.3);
+    const auto recordings =
+        record(makeParset({"CS001"}, "[299..302]", 16,
+                          "Sim.tone.frequency = " + std::to_string(tone) +
+                              "\nSim.tone.amplitude = 0.5\nSim.noisePower = 0.1\nSim.seed = 7\n"),
+               0.3);
     const Decoded& d = recordings.front();
     Fftw fft(size);
     std::vector<double> toneToFloor(4);
@@ -154,13 +163,15 @@ class StationFilterShapeTest : public CppUnit::TestFixture {
     const double noise = filter.aliasedPower(0.45);
     const double own = 0.25 * std::pow(filter.response(0.45), 2) * size / (0.1 * noise);
     const double alias = 0.25 * std::pow(filter.response(-0.55), 2) * size / (0.1 * noise);
-    RTCP_LOG_INFO("test", "tone over noise: subband 300 " << dB(toneToFloor[1]) << " dB (expected "
-                            << dB(own) << "), 301 " << dB(toneToFloor[2]) << " dB (expected " << dB(alias) << ")");
+    RTCP_LOG_INFO("test", "tone over noise: subband 300 "
+                              << dB(toneToFloor[1]) << " dB (expected " << dB(own) << "), 301 "
+                              << dB(toneToFloor[2]) << " dB (expected " << dB(alias) << ")");
     CPPUNIT_ASSERT_DOUBLES_EQUAL(dB(own), dB(toneToFloor[1]), 0.3);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(dB(alias), dB(toneToFloor[2]), 0.3);
     CPPUNIT_ASSERT(alias > 100);  // the alias is well above the noise
     // Subbands 299 and 302 lie 1.45 and 1.55 subbands away: nothing of the tone there.
-    CPPUNIT_ASSERT(std::abs(toneToFloor[0]) < 1 && std::abs(toneToFloor[3]) < 1);  // 5 sigma of noise
+    CPPUNIT_ASSERT(std::abs(toneToFloor[0]) < 1 &&
+                   std::abs(toneToFloor[3]) < 1);  // 5 sigma of noise
   }
 };
 

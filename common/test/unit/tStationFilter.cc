@@ -82,13 +82,13 @@ class StationFilterTest : public CppUnit::TestFixture {
                           0.997403, 1.033480, 1.001751, 0.995788};
     const std::vector<double> gains16 = filter().bandpassCorrection(16);
     for (int c = 0; c < 16; ++c) CPPUNIT_ASSERT_DOUBLES_EQUAL(n16[c], gains16[size_t(c)], 5e-6);
-    const std::pair<int, double> n64[] = {{0, 1.402114},  {1, 1.336765},  {2, 1.200840},
-                                          {3, 1.077173},  {4, 0.995788},  {8, 1.001751},
-                                          {16, 0.997403}, {32, 1.005210}, {48, 0.997403},
-                                          {60, 0.995788}, {61, 1.077173}, {62, 1.200840},
-                                          {63, 1.336765}};
+    const std::pair<int, double> n64[] = {
+        {0, 1.402114},  {1, 1.336765},  {2, 1.200840},  {3, 1.077173},  {4, 0.995788},
+        {8, 1.001751},  {16, 0.997403}, {32, 1.005210}, {48, 0.997403}, {60, 0.995788},
+        {61, 1.077173}, {62, 1.200840}, {63, 1.336765}};
     const std::vector<double> gains64 = filter().bandpassCorrection(64);
-    for (const auto& [c, factor] : n64) CPPUNIT_ASSERT_DOUBLES_EQUAL(factor, gains64[size_t(c)], 5e-6);
+    for (const auto& [c, factor] : n64)
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(factor, gains64[size_t(c)], 5e-6);
   }
 
   void testFactorsEqualTwin() {
@@ -96,8 +96,10 @@ class StationFilterTest : public CppUnit::TestFixture {
       const std::vector<double> gains = filter().bandpassCorrection(channels);
       const std::vector<double> twin = twinCorrection(filter(), channels);
       double worst = 0;
-      for (int c = 0; c < channels; ++c) worst = std::max(worst, std::abs(dB(gains[size_t(c)] / twin[size_t(c)])));
-      RTCP_LOG_INFO("test", channels << " channels: largest difference to the twin " << worst << " dB");
+      for (int c = 0; c < channels; ++c)
+        worst = std::max(worst, std::abs(dB(gains[size_t(c)] / twin[size_t(c)])));
+      RTCP_LOG_INFO("test",
+                    channels << " channels: largest difference to the twin " << worst << " dB");
       CPPUNIT_ASSERT(worst < 0.01);
       CPPUNIT_ASSERT(worst < 1e-4);  // in fact: only the aliases beyond the neighbours differ
     }
@@ -112,7 +114,8 @@ class StationFilterTest : public CppUnit::TestFixture {
     const std::vector<double> g = filter().bandpassCorrection(256);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(2.8905, dB(g[0] / g[128]), 1e-3);
     double low = 1e9, high = -1e9;
-    for (int c = 1; c < 128; ++c) CPPUNIT_ASSERT_DOUBLES_EQUAL(g[size_t(128 - c)], g[size_t(128 + c)], 1e-12);
+    for (int c = 1; c < 128; ++c)
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(g[size_t(128 - c)], g[size_t(128 + c)], 1e-12);
     for (int c = 26; c <= 230; ++c) {
       low = std::min(low, dB(g[size_t(c)]));
       high = std::max(high, dB(g[size_t(c)]));
@@ -128,11 +131,13 @@ class StationFilterTest : public CppUnit::TestFixture {
     for (int k = 0; k < 1536; k += 37) {
       const double plain = filter().response(first + k * step);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(plain, grid[size_t(k)], 1e-10);
-      CPPUNIT_ASSERT_DOUBLES_EQUAL(std::sqrt(rawPower(filter(), first + k * step)) / filter().dcGain(),
-                                   std::abs(plain), 1e-10);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(
+          std::sqrt(rawPower(filter(), first + k * step)) / filter().dcGain(), std::abs(plain),
+          1e-10);
     }
     // Roll-off: -3 dB-ish at the edge, deep stop band one subband away.
-    CPPUNIT_ASSERT(dB(std::abs(filter().response(0.5))) < -5 && dB(std::abs(filter().response(0.5))) > -7);
+    CPPUNIT_ASSERT(dB(std::abs(filter().response(0.5))) < -5 &&
+                   dB(std::abs(filter().response(0.5))) > -7);
     CPPUNIT_ASSERT(dB(std::abs(filter().response(1.0))) < -60);
   }
 
@@ -155,7 +160,8 @@ class StationFilterTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(filter().branchAutocorrelation()[0], energy, 1e-9);
     for (double nu = -0.5; nu < 0.5; nu += 1.0 / 100) {
       std::complex<double> response = 0;
-      for (int n = 0; n < StationFilter::kNrTaps; ++n) response += g[size_t(n)] * std::polar(1.0, -kTwoPi * nu * n);
+      for (int n = 0; n < StationFilter::kNrTaps; ++n)
+        response += g[size_t(n)] * std::polar(1.0, -kTwoPi * nu * n);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(filter().aliasedPower(nu), std::norm(response), 1e-9);
     }
   }
