@@ -75,8 +75,8 @@ void add(const std::complex<float>* a, std::complex<float>* out, size_t n) {
 RTCP_SIM_VECTOR_CLONES
 void multiplyBands(const std::complex<float>* ramp, const std::complex<float>* a0,
                    const std::complex<float>* a1, std::complex<float> c1,
-                   const std::complex<float>* a2, std::complex<float> c2,
-                   std::complex<float>* out, size_t n) {
+                   const std::complex<float>* a2, std::complex<float> c2, std::complex<float>* out,
+                   size_t n) {
   const float* __restrict r = reinterpret_cast<const float*>(ramp);
   const float* __restrict x = reinterpret_cast<const float*>(a0);
   const float* __restrict y = reinterpret_cast<const float*>(a1);
@@ -84,8 +84,10 @@ void multiplyBands(const std::complex<float>* ramp, const std::complex<float>* a
   float* __restrict o = reinterpret_cast<float*>(out);
   const float c1r = c1.real(), c1i = c1.imag(), c2r = c2.real(), c2i = c2.imag();
   for (size_t i = 0; i < n; ++i) {
-    const float sr = x[2 * i] + c1r * y[2 * i] - c1i * y[2 * i + 1] + c2r * z[2 * i] - c2i * z[2 * i + 1];
-    const float si = x[2 * i + 1] + c1r * y[2 * i + 1] + c1i * y[2 * i] + c2r * z[2 * i + 1] + c2i * z[2 * i];
+    const float sr =
+        x[2 * i] + c1r * y[2 * i] - c1i * y[2 * i + 1] + c2r * z[2 * i] - c2i * z[2 * i + 1];
+    const float si =
+        x[2 * i + 1] + c1r * y[2 * i + 1] + c1i * y[2 * i] + c2r * z[2 * i + 1] + c2i * z[2 * i];
     o[2 * i] = r[2 * i] * sr - r[2 * i + 1] * si;
     o[2 * i + 1] = r[2 * i] * si + r[2 * i + 1] * sr;
   }

@@ -42,7 +42,8 @@ SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geome
       response.fftSize() != geometry.fftSize)
     throw std::invalid_argument("SignalGenerator: FFT size differs from the chunk geometry");
   if (sky.toneFrequency() != 0)
-    toneGain_ = SubbandResponse::toneGain((sky.toneFrequency() - subband.frequency) / subband.sampleRate);
+    toneGain_ =
+        SubbandResponse::toneGain((sky.toneFrequency() - subband.frequency) / subband.sampleRate);
   for (int k = 0; k < sky.nrSources(); ++k)
     for (int m = -1; m <= 1; ++m)
       for (int p = 0; p < kPolarisations; ++p) {
@@ -53,8 +54,9 @@ SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geome
       }
   for (int id : stationIds)
     for (int p = 0; p < kPolarisations; ++p)
-      noise_.emplace_back(deriveSeed(seed, {kNoiseSeed, uint64_t(id), uint64_t(subband.number), uint64_t(p)}),
-                          sky.noisePower(), response.noiseTaps());
+      noise_.emplace_back(
+          deriveSeed(seed, {kNoiseSeed, uint64_t(id), uint64_t(subband.number), uint64_t(p)}),
+          sky.noisePower(), response.noiseTaps());
 }
 
 double SignalGenerator::powerPerPolarisation() const {
@@ -92,7 +94,8 @@ void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<flo
   const int n = geometry_.nrSamples(), size = geometry_.fftSize, half = size / 2;
   const double f = subband_.frequency, fs = subband_.sampleRate;
   std::complex<float>* pol[kPolarisations] = {out, out + n};
-  for (int p = 0; p < kPolarisations; ++p) noise_[size_t(s * kPolarisations + p)].generate(pol[p], size_t(n));
+  for (int p = 0; p < kPolarisations; ++p)
+    noise_[size_t(s * kPolarisations + p)].generate(pol[p], size_t(n));
 
   const int first = response_.firstAliasBin(), last = response_.lastAliasBin();
   for (int k = 0; k < sky_.nrSources(); ++k) {

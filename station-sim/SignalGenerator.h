@@ -83,9 +83,9 @@ class SignalGenerator {
   /// Sky signals e_k of this subband's band and its neighbours' (m = -1, 0, +1), seeded by
   /// their subband numbers: [source][band][pol].
   std::vector<Xoshiro256> skyRandom_;
-  std::vector<AlignedBuffer<std::complex<float>>> skySignal_;   ///< fftSize samples each
-  std::vector<AlignedBuffer<std::complex<float>>> skySpectrum_; ///< H_m x FFT(e), FFT order
-  std::vector<ReceiverNoise> noise_;                    ///< [station][pol]
+  std::vector<AlignedBuffer<std::complex<float>>> skySignal_;    ///< fftSize samples each
+  std::vector<AlignedBuffer<std::complex<float>>> skySpectrum_;  ///< H_m x FFT(e), FFT order
+  std::vector<ReceiverNoise> noise_;                             ///< [station][pol]
   AlignedBuffer<std::complex<float>> frequencyRamp_;    ///< [fftSize]
   AlignedBuffer<std::complex<float>> timeRamp_;         ///< [nrSamples]
   AlignedBuffer<std::complex<float>> spectrum_;         ///< [fftSize]

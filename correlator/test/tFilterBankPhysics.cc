@@ -189,11 +189,13 @@ class FilterBankPhysicsTest : public CppUnit::TestFixture {
         input[2 * t] = input[2 * t + 1] = std::complex<float>(sum);
       }
       bank.filter(input.data(), spectra, output.data());
-      const std::vector<double> power = channelPower(output, channels);  // X: 1.4 % / sqrt(spectra / 4096)
+      // X only: 1.6 % standard error per channel at 4096 spectra, 0.8 % at 16384
+      const std::vector<double> power = channelPower(output, channels);
       std::vector<double> shape(power.size()), corrected(power.size());
       double mean = 0;
       for (int c = 1; c < channels; ++c) {
-        shape[size_t(c)] = power[size_t(c)] / station.aliasedPower(double(c - channels / 2) / channels);
+        shape[size_t(c)] =
+            power[size_t(c)] / station.aliasedPower(double(c - channels / 2) / channels);
         corrected[size_t(c)] = power[size_t(c)] * std::pow(on.gains()[size_t(c)], 2);
         mean += shape[size_t(c)] / (channels - 1);
       }
@@ -204,13 +206,14 @@ class FilterBankPhysicsTest : public CppUnit::TestFixture {
         worstFlat = std::max(worstFlat, std::abs(dB(corrected[size_t(c)] / (mean * scale))));
       }
       RTCP_LOG_INFO("test", channels << " channels: station shape within " << worstShape
-                              << " dB, corrected flat within " << worstFlat << " dB");
+                                     << " dB, corrected flat within " << worstFlat << " dB");
       CPPUNIT_ASSERT(worstShape < 0.2);
       CPPUNIT_ASSERT(worstFlat < 0.2);
       // Without the correction the edges are visibly low (the shape is really there).
       CPPUNIT_ASSERT(dB(power[1] / power[size_t(channels / 2)]) < -2);
     }
-    CPPUNIT_ASSERT(DelayAndBandpassCorrection(1, 16, 16, 195312.5, false, true).gains() == std::vector<double>{1.0});
+    CPPUNIT_ASSERT(DelayAndBandpassCorrection(1, 16, 16, 195312.5, false, true).gains() ==
+                   std::vector<double>{1.0});
   }
 };
 

@@ -74,7 +74,8 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
 
     const std::vector<double> raw = rawPower();
     std::vector<double> inBand, below, above, logRatio;
-    std::vector<std::vector<double>> channelLevels(size_t(s.channelsPerSubband));  // [channel][subband] dB
+    // [channel][subband]: dB relative to the subband's mean over channels 1..C-1
+    std::vector<std::vector<double>> channelLevels(size_t(s.channelsPerSubband));
     for (const SubbandSettings& sb : s.subbands) {
       const auto ms = storage::test::readMeasurementSet(
           dir.path + "/ms/" + ObservationSettings::defaultFilename(613, sb.number));
@@ -109,11 +110,14 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
     // Bandpass-corrected channels 1..15 (channel 0 holds the subband edges and is flagged):
     // the median over subbands of each channel's level within 0.3 dB of their mean.
     std::vector<double> medians;
-    for (int c = 1; c < s.channelsPerSubband; ++c) medians.push_back(median(channelLevels[size_t(c)]));
-    const double mean = std::accumulate(medians.begin(), medians.end(), 0.0) / double(medians.size());
+    for (int c = 1; c < s.channelsPerSubband; ++c)
+      medians.push_back(median(channelLevels[size_t(c)]));
+    const double mean =
+        std::accumulate(medians.begin(), medians.end(), 0.0) / double(medians.size());
     std::string levels;
     for (double m : medians) levels += " " + std::to_string(m - mean).substr(0, 6);
-    for (double m : medians) CPPUNIT_ASSERT_MESSAGE("channel levels (dB):" + levels, std::abs(m - mean) < 0.3);
+    for (double m : medians)
+      CPPUNIT_ASSERT_MESSAGE("channel levels (dB):" + levels, std::abs(m - mean) < 0.3);
   }
 
  private:

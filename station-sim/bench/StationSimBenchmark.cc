@@ -73,5 +73,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 RTCP_REGISTER_BENCHMARK("stationsim",
-                        "station-subbands one core simulates in real time (16 bit, one source, subbands shaped by the station filter bank) [SECONDS]",
+                        "station-subbands one core simulates in real time (16 bit, one source, "
+                        "subbands shaped by the station filter bank) [SECONDS]",
                         run);

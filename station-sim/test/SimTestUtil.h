@@ -73,7 +73,8 @@ class Fftw {
  public:
   explicit Fftw(int n) : n_(n), in_(n), out_(n) {
     plan_ = fftwf_plan_dft_1d(n, reinterpret_cast<fftwf_complex*>(in_.data()),
-                              reinterpret_cast<fftwf_complex*>(out_.data()), FFTW_FORWARD, FFTW_ESTIMATE);
+                              reinterpret_cast<fftwf_complex*>(out_.data()), FFTW_FORWARD,
+                              FFTW_ESTIMATE);
   }
   ~Fftw() { fftwf_destroy_plan(plan_); }
   Fftw(const Fftw&) = delete;
