@@ -5,7 +5,7 @@
 #include <string>
 
 #include "DelayTiles.h"
-#include "FilterDesign.h"
+#include "rtcp/StationFilter.h"
 
 namespace rtcp::correlator {
 
@@ -25,7 +25,7 @@ DelayAndBandpassCorrection::DelayAndBandpassCorrection(int nrChannels, int nrSpe
       subbandWidth_(subbandWidth),
       delayCompensation_(delayCompensation),
       avx512_(__builtin_cpu_supports("avx512f")),
-      gains_(correctBandPass ? stationBandpassCorrection(nrChannels)
+      gains_(correctBandPass ? StationFilter::lofar().bandpassCorrection(nrChannels)
                              : std::vector<double>(size_t(nrChannels), 1.0)) {
   if (paddedSpectra < nrSpectra)
     throw std::invalid_argument("DelayAndBandpassCorrection: padded length " +

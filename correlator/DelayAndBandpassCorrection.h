@@ -9,8 +9,10 @@
 /// the block start to the delay at its end, taken at the spectrum's middle:
 /// tau(s) = tau0 + (tau1 - tau0) (s + 0.5) / S. A station that records
 /// x(t) = e(t + tau) exp(+2 pi i f_subband tau) then correlates to zero phase with the
-/// reference. gain[c] = stationBandpassCorrection (1 / |H| of the station's 1024-channel
-/// filter, 1 at the subband centre). Flagged spectra are written as zeros.
+/// reference. gain[c] = StationFilter::bandpassCorrection, COBALT's correction from the
+/// real station filter: 2^25 / sqrt of the power the channel receives through the
+/// station's 1024-subband filter bank, its own response plus the neighbouring subbands'
+/// aliases (1.005 at the subband centre). Flagged spectra are written as zeros.
 
 #include <complex>
 #include <vector>

@@ -10,9 +10,6 @@ namespace rtcp::correlator {
 
 namespace {
 
-constexpr int kStationChannels = 1024;
-constexpr int kStationTaps = 16;
-
 double sinc(double x) {
   if (x == 0) return 1;
   const double px = std::numbers::pi * x;
@@ -53,17 +50,6 @@ double filterResponse(const std::vector<double>& prototype, int nrChannels, doub
   double sum = 0;
   for (size_t i = 0; i < prototype.size(); ++i) sum += prototype[i] * std::cos(omega * (double(i) - centre));
   return std::abs(sum);
-}
-
-std::vector<double> stationBandpassCorrection(int nrChannels) {
-  static const std::vector<double> station = prototypeFilter(kStationChannels, kStationTaps);
-  const double centre = filterResponse(station, kStationChannels, 0);
-  std::vector<double> gain(static_cast<size_t>(nrChannels));
-  for (int c = 0; c < nrChannels; ++c) {
-    const double nu = double(c - nrChannels / 2) / nrChannels;
-    gain[size_t(c)] = centre / filterResponse(station, kStationChannels, nu);
-  }
-  return gain;
 }
 
 }  // namespace rtcp::correlator

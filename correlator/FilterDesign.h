@@ -1,8 +1,9 @@
 #pragma once
 /// \file FilterDesign.h
-/// Prototype lowpass filters of polyphase filter banks: a Kaiser-windowed sinc of
-/// nrTaps x nrChannels coefficients with cutoff 1/nrChannels (of the Nyquist band),
-/// as LOFAR's station and COBALT's correlator filter banks use.
+/// The prototype lowpass filter of the correlator's own polyphase filter bank: a
+/// Kaiser-windowed sinc of nrTaps x nrChannels coefficients with cutoff 1/nrChannels (of
+/// the Nyquist band). (The stations' filter, which the bandpass correction divides out,
+/// is LOFAR's own: rtcp::StationFilter.)
 
 #include <vector>
 
@@ -23,10 +24,5 @@ std::vector<double> prototypeFilter(int nrChannels, int nrTaps);
 /// |H(nu)| of a prototype filter at nu, in units of the channel spacing (nu = 0 is the
 /// passband centre, nu = +-0.5 the channel edges, nu = 1 the neighbour's centre).
 double filterResponse(const std::vector<double>& prototype, int nrChannels, double nu);
-
-/// Ripple correction of a LOFAR station's second-stage filter bank (1024 channels,
-/// 16 taps) for C fine channels: gain[c] = |H(0)| / |H((c - C/2) / C)|, i.e. 1 at the
-/// subband centre, about 2 at its edge. C = 1 gives {1}.
-std::vector<double> stationBandpassCorrection(int nrChannels);
 
 }  // namespace rtcp::correlator

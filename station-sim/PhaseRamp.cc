@@ -72,4 +72,61 @@ void add(const std::complex<float>* a, std::complex<float>* out, size_t n) {
   for (size_t i = 0; i < 2 * n; ++i) o[i] += x[i];
 }
 
+RTCP_SIM_VECTOR_CLONES
+void multiplyBands(const std::complex<float>* ramp, const std::complex<float>* a0,
+                   const std::complex<float>* a1, std::complex<float> c1,
+                   const std::complex<float>* a2, std::complex<float> c2, std::complex<float>* out,
+                   size_t n) {
+  const float* __restrict r = reinterpret_cast<const float*>(ramp);
+  const float* __restrict x = reinterpret_cast<const float*>(a0);
+  const float* __restrict y = reinterpret_cast<const float*>(a1);
+  const float* __restrict z = reinterpret_cast<const float*>(a2);
+  float* __restrict o = reinterpret_cast<float*>(out);
+  const float c1r = c1.real(), c1i = c1.imag(), c2r = c2.real(), c2i = c2.imag();
+  for (size_t i = 0; i < n; ++i) {
+    const float sr =
+        x[2 * i] + c1r * y[2 * i] - c1i * y[2 * i + 1] + c2r * z[2 * i] - c2i * z[2 * i + 1];
+    const float si =
+        x[2 * i + 1] + c1r * y[2 * i + 1] + c1i * y[2 * i] + c2r * z[2 * i + 1] + c2i * z[2 * i];
+    o[2 * i] = r[2 * i] * sr - r[2 * i + 1] * si;
+    o[2 * i + 1] = r[2 * i] * si + r[2 * i + 1] * sr;
+  }
+}
+
+RTCP_SIM_VECTOR_CLONES
+void multiplyReal(const std::complex<float>* a, const float* w, std::complex<float>* out,
+                  size_t n) {
+  const float* __restrict x = reinterpret_cast<const float*>(a);
+  const float* __restrict v = w;
+  float* __restrict o = reinterpret_cast<float*>(out);
+  for (size_t i = 0; i < n; ++i) {
+    o[2 * i] = x[2 * i] * v[i];
+    o[2 * i + 1] = x[2 * i + 1] * v[i];
+  }
+}
+
+RTCP_SIM_VECTOR_CLONES
+void filterReal(const std::complex<float>* in, const float* taps, int nrTaps,
+                std::complex<float>* out, size_t n) {
+  // On float pairs (re and im share the real tap), kBlock outputs at a time kept in
+  // registers while the taps pass over them.
+  const float* __restrict x = reinterpret_cast<const float*>(in);
+  float* __restrict o = reinterpret_cast<float*>(out);
+  const size_t floats = 2 * n, full = floats / kBlock * kBlock;
+  for (size_t base = 0; base < full; base += kBlock) {
+    float sum[kBlock] = {};
+    for (int k = 0; k < nrTaps; ++k) {
+      const float tap = taps[k];
+      const float* __restrict shifted = x + base + 2 * size_t(nrTaps - 1 - k);
+      for (size_t j = 0; j < kBlock; ++j) sum[j] += tap * shifted[j];
+    }
+    for (size_t j = 0; j < kBlock; ++j) o[base + j] = sum[j];
+  }
+  for (size_t i = full; i < floats; ++i) {
+    float sum = 0;
+    for (int k = 0; k < nrTaps; ++k) sum += taps[k] * x[i + 2 * size_t(nrTaps - 1 - k)];
+    o[i] = sum;
+  }
+}
+
 }  // namespace rtcp::sim

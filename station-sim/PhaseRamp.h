@@ -19,6 +19,18 @@ void multiply(const std::complex<float>* a, const std::complex<float>* b,
 /// out[i] += a[i] * b[i].
 void multiplyAdd(const std::complex<float>* a, const std::complex<float>* b,
                  std::complex<float>* out, size_t n);
+/// out[i] = ramp[i] * (a0[i] + c1 * a1[i] + c2 * a2[i]): three bands of a spectrum,
+/// two of them rotated by constant phasors, then a ramp.
+void multiplyBands(const std::complex<float>* ramp, const std::complex<float>* a0,
+                   const std::complex<float>* a1, std::complex<float> c1,
+                   const std::complex<float>* a2, std::complex<float> c2, std::complex<float>* out,
+                   size_t n);
+/// out[i] = a[i] * w[i] for real weights w.
+void multiplyReal(const std::complex<float>* a, const float* w, std::complex<float>* out, size_t n);
+/// out[i] = sum_k taps[k] * in[i + nrTaps - 1 - k], i in [0, n): a real FIR filter over
+/// complex samples; in holds nrTaps - 1 samples of history before the n new ones.
+void filterReal(const std::complex<float>* in, const float* taps, int nrTaps,
+                std::complex<float>* out, size_t n);
 /// out[i] += a[i].
 void add(const std::complex<float>* a, std::complex<float>* out, size_t n);
 

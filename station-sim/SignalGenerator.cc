@@ -9,7 +9,6 @@
 namespace rtcp::sim {
 namespace {
 
-constexpr int kPolarisations = 2;
 constexpr uint64_t kSkySeed = 1, kNoiseSeed = 2;
 
 }  // namespace
@@ -24,32 +23,47 @@ ChunkGeometry ChunkGeometry::forMaxDelay(double maxDelaySamples) {
 }
 
 SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geometry,
-                                 const Fft& forward, const Fft& backward, Subband subband,
+                                 const Fft& forward, const Fft& backward,
+                                 const SubbandResponse& response, Subband subband,
                                  const std::vector<int>& stationIds, uint64_t seed,
                                  int64_t firstSample)
     : sky_(sky),
       geometry_(geometry),
       forward_(forward),
       backward_(backward),
+      response_(response),
       subband_(subband),
       nextSample_(firstSample),
       frequencyRamp_(geometry.fftSize),
       timeRamp_(geometry.nrSamples()),
       spectrum_(geometry.fftSize),
       shifted_(geometry.fftSize) {
-  if (forward.size() != geometry.fftSize || backward.size() != geometry.fftSize)
+  if (forward.size() != geometry.fftSize || backward.size() != geometry.fftSize ||
+      response.fftSize() != geometry.fftSize)
     throw std::invalid_argument("SignalGenerator: FFT size differs from the chunk geometry");
-  const double toneOffset = sky.toneFrequency() - subband.frequency;
-  hasTone_ = sky.toneFrequency() != 0 && std::abs(toneOffset) < subband.sampleRate / 2;
+  if (sky.toneFrequency() != 0)
+    toneGain_ =
+        SubbandResponse::toneGain((sky.toneFrequency() - subband.frequency) / subband.sampleRate);
   for (int k = 0; k < sky.nrSources(); ++k)
-    for (int p = 0; p < kPolarisations; ++p) {
-      skyRandom_.emplace_back(deriveSeed(seed, {kSkySeed, uint64_t(k), uint64_t(subband.number), uint64_t(p)}));
-      skySignal_.emplace_back(geometry.fftSize);
-      skySpectrum_.emplace_back(geometry.fftSize);
-    }
+    for (int m = -1; m <= 1; ++m)
+      for (int p = 0; p < kPolarisations; ++p) {
+        const uint64_t band = uint64_t(subband.number + m);  // the same signal as that subband's
+        skyRandom_.emplace_back(deriveSeed(seed, {kSkySeed, uint64_t(k), band, uint64_t(p)}));
+        skySignal_.emplace_back(geometry.fftSize);
+        skySpectrum_.emplace_back(geometry.fftSize);
+      }
   for (int id : stationIds)
     for (int p = 0; p < kPolarisations; ++p)
-      noiseRandom_.emplace_back(deriveSeed(seed, {kNoiseSeed, uint64_t(id), uint64_t(subband.number), uint64_t(p)}));
+      noise_.emplace_back(
+          deriveSeed(seed, {kNoiseSeed, uint64_t(id), uint64_t(subband.number), uint64_t(p)}),
+          sky.noisePower(), response.noiseTaps());
+}
+
+double SignalGenerator::powerPerPolarisation() const {
+  double continuum = sky_.noisePower();
+  for (const SimSource& source : sky_.sources()) continuum += source.flux / 2;
+  const double tone = sky_.toneAmplitude() * toneGain_;
+  return continuum * response_.meanPower() + tone * tone;
 }
 
 void SignalGenerator::prepare(const ChunkDelays& delays) {
@@ -59,7 +73,9 @@ void SignalGenerator::prepare(const ChunkDelays& delays) {
   const GaussianTable& gauss = GaussianTable::instance();
   const int n = geometry_.nrSamples(), overlap = 2 * geometry_.margin;
   for (size_t i = 0; i < skySignal_.size(); ++i) {
-    const double power = sky_.sources()[i / kPolarisations].flux / 2;
+    const int k = int(i) / (SubbandResponse::kNrBands * kPolarisations);
+    const int m = int(i) / kPolarisations % SubbandResponse::kNrBands - 1;
+    const double power = sky_.sources()[size_t(k)].flux / 2;
     std::complex<float>* e = skySignal_[i].data();  // e[c0 - margin, c0 + n + margin)
     if (!primed_) {
       gauss.fillNoise(skyRandom_[i], power, e, geometry_.fftSize);
@@ -68,6 +84,8 @@ void SignalGenerator::prepare(const ChunkDelays& delays) {
       gauss.fillNoise(skyRandom_[i], power, e + overlap, n);
     }
     forward_.execute(e, skySpectrum_[i].data());
+    multiplyReal(skySpectrum_[i].data(), response_.weights(m), skySpectrum_[i].data(),
+                 size_t(geometry_.fftSize));
   }
   primed_ = true;
 }
@@ -76,10 +94,10 @@ void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<flo
   const int n = geometry_.nrSamples(), size = geometry_.fftSize, half = size / 2;
   const double f = subband_.frequency, fs = subband_.sampleRate;
   std::complex<float>* pol[kPolarisations] = {out, out + n};
-  const GaussianTable& gauss = GaussianTable::instance();
   for (int p = 0; p < kPolarisations; ++p)
-    gauss.fillNoise(noiseRandom_[s * kPolarisations + p], sky_.noisePower(), pol[p], n);
+    noise_[size_t(s * kPolarisations + p)].generate(pol[p], size_t(n));
 
+  const int first = response_.firstAliasBin(), last = response_.lastAliasBin();
   for (int k = 0; k < sky_.nrSources(); ++k) {
     const double t0 = delays.start[k][s], t1 = delays.end[k][s], mid = (t0 + t1) / 2;
     const double shift = mid * fs;  // samples by which e is advanced
@@ -87,16 +105,22 @@ void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<flo
     fillPhasorRamp(frequencyRamp_.data(), half, f * mid, shift / size, 1.0 / size);
     fillPhasorRamp(frequencyRamp_.data() + half, half, f * mid - shift / 2, shift / size,
                    1.0 / size);
+    // Band m lies m fs higher in the sky: exp(2 pi i m fs tau_mid) more.
+    const std::complex<float> below(std::polar(1.0, -2 * M_PI * (shift - std::floor(shift))));
+    const std::complex<float> above = std::conj(below);
     // exp(2 pi i f (tau(t) - tau_mid)), tau linear across the chunk.
     fillPhasorRamp(timeRamp_.data(), n, -f * (t1 - t0) / 2, f * (t1 - t0) / n);
     for (int p = 0; p < kPolarisations; ++p) {
-      multiply(skySpectrum_[k * kPolarisations + p].data(), frequencyRamp_.data(),
-               spectrum_.data(), size);
+      multiply(skySpectrum(k, 0, p).data(), frequencyRamp_.data(), spectrum_.data(), size_t(size));
+      multiplyBands(frequencyRamp_.data() + first, skySpectrum(k, 0, p).data() + first,
+                    skySpectrum(k, -1, p).data() + first, below,
+                    skySpectrum(k, 1, p).data() + first, above, spectrum_.data() + first,
+                    size_t(last - first));
       backward_.execute(spectrum_.data(), shifted_.data());
       multiplyAdd(shifted_.data() + geometry_.margin, timeRamp_.data(), pol[p], n);
     }
   }
-  if (hasTone_) addTone(s, delays, out);
+  if (toneGain_ != 0) addTone(s, delays, out);
 }
 
 void SignalGenerator::addTone(int s, const ChunkDelays& delays, std::complex<float>* out) {
@@ -107,7 +131,8 @@ void SignalGenerator::addTone(int s, const ChunkDelays& delays, std::complex<flo
   const double startTurns = double(cycles - floorl(cycles));
   const double t0 = delays.toneStart[s], t1 = delays.toneEnd[s];
   fillPhasorRamp(timeRamp_.data(), n, startTurns + ft * t0,
-                 (ft - subband_.frequency) / fs + ft * (t1 - t0) / n, sky_.toneAmplitude());
+                 (ft - subband_.frequency) / fs + ft * (t1 - t0) / n,
+                 sky_.toneAmplitude() * toneGain_);
   add(timeRamp_.data(), out, n);
   add(timeRamp_.data(), out + n, n);
 }

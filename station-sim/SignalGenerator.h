@@ -1,12 +1,17 @@
 #pragma once
 /// \file SignalGenerator.h
-/// One subband's baseband signals for every station, chunk by chunk (DESIGN §2.3):
-/// station s records x_s(t) = sum_k e_k(t + tau_sk) exp(+2 pi i f_subband tau_sk(t))
-/// + receiver noise + an optional tone. e_k is one complex Gaussian signal per source and
-/// polarisation (power flux/2), common to all stations, kept in a continuous buffer. The
-/// delay's whole and fractional parts shift e_k exactly for a band-limited signal by a
-/// phase gradient in the frequency domain (overlap-save with margins beyond the largest
-/// delay); the LO phase f_subband tau(t) follows tau linearly per sample.
+/// One subband's baseband signals for every station, chunk by chunk (DESIGN §2.3), as a
+/// LOFAR station's polyphase filter bank delivers them (SubbandResponse): station s records
+/// x_s(t) = sum_k sum_{m=-1,0,1} (H_m * e_k,b+m)(t + tau_sk) exp(+2 pi i (f_b + m fs) tau_sk(t))
+/// + receiver noise + an optional tone. e_k,b is one complex Gaussian signal per source,
+/// subband and polarisation (power flux/2), common to all stations and kept in a
+/// continuous buffer; subband b's neighbours b-1 and b+1 alias into its edges through the
+/// filter's response H_m(nu) = H(nu + m), each with the delay phase of its own sky
+/// frequency. The delay's whole and fractional parts shift e exactly for a band-limited
+/// signal by a phase gradient in the frequency domain (overlap-save with margins beyond
+/// the largest delay), where the filter's response is applied too; the LO phase
+/// f_b tau(t) follows tau linearly per sample. Receiver noise is white before the filter
+/// bank (ReceiverNoise); a tone is scaled by H at its offset from the subband centre.
 
 #include <complex>
 #include <cstdint>
@@ -14,7 +19,9 @@
 
 #include "Fft.h"
 #include "Random.h"
+#include "ReceiverNoise.h"
 #include "SkyModel.h"
+#include "SubbandResponse.h"
 #include "rtcp/AlignedBuffer.h"
 
 namespace rtcp::sim {
@@ -41,33 +48,44 @@ class SignalGenerator {
   };
 
   /// stationIds seed each station's receiver noise; firstSample is the first chunk's.
+  /// response: the station filter on this geometry's FFT grid.
   SignalGenerator(const SkyModel& sky, const ChunkGeometry& geometry, const Fft& forward,
-                  const Fft& backward, Subband subband, const std::vector<int>& stationIds,
-                  uint64_t seed, int64_t firstSample);
+                  const Fft& backward, const SubbandResponse& response, Subband subband,
+                  const std::vector<int>& stationIds, uint64_t seed, int64_t firstSample);
 
   /// Advances the sky signals to the chunk of `delays` (chunks come in order) and
   /// transforms them; call once per chunk before station().
   void prepare(const ChunkDelays& delays);
   /// Station s's signal in the prepared chunk: out[pol][time], time in [0, nrSamples).
   void station(int s, const ChunkDelays& delays, std::complex<float>* out);
-  /// True when the tone falls inside this subband.
-  bool hasTone() const { return hasTone_; }
+  /// True when the tone reaches this subband (within 1.5 subbands of its centre).
+  bool hasTone() const { return toneGain_ != 0; }
+  /// Expected E|x|^2 per polarisation of a station's signal (for the quantiser's gain).
+  double powerPerPolarisation() const;
 
  private:
   void addTone(int s, const ChunkDelays& delays, std::complex<float>* out);
+  /// The spectrum of band m of source k, pol p: [source][band][pol].
+  AlignedBuffer<std::complex<float>>& skySpectrum(int k, int m, int p) {
+    return skySpectrum_[size_t((k * SubbandResponse::kNrBands + m + 1) * kPolarisations + p)];
+  }
+  static constexpr int kPolarisations = 2;
 
   const SkyModel& sky_;
   ChunkGeometry geometry_;
   const Fft& forward_;
   const Fft& backward_;
+  const SubbandResponse& response_;
   Subband subband_;
-  bool hasTone_ = false;
+  double toneGain_ = 0;  ///< H at the tone's offset; 0: no tone here
   int64_t nextSample_;
   bool primed_ = false;
-  std::vector<Xoshiro256> skyRandom_;                   ///< [source][pol]
-  std::vector<AlignedBuffer<std::complex<float>>> skySignal_; ///< [source][pol] e_k, fftSize samples
-  std::vector<AlignedBuffer<std::complex<float>>> skySpectrum_;  ///< [source][pol]
-  std::vector<Xoshiro256> noiseRandom_;                 ///< [station][pol]
+  /// Sky signals e_k of this subband's band and its neighbours' (m = -1, 0, +1), seeded by
+  /// their subband numbers: [source][band][pol].
+  std::vector<Xoshiro256> skyRandom_;
+  std::vector<AlignedBuffer<std::complex<float>>> skySignal_;    ///< fftSize samples each
+  std::vector<AlignedBuffer<std::complex<float>>> skySpectrum_;  ///< H_m x FFT(e), FFT order
+  std::vector<ReceiverNoise> noise_;                             ///< [station][pol]
   AlignedBuffer<std::complex<float>> frequencyRamp_;    ///< [fftSize]
   AlignedBuffer<std::complex<float>> timeRamp_;         ///< [nrSamples]
   AlignedBuffer<std::complex<float>> spectrum_;         ///< [fftSize]

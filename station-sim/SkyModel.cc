@@ -23,13 +23,6 @@ SkyModel::SkyModel(const ObservationSettings& settings)
   }
 }
 
-double SkyModel::powerPerPolarisation(bool withTone) const {
-  double power = noisePower_;
-  for (const SimSource& source : sources_) power += source.flux / 2;
-  if (withTone) power += toneAmplitude_ * toneAmplitude_;
-  return power;
-}
-
 ChunkDelays SkyModel::delays(int64_t firstSample, int nrSamples) const {
   ChunkDelays result;
   result.firstSample = firstSample;

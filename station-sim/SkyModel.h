@@ -33,8 +33,6 @@ class SkyModel {
   double noisePower() const { return noisePower_; }
   double toneFrequency() const { return toneFrequency_; }  ///< sky Hz, 0: no tone
   double toneAmplitude() const { return toneAmplitude_; }
-  /// Total power per polarisation of a station's signal in a subband (for the gain).
-  double powerPerPolarisation(bool withTone) const;
 
   /// Delays of every station toward every source for samples [first, first + n).
   ChunkDelays delays(int64_t firstSample, int nrSamples) const;

@@ -51,13 +51,14 @@ StationSimulator::StationSimulator(const ObservationSettings& settings, Simulato
 
   forward_ = std::make_unique<Fft>(geometry_.fftSize, Fft::Direction::kForward);
   backward_ = std::make_unique<Fft>(geometry_.fftSize, Fft::Direction::kBackward);
+  response_ = std::make_unique<SubbandResponse>(geometry_.fftSize);
   std::vector<int> stationIds;
   for (const StationSettings& station : settings_.stations) stationIds.push_back(station.id);
   for (const SubbandSettings& subband : settings_.subbands) {
     const SignalGenerator::Subband band{subband.number, subband.frequency, settings_.subbandWidth()};
-    SignalGenerator generator(sky_, geometry_, *forward_, *backward_, band, stationIds,
+    SignalGenerator generator(sky_, geometry_, *forward_, *backward_, *response_, band, stationIds,
                               settings_.sim.seed, firstSample_);
-    const Quantiser quantiser(settings_.bitsPerSample, sky_.powerPerPolarisation(generator.hasTone()));
+    const Quantiser quantiser(settings_.bitsPerSample, generator.powerPerPolarisation());
     subbands_.push_back(std::make_unique<SubbandWork>(SubbandWork{
         std::move(generator), quantiser, AlignedBuffer<std::complex<float>>(2 * geometry_.nrSamples())}));
   }

@@ -1,8 +1,9 @@
 #pragma once
 /// \file StationSimulator.h
 /// The station simulator's pipeline: chunks of simulated time flow through a pool from
-/// the generators (per subband in parallel: SignalGenerator -> Quantiser; then per
-/// stream: PacketBuilder) to the PacketSender (UDP in real time, or recordings).
+/// the generators (per subband in parallel: SignalGenerator, shaped by the station's
+/// filter bank -> Quantiser; then per stream: PacketBuilder) to the PacketSender (UDP in
+/// real time, or recordings).
 
 #include <complex>
 #include <functional>
@@ -66,6 +67,7 @@ class StationSimulator {
   SkyModel sky_;
   ChunkGeometry geometry_;
   std::unique_ptr<Fft> forward_, backward_;
+  std::unique_ptr<SubbandResponse> response_;  ///< the station filter on the chunk grid
   std::vector<StreamLayout> streams_;
   std::vector<PacketBuilder> builders_;       ///< [stream]
   std::vector<std::unique_ptr<SubbandWork>> subbands_;

@@ -39,7 +39,10 @@ for the sky: sources, receiver noise, tone, packet loss, seed) and
 A station's subbands are spread over its RSP.ports in order, beamletsPerPacket (61, 122
 or 244 for 16, 8 or 4 bit) per stream. Station s records each source as
 e(t + tau_s) exp(2 pi i f_subband tau_s) (DESIGN 2.3), tau_s its true geometric delay plus
-clock correction; the tone (Sim.tone.*) is delayed toward beam 0. Samples are scaled to
+clock correction; the tone (Sim.tone.*) is delayed toward beam 0. Every subband is
+shaped as a LOFAR station's polyphase filter bank delivers it (the real coefficients):
+its edges roll off and the neighbouring subbands alias into them, each with its own
+delay phase; receiver noise is white before that filter bank. Samples are scaled to
 an rms of 1024 / 20 / 2.5 per component (16 / 8 / 4 bit). Generation is reproducible
 from Sim.seed. Exit status is non-zero on any error.
 

@@ -5,6 +5,7 @@
 #include "FilterDesign.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/RspPacket.h"
+#include "rtcp/StationFilter.h"
 
 namespace rtcp::correlator::reference {
 
@@ -62,8 +63,9 @@ void correctDelayAndBandpass(const std::complex<float>* spectra, const SpectrumM
                              double subbandWidth, double subbandFrequency, bool delayCompensation,
                              bool correctBandPass, double delayAtStart, double delayAtEnd,
                              float* output) {
-  const std::vector<double> gain = correctBandPass ? stationBandpassCorrection(nrChannels)
-                                                   : std::vector<double>(size_t(nrChannels), 1.0);
+  const std::vector<double> gain = correctBandPass
+                                       ? StationFilter::lofar().bandpassCorrection(nrChannels)
+                                       : std::vector<double>(size_t(nrChannels), 1.0);
   for (int c = 0; c < nrChannels; ++c) {
     const double frequency = subbandFrequency + (c - nrChannels / 2) * subbandWidth / nrChannels;
     for (int s = 0; s < nrSpectra; ++s) {

@@ -1,11 +1,14 @@
 // parsets/ie613.parset through the real observe: the IE613 capture (one station, 488
 // subbands, 102-197 MHz) gives an MS of autocorrelations per subband whose power follows
 // the station's bandpass: low below 110 and above 190 MHz (the HBA 110-190 filter), and
-// across subbands in proportion to the power of the raw samples of the capture.
+// across subbands in proportion to the power of the raw samples of the capture; and
+// within each subband, with the station bandpass correction (the parset's
+// OLAP.correctBandPass = T, from LOFAR's station filter), the 16 channels are flat.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <regex>
 
 #include "MsReader.h"
@@ -71,6 +74,8 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
 
     const std::vector<double> raw = rawPower();
     std::vector<double> inBand, below, above, logRatio;
+    // [channel][subband]: dB relative to the subband's mean over channels 1..C-1
+    std::vector<std::vector<double>> channelLevels(size_t(s.channelsPerSubband));
     for (const SubbandSettings& sb : s.subbands) {
       const auto ms = storage::test::readMeasurementSet(
           dir.path + "/ms/" + ObservationSettings::defaultFilename(613, sb.number));
@@ -83,6 +88,7 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
           ++n;
         }
       CPPUNIT_ASSERT_MESSAGE("subband " + std::to_string(sb.number) + " all flagged", n > 0);
+      collectChannelLevels(ms, channelLevels);
       const double power = sum / double(n), mhz = sb.frequency / 1e6;
       CPPUNIT_ASSERT_MESSAGE("subband " + std::to_string(sb.number) + ": power " + std::to_string(power), power > 0);
       if (mhz < 110) below.push_back(power);
@@ -100,6 +106,42 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
     const auto close = std::count_if(logRatio.begin(), logRatio.end(),
                                      [&](double r) { return std::abs(r - typical) < 0.1; });
     CPPUNIT_ASSERT(close >= long(0.9 * double(logRatio.size())));
+
+    // Bandpass-corrected channels 1..15 (channel 0 holds the subband edges and is flagged):
+    // the median over subbands of each channel's level within 0.3 dB of their mean.
+    std::vector<double> medians;
+    for (int c = 1; c < s.channelsPerSubband; ++c)
+      medians.push_back(median(channelLevels[size_t(c)]));
+    const double mean =
+        std::accumulate(medians.begin(), medians.end(), 0.0) / double(medians.size());
+    std::string levels;
+    for (double m : medians) levels += " " + std::to_string(m - mean).substr(0, 6);
+    for (double m : medians)
+      CPPUNIT_ASSERT_MESSAGE("channel levels (dB):" + levels, std::abs(m - mean) < 0.3);
+  }
+
+ private:
+  /// Each channel's power (XX + YY over unflagged rows) in dB relative to the subband's
+  /// mean over channels 1..C-1, appended to levels[channel].
+  static void collectChannelLevels(const storage::test::MsContents& ms,
+                                   std::vector<std::vector<double>>& levels) {
+    const size_t channels = size_t(ms.nrChannels);
+    std::vector<double> power(channels, 0.0);
+    std::vector<size_t> count(channels, 0);
+    for (size_t row = 0; row < ms.nrRows; ++row)
+      for (size_t c = 0; c < channels; ++c) {
+        const size_t cell = (row * channels + c) * 4;
+        if (ms.flag[cell] || ms.flag[cell + 3]) continue;
+        power[c] += ms.data[cell].real() + ms.data[cell + 3].real();
+        ++count[c];
+      }
+    double mean = 0;
+    for (size_t c = 1; c < channels; ++c) {
+      if (count[c] == 0) return;  // a subband with a channel all flagged says nothing
+      power[c] /= double(count[c]);
+      mean += power[c] / double(channels - 1);
+    }
+    for (size_t c = 1; c < channels; ++c) levels[c].push_back(10 * std::log10(power[c] / mean));
   }
 };
 

@@ -1,5 +1,6 @@
 // rtcp-bench stationsim: how many station-subbands one core generates in real time
-// (16-bit data, one source: SignalGenerator + Quantiser + PacketBuilder, no I/O).
+// (16-bit data, one source: SignalGenerator with the station filter bank's shape +
+// Quantiser + PacketBuilder, no I/O).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -72,5 +73,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 RTCP_REGISTER_BENCHMARK("stationsim",
-                        "station-subbands one core simulates in real time (16 bit, one source) [SECONDS]",
+                        "station-subbands one core simulates in real time (16 bit, one source, "
+                        "subbands shaped by the station filter bank) [SECONDS]",
                         run);

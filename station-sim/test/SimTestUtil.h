@@ -1,5 +1,8 @@
 #pragma once
 // Helpers of the station-sim tests: temporary directories, small parsets, recordings.
+#include <fftw3.h>
+
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
@@ -64,6 +67,32 @@ inline std::string makeParset(const std::vector<std::string>& stations, const st
   text += "Observation.VirtualInstrument.stationList = [" + list + "]\n";
   return text + extra;
 }
+
+/// An FFTW plan of one size, applied to vectors.
+class Fftw {
+ public:
+  explicit Fftw(int n) : n_(n), in_(n), out_(n) {
+    plan_ = fftwf_plan_dft_1d(n, reinterpret_cast<fftwf_complex*>(in_.data()),
+                              reinterpret_cast<fftwf_complex*>(out_.data()), FFTW_FORWARD,
+                              FFTW_ESTIMATE);
+  }
+  ~Fftw() { fftwf_destroy_plan(plan_); }
+  Fftw(const Fftw&) = delete;
+  Fftw& operator=(const Fftw&) = delete;
+  /// Spectrum of x[0, n).
+  const std::vector<std::complex<float>>& operator()(const std::complex<float>* x) {
+    std::copy(x, x + n_, in_.begin());
+    fftwf_execute(plan_);
+    return out_;
+  }
+  /// Baseband frequency of bin k in units of the sample rate.
+  double frequency(int k) const { return (k < n_ / 2 ? k : k - n_) / double(n_); }
+
+ private:
+  int n_;
+  std::vector<std::complex<float>> in_, out_;
+  fftwf_plan plan_;
+};
 
 inline ObservationSettings settingsFrom(const std::string& parset) {
   return ObservationSettings::fromParset(Parset::fromString(parset, "test.parset"));

@@ -4,8 +4,6 @@
 // tone lands at its frequency, delayed like the sky.
 #include <cppunit/extensions/HelperMacros.h>
 
-#include <fftw3.h>
-
 #include <cmath>
 #include <complex>
 #include <numeric>
@@ -21,29 +19,6 @@ namespace {
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 constexpr double kTwoPi = 2 * M_PI;
-
-/// An FFTW plan of one size, applied to vectors.
-class Fftw {
- public:
-  explicit Fftw(int n) : n_(n), in_(n), out_(n) {
-    plan_ = fftwf_plan_dft_1d(n, reinterpret_cast<fftwf_complex*>(in_.data()),
-                              reinterpret_cast<fftwf_complex*>(out_.data()), FFTW_FORWARD, FFTW_ESTIMATE);
-  }
-  ~Fftw() { fftwf_destroy_plan(plan_); }
-  /// Spectrum of x[0, n).
-  const std::vector<cf>& operator()(const cf* x) {
-    std::copy(x, x + n_, in_.begin());
-    fftwf_execute(plan_);
-    return out_;
-  }
-  /// Baseband frequency of bin k in units of the sample rate.
-  double frequency(int k) const { return (k < n_ / 2 ? k : k - n_) / double(n_); }
-
- private:
-  int n_;
-  std::vector<cf> in_, out_;
-  fftwf_plan plan_;
-};
 
 struct Recorded {
   ObservationSettings settings;
