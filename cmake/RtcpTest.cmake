@@ -16,3 +16,20 @@ function(rtcp_add_cppunit_test)
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
     ENVIRONMENT "${environment}")
 endfunction()
+
+# rtcp_add_python_test(NAME name SCRIPT file [ARGS ...] LABELS ... [TIMEOUT s])
+# Registers a Python 3 test script (run with Debian's /usr/bin/python3, which has
+# python3-casacore and numpy) with CTest, in the same environment as the CppUnit tests.
+function(rtcp_add_python_test)
+  cmake_parse_arguments(T "" "NAME;SCRIPT;TIMEOUT" "ARGS;LABELS" ${ARGN})
+  add_test(NAME ${T_NAME} COMMAND /usr/bin/python3 ${T_SCRIPT} ${T_ARGS})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set(environment "RTCP_SOURCE_DIR=${CMAKE_SOURCE_DIR};RTCP_BINARY_DIR=${CMAKE_BINARY_DIR}")
+  if(RTCP_SANITIZE)
+    list(APPEND environment "LSAN_OPTIONS=suppressions=${CMAKE_SOURCE_DIR}/cmake/lsan.supp")
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "${environment}")
+endfunction()

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "rtcp/CasacoreMeasures.h"
 #include "rtcp/Logger.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
@@ -160,6 +161,35 @@ StationSettings readStation(const Parset& p, const StationTable& table,
   return st;
 }
 
+bool isDirectionType(const std::string& name) {
+  casacore::MDirection::Types type;
+  return casacore::MDirection::getType(type, name);
+}
+
+/// What LOFAR records about the observation beyond what rtcp processes: the campaign, the
+/// beams' targets and the analog (tile) beam.
+void readDescription(const Parset& p, ObservationSettings& s) {
+  const std::string campaign = "Observation.Campaign.";
+  s.campaign.name = p.getString(campaign + "name", "");
+  s.campaign.title = p.getString(campaign + "title", "");
+  s.campaign.pi = p.getString(campaign + "PI", "");
+  s.campaign.coInvestigators = p.getStringVector(campaign + "CO_I", {});
+  s.campaign.contact = p.getString(campaign + "contact", "");
+  for (size_t b = 0; b < s.beams.size(); ++b)
+    s.beamTargets.push_back(p.getStringVector(beamKey(b, "target"), {}));
+  const int nrAnalogBeams = intInRange(p, "Observation.nrAnaBeams", 1, 0, 1);
+  const std::string analog = "Observation.AnaBeam[0].";
+  if (nrAnalogBeams == 0 || !p.isDefined(analog + "angle1")) return;
+  AnalogBeamSettings beam;
+  beam.directionType = p.getString(analog + "directionType", "J2000");
+  if (!isDirectionType(beam.directionType))
+    p.fail(analog + "directionType",
+           "'" + beam.directionType + "' is not a direction type casacore knows (J2000, AZELGEO, ...)");
+  beam.angle1 = p.getDouble(analog + "angle1");
+  beam.angle2 = p.getDouble(analog + "angle2");
+  s.analogBeam = beam;
+}
+
 void readStations(const Parset& p, const StationTable& table, ObservationSettings& s) {
   const std::vector<std::string> names = p.getStringVector(kStationList);
   if (names.empty()) p.fail(kStationList, "the station list is empty");
@@ -302,6 +332,22 @@ void writeObservation(const ObservationSettings& s, Parset& p) {
   }
 }
 
+void writeDescription(const ObservationSettings& s, Parset& p) {
+  const std::string campaign = "Observation.Campaign.";
+  p.set(campaign + "name", quoted(s.campaign.name));
+  p.set(campaign + "title", quoted(s.campaign.title));
+  p.set(campaign + "PI", quoted(s.campaign.pi));
+  p.set(campaign + "CO_I", formatVector(s.campaign.coInvestigators, quoted));
+  p.set(campaign + "contact", quoted(s.campaign.contact));
+  for (size_t b = 0; b < s.beamTargets.size(); ++b)
+    p.set(beamKey(b, "target"), formatVector(s.beamTargets[b], quoted));
+  p.set("Observation.nrAnaBeams", s.analogBeam ? "1" : "0");
+  if (!s.analogBeam) return;
+  p.set("Observation.AnaBeam[0].directionType", quoted(s.analogBeam->directionType));
+  p.set("Observation.AnaBeam[0].angle1", formatNumber(s.analogBeam->angle1));
+  p.set("Observation.AnaBeam[0].angle2", formatNumber(s.analogBeam->angle2));
+}
+
 void writeStations(const ObservationSettings& s, Parset& p) {
   std::vector<std::string> names;
   for (const StationSettings& st : s.stations) names.push_back(st.name);
@@ -357,6 +403,7 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset,
   readTimes(parset, s);
   readInstrument(parset, s);
   readBeams(parset, s);
+  readDescription(parset, s);
   readStations(parset, table, s);
   readProcessing(parset, s);
   readOutput(parset, s);
@@ -369,6 +416,7 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset,
 Parset ObservationSettings::toParset() const {
   Parset parset;
   writeObservation(*this, parset);
+  writeDescription(*this, parset);
   writeStations(*this, parset);
   writeProcessing(*this, parset);
   writeOutput(*this, parset);

@@ -14,6 +14,7 @@
 
 #include "LocalHost.h"
 #include "rtcp/Logger.h"
+#include "rtcp/MeasuresData.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/Stream.h"
 
@@ -113,6 +114,7 @@ CheckResult ParsetChecker::check(const std::string& path) const {
   checkSubbands(p, own);
   checkInputs(p, own);
   checkTimes(p, own);
+  checkMeasures(p, own);
   checkOutput(p, own);
   checkRanks(p, own);
   // ObservationSettings reports its first error in the same words as one of ours.
@@ -232,6 +234,23 @@ void ParsetChecker::checkTimes(const Parset& p, std::vector<ParsetProblem>& out)
   if (liveInput && p.getBool("OLAP.realTime", true))
     out.push_back(problem(p, "Observation.startTime", "start time '" + formatUtc(start) +
                                                           "' is in the past (use --now to start now)"));
+}
+
+void ParsetChecker::checkMeasures(const Parset& p, std::vector<ParsetProblem>& out) const {
+  double start = 0, stop = 0;
+  try {
+    start = p.getTime("Observation.startTime");
+    stop = p.getTime("Observation.stopTime");
+  } catch (const ParsetError&) {
+    return;  // checkTimes reports it
+  }
+  if (stop <= start) return;
+  if (options_.now) {  // --now moves the observation to now
+    stop = options_.wallTime + (stop - start);
+    start = options_.wallTime;
+  }
+  const std::string text = measuresProblem(findMeasuresTables(), start, stop);
+  if (!text.empty()) out.push_back(problem(p, "Observation.startTime", text, false));
 }
 
 void ParsetChecker::checkOutput(const Parset& p, std::vector<ParsetProblem>& out) const {

@@ -4,7 +4,7 @@
 /// (ObservationSettings stops at the first bad key): unknown stations, subbands outside
 /// 0..511, input ports used twice, stop before start, a start in the past, output
 /// directories that cannot be written, missing recordings, too many ranks; unknown keys
-/// as warnings.
+/// and casacore measures tables that do not cover the observation as warnings.
 
 #include <optional>
 #include <string>
@@ -49,6 +49,7 @@ class ParsetChecker {
   void checkSubbands(const Parset& p, std::vector<ParsetProblem>& out) const;
   void checkInputs(const Parset& p, std::vector<ParsetProblem>& out) const;
   void checkTimes(const Parset& p, std::vector<ParsetProblem>& out) const;
+  void checkMeasures(const Parset& p, std::vector<ParsetProblem>& out) const;
   void checkOutput(const Parset& p, std::vector<ParsetProblem>& out) const;
   void checkRanks(const Parset& p, std::vector<ParsetProblem>& out) const;
 

@@ -48,6 +48,7 @@ struct Options {
   double keepGoing = 30;
   double margin = 4;
   bool noStationSim = false;
+  bool checkOnly = false;
   std::string mpiHosts;
 };
 
@@ -65,6 +66,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     ("margin", po::value(&o.margin)->default_value(4), "--now: seconds of set-up before the start, at least")
     ("mpi-hosts", po::value(&o.mpiHosts), "run the correlator ranks on these hosts (mpirun -hosts LIST); ionproc's link then listens on every interface")
     ("no-station-sim", po::bool_switch(&o.noStationSim), "start no station-sim: the udp: inputs come from elsewhere (real stations, a replay)")
+    ("check-only", po::bool_switch(&o.checkOnly), "check the parset, the options and casacore's measures data; start nothing (exit 1 on an error)")
     ("debug", "log debug messages");
   po::variables_map vm;
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, kDescription, &vm)) return std::nullopt;
@@ -104,6 +106,10 @@ int run(const Options& o) {
   const ParsetChecker checker(CheckOptions{o.now, o.ranks, cores, o.directory, now});
   const CheckResult checked = checker.check(o.parset);
   if (!reportProblems(checked)) return 1;
+  if (o.checkOnly) {
+    RTCP_LOG_INFO("observe", "--check-only: no errors; nothing started");
+    return 0;
+  }
 
   ObservationPlan plan = ObservationPlan::make(checked.parset, PlanOptions{o.now, o.directory, wallClock(), o.margin});
   if (o.noStationSim) plan.stationSimParsetPath.clear();

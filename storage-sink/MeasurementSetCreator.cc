@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include <casacore/casa/Arrays/Cube.h>
@@ -14,15 +15,16 @@
 #include <casacore/tables/Tables/ScaColDesc.h>
 #include <casacore/tables/Tables/SetupNewTab.h>
 
+#include "LofarTables.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/SampleTime.h"
 
 namespace rtcp::storage {
 namespace {
 
 using casacore::IPosition;
 
-double unixToMjdSeconds(double unixTime) { return unixTime + 40587.0 * 86400.0; }
-
+constexpr double kSecondsPerYear = 365.25 * 86400;
 constexpr size_t kTileBytes = 1 << 20;  // about 1 MiB per tile of DATA
 
 void fixShape(casacore::TableDesc& desc, casacore::MS::PredefinedColumns column,
@@ -40,6 +42,11 @@ casacore::MeasurementSet createMainTable(const std::string& path, int nrChannels
   fixShape(desc, casacore::MS::WEIGHT_SPECTRUM, cell);
   fixShape(desc, casacore::MS::WEIGHT, IPosition(1, kNrPolarisationProducts));
   fixShape(desc, casacore::MS::SIGMA, IPosition(1, kNrPolarisationProducts));
+  // UVW holds J2000 coordinates (as LOFAR's and DP3's writers say; casacore's default is ITRF).
+  casacore::TableRecord& uvwKeywords = desc.rwColumnDesc("UVW").rwKeywordSet();
+  casacore::TableRecord measure = uvwKeywords.asRecord("MEASINFO");
+  measure.define("Ref", "J2000");
+  uvwKeywords.defineRecord("MEASINFO", measure);
 
   casacore::SetupNewTable setup(path, desc, casacore::Table::New);
   casacore::StandardStMan standard("StandardStMan", 32768);
@@ -71,28 +78,64 @@ casacore::MeasurementSet createMainTable(const std::string& path, int nrChannels
   setup.bindColumn(casacore::MS::columnName(casacore::MS::UVW), tiledUvw);
   setup.bindColumn(casacore::MS::columnName(casacore::MS::WEIGHT), tiledRowWeight);
   setup.bindColumn(casacore::MS::columnName(casacore::MS::SIGMA), tiledSigma);
-  casacore::MeasurementSet ms(setup);
-  ms.createDefaultSubtables(casacore::Table::New);
-  return ms;
+  return casacore::MeasurementSet(setup);
+}
+
+/// Every subtable, as MeasurementSet::createDefaultSubtables makes them but with LOFAR's
+/// columns in ANTENNA, FIELD and OBSERVATION (added at creation: later additions cost a
+/// rewrite each), and LOFAR's own subtables.
+void createSubtables(casacore::MeasurementSet& ms, const std::string& tileBeamType) {
+  casacore::TableDesc antenna = casacore::MSAntenna::requiredTableDesc();
+  antenna.addColumn(casacore::ScalarColumnDesc<casacore::String>("LOFAR_STATION_TYPE", "CORE, REMOTE, INTERNATIONAL or SUPERSTATION"));
+  addLofarAntennaColumns(antenna);
+  casacore::TableDesc field = casacore::MSField::requiredTableDesc();
+  addLofarFieldColumns(field, tileBeamType);
+  casacore::TableDesc observation = casacore::MSObservation::requiredTableDesc();
+  addLofarObservationColumns(observation);
+  const std::pair<casacore::MS::PredefinedKeywords, casacore::TableDesc> subtables[] = {
+      {casacore::MS::ANTENNA, antenna},
+      {casacore::MS::DATA_DESCRIPTION, casacore::MSDataDescription::requiredTableDesc()},
+      {casacore::MS::FEED, casacore::MSFeed::requiredTableDesc()},
+      {casacore::MS::FLAG_CMD, casacore::MSFlagCmd::requiredTableDesc()},
+      {casacore::MS::FIELD, field},
+      {casacore::MS::HISTORY, casacore::MSHistory::requiredTableDesc()},
+      {casacore::MS::OBSERVATION, observation},
+      {casacore::MS::POINTING, casacore::MSPointing::requiredTableDesc()},
+      {casacore::MS::POLARIZATION, casacore::MSPolarization::requiredTableDesc()},
+      {casacore::MS::PROCESSOR, casacore::MSProcessor::requiredTableDesc()},
+      {casacore::MS::SPECTRAL_WINDOW, casacore::MSSpectralWindow::requiredTableDesc()},
+      {casacore::MS::STATE, casacore::MSState::requiredTableDesc()},
+  };
+  for (const auto& [keyword, desc] : subtables) {
+    const casacore::String name = casacore::MS::keywordName(keyword);
+    casacore::SetupNewTable setup(ms.tableName() + "/" + name, desc, casacore::Table::New);
+    ms.rwKeywordSet().defineTable(name, casacore::Table(setup));
+  }
+  createLofarSubtables(ms);
+  ms.initRefs();
 }
 
 void fillAntennas(casacore::MeasurementSet& ms, const std::vector<MsStation>& stations) {
   casacore::MSAntenna& table = ms.antenna();
-  table.addColumn(casacore::ScalarColumnDesc<casacore::String>("LOFAR_STATION_TYPE"));
   table.addRow(stations.size());
   casacore::MSAntennaColumns columns(table);
   casacore::ScalarColumn<casacore::String> type(table, "LOFAR_STATION_TYPE");
+  casacore::ScalarColumn<casacore::Int> stationId(table, "LOFAR_STATION_ID");
+  casacore::ArrayColumn<double> phaseReference(table, "LOFAR_PHASE_REFERENCE");
   for (size_t i = 0; i < stations.size(); ++i) {
     const MsStation& s = stations[i];
+    const casacore::Vector<double> position{s.position[0], s.position[1], s.position[2]};
     columns.name().put(i, s.name);
     columns.station().put(i, "LOFAR");
     columns.type().put(i, "GROUND-BASED");
     columns.mount().put(i, "X-Y");
-    columns.position().put(i, casacore::Vector<double>{s.position[0], s.position[1], s.position[2]});
+    columns.position().put(i, position);
     columns.offset().put(i, casacore::Vector<double>(3, 0.0));
     columns.dishDiameter().put(i, s.dishDiameter);
     columns.flagRow().put(i, false);
     type.put(i, s.type);
+    stationId.put(i, s.lofarStationId);
+    phaseReference.put(i, position);  // the stations are phased up to their positions
   }
 }
 
@@ -119,14 +162,14 @@ void fillFeeds(casacore::MeasurementSet& ms, size_t nrStations) {
   }
 }
 
-void fillField(casacore::MeasurementSet& ms, double ra, double dec, double startMjd) {
+void fillField(casacore::MeasurementSet& ms, const MeasurementSetDescription& d, double startMjd) {
   casacore::MSField& table = ms.field();
   table.addRow();
   casacore::MSFieldColumns columns(table);
   casacore::Matrix<double> direction(2, 1);
-  direction(0, 0) = ra;
-  direction(1, 0) = dec;
-  columns.name().put(0, "BEAM_0");
+  direction(0, 0) = d.ra;
+  direction(1, 0) = d.dec;
+  columns.name().put(0, "BEAM_" + std::to_string(d.beam));
   columns.code().put(0, "");
   columns.time().put(0, startMjd);
   columns.numPoly().put(0, 0);
@@ -135,6 +178,8 @@ void fillField(casacore::MeasurementSet& ms, double ra, double dec, double start
   columns.referenceDir().put(0, direction);
   columns.sourceId().put(0, -1);
   columns.flagRow().put(0, false);
+  casacore::ArrayColumn<double>(table, "LOFAR_TILE_BEAM_DIR")
+      .put(0, casacore::Vector<double>{d.tileBeam.angle1, d.tileBeam.angle2});
 }
 
 void fillPolarization(casacore::MeasurementSet& ms) {
@@ -159,7 +204,7 @@ void fillSpectralWindow(casacore::MeasurementSet& ms, const MeasurementSetDescri
   casacore::MSSpectralWindow& table = ms.spectralWindow();
   table.addRow();
   casacore::MSSpWindowColumns columns(table);
-  columns.name().put(0, "SB-" + std::to_string(d.subbandNumber));
+  columns.name().put(0, "SB-" + std::to_string(d.subbandIndex));  // LOFAR: the index, not the number
   columns.numChan().put(0, nrChannels);
   columns.refFrequency().put(0, d.subbandFrequency);
   columns.chanFreq().put(0, frequencies);
@@ -182,24 +227,22 @@ void fillSpectralWindow(casacore::MeasurementSet& ms, const MeasurementSetDescri
   descriptionColumns.flagRow().put(0, false);
 }
 
-void fillObservation(casacore::MeasurementSet& ms, int64_t observationId, double startMjd,
-                     double stopMjd) {
+void fillObservation(casacore::MeasurementSet& ms, const MeasurementSetDescription& d,
+                     const std::string& path) {
+  const double start = unixToMjdSeconds(d.startTime), stop = unixToMjdSeconds(d.stopTime);
   casacore::MSObservation& table = ms.observation();
-  table.addColumn(casacore::ScalarColumnDesc<casacore::Int64>(kObservationIdColumn));
   table.addRow();
   casacore::MSObservationColumns columns(table);
   columns.telescopeName().put(0, "LOFAR");
-  columns.timeRange().put(0, casacore::Vector<double>{startMjd, stopMjd});
-  columns.observer().put(0, "rtcp");
-  std::string project = std::to_string(observationId);
-  project.insert(0, 1, 'L');  // "L" + ... trips GCC 12's -Wrestrict false positive
-  columns.project().put(0, project);
+  columns.timeRange().put(0, casacore::Vector<double>{start, stop});
+  columns.observer().put(0, "unknown");  // as LOFAR: the people are in LOFAR_PROJECT_*
+  columns.project().put(0, d.campaign.name);
   columns.scheduleType().put(0, "LOFAR");
   columns.schedule().put(0, casacore::Vector<casacore::String>(1, ""));
   columns.log().put(0, casacore::Vector<casacore::String>(1, ""));
-  columns.releaseDate().put(0, stopMjd);
+  columns.releaseDate().put(0, stop + kSecondsPerYear);  // LOFAR: a year after the end
   columns.flagRow().put(0, false);
-  casacore::ScalarColumn<casacore::Int64>(table, kObservationIdColumn).put(0, observationId);
+  fillLofarObservation(table, d, std::filesystem::path(path).filename().string());
 
   casacore::MSProcessor& processor = ms.processor();
   processor.addRow();
@@ -243,15 +286,16 @@ int integrationsPerTile(int nrChannels, int nrBaselines) {
 casacore::MeasurementSet createMeasurementSet(const std::string& path,
                                               const MeasurementSetDescription& d) {
   casacore::MeasurementSet ms = createMainTable(path, d.nrChannels(), nrBaselines(d.nrStations()));
+  createSubtables(ms, d.tileBeam.directionType);
   const double startMjd = unixToMjdSeconds(d.startTime);
-  const double stopMjd = unixToMjdSeconds(d.stopTime);
   fillAntennas(ms, d.stations);
   fillFeeds(ms, d.stations.size());
-  fillField(ms, d.ra, d.dec, startMjd);
+  fillField(ms, d, startMjd);
   fillPolarization(ms);
   fillSpectralWindow(ms, d);
-  fillObservation(ms, d.observationId, startMjd, stopMjd);
+  fillObservation(ms, d, path);
   fillHistory(ms, d.parsetText, startMjd);
+  if (d.antennaFields) fillLofarSubtables(ms, *d.antennaFields);
   ms.flush(true);
   return ms;
 }

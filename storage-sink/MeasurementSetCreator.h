@@ -20,7 +20,7 @@ casacore::MeasurementSet createMeasurementSet(const std::string& path,
 /// integration-major). Writing this many at once fills whole tiles.
 int integrationsPerTile(int nrChannels, int nrBaselines);
 
-/// Name of the OBSERVATION column that holds the observation id.
+/// Name of the OBSERVATION column that holds the observation id (a String, as in LOFAR).
 inline const char* kObservationIdColumn = "LOFAR_OBSERVATION_ID";
 
 }  // namespace rtcp::storage

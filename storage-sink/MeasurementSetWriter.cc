@@ -142,8 +142,10 @@ void MeasurementSetWriter::Impl::openExisting(int64_t observationId) {
     throw std::runtime_error(path_ + ": cannot append: " + problem);
   };
   const casacore::MSObservation& observation = ms_->observation();
-  if (!observation.tableDesc().isColumn(kObservationIdColumn) || observation.nrow() != 1 ||
-      casacore::ScalarColumn<casacore::Int64>(observation, kObservationIdColumn)(0) != observationId)
+  const bool hasId = observation.tableDesc().isColumn(kObservationIdColumn) &&
+                     observation.tableDesc()[kObservationIdColumn].dataType() == casacore::TpString;
+  if (!hasId || observation.nrow() != 1 ||
+      std::string(casacore::ScalarColumn<casacore::String>(observation, kObservationIdColumn)(0)) != std::to_string(observationId))
     fail("it holds another observation than " + std::to_string(observationId));
   if (int(ms_->antenna().nrow()) != nrStations_)
     fail("it has " + std::to_string(ms_->antenna().nrow()) + " antennas, not " + std::to_string(nrStations_));

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
+
+#include "rtcp/Logger.h"
 
 namespace rtcp::storage {
 
@@ -65,7 +68,8 @@ std::vector<SubbandOutput> localOutputs(const ObservationSettings& settings, boo
 
 namespace {
 
-double dishDiameter(const std::string& name, const std::string& field) {
+/// A size when the tables know no elements of a station: its typical extent.
+double typicalDiameter(const std::string& name, const std::string& field) {
   if (field == "LBA") return 87.0;  // LBA_OUTER extent
   if (name.rfind("CS", 0) == 0) return 30.75;
   if (name.rfind("RS", 0) == 0) return 41.05;
@@ -79,9 +83,59 @@ std::string stationType(const std::string& name) {
   return "INTERNATIONAL";
 }
 
+/// Station and antenna field of one of the observation's stations: CS001 and its field,
+/// or, for a name that holds the field already (CS001HBA0), its two parts.
+FieldOfStation fieldOfStation(const StationSettings& station) {
+  for (const std::string field : {"HBA0", "HBA1", "LBA", "HBA"})
+    if (station.name.size() > field.size() && station.name.ends_with(field))
+      return {station.name.substr(0, station.name.size() - field.size()), field};
+  return {station.name, station.field};
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  for (size_t end; (end = text.find(separator, begin)) != std::string::npos; begin = end + 1)
+    parts.push_back(text.substr(begin, end - begin));
+  parts.push_back(text.substr(begin));
+  return parts;
+}
+
+/// LOFAR_OBSERVATION_FREQUENCY_MIN / MAX as COBALT writes them: the lowest and highest
+/// subband centre, less half a subband when the filter bank makes channels.
+std::pair<double, double> frequencyRange(const ObservationSettings& settings) {
+  double low = settings.subbands.front().frequency, high = low;
+  for (const SubbandSettings& subband : settings.subbands) {
+    low = std::min(low, subband.frequency);
+    high = std::max(high, subband.frequency);
+  }
+  const double shift = settings.channelsPerSubband > 1 ? settings.subbandWidth() / 2 : 0;
+  return {low - shift, high - shift};
+}
+
 }  // namespace
 
-MeasurementSetDescription describeMeasurementSet(const ObservationSettings& settings, int subbandIndex) {
+std::vector<MsAntenna> msAntennas(const ObservationSettings& settings) {
+  std::vector<MsAntenna> antennas;
+  for (const OutputStation& s : outputStations(settings)) {
+    MsAntenna antenna{s.name, s.position, {}};
+    for (const std::string& member : split(s.name, '+'))
+      antenna.members.push_back(fieldOfStation(settings.stations.at(size_t(settings.stationIndex(member)))));
+    antennas.push_back(std::move(antenna));
+  }
+  return antennas;
+}
+
+std::shared_ptr<const LofarAntennaFields> describeAntennaFields(const ObservationSettings& settings) {
+  auto fields = std::make_shared<LofarAntennaFields>(describeLofarAntennaFields(
+      msAntennas(settings), settings.antennaSet, AntennaFieldTable::shipped(), StationTable::shipped()));
+  for (const std::string& warning : fields->warnings) RTCP_LOG_WARN("storage", "LOFAR_ANTENNA_FIELD: " << warning);
+  return fields;
+}
+
+MeasurementSetDescription describeMeasurementSet(const ObservationSettings& settings, int subbandIndex,
+                                                 std::shared_ptr<const LofarAntennaFields> antennaFields) {
+  if (!antennaFields) antennaFields = describeAntennaFields(settings);
   const SubbandSettings& subband = settings.subbands.at(size_t(subbandIndex));
   const Direction& beam = settings.beams.at(size_t(subband.beam));
   MeasurementSetDescription d;
@@ -90,17 +144,36 @@ MeasurementSetDescription describeMeasurementSet(const ObservationSettings& sett
   d.integrationSeconds = settings.integrationDuration();
   d.startTime = settings.startTime;
   d.stopTime = settings.stopTime;
-  for (const OutputStation& s : outputStations(settings))
-    d.stations.push_back({s.name, s.position, dishDiameter(s.name, settings.antennaField), stationType(s.name)});
+  const std::vector<OutputStation> stations = outputStations(settings);
+  for (size_t a = 0; a < stations.size(); ++a) {
+    const OutputStation& s = stations[a];
+    const LofarAntennaInfo& info = antennaFields->antennas.at(a);
+    const double diameter = info.dishDiameter > 0 ? info.dishDiameter : typicalDiameter(s.name, settings.antennaField);
+    d.stations.push_back({s.name, s.position, diameter, stationType(s.name), info.stationId});
+  }
   d.referencePosition = settings.referencePhaseCenter;
   d.ra = beam.ra;
   d.dec = beam.dec;
+  d.beam = subband.beam;
+  if (settings.analogBeam)
+    d.tileBeam = {settings.analogBeam->directionType, settings.analogBeam->angle1, settings.analogBeam->angle2};
+  else
+    d.tileBeam = {"J2000", beam.ra, beam.dec};
+  if (size_t(subband.beam) < settings.beamTargets.size()) d.targets = settings.beamTargets[size_t(subband.beam)];
+  d.subbandIndex = subbandIndex;
   d.subbandNumber = subband.number;
   d.subbandFrequency = subband.frequency;
   for (int c = 0; c < settings.channelsPerSubband; ++c)
     d.channelFrequencies.push_back(settings.channelFrequency(subbandIndex, c));
   d.channelWidth = settings.channelWidth();
   d.parsetText = settings.parsetText;
+  d.campaign = settings.campaign;
+  d.antennaSet = settings.antennaSet;
+  d.bandFilter = settings.bandFilter;
+  d.bitsPerSample = settings.bitsPerSample;
+  d.clockHz = settings.clockHz();
+  std::tie(d.minFrequency, d.maxFrequency) = frequencyRange(settings);
+  d.antennaFields = std::move(antennaFields);
   return d;
 }
 

@@ -4,6 +4,7 @@
 /// superstation merging) and the MeasurementSets of the subbands stored on this host.
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,17 @@ std::vector<SubbandOutput> localOutputs(const ObservationSettings& settings, boo
 
 namespace rtcp::storage {
 
-/// What the MS of one subband (index in settings.subbands) records.
-MeasurementSetDescription describeMeasurementSet(const ObservationSettings& settings, int subbandIndex);
+/// The MS's antennas (the output stations) with the station fields behind each.
+std::vector<MsAntenna> msAntennas(const ObservationSettings& settings);
+
+/// LOFAR_ANTENNA_FIELD and LOFAR_STATION of the observation, from the shipped tables
+/// (their warnings logged): computed once, shared by every MS.
+std::shared_ptr<const LofarAntennaFields> describeAntennaFields(const ObservationSettings& settings);
+
+/// What the MS of one subband (index in settings.subbands) records; antennaFields from
+/// describeAntennaFields (computed here when null).
+MeasurementSetDescription describeMeasurementSet(
+    const ObservationSettings& settings, int subbandIndex,
+    std::shared_ptr<const LofarAntennaFields> antennaFields = nullptr);
 
 }  // namespace rtcp::storage

@@ -44,8 +44,10 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   for (size_t o = 0; o < outputs_.size(); ++o) subbandToOutput[uint32_t(outputs_[o].subbandNumber)] = int(o);
   validator_ = std::make_unique<BlockValidator>(settings_, std::move(subbandToOutput));
   staging_ = std::make_unique<StagingArea>(int(outputs_.size()), validator_->payloadSize(), options_.staging);
+  const auto antennaFields = describeAntennaFields(settings_);  // once for all the MSs
   for (const SubbandOutput& out : outputs_) {
-    writers_.push_back(std::make_unique<MeasurementSetWriter>(describeMeasurementSet(settings_, out.subbandIndex), out.path));
+    writers_.push_back(std::make_unique<MeasurementSetWriter>(
+        describeMeasurementSet(settings_, out.subbandIndex, antennaFields), out.path));
     integrationsWritten_ += writers_.back()->nrWritten();
   }
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,25 @@ struct CorrelatedOutputSettings {
   bool operator==(const CorrelatedOutputSettings&) const = default;
 };
 
+/// Who the observation is for (Observation.Campaign.*, all optional): what LOFAR writes
+/// into the MS's OBSERVATION table.
+struct CampaignSettings {
+  std::string name;     ///< Observation.Campaign.name, e.g. LC4_001 (OBSERVATION.PROJECT)
+  std::string title;    ///< Observation.Campaign.title
+  std::string pi;       ///< Observation.Campaign.PI
+  std::vector<std::string> coInvestigators;  ///< Observation.Campaign.CO_I
+  std::string contact;  ///< Observation.Campaign.contact
+  bool operator==(const CampaignSettings&) const = default;
+};
+
+/// The stations' analog beam, where the HBA tiles point (Observation.AnaBeam[0]).
+struct AnalogBeamSettings {
+  std::string directionType = "J2000";  ///< Observation.AnaBeam[0].directionType (casacore name)
+  double angle1 = 0;                    ///< Observation.AnaBeam[0].angle1, radians
+  double angle2 = 0;                    ///< Observation.AnaBeam[0].angle2, radians
+  bool operator==(const AnalogBeamSettings&) const = default;
+};
+
 struct ObservationSettings {
   int64_t observationId = 0;       ///< Observation.ObsID
   double startTime = 0;            ///< Observation.startTime, Unix seconds UTC
@@ -76,6 +96,9 @@ struct ObservationSettings {
   int nyquistZone = 1;             ///< derived from bandFilter
   std::vector<StationSettings> stations;
   std::vector<Direction> beams;    ///< Observation.Beam[i].angle1/2 (J2000)
+  std::vector<std::vector<std::string>> beamTargets;  ///< Observation.Beam[i].target, per beam
+  std::optional<AnalogBeamSettings> analogBeam;       ///< Observation.AnaBeam[0], when given
+  CampaignSettings campaign;       ///< Observation.Campaign.*
   std::vector<SubbandSettings> subbands;  ///< all beams' subbands, in order
   std::array<double, 3> referencePhaseCenter{};  ///< Observation.referencePhaseCenter (ITRF m)
   int channelsPerSubband = 64;     ///< Observation.channelsPerSubband

@@ -29,15 +29,16 @@ std::string makeParset(const TestObservation& o) {
   int port = 10010;
   for (const std::string& s : o.stations) {
     stationList += (stationList.empty() ? "" : ", ") + s;
-    ports += "PIC.Core." + s + "LBA.RSP.ports = [udp:127.0.0.1:" + std::to_string(port++) + "]\n";
+    ports += "PIC.Core." + s + o.antennaSet.substr(0, 3) + ".RSP.ports = [udp:127.0.0.1:" +
+             std::to_string(port++) + "]\n";
   }
   return "Observation.ObsID = " + std::to_string(o.obsId) + "\n" +
          "Observation.startTime = '" + o.start + "'\n" +
          "Observation.stopTime = '" + o.stop + "'\n" +
          "Observation.sampleClock = 200\n"
          "Observation.nrBitsPerSample = 16\n"
-         "Observation.antennaSet = LBA_OUTER\n"
-         "Observation.bandFilter = LBA_30_90\n"
+         "Observation.antennaSet = " + o.antennaSet + "\n" +
+         "Observation.bandFilter = " + o.bandFilter + "\n" +
          "Observation.VirtualInstrument.stationList = [" + stationList + "]\n" +
          "Observation.channelsPerSubband = " + std::to_string(o.channels) + "\n" +
          "Observation.nrBeams = 1\n"

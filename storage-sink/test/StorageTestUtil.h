@@ -34,11 +34,13 @@ struct TestObservation {
   std::string subbands = "[300, 301]";
   int channels = 8;
   int steps = 24414;  ///< spectra per block: 8 * 24414 samples = 0.99999 s
+  std::string antennaSet = "LBA_OUTER";  ///< the field is its first three letters
+  std::string bandFilter = "LBA_30_90";
   std::string location;  ///< HOST:DIR of the outputs
   std::string extra;     ///< more parset lines
 };
 
-/// The parset text of a small LBA observation.
+/// The parset text of a small observation (LBA unless antennaSet says otherwise).
 std::string makeParset(const TestObservation& observation);
 /// Writes the parset to dir/name and returns its path.
 std::string writeParset(const std::string& dir, const TestObservation& observation,

@@ -62,7 +62,8 @@ std::vector<std::string> writeObservation(const TestObservation& observation, bo
 
 struct Result {
   int exitCode = -1;
-  std::vector<std::string> pngs;  ///< the paths printed
+  std::vector<std::string> pngs;  ///< the PNG paths printed
+  std::string overview;           ///< the overview's path printed ("" when none)
   std::string errors;             ///< standard error
 };
 
@@ -74,7 +75,8 @@ Result inspect(const std::string& dir, const std::vector<std::string>& ms) {
   Result r;
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::istringstream out(readText(dir + "/inspect.out"));
-  for (std::string line; std::getline(out, line);) r.pngs.push_back(line);
+  for (std::string line; std::getline(out, line);)
+    (line.ends_with(".png") ? r.pngs.emplace_back() : r.overview) = line;
   r.errors = readText(dir + "/inspect.err");
   return r;
 }
@@ -97,6 +99,21 @@ void checkPng(const std::string& path) {
   CPPUNIT_ASSERT_MESSAGE(path, bytes.compare(bytes.size() - 8, 4, "IEND") == 0);
 }
 
+/// Runs rtcp-msoverview; its standard output, exit code into code.
+std::string msoverview(const std::string& dir, const std::vector<std::string>& ms, int& code) {
+  std::string command = rtcp::test::binaryDir() + "/tools/rtcp-msoverview";
+  for (const std::string& path : ms) command += " " + path;
+  command += " > " + dir + "/overview.out 2> " + dir + "/overview.err";
+  const int status = std::system(command.c_str());
+  code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return readText(dir + "/overview.out") + readText(dir + "/overview.err");
+}
+
+void checkContains(const std::string& text, const std::vector<std::string>& expected) {
+  for (const std::string& e : expected)
+    CPPUNIT_ASSERT_MESSAGE("missing '" + e + "' in:\n" + text, text.find(e) != std::string::npos);
+}
+
 std::set<std::string> names(const std::vector<std::string>& paths) {
   std::set<std::string> result;
   for (const std::string& p : paths) result.insert(std::filesystem::path(p).filename().string());
@@ -111,6 +128,7 @@ class InspectTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSingleStation);
   CPPUNIT_TEST(testEverythingFlagged);
   CPPUNIT_TEST(testNotAMeasurementSet);
+  CPPUNIT_TEST(testOverview);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -129,6 +147,37 @@ class InspectTest : public CppUnit::TestFixture {
     for (const std::string& f : files) withRs106 += f.starts_with("baseline_") && f.find("RS106") != std::string::npos;
     CPPUNIT_ASSERT(withRs106 >= 1);
     for (const std::string& png : r.pngs) checkPng(png);
+    // ...and writes the overview of both MSs beside them.
+    CPPUNIT_ASSERT_EQUAL(dir.path() + "/plots/overview.txt", r.overview);
+    const std::string overview = readText(r.overview);
+    checkContains(overview, {"L4242_SB300_uv.MS", "L4242_SB301_uv.MS", "Stations (4)"});
+  }
+
+  void testOverview() {
+    TempDir dir;
+    TestObservation o;  // CS001, CS002, CS003, RS106; 6 integrations of 0.99999 s, LBA_OUTER
+    o.location = "localhost:" + dir.path();
+    o.extra = "Observation.Campaign.name = LC9_042\nObservation.Beam[0].target = 3C196\n";
+    const std::vector<std::string> ms = writeObservation(o, false);
+    int code = -1;
+    const std::string text = msoverview(dir.path(), {ms[0]}, code);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, code);
+    checkContains(text, {
+        "MeasurementSet " + ms[0],
+        "Observation   L4242, project LC9_042, target 3C196",
+        "antenna set LBA_OUTER, filter LBA_30_90, clock 200 MHz, 16-bit samples",
+        "Time          2025-06-01 12:00:00.0 to 12:00:05.9 UTC: 6 integrations of 0.99999",
+        "Rows          60 (10 baselines x 6 times)",
+        "flagged: 12.50 % of the data, 0.00 % of the rows",  // channel 0 of 8
+        "DATA (complex, 8 channels x 4 correlations)", "UVW (J2000)",
+        "Fields (1)", "0  BEAM_0     phase centre RA 19:59:28.358 Dec +40.44.02.42 (J2000)",
+        "Spectral windows (1)", "0  SB-0       8 channels of 24.4141 kHz, 58.4961 MHz to 58.667 MHz",
+        "Polarisations XX XY YX YY",
+        "Stations (4)", "0   CS001", "3   RS106", "LBA 48/96"});
+    // A missing MS: said so, non-zero.
+    const std::string missing = msoverview(dir.path(), {ms[0], dir.path() + "/none.MS"}, code);
+    CPPUNIT_ASSERT_EQUAL(2, code);
+    checkContains(missing, {"none.MS: not a MeasurementSet", "Stations (4)"});
   }
 
   void testSingleStation() {

@@ -1,0 +1,119 @@
+#include "rtcp/MeasuresData.h"
+
+#include <casacore/casa/Logging/LogFilter.h>
+#include <casacore/casa/Logging/LogSink.h>
+#include <casacore/casa/Quanta/MVTime.h>
+#include <casacore/measures/Measures/MeasIERS.h>
+#include <casacore/tables/Tables/ScalarColumn.h>
+#include <casacore/tables/Tables/Table.h>
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+#include "rtcp/SampleTime.h"
+
+namespace rtcp {
+namespace {
+
+constexpr double kLeapSecondNoticeDays = 180;  // casacore's MeasTable::dUTC staleness rule
+
+/// Holds casacore's log messages below SEVERE back while it searches for tables (it warns
+/// about every table it cannot find; rtcp says so itself, in its own words).
+class QuietCasacoreLog {
+ public:
+  QuietCasacoreLog() : old_(casacore::LogSink::globalSink().filter().clone()) {
+    casacore::LogSink::globalSink().filter(casacore::LogFilter(casacore::LogMessage::SEVERE));
+  }
+  ~QuietCasacoreLog() { casacore::LogSink::globalSink().filter(*old_); }
+  QuietCasacoreLog(const QuietCasacoreLog&) = delete;
+  QuietCasacoreLog& operator=(const QuietCasacoreLog&) = delete;
+
+ private:
+  std::unique_ptr<casacore::LogFilterInterface> old_;
+};
+
+std::string formatMjd(double mjd) {
+  return formatUtc(mjdSecondsToUnix(mjd * 86400.0)).substr(0, 10);
+}
+
+/// Reads one table as casacore would find it; the dates are those of its MJD column.
+MeasuresTable readTable(const std::string& name, const std::string& resource) {
+  MeasuresTable out;
+  out.name = name;
+  try {
+    casacore::Table table;
+    {
+      QuietCasacoreLog quiet;
+      if (!casacore::MeasIERS::findTab(table, nullptr, resource, "geodetic", name)) return out;
+    }
+    const casacore::Vector<double> mjd = casacore::ScalarColumn<double>(table, "MJD").getColumn();
+    if (mjd.empty()) return out;
+    out.path = table.tableName();
+    out.firstMjd = mjd[0];
+    out.endMjd = mjd[mjd.size() - 1];  // casacore uses a day only when the next one is there
+    if (table.keywordSet().isDefined("VS_DATE"))
+      out.versionDate = table.keywordSet().asString("VS_DATE");
+  } catch (const std::exception&) {
+    out.path.clear();  // unreadable: as good as absent
+  }
+  return out;
+}
+
+double versionMjd(const MeasuresTable& table) {
+  casacore::Quantity date;
+  if (!casacore::MVTime::read(date, table.versionDate)) return 0;
+  return casacore::MVTime(date).day();
+}
+
+std::string describe(const MeasuresTable& table) {
+  if (!table.found()) return table.name + ": not found";
+  return table.name + " (" + table.path + "): " + formatMjd(table.firstMjd) + " to " +
+         formatMjd(table.endMjd);
+}
+
+}  // namespace
+
+bool MeasuresCoverage::coversEarthOrientation(double startMjd, double stopMjd) const {
+  for (double day = std::floor(startMjd); day <= std::floor(stopMjd); ++day)
+    if (!measured.covers(day) && !predicted.covers(day)) return false;
+  return true;
+}
+
+MeasuresCoverage findMeasuresTables() {
+  MeasuresCoverage coverage;
+  coverage.measured = readTable("IERSeop97", "measures.ierseop97.directory");
+  coverage.predicted = readTable("IERSpredict", "measures.ierspredict.directory");
+  coverage.leapSeconds = readTable("TAI_UTC", "measures.tai_utc.directory");
+  if (coverage.leapSeconds.found())  // known leap seconds: up to the table's date + notice
+    coverage.leapSeconds.endMjd = versionMjd(coverage.leapSeconds) + kLeapSecondNoticeDays;
+  return coverage;
+}
+
+std::string measuresProblem(const MeasuresCoverage& c, double startUnix, double stopUnix) {
+  const double start = unixToMjdSeconds(startUnix) / 86400.0;
+  const double stop = unixToMjdSeconds(stopUnix) / 86400.0;
+  const bool earth = c.coversEarthOrientation(start, stop);
+  const bool leap = c.coversLeapSeconds(stop);
+  if (earth && leap) return "";
+  std::ostringstream text;
+  text << "casacore's measures data do not cover the observation (" << formatUtc(startUnix)
+       << " to " << formatUtc(stopUnix) << " UTC):";
+  if (!earth)
+    text << "\n  - Earth orientation: " << describe(c.measured) << "; " << describe(c.predicted)
+         << ". For these dates casacore takes UT1-UTC and polar motion as 0, so delays and UVWs "
+            "are computed for an Earth rotated up to 0.9 s (14 arcsec) away from where it was.";
+  if (!leap)
+    text << "\n  - Leap seconds: " << describe(c.leapSeconds)
+         << (c.leapSeconds.found() ? " (dated " + c.leapSeconds.versionDate + ", valid 180 days)"
+                                   : "")
+         << ". A leap second after its date would put every time 1 s off.";
+  text << "\n  To fix: unpack ASTRON's ftp://ftp.astron.nl/outgoing/Measures/WSRT_Measures.ztar "
+          "(updated daily; geodetic/IERSeop97, IERSpredict, TAI_UTC, ...) into a directory D and "
+          "put the line 'measures.directory: D' into ~/.casarc; for the leap seconds alone, "
+          "upgrade Debian's tzdata and run casacore-update-tai_utc (package "
+          "casacore-data-tai-utc). See 'Measures data' in observe/README.md.";
+  return text.str();
+}
+
+}  // namespace rtcp
