@@ -218,6 +218,12 @@ int run(const Options& options) {
                                     << li.reads << " reads of " << li.bytesRead << " bytes, " << li.writes
                                     << " writes of " << li.bytesWritten << " bytes, " << calls.calls() << " calls ("
                                     << calls.failures() << " failed)");
+  if (input)
+    for (const StationStatistics& st : input->statistics())
+      RTCP_LOG_INFO("ionproc", "input " << st.station << ": " << st.packetsReceived << " packets received, "
+                                        << st.packetsAccepted << " accepted, " << st.late << " late, "
+                                        << st.rejectedTotal() << " rejected; " << st.blocksServed
+                                        << " blocks served, " << st.blocksGone << " of them gone");
   for (const std::string& line : output.summary()) RTCP_LOG_INFO("ionproc", line);
   for (const auto& summary : summaries) RTCP_LOG_INFO("ionproc", summary());
   writeStatus(true);

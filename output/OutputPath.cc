@@ -29,17 +29,24 @@ OutputPath::~OutputPath() = default;
 void OutputPath::add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
                      std::span<const std::complex<float>> visibilities,
                      std::span<const uint32_t> validSamples) {
+  const auto start = StepTimes::Clock::now();
   integrator_->add(subbandIndex, block, nrStations, nrChannels, visibilities, validSamples);
+  times_.lap(kIntegrate, start);  // emit()'s steps included when the block completed one
 }
 
 void OutputPath::emit(std::unique_ptr<CorrelatedData> integration) {
+  auto t = StepTimes::Clock::now();
   if (dump_.is_open()) {
     const std::vector<uint8_t> bytes = integration->serialise(uint64_t(observationId_));
     dump_.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     if (!dump_) throw std::runtime_error("writing the dump file " + options_.dumpPath + " failed");
     ++dumped_;
+    t = times_.lap(kDump, t);
   }
-  if (storage_) storage_->write(std::move(integration));
+  if (storage_) {
+    storage_->write(std::move(integration));
+    times_.lap(kQueueForStorage, t);
+  }
 }
 
 bool OutputPath::finish() {
@@ -65,6 +72,7 @@ std::vector<std::string> OutputPath::summary() const {
   }
   if (!options_.dumpPath.empty())
     lines.push_back("dump: " + std::to_string(dumped_) + " integrations to " + options_.dumpPath);
+  lines.push_back("output steps: " + times_.report());
   return lines;
 }
 

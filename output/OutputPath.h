@@ -18,6 +18,7 @@
 #include "VisibilitySink.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/ObservationSettings.h"
+#include "rtcp/StepTimes.h"
 
 namespace rtcp::ion {
 
@@ -50,8 +51,12 @@ class OutputPath : public VisibilitySink {
   const Integrator& integrator() const { return *integrator_; }
   /// The storage sender; nullptr without storage output.
   const StorageSender* storage() const { return storage_.get(); }
-  /// Lines for the final log: integration, storage and dump counts.
+  /// Lines for the final log: integration, storage and dump counts, time per step.
   std::vector<std::string> summary() const;
+  /// Per block: adding it into its integration; per integration: the dump file write,
+  /// handing it to the storage sender.
+  enum Step : size_t { kIntegrate, kDump, kQueueForStorage };
+  const StepTimes& stepTimes() const { return times_; }
 
  private:
   void emit(std::unique_ptr<CorrelatedData> integration);
@@ -62,6 +67,7 @@ class OutputPath : public VisibilitySink {
   std::unique_ptr<Integrator> integrator_;
   std::ofstream dump_;
   uint64_t dumped_ = 0;
+  StepTimes times_{{"integrate", "dump", "queue for storage"}};
 };
 
 /// Reads a dump file back: the integrations in the order they were written. Throws

@@ -124,6 +124,8 @@ int run(const Options& options, int rank, int nrRanks) {
                                       << st.bytesExchanged / 1e6 << " MB in " << st.exchangeSeconds << " s ("
                                       << (st.exchangeSeconds > 0 ? st.bytesExchanged / st.exchangeSeconds / 1e9 : 0)
                                       << " GB/s)");
+  RTCP_LOG_INFO("correlator", "rank " << rank << ": steps: " << st.steps.report());
+  RTCP_LOG_INFO("correlator", "rank " << rank << ": queues: " << pipeline.queueReport());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": input: " << fetcher->summary());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": output: " << output->summary());
   return 0;

@@ -309,7 +309,10 @@ class OutputTest : public CppUnit::TestFixture {
         }
       CPPUNIT_ASSERT(path.finish());
       CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.integrator().statistics().integrations);
-      CPPUNIT_ASSERT_EQUAL(size_t(3), path.summary().size());  // integration, storage, dump
+      CPPUNIT_ASSERT_EQUAL(size_t(4), path.summary().size());  // integration, storage, dump, steps
+      CPPUNIT_ASSERT_EQUAL(uint64_t(8), path.stepTimes().calls(OutputPath::kIntegrate));
+      CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.stepTimes().calls(OutputPath::kDump));
+      CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.stepTimes().calls(OutputPath::kQueueForStorage));
     }
     CPPUNIT_ASSERT(sink.waitForTotal(4));
     CPPUNIT_ASSERT_EQUAL(0, sink.bad());
@@ -342,7 +345,7 @@ class OutputTest : public CppUnit::TestFixture {
     }
     CPPUNIT_ASSERT(path.finish());
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), path.integrator().statistics().integrations);
-    CPPUNIT_ASSERT_EQUAL(size_t(1), path.summary().size());
+    CPPUNIT_ASSERT_EQUAL(size_t(2), path.summary().size());  // integration, steps
   }
 
  private:
