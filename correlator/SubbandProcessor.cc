@@ -41,7 +41,9 @@ SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrTh
                   settings.subbandWidth(), settings.delayCompensation, settings.correctBandPass),
       beamformer_(stationNames(settings), settings.tiedArrayStationNames),
       kernel_(beamformer_.nrOutputStations(), nrChannels_, nrSpectra_, isa, nrThreads_),
-      validSampleCounter_(beamformer_.nrOutputStations(), nrChannels_) {
+      validSampleCounter_(beamformer_.nrOutputStations(), nrChannels_),
+      times_({"input conversion", "spectrum flags", "filter bank", "delay/bandpass", "beamformer",
+              "correlator", "valid samples"}) {
   if (nrStations_ < 1) throw std::invalid_argument("SubbandProcessor: no stations");
   for (int t = 0; t < nrThreads_; ++t)
     scratch_.push_back(std::make_unique<Scratch>(size_t(flagger_.nrInputSamples()),
@@ -98,12 +100,17 @@ void SubbandProcessor::check(std::span<const StationBlock* const> stations, int 
 
 void SubbandProcessor::processStation(const StationBlock& block, int localSubband,
                                       double subbandFrequency, int station, Scratch& scratch) {
+  auto t = StepTimes::Clock::now();
   converter_.convert(block, localSubband, scratch.input.data());
+  t = times_.lap(kInputConversion, t);
   flagger_.flag(block, localSubband, masks_[size_t(station)]);
+  t = times_.lap(kSpectrumFlags, t);
   filterBank_.filter(scratch.input.data(), nrSpectra_, scratch.spectra.data());
+  t = times_.lap(kFilterBank, t);
   correction_.apply(scratch.spectra.data(), masks_[size_t(station)], subbandFrequency,
                     block.header.residualDelayStart, block.header.residualDelayEnd,
                     samples_.data() + size_t(station) * kernel_.floatsPerStation());
+  times_.lap(kDelayAndBandpass, t);
 }
 
 void SubbandProcessor::process(std::span<const StationBlock* const> stations, int localSubband,
@@ -134,7 +141,9 @@ void SubbandProcessor::process(std::span<const StationBlock* const> stations, in
     buffers[size_t(s)] = samples_.data() + size_t(s) * kernel_.floatsPerStation();
     masks[size_t(s)] = &masks_[size_t(s)];
   }
+  auto t = StepTimes::Clock::now();
   beamformer_.merge(buffers, masks, nrChannels_, kernel_.paddedSamples());
+  t = times_.lap(kBeamformer, t);
 
   std::vector<const float*> inputs;
   std::vector<const SpectrumMask*> outputMasks;
@@ -143,7 +152,9 @@ void SubbandProcessor::process(std::span<const StationBlock* const> stations, in
     outputMasks.push_back(masks[size_t(s)]);
   }
   kernel_.correlate(inputs, output.visibilities.data());
+  t = times_.lap(kCorrelator, t);
   validSampleCounter_.count(outputMasks, output);
+  times_.lap(kValidSamples, t);
   output.subband = settings_.subbands[size_t(subbandIndex)].number;
   output.integration = integrations_.of(stations[0]->header.block);
 }

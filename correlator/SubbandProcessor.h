@@ -28,6 +28,7 @@
 #include "rtcp/Integrations.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/StationBlock.h"
+#include "rtcp/StepTimes.h"
 
 namespace rtcp::correlator {
 
@@ -57,6 +58,20 @@ class SubbandProcessor {
   std::vector<std::string> outputStationNames() const;
   const CorrelatorKernel& kernel() const { return kernel_; }
 
+  /// The steps of the chain, in execution order (StepTimes indices).
+  enum Step : size_t {
+    kInputConversion,
+    kSpectrumFlags,
+    kFilterBank,
+    kDelayAndBandpass,
+    kBeamformer,
+    kCorrelator,
+    kValidSamples,
+  };
+  /// Time per step since construction: steps 1-4 per station (summed over the threads
+  /// that filter stations in parallel), steps 5-7 per subband.
+  const StepTimes& stepTimes() const { return times_; }
+
  private:
   struct Scratch;
   void check(std::span<const StationBlock* const> stations, int localSubband,
@@ -80,6 +95,7 @@ class SubbandProcessor {
   std::vector<std::unique_ptr<Scratch>> scratch_;  ///< one per thread
   AlignedBuffer<float> samples_;  ///< [input station][channel][pol][reim][padded time]
   std::vector<SpectrumMask> masks_;  ///< per input station
+  StepTimes times_;
 };
 
 }  // namespace rtcp::correlator

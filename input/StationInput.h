@@ -1,6 +1,6 @@
 #pragma once
 /// \file StationInput.h
-/// ionproc's station input: receivers for every input stream of its stations, a
+/// The station input (ionproc's, and a rank's in local mode): receivers for every input stream of its stations, a
 /// CircularSampleBuffer per station, the delay thread, and the block server that hands the
 /// compute ranks rtcp::StationBlocks read at the coarsely delayed position.
 

@@ -13,8 +13,7 @@
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
 #include "LinkServer.h"
-#include "Integrator.h"
-#include "StorageSender.h"
+#include "OutputPath.h"
 #include "rtcp/StatusFile.h"
 #include "rtcp/CommandLine.h"
 #include "rtcp/Integrations.h"
@@ -101,7 +100,7 @@ double wallClock() {
 /// What the --status file reports: input, integrator and storage counters and the lag of
 /// the newest block served behind the wall clock.
 IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStatus::Station> input,
-                        double clockShift, const Integrator& integrator, const StorageSender* storage) {
+                        double clockShift, const OutputPath& output) {
   IonStatus status;
   status.wallTime = wallClock();
   status.nrBlocks = settings.nrBlocks();
@@ -112,11 +111,11 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
     const double end = SampleClock(settings.clockMHz).unixTime(settings.blockStartSample(status.newestBlock + 1));
     status.newestBlockLag = status.wallTime - (end + clockShift);
   }
-  const auto in = integrator.statistics();
+  const auto in = output.integrator().statistics();
   status.blocksIntegrated = in.blocks;
   status.integrations = in.integrations;
   status.incompleteIntegrations = in.incompleteIntegrations;
-  if (storage) {
+  if (const StorageSender* storage = output.storage()) {
     const auto st = storage->statistics();
     status.storageQueued = st.queued;
     status.storageSent = st.sent;
@@ -131,13 +130,11 @@ int run(const Options& options) {
   const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
   for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("ionproc", "unknown parset key " << key);
 
-  std::unique_ptr<StorageSender> storage;
-  if (settings.correlatedOutput.enabled && !options.noOutput)
-    storage = std::make_unique<StorageSender>(settings.observationId, StorageSender::destinations(settings),
-                                              StorageSender::Options{options.outputQueue, 0.1, 5, !settings.realTime});
-  Integrator integrator(settings, [&](std::unique_ptr<CorrelatedData> data) {
-    if (storage) storage->write(std::move(data));
-  });
+  OutputPathOptions outputOptions;
+  outputOptions.toStorage = !options.noOutput;
+  outputOptions.queuePerConnection = options.outputQueue;
+  outputOptions.finishTimeoutSeconds = options.linger;
+  OutputPath output(settings, outputOptions);
 
   BlockSource* blocks = nullptr;
   std::unique_ptr<StationInput> input;
@@ -158,7 +155,7 @@ int run(const Options& options) {
                                    st.blocksServed, st.samplesServed, st.samplesFlagged, st.blocksGone, st.lastBlock});
       clockShift = input->clockShift();
     }
-    IonStatus status = collectStatus(settings, inputStatistics, clockShift, integrator, storage.get());
+    IonStatus status = collectStatus(settings, inputStatistics, clockShift, output);
     status.finished = finished;
     try {
       writeFileAtomically(options.statusFile, status.format());
@@ -170,7 +167,7 @@ int run(const Options& options) {
 
   FunctionRegistry functions;
   std::vector<std::function<std::string()>> summaries;
-  PluginHost plugins(PluginContext{functions, &settings, blocks, options.noOutput ? nullptr : &integrator, &summaries});
+  PluginHost plugins(PluginContext{functions, &settings, blocks, options.noOutput ? nullptr : &output, &summaries});
   for (const std::string& path : options.plugins) plugins.load(path);
   CallService calls(functions);
   LinkServer link(LinkEndpoint::parse(options.link), calls);
@@ -190,7 +187,7 @@ int run(const Options& options) {
   const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
   const int64_t blocksProcessed = nrProcessedBlocks(settings);
   auto done = [&] {
-    if (!options.noOutput) return int64_t(integrator.statistics().integrations) >= expected;
+    if (!options.noOutput) return int64_t(output.integrator().statistics().integrations) >= expected;
     if (input)
       return std::ranges::all_of(input->statistics(),
                                  [&](const StationStatistics& st) { return st.lastBlock + 1 >= blocksProcessed; });
@@ -214,23 +211,20 @@ int run(const Options& options) {
 
   if (input) input->stop();
   link.stop();
-  integrator.flush();
-  const bool complete = !storage || storage->finish(options.linger);
+  const bool complete = output.finish();
 
   const auto li = link.statistics();
-  const auto in = integrator.statistics();
   RTCP_LOG_INFO("ionproc", "link: " << li.connections << " connections (" << li.connectionsLost << " lost), "
                                     << li.reads << " reads of " << li.bytesRead << " bytes, " << li.writes
                                     << " writes of " << li.bytesWritten << " bytes, " << calls.calls() << " calls ("
                                     << calls.failures() << " failed)");
-  RTCP_LOG_INFO("ionproc", "integration: " << in.blocks << " blocks into " << in.integrations << " integrations ("
-                                           << in.incompleteIntegrations << " incomplete), " << in.duplicates
-                                           << " duplicate and " << in.late << " late blocks");
-  if (storage) {
-    const auto st = storage->statistics();
-    RTCP_LOG_INFO("ionproc", "storage: " << st.sent << " of " << st.queued << " integrations sent, " << st.dropped
-                                         << " dropped, " << st.resent << " resent, " << st.connects << " connections");
-  }
+  if (input)
+    for (const StationStatistics& st : input->statistics())
+      RTCP_LOG_INFO("ionproc", "input " << st.station << ": " << st.packetsReceived << " packets received, "
+                                        << st.packetsAccepted << " accepted, " << st.late << " late, "
+                                        << st.rejectedTotal() << " rejected; " << st.blocksServed
+                                        << " blocks served, " << st.blocksGone << " of them gone");
+  for (const std::string& line : output.summary()) RTCP_LOG_INFO("ionproc", line);
   for (const auto& summary : summaries) RTCP_LOG_INFO("ionproc", summary());
   writeStatus(true);
   return complete ? 0 : 1;

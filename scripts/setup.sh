@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs every Debian package rtcp needs (when missing) and builds it into build/
-# (or $RTCP_BUILD_DIR). Extra arguments go to cmake's configure step.
+# (or $RTCP_BUILD_DIR). Extra arguments go to cmake's configure step; `--packages-only`
+# as the first argument installs the packages and stops.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${RTCP_BUILD_DIR:-$top/build}
 
-packages=(build-essential cmake pkg-config git
+packages=(build-essential cmake pkg-config git clang-format
   casacore-dev casacore-tools casacore-data libfftw3-dev
   libboost-dev libboost-program-options-dev
   mpich libmpich-dev libcppunit-dev
@@ -22,6 +23,8 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
+
+if [ "${1:-}" = --packages-only ]; then exit 0; fi
 
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=${RTCP_BUILD_TYPE:-RelWithDebInfo} "$@" >&2
 cmake --build "$build" -j "$(nproc)" >&2

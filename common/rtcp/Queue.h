@@ -8,9 +8,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <iomanip>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -79,6 +81,20 @@ class Queue {
     std::lock_guard lock(mutex_);
     return emptyPops_;
   }
+  /// Items taken out so far.
+  uint64_t pops() const {
+    std::lock_guard lock(mutex_);
+    return popped_;
+  }
+  /// One line for a final report: "NAME: N items, mean wait W ms, found empty E times".
+  std::string report() const {
+    std::lock_guard lock(mutex_);
+    std::ostringstream out;
+    out << name_ << ": " << popped_ << " items, mean wait " << std::fixed << std::setprecision(3)
+        << (popped_ ? 1e3 * totalWait_.count() / double(popped_) : 0.0) << " ms, found empty "
+        << emptyPops_ << " times";
+    return out.str();
+  }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -118,6 +134,8 @@ class Pool {
     free.close();
     filled.close();
   }
+  /// Both queues' report lines, joined.
+  std::string report() const { return filled.report() + "; " + free.report(); }
 
   Queue<std::unique_ptr<Buffer>> free;
   Queue<std::unique_ptr<Buffer>> filled;

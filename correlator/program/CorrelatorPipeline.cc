@@ -130,6 +130,7 @@ void CorrelatorPipeline::process() {
     statistics_.processingSeconds += secondsSince(start);
     pool_.free.push(std::move(*set));
   }
+  statistics_.steps = processor.stepTimes();
 }
 
 }  // namespace rtcp::correlator

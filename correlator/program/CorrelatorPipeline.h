@@ -24,6 +24,7 @@
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/Queue.h"
 #include "rtcp/StationBlock.h"
+#include "rtcp/StepTimes.h"
 
 namespace rtcp::correlator {
 
@@ -42,6 +43,7 @@ class CorrelatorPipeline {
     double exchangeSeconds = 0;     ///< transfers of the all-to-all
     uint64_t bytesExchanged = 0;    ///< sent to other ranks
     double wallSeconds = 0;
+    StepTimes steps;                ///< the signal chain's time per step (SubbandProcessor)
   };
 
   CorrelatorPipeline(const ObservationSettings& settings, MPI_Comm comm,
@@ -51,6 +53,8 @@ class CorrelatorPipeline {
   void run();
   const Statistics& statistics() const { return statistics_; }
   const WorkDistribution& distribution() const { return distribution_; }
+  /// Waits and empty pops of the pool between the main and the processing thread.
+  std::string queueReport() const { return pool_.report(); }
 
  private:
   /// One block of every station, holding this rank's share of the subbands.

@@ -2,21 +2,19 @@
 /// \file VisibilityOutput.h
 /// Where a compute rank's correlated blocks go: back to ionproc over the link (which
 /// integrates them and sends them to storage-sink), or, when the rank reads its input
-/// itself, through the rank's own integrator to storage-sink and/or a dump file of
-/// DESIGN §2.4 blocks.
+/// itself, through the rank's own output path (OutputPath.h: integrator, storage-sink
+/// and/or a dump file of DESIGN §2.4 blocks), the one ionproc uses.
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 
+#include "OutputPath.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::ion {
 class LinkClient;
-class Integrator;
-class StorageSender;
 }  // namespace rtcp::ion
 
 namespace rtcp::correlator {
@@ -47,25 +45,13 @@ class LinkOutput : public VisibilityOutput {
 /// sends the integrations to storage-sink and/or appends them to a dump file.
 class LocalOutput : public VisibilityOutput {
  public:
-  /// dumpPath empty: no dump; toStorage: send to the parset's storage locations.
-  LocalOutput(const ObservationSettings& settings, bool toStorage, const std::string& dumpPath);
-  ~LocalOutput() override;
+  LocalOutput(const ObservationSettings& settings, ion::OutputPathOptions options);
   void write(int subbandIndex, int64_t block, const CorrelatedData& data) override;
   bool finish() override;
   std::string summary() const override;
 
  private:
-  void emit(std::unique_ptr<CorrelatedData> integration);
-
-  int64_t observationId_;
-  std::unique_ptr<ion::StorageSender> storage_;
-  std::unique_ptr<ion::Integrator> integrator_;
-  std::ofstream dump_;
-  std::string dumpPath_;
-  uint64_t dumped_ = 0;
+  ion::OutputPath path_;
 };
-
-/// Reads a dump file back: the integrations in the order they were written.
-std::vector<CorrelatedData> readDump(const std::string& path);
 
 }  // namespace rtcp::correlator

@@ -33,6 +33,7 @@ struct Options {
   std::vector<std::string> ionprocs;  ///< empty: read the inputs in-process; the first also integrates
   std::string dumpDirectory;
   bool noStorage = false;
+  double linger = 10;
   int threads = 0;
   int queueBlocks = 2;
 };
@@ -45,6 +46,7 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
     ("ionproc", po::value(&o.ionprocs), "fetch station blocks from ionproc at tcp:HOST:PORT or unix:PATH; repeat it for one ionproc per input host (each station from the one serving it); visibilities go to the first")
     ("dump", po::value(&o.dumpDirectory), "without --ionproc: also write each rank's integrations to DIR/rank<R>.vis (DESIGN 2.4 blocks)")
     ("no-storage", po::bool_switch(&o.noStorage), "without --ionproc: do not send integrations to storage-sink")
+    ("linger", po::value(&o.linger), "without --ionproc: seconds to wait at the end for storage-sink to take the last integrations (default 10)")
     ("threads", po::value(&o.threads), "signal-chain threads per rank (default: the node's cores / its ranks)")
     ("queue-blocks", po::value(&o.queueBlocks), "exchanged blocks that may wait for processing (default 2)");
   const std::string about =
@@ -53,6 +55,7 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about, nullptr, printHelp)) return std::nullopt;
   if (!o.ionprocs.empty() && (!o.dumpDirectory.empty() || o.noStorage))
     throw po::error("--dump and --no-storage apply only without --ionproc (ionproc does the output)");
+  if (o.linger < 0) throw po::error("--linger must not be negative");
   if (o.queueBlocks < 1) throw po::error("--queue-blocks must be at least 1");
   if (o.threads < 0) throw po::error("--threads must not be negative");
   return o;
@@ -88,13 +91,16 @@ int run(const Options& options, int rank, int nrRanks) {
     output = std::make_unique<LinkOutput>(
         std::make_shared<ion::LinkClient>(ion::LinkEndpoint::parse(options.ionprocs.front()), rank, 1));
   } else {
-    std::string dump;
+    ion::OutputPathOptions outputOptions;
+    outputOptions.toStorage = !options.noStorage;
+    outputOptions.finishTimeoutSeconds = options.linger;
     if (!options.dumpDirectory.empty()) {
       std::filesystem::create_directories(options.dumpDirectory);
-      dump = (std::filesystem::path(options.dumpDirectory) / ("rank" + std::to_string(rank) + ".vis")).string();
+      outputOptions.dumpPath =
+          (std::filesystem::path(options.dumpDirectory) / ("rank" + std::to_string(rank) + ".vis")).string();
     }
     fetcher = std::make_unique<LocalInputFetcher>(settings, distribution.stationsOf(rank));
-    output = std::make_unique<LocalOutput>(settings, !options.noStorage, dump);
+    output = std::make_unique<LocalOutput>(settings, outputOptions);
   }
 
   CorrelatorPipeline pipeline(settings, MPI_COMM_WORLD, *fetcher, *output,
@@ -118,6 +124,8 @@ int run(const Options& options, int rank, int nrRanks) {
                                       << st.bytesExchanged / 1e6 << " MB in " << st.exchangeSeconds << " s ("
                                       << (st.exchangeSeconds > 0 ? st.bytesExchanged / st.exchangeSeconds / 1e9 : 0)
                                       << " GB/s)");
+  RTCP_LOG_INFO("correlator", "rank " << rank << ": steps: " << st.steps.report());
+  RTCP_LOG_INFO("correlator", "rank " << rank << ": queues: " << pipeline.queueReport());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": input: " << fetcher->summary());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": output: " << output->summary());
   return 0;

@@ -136,6 +136,7 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(superstationScales);
   CPPUNIT_TEST(superstationOrder);
   CPPUNIT_TEST(rejectsBadBlocks);
+  CPPUNIT_TEST(timesEveryStep);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -165,6 +166,26 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
     for (size_t i = 0; i < expected.validSamples.size(); ++i)
       CPPUNIT_ASSERT_EQUAL(expected.validSamples[i], output.validSamples[i]);
     CPPUNIT_ASSERT_EQUAL(150, output.subband);
+  }
+
+  /// Steps 1-4 are timed once per station, 5-7 once per subband, in execution order.
+  void timesEveryStep() {
+    const ObservationSettings settings = makeSettings(3, 16, 40, 8);
+    std::vector<StationBlock> blocks;
+    for (int s = 0; s < settings.nrStations(); ++s) blocks.push_back(makeBlock(settings, s));
+    SubbandProcessor processor(settings, 2);
+    CorrelatedData output = processor.makeOutput();
+    for (int repeat = 0; repeat < 2; ++repeat) processor.process(pointers(blocks), 0, 0, output);
+    const StepTimes& times = processor.stepTimes();
+    CPPUNIT_ASSERT_EQUAL(size_t(7), times.size());
+    CPPUNIT_ASSERT_EQUAL(std::string("input conversion"), times.name(SubbandProcessor::kInputConversion));
+    CPPUNIT_ASSERT_EQUAL(std::string("beamformer"), times.name(SubbandProcessor::kBeamformer));
+    for (size_t step = SubbandProcessor::kInputConversion; step <= SubbandProcessor::kDelayAndBandpass; ++step)
+      CPPUNIT_ASSERT_EQUAL(uint64_t(2 * 3), times.calls(step));
+    for (size_t step = SubbandProcessor::kBeamformer; step <= SubbandProcessor::kValidSamples; ++step)
+      CPPUNIT_ASSERT_EQUAL(uint64_t(2), times.calls(step));
+    CPPUNIT_ASSERT(times.seconds(SubbandProcessor::kFilterBank) > 0);
+    CPPUNIT_ASSERT(times.seconds(SubbandProcessor::kCorrelator) > 0);
   }
 
   void matchesReferenceChain() {

@@ -11,6 +11,7 @@
 #include "daemon/Plugin.h"
 #include "CorrelatorFunctions.h"
 #include "rtcp/Logger.h"
+#include "rtcp/StepTimes.h"
 
 namespace rtcp::ion {
 namespace {
@@ -46,6 +47,9 @@ struct CorrelatorPlugin {
   BlockSource* blocks = nullptr;
   VisibilitySink* visibilities = nullptr;
   std::atomic<uint64_t> served{0}, flagged{0}, correlated{0};
+  /// Per call, on the link's threads: serving a block, waiting for the input included
+  /// (integration is timed by the output path).
+  StepTimes times{{"serve block"}};
 
   void serve(int64_t block, int32_t station, int32_t first, int32_t n, StationBlockHeader& header,
              OutArray<uint8_t>& samples, OutArray<uint64_t>& valid) {
@@ -57,7 +61,9 @@ struct CorrelatorPlugin {
     // The input never waits for slow ranks: a block that left the buffer comes back
     // flagged by ionproc (BlockSource::serveInto).
     std::shared_ptr<StationBlock> result = pool->take();
+    const auto start = StepTimes::Clock::now();
     blocks->serveInto(*result, block, station, first, n);
+    times.lap(0, start);
     ++served;
     if (result->header.flaggedByIonproc) {
       ++flagged;
@@ -86,7 +92,8 @@ struct CorrelatorPlugin {
 
   std::string summary() const {
     return "correlator plug-in: " + std::to_string(served) + " station blocks served, " +
-           std::to_string(flagged) + " served flagged because the ranks fell behind, " + std::to_string(correlated) + " correlated blocks received";
+           std::to_string(flagged) + " served flagged because the ranks fell behind, " + std::to_string(correlated) +
+           " correlated blocks received; steps: " + times.report();
   }
 };
 

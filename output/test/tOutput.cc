@@ -1,13 +1,18 @@
-// The output side: Integrator sums and counts, and StorageSender's delivery to a
-// storage-sink that stops and restarts (a test listener that checks every block).
+// The output side: Integrator sums and counts, StorageSender's delivery to a
+// storage-sink that stops and restarts (a test listener that checks every block), and the
+// OutputPath that joins them (and the dump file) for ionproc and a rank's local mode.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include "Integrator.h"
+#include "OutputPath.h"
 #include "StorageSender.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Crc64.h"
@@ -147,6 +152,8 @@ class OutputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testDestinations);
   CPPUNIT_TEST(testSinkRestart);
   CPPUNIT_TEST(testReplayWaitsForLateSink);
+  CPPUNIT_TEST(testOutputPathToStorageAndDump);
+  CPPUNIT_TEST(testOutputPathWithoutStorage);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -283,6 +290,81 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(sink.waitForTotal(10));
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), writer.statistics().dropped);
     CPPUNIT_ASSERT_EQUAL(0, sink.bad());
+  }
+
+  /// Blocks in, integrations out to storage-sink and to the dump file alike.
+  void testOutputPathToStorageAndDump() {
+    TestSink sink;
+    const ObservationSettings settings = twoSubbands(sink.port());
+    const std::string dump = tempPath("dump.vis");
+    OutputPathOptions options;
+    options.dumpPath = dump;
+    {
+      OutputPath path(settings, options);
+      CPPUNIT_ASSERT(path.storage());
+      for (int64_t block = 3; block >= 0; --block)  // any order
+        for (int sb : {0, 1}) {
+          const BlockData d(block, sb);
+          path.add(sb, block, kStations, kChannels, d.vis, d.valid);
+        }
+      CPPUNIT_ASSERT(path.finish());
+      CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.integrator().statistics().integrations);
+      CPPUNIT_ASSERT_EQUAL(size_t(4), path.summary().size());  // integration, storage, dump, steps
+      CPPUNIT_ASSERT_EQUAL(uint64_t(8), path.stepTimes().calls(OutputPath::kIntegrate));
+      CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.stepTimes().calls(OutputPath::kDump));
+      CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.stepTimes().calls(OutputPath::kQueueForStorage));
+    }
+    CPPUNIT_ASSERT(sink.waitForTotal(4));
+    CPPUNIT_ASSERT_EQUAL(0, sink.bad());
+    const auto received = sink.received();
+    for (int sb : {300, 301})
+      for (int64_t i = 0; i < 2; ++i) CPPUNIT_ASSERT_EQUAL(1, received.at(std::make_pair(sb, i)));
+    const std::vector<CorrelatedData> dumped = readDump(dump);
+    CPPUNIT_ASSERT_EQUAL(size_t(4), dumped.size());
+    for (const CorrelatedData& d : dumped) {
+      // Blocks 2i and 2i + 1 add up: visibility k = (2k + 4i + 1, 2 (subband index)).
+      const int64_t first = 2 * d.integration;
+      const float index = float(d.subband - 300);
+      for (size_t k = 0; k < d.visibilities.size(); k += 7)
+        CPPUNIT_ASSERT_EQUAL(std::complex<float>(float(2 * k + 2 * first + 1), 2 * index), d.visibilities[k]);
+      CPPUNIT_ASSERT_EQUAL(uint32_t(20 + 2 * first + 1), d.validSamples[0]);
+    }
+    std::filesystem::remove(dump);
+  }
+
+  /// toStorage = false (ionproc --no-output, correlator --no-storage): integrates, sends nothing.
+  void testOutputPathWithoutStorage() {
+    const ObservationSettings settings = twoSubbands(1);
+    OutputPathOptions options;
+    options.toStorage = false;
+    OutputPath path(settings, options);
+    CPPUNIT_ASSERT(!path.storage());
+    for (int64_t block = 0; block < 2; ++block) {
+      const BlockData d(block, 0);
+      path.add(0, block, kStations, kChannels, d.vis, d.valid);
+    }
+    CPPUNIT_ASSERT(path.finish());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), path.integrator().statistics().integrations);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), path.summary().size());  // integration, steps
+  }
+
+ private:
+  /// Observation 42 of subbands 300 and 301, two blocks per integration, storage on port.
+  static ObservationSettings twoSubbands(uint16_t port) {
+    ObservationSettings s;
+    s.observationId = 42;
+    s.startTime = 1.8e9;
+    s.stopTime = s.startTime + 10;
+    s.channelsPerSubband = kChannels;
+    s.blocksPerIntegration = 2;
+    s.stations.resize(kStations);
+    s.subbands = {{0, 300, 0, 58.6e6}, {1, 301, 0, 58.8e6}};
+    s.correlatedOutput.hosts = {"127.0.0.1"};
+    s.correlatedOutput.storagePort = port;
+    return s;
+  }
+  static std::string tempPath(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("rtcp-output-" + std::to_string(getpid()) + "-" + name)).string();
   }
 };
 

@@ -111,6 +111,13 @@ class QueueTest : public CppUnit::TestFixture {
     queue.pop();
     CPPUNIT_ASSERT(queue.meanWaitSeconds() >= 0.02);
     CPPUNIT_ASSERT(queue.meanWaitSeconds() < 5);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), queue.pops());
+    // The report line states what was counted: 1 item, its wait (>= 20 ms), 1 empty pop.
+    const std::string report = queue.report();
+    CPPUNIT_ASSERT(report.starts_with("stats: 1 items, mean wait "));
+    CPPUNIT_ASSERT(report.ends_with(" ms, found empty 1 times"));
+    const double waitMs = std::stod(report.substr(report.find("wait ") + 5));
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(1e3 * queue.meanWaitSeconds(), waitMs, 1e-3);
   }
 
   void testPoolMovesBuffers() {

@@ -29,7 +29,7 @@ using Integrations = std::map<std::pair<int64_t, int>, CorrelatedData>;
 Integrations readDumps(const std::string& directory, std::vector<size_t>& perRank) {
   Integrations all;
   for (int rank = 0; std::filesystem::exists(directory + "/rank" + std::to_string(rank) + ".vis"); ++rank) {
-    std::vector<CorrelatedData> mine = readDump(directory + "/rank" + std::to_string(rank) + ".vis");
+    std::vector<CorrelatedData> mine = ion::readDump(directory + "/rank" + std::to_string(rank) + ".vis");
     perRank.push_back(mine.size());
     for (CorrelatedData& data : mine) {
       const auto key = std::make_pair(data.integration, data.subband);

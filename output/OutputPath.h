@@ -1,0 +1,77 @@
+#pragma once
+/// \file OutputPath.h
+/// The correlated output path, one for ionproc and for a compute rank that reads its own
+/// input: the Integrator adds blocks into integrations, which go to storage-sink through
+/// a StorageSender and/or into a dump file of DESIGN §2.4 blocks. What differs between
+/// the two users is in OutputPathOptions.
+
+#include <complex>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "Integrator.h"
+#include "StorageSender.h"
+#include "VisibilitySink.h"
+#include "rtcp/CorrelatedBlock.h"
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/StepTimes.h"
+
+namespace rtcp::ion {
+
+struct OutputPathOptions {
+  /// Send integrations to the parset's storage locations (when its correlated output is
+  /// enabled).
+  bool toStorage = true;
+  /// Integrations that may wait per storage connection (ionproc --output-queue).
+  size_t queuePerConnection = 16;
+  /// Seconds finish() waits for storage-sink to take what is queued (--linger).
+  double finishTimeoutSeconds = 10;
+  /// Where to append every integration as a §2.4 block as well (empty: no dump).
+  std::string dumpPath;
+};
+
+class OutputPath : public VisibilitySink {
+ public:
+  /// Throws std::runtime_error when the dump file cannot be written.
+  OutputPath(const ObservationSettings& settings, OutputPathOptions options);
+  ~OutputPath() override;
+
+  /// One block's correlation of subband index `subbandIndex` (Integrator::add).
+  void add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
+           std::span<const std::complex<float>> visibilities,
+           std::span<const uint32_t> validSamples) override;
+  /// After the last block: sends every open integration on and waits up to
+  /// finishTimeoutSeconds for storage. False when an integration was not stored.
+  bool finish();
+
+  const Integrator& integrator() const { return *integrator_; }
+  /// The storage sender; nullptr without storage output.
+  const StorageSender* storage() const { return storage_.get(); }
+  /// Lines for the final log: integration, storage and dump counts, time per step.
+  std::vector<std::string> summary() const;
+  /// Per block: adding it into its integration; per integration: the dump file write,
+  /// handing it to the storage sender.
+  enum Step : size_t { kIntegrate, kDump, kQueueForStorage };
+  const StepTimes& stepTimes() const { return times_; }
+
+ private:
+  void emit(std::unique_ptr<CorrelatedData> integration);
+
+  int64_t observationId_;
+  OutputPathOptions options_;
+  std::unique_ptr<StorageSender> storage_;
+  std::unique_ptr<Integrator> integrator_;
+  std::ofstream dump_;
+  uint64_t dumped_ = 0;
+  StepTimes times_{{"integrate", "dump", "queue for storage"}};
+};
+
+/// Reads a dump file back: the integrations in the order they were written. Throws
+/// std::runtime_error naming the file and block of a bad header, checksum or length.
+std::vector<CorrelatedData> readDump(const std::string& path);
+
+}  // namespace rtcp::ion
