@@ -88,6 +88,7 @@ class SignalGenerator {
   AlignedBuffer<std::complex<float>> timeRamp_;         ///< [nrSamples]
   AlignedBuffer<std::complex<float>> spectrum_;         ///< [fftSize]
   AlignedBuffer<std::complex<float>> shifted_;          ///< [fftSize]
+  AlignedBuffer<std::complex<float>> white_;  ///< [history + nrSamples]: receiver noise scratch
 };
 
 }  // namespace rtcp::sim
