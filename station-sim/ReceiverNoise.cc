@@ -7,16 +7,16 @@
 namespace rtcp::sim {
 
 ReceiverNoise::ReceiverNoise(uint64_t seed, double power, const std::array<float, kNrTaps>& taps)
-    : random_(seed), power_(power), taps_(taps), white_(kNrTaps - 1) {
-  GaussianTable::instance().fillNoise(random_, power_, white_.data(), white_.size());  // a past
+    : random_(seed), power_(power), taps_(taps) {
+  GaussianTable::instance().fillNoise(random_, power_, history_.data(), history_.size());  // a past
 }
 
-void ReceiverNoise::generate(std::complex<float>* out, size_t n) {
-  constexpr size_t history = kNrTaps - 1;
-  white_.resize(history + n);
-  GaussianTable::instance().fillNoise(random_, power_, white_.data() + history, n);
-  filterReal(white_.data(), taps_.data(), kNrTaps, out, n);
-  std::copy(white_.end() - history, white_.end(), white_.begin());
+void ReceiverNoise::generate(std::complex<float>* scratch, std::complex<float>* out, size_t n) {
+  // scratch = [history, n new white samples]
+  std::copy(history_.begin(), history_.end(), scratch);
+  GaussianTable::instance().fillNoise(random_, power_, scratch + kHistory, n);
+  filterReal(scratch, taps_.data(), kNrTaps, out, n);
+  std::copy(scratch + n, scratch + n + kHistory, history_.begin());
 }
 
 }  // namespace rtcp::sim

@@ -8,7 +8,6 @@
 #include <array>
 #include <complex>
 #include <cstdint>
-#include <vector>
 
 #include "Random.h"
 #include "rtcp/StationFilter.h"
@@ -18,18 +17,20 @@ namespace rtcp::sim {
 class ReceiverNoise {
  public:
   static constexpr int kNrTaps = StationFilter::kNrTaps;
+  static constexpr int kHistory = kNrTaps - 1;
 
   /// power: E|z|^2 per sample of the white noise before the filter bank.
   ReceiverNoise(uint64_t seed, double power, const std::array<float, kNrTaps>& taps);
 
-  /// The next n samples, written to out[0, n).
-  void generate(std::complex<float>* out, size_t n);
+  /// The next n samples, written to out[0, n). scratch: room for n + kHistory samples
+  /// (shared by the streams that one thread generates in turn).
+  void generate(std::complex<float>* scratch, std::complex<float>* out, size_t n);
 
  private:
   Xoshiro256 random_;
   double power_;
   std::array<float, kNrTaps> taps_;
-  std::vector<std::complex<float>> white_;  ///< [kNrTaps - 1 history, then n new samples]
+  std::array<std::complex<float>, kHistory> history_;  ///< the last white samples
 };
 
 }  // namespace rtcp::sim

@@ -37,7 +37,8 @@ SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geome
       frequencyRamp_(geometry.fftSize),
       timeRamp_(geometry.nrSamples()),
       spectrum_(geometry.fftSize),
-      shifted_(geometry.fftSize) {
+      shifted_(geometry.fftSize),
+      white_(size_t(geometry.nrSamples() + ReceiverNoise::kHistory)) {
   if (forward.size() != geometry.fftSize || backward.size() != geometry.fftSize ||
       response.fftSize() != geometry.fftSize)
     throw std::invalid_argument("SignalGenerator: FFT size differs from the chunk geometry");
@@ -95,7 +96,7 @@ void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<flo
   const double f = subband_.frequency, fs = subband_.sampleRate;
   std::complex<float>* pol[kPolarisations] = {out, out + n};
   for (int p = 0; p < kPolarisations; ++p)
-    noise_[size_t(s * kPolarisations + p)].generate(pol[p], size_t(n));
+    noise_[size_t(s * kPolarisations + p)].generate(white_.data(), pol[p], size_t(n));
 
   const int first = response_.firstAliasBin(), last = response_.lastAliasBin();
   for (int k = 0; k < sky_.nrSources(); ++k) {

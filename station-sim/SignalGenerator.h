@@ -58,8 +58,6 @@ class SignalGenerator {
   void prepare(const ChunkDelays& delays);
   /// Station s's signal in the prepared chunk: out[pol][time], time in [0, nrSamples).
   void station(int s, const ChunkDelays& delays, std::complex<float>* out);
-  /// True when the tone reaches this subband (within 1.5 subbands of its centre).
-  bool hasTone() const { return toneGain_ != 0; }
   /// Expected E|x|^2 per polarisation of a station's signal (for the quantiser's gain).
   double powerPerPolarisation() const;
 
@@ -90,6 +88,7 @@ class SignalGenerator {
   AlignedBuffer<std::complex<float>> timeRamp_;         ///< [nrSamples]
   AlignedBuffer<std::complex<float>> spectrum_;         ///< [fftSize]
   AlignedBuffer<std::complex<float>> shifted_;          ///< [fftSize]
+  AlignedBuffer<std::complex<float>> white_;  ///< [history + nrSamples]: receiver noise scratch
 };
 
 }  // namespace rtcp::sim
