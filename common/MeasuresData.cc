@@ -8,6 +8,7 @@
 #include <casacore/tables/Tables/Table.h>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
@@ -66,10 +67,29 @@ double versionMjd(const MeasuresTable& table) {
   return casacore::MVTime(date).day();
 }
 
+/// Where casacore looked for a table it did not find.
+std::string searched(const MeasuresCoverage& all) {
+  const std::string where =
+      all.leapSeconds.found() ? std::filesystem::path(all.leapSeconds.path).parent_path().string() +
+                                    " (where TAI_UTC is)"
+                              : "its data directory";
+  return "casacore looks in the measures.directory of ~/.casarc, then in " + where +
+         "; Debian 12 packages no IERS tables";
+}
+
 std::string describe(const MeasuresTable& table) {
-  if (!table.found()) return table.name + ": not found";
   return table.name + " (" + table.path + "): " + formatMjd(table.firstMjd) + " to " +
          formatMjd(table.endMjd);
+}
+
+std::string describeEarthOrientation(const MeasuresCoverage& c) {
+  if (!c.measured.found() && !c.predicted.found())
+    return "no IERS tables (IERSeop97, IERSpredict) found: " + searched(c);
+  std::string text;
+  for (const MeasuresTable* table : {&c.measured, &c.predicted})
+    text += (text.empty() ? "" : "; ") +
+            (table->found() ? describe(*table) : table->name + ": not found");
+  return text;
 }
 
 }  // namespace
@@ -100,11 +120,12 @@ std::string measuresProblem(const MeasuresCoverage& c, double startUnix, double 
   text << "casacore's measures data do not cover the observation (" << formatUtc(startUnix)
        << " to " << formatUtc(stopUnix) << " UTC):";
   if (!earth)
-    text << "\n  - Earth orientation: " << describe(c.measured) << "; " << describe(c.predicted)
+    text << "\n  - Earth orientation: " << describeEarthOrientation(c)
          << ". For these dates casacore takes UT1-UTC and polar motion as 0, so delays and UVWs "
             "are computed for an Earth rotated up to 0.9 s (14 arcsec) away from where it was.";
   if (!leap)
-    text << "\n  - Leap seconds: " << describe(c.leapSeconds)
+    text << "\n  - Leap seconds: "
+         << (c.leapSeconds.found() ? describe(c.leapSeconds) : "TAI_UTC not found: " + searched(c))
          << (c.leapSeconds.found() ? " (dated " + c.leapSeconds.versionDate + ", valid 180 days)"
                                    : "")
          << ". A leap second after its date would put every time 1 s off.";

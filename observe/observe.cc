@@ -28,7 +28,8 @@ const char* kDescription = R"(
 Checks the parset as a whole before anything starts (unknown stations, subbands outside
 0..511, input ports used twice, stop before start, a start in the past, output
 directories that cannot be written, missing recordings, more ranks than cores; unknown
-keys are warnings) and exits non-zero listing every error. Then writes the effective
+keys, and casacore measures tables that do not cover the observation, are warnings) and
+exits non-zero listing every error (--check-only: stops here). Then writes the effective
 parset (--now: start and stop shifted by an even number of seconds to begin a few
 seconds from now; the storage port chosen) into the observation directory (--dir, else
 the output directory of subband 0), starts storage-sink, ionproc, `mpirun -np N

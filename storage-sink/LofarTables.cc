@@ -127,29 +127,42 @@ casacore::Matrix<double> vectors(const std::vector<Vector3>& values) {
   return m;
 }
 
-void fillFieldRow(casacore::Table& table, casacore::rownr_t row, const LofarFieldRow& f) {
-  casacore::ScalarColumn<casacore::Int>(table, "ANTENNA_ID").put(row, f.antennaId);
-  casacore::ScalarColumn<String>(table, "NAME").put(row, f.name);
-  casacore::ArrayColumn<double>(table, "POSITION")
-      .put(row, casacore::Vector<double>{f.position[0], f.position[1], f.position[2]});
-  casacore::ArrayColumn<double>(table, "COORDINATE_AXES")
-      .put(row, vectors({f.axes[0], f.axes[1], f.axes[2]}));
-  casacore::ArrayColumn<double>(table, "ELEMENT_OFFSET").put(row, vectors(f.elementOffsets));
-  casacore::Matrix<casacore::Int> rcus(2, f.elementRcus.size());
-  casacore::Matrix<bool> flags(2, f.elementFlags.size());
-  for (size_t e = 0; e < f.elementRcus.size(); ++e)
-    for (size_t p = 0; p < 2; ++p) {
-      rcus(p, e) = f.elementRcus[e][p];
-      flags(p, e) = f.elementFlags[e][p];
-    }
-  casacore::ArrayColumn<casacore::Int>(table, "ELEMENT_RCU").put(row, rcus);
-  casacore::ArrayColumn<bool>(table, "ELEMENT_FLAG").put(row, flags);
-  // LOFAR turns the tile elements in TILE_ELEMENT_OFFSET and writes TILE_ROTATION 0.
-  casacore::ScalarColumn<double>(table, "TILE_ROTATION").put(row, 0.0);
-  if (f.hasTiles)
-    casacore::ArrayColumn<double>(table, "TILE_ELEMENT_OFFSET")
-        .put(row, vectors(f.tileElementOffsets));
-}
+/// LOFAR_ANTENNA_FIELD's columns, attached once for all rows.
+struct AntennaFieldColumns {
+  explicit AntennaFieldColumns(casacore::Table& t)
+      : antennaId(t, "ANTENNA_ID"), name(t, "NAME"), position(t, "POSITION"),
+        axes(t, "COORDINATE_AXES"), offsets(t, "ELEMENT_OFFSET"), rcus(t, "ELEMENT_RCU"),
+        flags(t, "ELEMENT_FLAG"), tileRotation(t, "TILE_ROTATION"),
+        tileOffsets(t, "TILE_ELEMENT_OFFSET") {}
+
+  void put(casacore::rownr_t row, const LofarFieldRow& f) {
+    antennaId.put(row, f.antennaId);
+    name.put(row, f.name);
+    position.put(row, casacore::Vector<double>{f.position[0], f.position[1], f.position[2]});
+    axes.put(row, vectors({f.axes[0], f.axes[1], f.axes[2]}));
+    offsets.put(row, vectors(f.elementOffsets));
+    casacore::Matrix<casacore::Int> rcu(2, f.elementRcus.size());
+    casacore::Matrix<bool> flag(2, f.elementFlags.size());
+    for (size_t e = 0; e < f.elementRcus.size(); ++e)
+      for (size_t p = 0; p < 2; ++p) {
+        rcu(p, e) = f.elementRcus[e][p];
+        flag(p, e) = f.elementFlags[e][p];
+      }
+    rcus.put(row, rcu);
+    flags.put(row, flag);
+    // LOFAR turns the tile elements in TILE_ELEMENT_OFFSET and writes TILE_ROTATION 0.
+    tileRotation.put(row, 0.0);
+    if (f.hasTiles) tileOffsets.put(row, vectors(f.tileElementOffsets));
+  }
+
+  casacore::ScalarColumn<casacore::Int> antennaId;
+  casacore::ScalarColumn<String> name;
+  casacore::ArrayColumn<double> position, axes, offsets;
+  casacore::ArrayColumn<casacore::Int> rcus;
+  casacore::ArrayColumn<bool> flags;
+  casacore::ScalarColumn<double> tileRotation;
+  casacore::ArrayColumn<double> tileOffsets;
+};
 
 casacore::Vector<String> strings(const std::vector<std::string>& values) {
   casacore::Vector<String> out(values.size());
@@ -213,17 +226,22 @@ void createLofarSubtables(casacore::MeasurementSet& ms) {
 void fillLofarSubtables(casacore::MeasurementSet& ms, const LofarAntennaFields& fields) {
   casacore::Table stations = ms.keywordSet().asTable("LOFAR_STATION");
   stations.reopenRW();
-  stations.addRow(fields.stations.size());
-  for (size_t i = 0; i < fields.stations.size(); ++i) {
-    casacore::ScalarColumn<String>(stations, "NAME").put(i, fields.stations[i].name);
-    casacore::ScalarColumn<casacore::Int>(stations, "CLOCK_ID").put(i, fields.stations[i].clockId);
-    casacore::ScalarColumn<bool>(stations, "FLAG_ROW").put(i, false);
+  const size_t nrStations = fields.stations.size();
+  stations.addRow(nrStations);
+  casacore::Vector<String> names(nrStations);
+  casacore::Vector<casacore::Int> clocks(nrStations);
+  for (size_t i = 0; i < nrStations; ++i) {
+    names[i] = fields.stations[i].name;
+    clocks[i] = fields.stations[i].clockId;
   }
+  casacore::ScalarColumn<String>(stations, "NAME").putColumn(names);
+  casacore::ScalarColumn<casacore::Int>(stations, "CLOCK_ID").putColumn(clocks);
+  casacore::ScalarColumn<bool>(stations, "FLAG_ROW").putColumn(casacore::Vector<bool>(nrStations, false));
   casacore::Table antennaFields = ms.keywordSet().asTable("LOFAR_ANTENNA_FIELD");
   antennaFields.reopenRW();
   antennaFields.addRow(fields.fields.size());
-  for (size_t i = 0; i < fields.fields.size(); ++i)
-    fillFieldRow(antennaFields, i, fields.fields[i]);
+  AntennaFieldColumns columns(antennaFields);
+  for (size_t i = 0; i < fields.fields.size(); ++i) columns.put(i, fields.fields[i]);
 }
 
 void fillLofarObservation(casacore::Table& table, const MeasurementSetDescription& d,

@@ -137,6 +137,9 @@ void assertSameSettings(const ObservationSettings& a, const ObservationSettings&
   CPPUNIT_ASSERT(a.tiedArrayStationNames == b.tiedArrayStationNames);
   CPPUNIT_ASSERT(a.correlatedOutput == b.correlatedOutput);
   CPPUNIT_ASSERT(a.sim == b.sim);
+  CPPUNIT_ASSERT(a.campaign == b.campaign);
+  CPPUNIT_ASSERT(a.beamTargets == b.beamTargets);
+  CPPUNIT_ASSERT(a.analogBeam == b.analogBeam);
   CPPUNIT_ASSERT(b.unknownKeys.empty());
 }
 
@@ -167,6 +170,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testBadProcessing);
   CPPUNIT_TEST(testBadOutput);
   CPPUNIT_TEST(testBadSim);
+  CPPUNIT_TEST(testDescriptionKeys);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -456,8 +460,22 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
         .set("Sim.tone.frequency", "1e7")
         .set("Sim.tone.amplitude", "3")
         .set("Sim.packetLossProbability", "1")
-        .set("Sim.seed", "99");
+        .set("Sim.seed", "99")
+        .set("Observation.Campaign.name", "LC4_001")
+        .set("Observation.Campaign.title", "'Deep field, part 2'")
+        .set("Observation.Campaign.PI", "'Doe, J.'")
+        .set("Observation.Campaign.CO_I", "['A. One', B]")
+        .set("Observation.Campaign.contact", "'J. Doe'")
+        .set("Observation.Beam[1].target", "'3C 196'")
+        .set("Observation.nrAnaBeams", "1")
+        .set("Observation.AnaBeam[0].directionType", "AZELGEO")
+        .set("Observation.AnaBeam[0].angle1", "1.5")
+        .set("Observation.AnaBeam[0].angle2", "0.9");
     const ObservationSettings s = settingsOf(keys);
+    CPPUNIT_ASSERT_EQUAL(std::string("Doe, J."), s.campaign.pi);
+    CPPUNIT_ASSERT((s.campaign.coInvestigators == std::vector<std::string>{"A. One", "B"}));
+    CPPUNIT_ASSERT((s.beamTargets == std::vector<std::vector<std::string>>{{}, {"3C 196"}}));
+    CPPUNIT_ASSERT(s.analogBeam && s.analogBeam->directionType == "AZELGEO" && s.analogBeam->angle2 == 0.9);
     CPPUNIT_ASSERT_EQUAL(103, s.nrSubbands());
     CPPUNIT_ASSERT_EQUAL(1795377600.25, s.startTime);
     CPPUNIT_ASSERT((s.stations[0].inputs ==
@@ -609,6 +627,23 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
                             "1 filenames for 3 subbands"));
     CPPUNIT_ASSERT(contains(errorOf(Keys().set("OLAP.Storage.port", "70000"), "OLAP.Storage.port"),
                             "outside 1..65535"));
+  }
+
+  void testDescriptionKeys() {
+    Keys keys;
+    const ObservationSettings plain = settingsOf(keys);  // none given: empty, no analog beam
+    CPPUNIT_ASSERT(plain.campaign == rtcp::CampaignSettings{});
+    CPPUNIT_ASSERT(!plain.analogBeam);
+    CPPUNIT_ASSERT((plain.beamTargets == std::vector<std::vector<std::string>>{{}}));
+    keys.set("Observation.AnaBeam[0].angle1", "1").set("Observation.AnaBeam[0].angle2", "0.5");
+    const ObservationSettings analog = settingsOf(keys);
+    CPPUNIT_ASSERT(analog.analogBeam && analog.analogBeam->directionType == "J2000");
+    CPPUNIT_ASSERT(analog.unknownKeys.empty());
+    keys.set("Observation.nrAnaBeams", "0");  // LOFAR's: no analog beam, its keys ignored
+    CPPUNIT_ASSERT(!settingsOf(keys).analogBeam);
+    keys.set("Observation.nrAnaBeams", "1").set("Observation.AnaBeam[0].directionType", "J2001");
+    CPPUNIT_ASSERT(contains(errorOf(keys, "Observation.AnaBeam[0].directionType"),
+                            "'J2001' is not a direction type casacore knows"));
   }
 
   void testBadSim() {
