@@ -41,7 +41,8 @@ or 244 for 16, 8 or 4 bit) per stream. Station s records each source as
 e(t + tau_s) exp(2 pi i f_subband tau_s) (DESIGN 2.3), tau_s its true geometric delay plus
 clock correction; the tone (Sim.tone.*) is delayed toward beam 0. Samples are scaled to
 an rms of 1024 / 20 / 2.5 per component (16 / 8 / 4 bit). Generation is reproducible
-from Sim.seed. Exit status is non-zero on any error.
+from Sim.seed. PARSET '-' reads the parset from standard input. Exit status is
+non-zero on any error.
 
 options:
 )";

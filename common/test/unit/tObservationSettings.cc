@@ -136,6 +136,7 @@ void assertSameSettings(const ObservationSettings& a, const ObservationSettings&
   CPPUNIT_ASSERT_EQUAL(a.secondsOfBuffer, b.secondsOfBuffer);
   CPPUNIT_ASSERT(a.tiedArrayStationNames == b.tiedArrayStationNames);
   CPPUNIT_ASSERT(a.correlatedOutput == b.correlatedOutput);
+  CPPUNIT_ASSERT(a.computeNodes == b.computeNodes);
   CPPUNIT_ASSERT(a.sim == b.sim);
   CPPUNIT_ASSERT(b.unknownKeys.empty());
 }
@@ -456,9 +457,15 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
         .set("Sim.tone.frequency", "1e7")
         .set("Sim.tone.amplitude", "3")
         .set("Sim.packetLossProbability", "1")
-        .set("Sim.seed", "99");
+        .set("Sim.seed", "99")
+        .set("Cobalt.Nodes", "[cbt001_0, cbt001_1, cbt002_0]")
+        .set("PIC.Core.Cobalt.cbt001_0.host", "cbt001")
+        .set("PIC.Core.Cobalt.cbt001_1.host", "cbt001")
+        .set("PIC.Core.Cobalt.cbt002_0.host", "cbt002");
     const ObservationSettings s = settingsOf(keys);
     CPPUNIT_ASSERT_EQUAL(103, s.nrSubbands());
+    CPPUNIT_ASSERT((s.computeNodes == std::vector<rtcp::ComputeNode>{{"cbt001_0", "cbt001"}, {"cbt001_1", "cbt001"},
+                                                               {"cbt002_0", "cbt002"}}));
     CPPUNIT_ASSERT_EQUAL(1795377600.25, s.startTime);
     CPPUNIT_ASSERT((s.stations[0].inputs ==
                     std::vector<std::string>{"file:rec/CS 001.rsp", "udp:[::1]:4000"}));
