@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 #include <unistd.h>
 
@@ -118,16 +119,33 @@ void Observation::relayRemoteOutput() {
   }
 }
 
+ChildProcess* Observation::failedPart() {
+  for (auto& p : parts_)
+    if (const std::optional<int> code = exitCodeOf(*p); code && *code != 0) return p.get();
+  return nullptr;
+}
+
 bool Observation::checkParts(const std::string& when) {
   relayRemoteOutput();
+  ChildProcess* failed = failedPart();
+  // Ranks end as soon as an ionproc they fetch from is gone: give the cause a moment to
+  // show before blaming them.
+  for (const double giveUp = wallClock() + 1; failed && failed->name() == "correlator" && wallClock() < giveUp;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    relayRemoteOutput();
+    for (auto& p : parts_)
+      if (p.get() != failed && exitCodeOf(*p).value_or(0) != 0) failed = p.get();
+  }
+  if (failed) {
+    const int code = *exitCodeOf(*failed);
+    const std::string problem = lastProblem(failed->logPath());
+    fail(describe(*failed) + " failed with exit code " + std::to_string(code) +
+         (code > 128 && code < 160 ? std::string(" (SIG") + sigabbrev_np(code - 128) + ")" : "") + when +
+         (problem.empty() ? "" : ": " + problem) + " (see " + failed->logPath() + ")");
+    return false;
+  }
   const double now = wallClock();
   for (auto& p : parts_) {
-    if (const std::optional<int> code = exitCodeOf(*p); code && *code != 0) {
-      const std::string problem = lastProblem(p->logPath());
-      fail(describe(*p) + " failed with exit code " + std::to_string(*code) + when +
-           (problem.empty() ? "" : ": " + problem) + " (see " + p->logPath() + ")");
-      return false;
-    }
     const auto it = remote_.find(p->name());
     if (it != remote_.end() && p->running() && !it->second.output->started() &&
         now > it->second.launchedAt + options_.startupSeconds) {
@@ -401,7 +419,13 @@ ObservationSummary Observation::summarise() {
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()]; code != 0 && failure_.empty() && p->name() != "rtcp-inspect")
       failure_ = describe(*p) + " exited with " + std::to_string(code) + " (see " + p->logPath() + ")";
-  const size_t expected = plan_.measurementSets.size() + plan_.remoteMeasurementSets.size();
+  // What is missing: every MS planned that no file here or report from there shows.
+  std::vector<std::string> planned = plan_.measurementSets;
+  planned.insert(planned.end(), plan_.remoteMeasurementSets.begin(), plan_.remoteMeasurementSets.end());
+  for (const std::string& ms : planned)
+    if (std::find(summary.measurementSets.begin(), summary.measurementSets.end(), ms) == summary.measurementSets.end())
+      summary.warnings.push_back("not written: " + ms);
+  const size_t expected = planned.size();
   if (failure_.empty() && summary.measurementSets.size() < expected)
     failure_ = "only " + std::to_string(summary.measurementSets.size()) + " of " + std::to_string(expected) +
                " MeasurementSets were written";

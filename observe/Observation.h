@@ -66,6 +66,8 @@ class Observation {
   void relayRemoteOutput();
   /// Fails when a part exited non-zero, or a part on another host did not start in time.
   bool checkParts(const std::string& when);
+  /// The first part that exited non-zero, if any.
+  ChildProcess* failedPart();
   bool startParts();
   void startStorageSinks();
   /// Starts the ionprocs; returns the --ionproc endpoints the ranks reach them at.
