@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -252,6 +253,13 @@ void readOutput(const Parset& p, ObservationSettings& s) {
   out.storagePort = intInRange(p, "OLAP.Storage.port", 4100, 1, 65535);
 }
 
+/// COBALT's compute nodes: Cobalt.Nodes names them, PIC.Core.Cobalt.<node>.host places
+/// each (one rank per node).
+void readComputeNodes(const Parset& p, ObservationSettings& s) {
+  for (const std::string& name : p.getStringVector("Cobalt.Nodes", {}))
+    s.computeNodes.push_back({name, p.getString("PIC.Core.Cobalt." + name + ".host", "localhost")});
+}
+
 void readSim(const Parset& p, ObservationSettings& s) {
   SimSettings& sim = s.sim;
   const int nrSources = intInRange(p, "Sim.nrSources", 0, 0, 100'000);
@@ -381,6 +389,16 @@ void writeOutput(const ObservationSettings& s, Parset& p) {
   p.set("OLAP.Storage.port", std::to_string(out.storagePort));
 }
 
+void writeComputeNodes(const ObservationSettings& s, Parset& p) {
+  if (s.computeNodes.empty()) return;
+  std::vector<std::string> names;
+  for (const ComputeNode& node : s.computeNodes) {
+    names.push_back(node.name);
+    p.set("PIC.Core.Cobalt." + node.name + ".host", quoted(node.host));
+  }
+  p.set("Cobalt.Nodes", formatVector(names, quoted));
+}
+
 void writeSim(const SimSettings& sim, Parset& p) {
   p.set("Sim.nrSources", std::to_string(sim.sources.size()));
   for (size_t i = 0; i < sim.sources.size(); ++i) {
@@ -407,6 +425,7 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset,
   readStations(parset, table, s);
   readProcessing(parset, s);
   readOutput(parset, s);
+  readComputeNodes(parset, s);
   readSim(parset, s);
   s.parsetText = parset.toString();
   reportUnknownKeys(parset, s);
@@ -420,6 +439,7 @@ Parset ObservationSettings::toParset() const {
   writeStations(*this, parset);
   writeProcessing(*this, parset);
   writeOutput(*this, parset);
+  writeComputeNodes(*this, parset);
   writeSim(sim, parset);
   return parset;
 }
@@ -429,15 +449,24 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset) {
 }
 
 ObservationSettings ObservationSettings::fromFile(const std::string& path) {
+  std::ostringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+    return fromText(text.str(), "<standard input>", std::filesystem::current_path().string());
+  }
   std::ifstream file(path);
   if (!file)
     throw ParsetError(path, 0, "", std::string("cannot open parset: ") + std::strerror(errno));
-  std::ostringstream text;
   text << file.rdbuf();
-  ObservationSettings s = fromParset(Parset::fromString(text.str(), path));
-  s.parsetText = text.str();  // as written, comments included, for HISTORY
+  return fromText(text.str(), path, std::filesystem::absolute(path).parent_path().string());
+}
+
+ObservationSettings ObservationSettings::fromText(const std::string& text, const std::string& name,
+                                                  const std::string& baseDirectory) {
+  ObservationSettings s = fromParset(Parset::fromString(text, name));
+  s.parsetText = text;  // as written, comments included, for HISTORY
   // Recordings named by relative paths lie relative to the parset file, not the caller.
-  const std::filesystem::path base = std::filesystem::absolute(path).parent_path();
+  const std::filesystem::path base = baseDirectory;
   for (StationSettings& station : s.stations)
     for (std::string& input : station.inputs)
       if (input.starts_with("file:") && input.size() > 5 && input[5] != '/')

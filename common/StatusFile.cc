@@ -1,5 +1,6 @@
 #include "rtcp/StatusFile.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -116,6 +117,20 @@ IonStatus IonStatus::read(const std::string& path) {
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(path + ": " + e.what());
   }
+}
+
+std::string IonStatus::formatLine() const {
+  std::string line = format();  // station names and numbers hold no spaces
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  if (!line.empty()) line.pop_back();
+  return std::string(kLinePrefix) + line;
+}
+
+std::optional<IonStatus> IonStatus::parseLine(const std::string& line) {
+  if (!line.starts_with(kLinePrefix)) return std::nullopt;
+  std::string text = line.substr(kLinePrefix.size());
+  std::replace(text.begin(), text.end(), ' ', '\n');
+  return parse(text);
 }
 
 void writeFileAtomically(const std::string& path, const std::string& text) {

@@ -55,11 +55,11 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     ("no-input", po::bool_switch(&o.noInput), "run without station input (link, plug-ins and output only)")
     ("stations", po::value(&o.stations), "serve only these stations (comma-separated names; default: all), e.g. the ones whose inputs reach this host")
     ("no-output", po::bool_switch(&o.noOutput), "only serve station blocks; another ionproc integrates and sends to storage")
-    ("status", po::value(&o.statusFile), "rewrite this file once a second with key=value status lines (StatusFile.h)");
+    ("status", po::value(&o.statusFile), "rewrite this file once a second with key=value status lines (StatusFile.h); '-': print them as one 'rtcp-status' line a second on standard output (for observe across hosts)");
   const std::string about = "\nServes the parset's stations to the correlator ranks over the link, adds their\n"
                             "visibilities over OLAP.IONProc.integrationSteps blocks and sends them to storage-sink.\n"
                             "With one ionproc per input host, each serves its --stations and all but one run\n"
-                            "with --no-output.\n";
+                            "with --no-output. PARSET '-' reads the parset from standard input.\n";
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about)) return std::nullopt;
   if (o.plugins.empty()) {
     const std::filesystem::path beside = std::filesystem::canonical("/proc/self/exe").parent_path() /
@@ -158,6 +158,10 @@ int run(const Options& options) {
     IonStatus status = collectStatus(settings, inputStatistics, clockShift, output);
     status.finished = finished;
     try {
+      if (options.statusFile == "-") {
+        std::cout << status.formatLine() << std::endl;  // flushed: mpiexec forwards it now
+        return;
+      }
       writeFileAtomically(options.statusFile, status.format());
     } catch (const std::exception& e) {
       static RateLimiter limiter(60);

@@ -14,8 +14,9 @@
 
 namespace rtcp::observe {
 
-ChildProcess::ChildProcess(std::string name, std::vector<std::string> arguments, std::string logPath)
-    : name_(std::move(name)), arguments_(std::move(arguments)), logPath_(std::move(logPath)) {}
+ChildProcess::ChildProcess(std::string name, std::vector<std::string> arguments, std::string logPath,
+                           ChildStreams streams)
+    : name_(std::move(name)), arguments_(std::move(arguments)), logPath_(std::move(logPath)), streams_(std::move(streams)) {}
 
 ChildProcess::~ChildProcess() {
   if (running()) kill();
@@ -30,6 +31,19 @@ std::string ChildProcess::commandLine() const {
 void ChildProcess::start() {
   const int log = open(logPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log < 0) throw std::runtime_error(name_ + ": cannot create log " + logPath_ + ": " + std::strerror(errno));
+  const std::string& inputPath = streams_.inputPath.empty() ? std::string("/dev/null") : streams_.inputPath;
+  const int input = open(inputPath.c_str(), O_RDONLY | O_CLOEXEC);
+  if (input < 0) {
+    close(log);
+    throw std::runtime_error(name_ + ": cannot open " + inputPath + ": " + std::strerror(errno));
+  }
+  const int output = streams_.outputPath.empty()
+                         ? fcntl(log, F_DUPFD_CLOEXEC, 0)
+                         : open(streams_.outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (output < 0) {
+    close(log), close(input);
+    throw std::runtime_error(name_ + ": cannot create " + streams_.outputPath + ": " + std::strerror(errno));
+  }
   int report[2];  // exec failures travel back through a close-on-exec pipe
   if (pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error(name_ + ": pipe: " + std::strerror(errno));
   std::vector<char*> argv;
@@ -42,9 +56,8 @@ void ChildProcess::start() {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);  // observe blocks its stop signals; the parts must not
-    const int null = open("/dev/null", O_RDONLY);
-    dup2(null, STDIN_FILENO);
-    dup2(log, STDOUT_FILENO);
+    dup2(input, STDIN_FILENO);
+    dup2(output, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
     execvp(argv[0], argv.data());
     const int error = errno;
@@ -53,6 +66,8 @@ void ChildProcess::start() {
   }
   setpgid(pid, pid);  // also here, so that signal() works before the child ran
   close(log);
+  close(input);
+  close(output);
   close(report[1]);
   int error = 0;
   const ssize_t n = read(report[0], &error, sizeof error);
@@ -65,7 +80,7 @@ void ChildProcess::start() {
 }
 
 void ChildProcess::signal(int signalNumber) {
-  if (running()) ::kill(-pid_, signalNumber);
+  if (running()) ::kill(streams_.signalGroup ? -pid_ : pid_, signalNumber);
 }
 
 bool ChildProcess::poll() {

@@ -13,10 +13,21 @@
 
 namespace rtcp::observe {
 
+/// Where a child's standard streams go, and what signal() reaches.
+struct ChildStreams {
+  std::string inputPath;   ///< standard input from this file ("": /dev/null)
+  std::string outputPath;  ///< standard output into this file ("": the log)
+  /// true: signals go to the child's whole process group (mpirun and its local ranks);
+  /// false: to the child alone (mpiexec of parts on other hosts forwards them itself,
+  /// while a signal to its ssh children would cut the connection).
+  bool signalGroup = true;
+};
+
 class ChildProcess {
  public:
   /// name: for messages and the exit-code table (station-sim, ionproc, ...).
-  ChildProcess(std::string name, std::vector<std::string> arguments, std::string logPath);
+  ChildProcess(std::string name, std::vector<std::string> arguments, std::string logPath,
+               ChildStreams streams = {});
   ~ChildProcess();  ///< kills a child still running (SIGKILL to its group) and reaps it
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -24,7 +35,8 @@ class ChildProcess {
   /// Forks and executes arguments[0] (a path, or a name looked up in PATH); throws
   /// std::runtime_error naming the program when the log cannot be opened or exec fails.
   void start();
-  /// Sends a signal to the child's whole process group (e.g. mpirun and its ranks).
+  /// Sends a signal to the child's whole process group (e.g. mpirun and its ranks), or
+  /// to the child alone (ChildStreams::signalGroup).
   void signal(int signalNumber);
   /// Reaps the child when it has exited; true once it has.
   bool poll();
@@ -51,6 +63,7 @@ class ChildProcess {
   std::string name_;
   std::vector<std::string> arguments_;
   std::string logPath_;
+  ChildStreams streams_;
   pid_t pid_ = -1;
   std::optional<int> exitCode_;
   std::optional<double> cpuSeconds_;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <thread>
 
 #include <unistd.h>
 
@@ -56,18 +57,108 @@ uint64_t packetsPerStream(const ObservationSettings& s) {
 Observation::Observation(ObservationPlan plan, RunOptions options, sigset_t stopSignals)
     : plan_(std::move(plan)), options_(options), stopSignals_(stopSignals) {}
 
-ChildProcess& Observation::addPart(const std::string& name, std::vector<std::string> arguments) {
-  parts_.push_back(std::make_unique<ChildProcess>(name, std::move(arguments), plan_.directory + "/" + name + ".log"));
+ChildProcess& Observation::addPart(const std::string& name, std::vector<std::string> arguments, ChildStreams streams) {
+  parts_.push_back(std::make_unique<ChildProcess>(name, std::move(arguments), plan_.directory + "/" + name + ".log",
+                                                  std::move(streams)));
   ChildProcess& child = *parts_.back();
   RTCP_LOG_INFO("observe", "starting " << name << ": " << child.commandLine());
   child.start();
   return child;
 }
 
+ChildProcess& Observation::addRemotePart(const std::string& name, const std::string& hosts, int processes,
+                                         const std::vector<std::string>& command, const std::string& parsetPath,
+                                         const std::string& statusPath) {
+  const std::string outputPath = plan_.directory + "/" + name + ".out";
+  RemotePart& remote = remote_[name];
+  remote.host = hosts;
+  remote.output = std::make_unique<PartOutput>(outputPath, processes);
+  remote.launchedAt = wallClock();
+  remote.statusPath = statusPath;
+  return addPart(name, hydraCommand(options_.launcher, hosts, processes, command),
+                 ChildStreams{parsetPath, outputPath, false});
+}
+
 ChildProcess* Observation::part(const std::string& name) {
   for (auto& p : parts_)
     if (p->name() == name) return p.get();
   return nullptr;
+}
+
+std::vector<ChildProcess*> Observation::partsNamed(const std::string& name) {
+  std::vector<ChildProcess*> found;
+  for (auto& p : parts_)
+    if (p->name() == name || p->name().starts_with(name + "@")) found.push_back(p.get());
+  return found;
+}
+
+std::string Observation::describe(const ChildProcess& part) const {
+  const auto it = remote_.find(part.name());
+  if (it == remote_.end() || part.name().ends_with("@" + it->second.host)) return part.name();
+  return part.name() + " on " + it->second.host;
+}
+
+std::optional<int> Observation::exitCodeOf(ChildProcess& part) {
+  if (!part.poll()) return std::nullopt;
+  const auto it = remote_.find(part.name());
+  if (it == remote_.end()) return part.exitCode();
+  it->second.output->update();  // mpiexec has written all it will
+  // mpiexec's own code when the part did not report (not started, killed, host lost).
+  const std::optional<int> reported = it->second.output->exitCode();
+  return reported ? *reported : (*part.exitCode() != 0 ? *part.exitCode() : 255);
+}
+
+void Observation::relayRemoteOutput() {
+  for (auto& [name, remote] : remote_) {
+    if (!remote.output->update() || remote.statusPath.empty()) continue;
+    try {
+      ion::writeFileAtomically(remote.statusPath, remote.output->status()->format());
+    } catch (const std::exception& e) {
+      RTCP_LOG_WARN("observe", e.what());
+    }
+  }
+}
+
+ChildProcess* Observation::failedPart() {
+  for (auto& p : parts_)
+    if (const std::optional<int> code = exitCodeOf(*p); code && *code != 0) return p.get();
+  return nullptr;
+}
+
+bool Observation::checkParts(const std::string& when) {
+  relayRemoteOutput();
+  ChildProcess* failed = failedPart();
+  // Ranks end as soon as an ionproc they fetch from is gone: give the cause a moment to
+  // show before blaming them.
+  for (const double giveUp = wallClock() + 1; failed && failed->name() == "correlator" && wallClock() < giveUp;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    relayRemoteOutput();
+    for (auto& p : parts_)
+      if (p.get() != failed && exitCodeOf(*p).value_or(0) != 0) failed = p.get();
+  }
+  if (failed) {
+    const int code = *exitCodeOf(*failed);
+    const std::string problem = lastProblem(failed->logPath());
+    fail(describe(*failed) + " failed with exit code " + std::to_string(code) +
+         (code > 128 && code < 160 ? std::string(" (SIG") + sigabbrev_np(code - 128) + ")" : "") + when +
+         (problem.empty() ? "" : ": " + problem) + " (see " + failed->logPath() + ")");
+    return false;
+  }
+  const double now = wallClock();
+  for (auto& p : parts_) {
+    const auto it = remote_.find(p->name());
+    if (it != remote_.end() && p->running() && !it->second.output->started() &&
+        now > it->second.launchedAt + options_.startupSeconds) {
+      const std::string problem = lastProblem(p->logPath());
+      fail("cannot start " + p->name() + " on " + it->second.host + ": no answer within " +
+           std::to_string(int(options_.startupSeconds)) + " s" + (problem.empty() ? "" : " (" + problem + ")") +
+           "; is the host up and reachable with " +
+           (options_.launcher.launcherExec.empty() ? options_.launcher.launcher : options_.launcher.launcherExec) +
+           "? (see " + p->logPath() + ")");
+      return false;
+    }
+  }
+  return true;
 }
 
 void Observation::fail(const std::string& reason) {
@@ -87,44 +178,78 @@ ObservationSummary Observation::run() {
 }
 
 bool Observation::startParts() {
-  const std::string parset = plan_.parsetPath;
   try {
-    if (!plan_.measurementSets.empty())
-      addPart("storage-sink", {partExecutable("storage-sink"), parset, "--port", std::to_string(plan_.storagePort)});
-    // Ranks on other hosts reach ionproc by this host's name over TCP; local ranks over a
-    // unix socket, which moves about twice the bytes per CPU second of loopback TCP
-    // (rtcp-bench link). Its path stays short: sockaddr_un holds 108 bytes.
-    const bool remoteRanks = !options_.mpiHosts.empty();
-    std::vector<std::string> correlator{mpirunExecutable()};
-    if (remoteRanks) correlator.insert(correlator.end(), {"-hosts", options_.mpiHosts});
-    correlator.insert(correlator.end(), {"-np", std::to_string(options_.ranks), partExecutable("correlator"), parset});
-    // One ionproc per input host; the first integrates and sends to storage-sink.
-    for (const IonprocPlan& ionproc : plan_.ionprocs) {
-      const std::string port = std::to_string(ionproc.linkPort);
-      const std::string listen = remoteRanks ? "tcp:0.0.0.0:" + port
-                                             : "unix:/tmp/rtcp-link-" + std::to_string(getpid()) + "-" + port;
-      std::vector<std::string> arguments{partExecutable("ionproc"), parset, "--link", listen, "--status",
-                                         statusPath(ionproc)};
-      if (plan_.ionprocs.size() > 1) {
-        std::string stations;
-        for (const std::string& name : ionproc.stations) stations += (stations.empty() ? "" : ",") + name;
-        arguments.insert(arguments.end(), {"--stations", stations});
-        if (&ionproc != &plan_.ionprocs.front()) arguments.push_back("--no-output");
-      }
-      addPart(ionproc.name, arguments);
-      correlator.insert(correlator.end(), {"--ionproc", remoteRanks ? "tcp:" + hostName() + ":" + port : listen});
-    }
+    startStorageSinks();
+    const std::vector<std::string> endpoints = startIonprocs();
     if (!waitForIonprocs()) return false;
-    if (options_.threads > 0) correlator.insert(correlator.end(), {"--threads", std::to_string(options_.threads)});
-    ranksStartedAt_ = wallClock();
-    addPart("correlator", correlator);
-    if (!plan_.stationSimParsetPath.empty())
-      addPart("station-sim", {partExecutable("station-sim"), plan_.stationSimParsetPath});
+    startCorrelator(endpoints);
+    startStationSims();
   } catch (const std::exception& e) {
     fail(e.what());
     return false;
   }
   return true;
+}
+
+void Observation::startStorageSinks() {
+  const std::string port = std::to_string(plan_.storagePort);
+  if (!plan_.measurementSets.empty())
+    addPart("storage-sink", {partExecutable("storage-sink"), plan_.parsetPath, "--port", port});
+  for (const RemotePartPlan& storage : plan_.remoteStorageSinks)
+    addRemotePart(storage.name, storage.host, 1, {partExecutable("storage-sink"), "-", "--port", port, "--report"},
+                  storage.parsetPath);
+}
+
+std::vector<std::string> Observation::startIonprocs() {
+  // Ranks on other hosts reach ionproc by this host's name over TCP; local ranks over a
+  // unix socket, which moves about twice the bytes per CPU second of loopback TCP
+  // (rtcp-bench link). Its path stays short: sockaddr_un holds 108 bytes.
+  const bool remoteRanks = !plan_.computeHosts.empty();
+  std::vector<std::string> endpoints;
+  // One ionproc per input host; the first integrates and sends to storage-sink.
+  for (const IonprocPlan& ionproc : plan_.ionprocs) {
+    const std::string port = std::to_string(ionproc.linkPort);
+    const std::string listen = remoteRanks || ionproc.remote
+                                   ? "tcp:0.0.0.0:" + port
+                                   : "unix:/tmp/rtcp-link-" + std::to_string(getpid()) + "-" + port;
+    std::vector<std::string> arguments{partExecutable("ionproc"), ionproc.remote ? "-" : plan_.parsetPath, "--link",
+                                       listen, "--status", ionproc.remote ? "-" : statusPath(ionproc)};
+    if (plan_.ionprocs.size() > 1) {
+      std::string stations;
+      for (const std::string& name : ionproc.stations) stations += (stations.empty() ? "" : ",") + name;
+      arguments.insert(arguments.end(), {"--stations", stations});
+      if (&ionproc != &plan_.ionprocs.front()) arguments.push_back("--no-output");
+    }
+    if (ionproc.remote) {
+      addRemotePart(ionproc.name, ionproc.inputHost, 1, arguments, plan_.parsetPath, statusPath(ionproc));
+      endpoints.push_back("tcp:" + ionproc.inputHost + ":" + port);
+    } else {
+      addPart(ionproc.name, arguments);
+      endpoints.push_back(remoteRanks ? "tcp:" + hostName() + ":" + port : listen);
+    }
+  }
+  return endpoints;
+}
+
+void Observation::startCorrelator(const std::vector<std::string>& ionprocEndpoints) {
+  const bool remoteRanks = !plan_.computeHosts.empty();
+  std::vector<std::string> correlator{partExecutable("correlator"), remoteRanks ? "-" : plan_.parsetPath};
+  for (const std::string& endpoint : ionprocEndpoints) correlator.insert(correlator.end(), {"--ionproc", endpoint});
+  if (options_.threads > 0) correlator.insert(correlator.end(), {"--threads", std::to_string(options_.threads)});
+  ranksStartedAt_ = wallClock();
+  if (remoteRanks) {
+    addRemotePart("correlator", plan_.computeHosts, options_.ranks, correlator, plan_.parsetPath);
+    return;
+  }
+  correlator.insert(correlator.begin(), {mpirunExecutable(), "-np", std::to_string(options_.ranks)});
+  addPart("correlator", correlator);
+}
+
+void Observation::startStationSims() {
+  if (!plan_.stationSimParsetPath.empty())
+    addPart("station-sim", {partExecutable("station-sim"), plan_.stationSimParsetPath});
+  for (const RemotePartPlan& sim : plan_.remoteStationSims)
+    addRemotePart(sim.name, sim.host, 1, {partExecutable("station-sim"), "-"}, sim.parsetPath);
 }
 
 std::vector<std::string> Observation::statusPaths() const {
@@ -143,13 +268,9 @@ bool Observation::waitForIonprocs() {
 bool Observation::waitForIonproc(const IonprocPlan& plan, double deadline) {
   ChildProcess& ionproc = *part(plan.name);
   while (!fs::exists(statusPath(plan))) {
-    for (auto& p : parts_)
-      if (p->poll()) {
-        fail(p->name() + " exited with " + std::to_string(*p->exitCode()) + " while starting (see " + p->logPath() + ")");
-        return false;
-      }
+    if (!checkParts(" while starting")) return false;
     if (wallClock() > deadline) {
-      fail(plan.name + " did not come up within " + std::to_string(int(options_.startupSeconds)) + " s (see " +
+      fail(describe(ionproc) + " did not come up within " + std::to_string(int(options_.startupSeconds)) + " s (see " +
            ionproc.logPath() + ")");
       return false;
     }
@@ -175,19 +296,18 @@ void Observation::follow() {
       fail(std::string("interrupted by SIG") + sigabbrev_np(signal));
       return;
     }
+    if (!checkParts("")) {  // also brings the status of ionprocs on other hosts here
+      progress.finish();
+      return;
+    }
     const double now = wallClock();
     progress.update(now);
     if (progress.latest()) lastStatus_ = progress.latest();
     bool allDone = true;
     for (auto& p : parts_) {
-      if (p->poll()) {
+      if (exitCodeOf(*p)) {
         if (p->name() == plan_.ionprocs.front().name && ionprocEndedAt_ == 0) ionprocEndedAt_ = now;
-        if (*p->exitCode() != 0) {
-          progress.finish();
-          fail(p->name() + " failed with exit code " + std::to_string(*p->exitCode()) + " (see " + p->logPath() + ")");
-          return;
-        }
-      } else if (p->name() != "station-sim") {
+      } else if (!p->name().starts_with("station-sim")) {
         allDone = false;
       }
     }
@@ -202,7 +322,7 @@ void Observation::follow() {
       progress.finish();
       std::string laggards;
       for (auto& p : parts_)
-        if (p->running()) laggards += " " + p->name();
+        if (p->running()) laggards += " " + describe(*p);
       const std::string why = late ? "still running " + std::to_string(int(options_.keepGoingSeconds)) +
                                          " s after the stop time"
                                    : "no progress for " + std::to_string(int(options_.keepGoingSeconds)) + " s";
@@ -215,30 +335,35 @@ void Observation::follow() {
 }
 
 bool Observation::storageStarting(double now) {
-  const ChildProcess* storage = part("storage-sink");
-  return storage && storage->running() && lastStatus_ && lastStatus_->storageConnections == 0 &&
+  const std::vector<ChildProcess*> sinks = partsNamed("storage-sink");
+  const bool running = std::any_of(sinks.begin(), sinks.end(), [](const ChildProcess* p) { return p->running(); });
+  return running && lastStatus_ && lastStatus_->storageConnections == 0 &&
          now - startedAt_ < options_.storageStartupSeconds;
 }
 
+void Observation::stop(ChildProcess& p, double seconds) {
+  if (!p.running()) return;
+  RTCP_LOG_INFO("observe", "stopping " << describe(p));
+  p.signal(SIGINT);
+  if (p.waitFor(seconds)) return;
+  warnings_.push_back(describe(p) + " did not stop within " + std::to_string(int(seconds)) + " s: killed");
+  RTCP_LOG_WARN("observe", warnings_.back());
+  if (remote_.count(p.name())) {
+    p.signal(SIGINT);  // mpiexec's second Ctrl-C: it kills the part on its host
+    if (p.waitFor(5)) return;
+  }
+  p.kill();
+}
+
 void Observation::stopAll() {
-  auto stop = [&](const std::string& name, double seconds) {
-    ChildProcess* p = part(name);
-    if (!p || !p->running()) return;
-    RTCP_LOG_INFO("observe", "stopping " << name);
-    p->signal(SIGINT);
-    if (!p->waitFor(seconds)) {
-      warnings_.push_back(name + " did not stop within " + std::to_string(int(seconds)) + " s: killed");
-      RTCP_LOG_WARN("observe", warnings_.back());
-      p->kill();
-    }
-  };
   for (const char* name : {"station-sim", "correlator"})
-    if (ChildProcess* p = part(name); p && p->running()) p->signal(SIGINT);
+    for (ChildProcess* p : partsNamed(name)) p->signal(SIGINT);
   for (auto it = plan_.ionprocs.rbegin(); it != plan_.ionprocs.rend(); ++it)
-    stop(it->name, 20);  // the first, last: sends what it integrated on to storage
-  stop("storage-sink", 30);  // writes what it staged and closes the MSs
-  stop("correlator", 10);
-  stop("station-sim", 5);
+    if (ChildProcess* p = part(it->name)) stop(*p, 20);  // the first, last: sends what it integrated on
+  for (ChildProcess* p : partsNamed("storage-sink")) stop(*p, 30);  // writes what it staged, closes the MSs
+  for (ChildProcess* p : partsNamed("correlator")) stop(*p, 10);
+  for (ChildProcess* p : partsNamed("station-sim")) stop(*p, 5);
+  relayRemoteOutput();
   if (ionprocEndedAt_ == 0) ionprocEndedAt_ = wallClock();
   if (part(plan_.ionprocs.front().name)) {
     try {
@@ -260,13 +385,19 @@ ObservationSummary Observation::summarise() {
   summary.wallSeconds = endedAt_ - startedAt_;
   for (const auto& p : parts_)
     if (p->name() != "rtcp-inspect") {
-      summary.exitCodes[p->name()] = p->exitCode().value_or(-1);
-      if (p->cpuSeconds()) summary.cpuSeconds[p->name()] = *p->cpuSeconds();
+      summary.exitCodes[p->name()] = exitCodeOf(*p).value_or(-1);
+      // Of a part on another host only mpiexec's CPU time would be known here.
+      if (p->cpuSeconds() && !remote_.count(p->name())) summary.cpuSeconds[p->name()] = *p->cpuSeconds();
     }
   for (const std::string& ms : plan_.measurementSets)
     if (fs::exists(ms)) {
       summary.measurementSets.push_back(ms);
       summary.bytesWritten += directoryBytes(ms);
+    }
+  for (const auto& [name, remote] : remote_)  // as their storage-sinks reported them
+    for (const WrittenMeasurementSet& ms : remote.output->measurementSets()) {
+      summary.measurementSets.push_back(remote.host + ":" + ms.path);
+      summary.bytesWritten += ms.bytes;
     }
   if (lastStatus_) {
     const ion::IonStatus& st = *lastStatus_;
@@ -285,12 +416,19 @@ ObservationSummary Observation::summarise() {
     if (ionprocEndedAt_ > begin && ranksStartedAt_ > 0) summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
   }
   summary.warnings = warnings_;
-  for (const auto& [name, code] : summary.exitCodes)
-    if (code != 0 && failure_.empty())
-      failure_ = name + " exited with " + std::to_string(code) + " (see " + plan_.directory + "/" + name + ".log)";
-  if (failure_.empty() && !plan_.measurementSets.empty() && summary.measurementSets.size() < plan_.measurementSets.size())
-    failure_ = "only " + std::to_string(summary.measurementSets.size()) + " of " +
-               std::to_string(plan_.measurementSets.size()) + " MeasurementSets were written";
+  for (const auto& p : parts_)
+    if (const int code = summary.exitCodes[p->name()]; code != 0 && failure_.empty() && p->name() != "rtcp-inspect")
+      failure_ = describe(*p) + " exited with " + std::to_string(code) + " (see " + p->logPath() + ")";
+  // What is missing: every MS planned that no file here or report from there shows.
+  std::vector<std::string> planned = plan_.measurementSets;
+  planned.insert(planned.end(), plan_.remoteMeasurementSets.begin(), plan_.remoteMeasurementSets.end());
+  for (const std::string& ms : planned)
+    if (std::find(summary.measurementSets.begin(), summary.measurementSets.end(), ms) == summary.measurementSets.end())
+      summary.warnings.push_back("not written: " + ms);
+  const size_t expected = planned.size();
+  if (failure_.empty() && summary.measurementSets.size() < expected)
+    failure_ = "only " + std::to_string(summary.measurementSets.size()) + " of " + std::to_string(expected) +
+               " MeasurementSets were written";
   if (failure_.empty() && !summary.warnings.empty()) summary.reason = summary.warnings.front();
   summary.ok = failure_.empty();
   if (!summary.ok) summary.reason = failure_;

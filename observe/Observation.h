@@ -1,17 +1,21 @@
 #pragma once
 /// \file Observation.h
-/// Runs one observation's parts on this host, in order: storage-sink, ionproc (once its
-/// status file shows it is up), the correlator ranks under mpirun, station-sim for the
-/// stations this host simulates. Follows them with a progress line, stops them when
-/// one fails, when stopped by a signal, or when they outstay the stop time (real time)
-/// or stop making progress (replays); then sums up.
+/// Runs one observation's parts, in order: the storage-sinks, the ionprocs (once their
+/// status shows they are up), the correlator ranks under mpirun, station-sim for the
+/// stations simulated. Parts of this host are its children; parts of other hosts are
+/// started through mpiexec (HydraLaunch.h), whose output brings their logs, status and
+/// exit codes back here. Follows them with a progress line, stops them when one fails,
+/// when stopped by a signal, or when they outstay the stop time (real time) or stop
+/// making progress (replays); then sums up.
 
+#include <map>
 #include <memory>
 #include <signal.h>
 #include <string>
 #include <vector>
 
 #include "ChildProcess.h"
+#include "HydraLaunch.h"
 #include "ObservationPlan.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/StatusFile.h"
@@ -24,7 +28,7 @@ struct RunOptions {
   double keepGoingSeconds = 30;  ///< after the stop time (or without progress): terminate
   double startupSeconds = 30;  ///< ionproc must be up within this
   bool terminal = false;       ///< standard error is a terminal (progress line with \r)
-  std::string mpiHosts;        ///< mpirun -hosts LIST ("": every rank on this host)
+  LauncherOptions launcher;    ///< how mpiexec reaches other hosts
   /// Replays: how long storage-sink may take to create its MSs (it listens only then;
   /// hundreds of subbands on a slow disk take a while) before "no progress" counts.
   double storageStartupSeconds = 600;
@@ -38,9 +42,38 @@ class Observation {
   ObservationSummary run();
 
  private:
-  ChildProcess& addPart(const std::string& name, std::vector<std::string> arguments);
+  /// A part on another host, started through mpiexec.
+  struct RemotePart {
+    std::string host;            ///< its host (the ranks: Hydra's host list)
+    std::unique_ptr<PartOutput> output;
+    double launchedAt = 0;
+    std::string statusPath;      ///< ionprocs: where their status lines are written here
+  };
+
+  ChildProcess& addPart(const std::string& name, std::vector<std::string> arguments, ChildStreams streams = {});
+  /// Starts command on hosts through mpiexec, its parset on standard input.
+  ChildProcess& addRemotePart(const std::string& name, const std::string& hosts, int processes,
+                              const std::vector<std::string>& command, const std::string& parsetPath,
+                              const std::string& statusPath = "");
   ChildProcess* part(const std::string& name);
+  /// The parts called name, or name@HOST.
+  std::vector<ChildProcess*> partsNamed(const std::string& name);
+  /// "ionproc-2 on in2" for messages.
+  std::string describe(const ChildProcess& part) const;
+  /// The exit code, once exited (parts on other hosts: as their wrapper reported it).
+  std::optional<int> exitCodeOf(ChildProcess& part);
+  /// Reads what the parts on other hosts said; writes the ionprocs' status files.
+  void relayRemoteOutput();
+  /// Fails when a part exited non-zero, or a part on another host did not start in time.
+  bool checkParts(const std::string& when);
+  /// The first part that exited non-zero, if any.
+  ChildProcess* failedPart();
   bool startParts();
+  void startStorageSinks();
+  /// Starts the ionprocs; returns the --ionproc endpoints the ranks reach them at.
+  std::vector<std::string> startIonprocs();
+  void startCorrelator(const std::vector<std::string>& ionprocEndpoints);
+  void startStationSims();
   /// storage-sink still creating its MSs: running, not yet reached by ionproc, within
   /// storageStartupSeconds of the start.
   bool storageStarting(double now);
@@ -49,6 +82,9 @@ class Observation {
   bool waitForIonproc(const IonprocPlan& ionproc, double deadline);
   void follow();
   void stopAll();
+  /// SIGINT, then (parts on other hosts) a second SIGINT that has mpiexec kill them, then
+  /// SIGKILL, each after seconds without exit.
+  void stop(ChildProcess& part, double seconds);
   void fail(const std::string& reason);
   ObservationSummary summarise();
   void makePlots(ObservationSummary& summary);
@@ -59,6 +95,7 @@ class Observation {
   RunOptions options_;
   sigset_t stopSignals_;
   std::vector<std::unique_ptr<ChildProcess>> parts_;
+  std::map<std::string, RemotePart> remote_;  ///< by part name
   std::string failure_;                 ///< first reason the observation failed
   std::vector<std::string> warnings_;
   std::optional<ion::IonStatus> lastStatus_;

@@ -76,23 +76,46 @@ void absoluteOutputs(const ObservationSettings& s, Parset& p) {
   p.set(kLocations, formatVector(locations));
 }
 
-/// Stations whose inputs are all udp: to this host: the ones station-sim plays here.
-std::vector<std::string> locallySimulated(const ObservationSettings& s) {
+/// Stations whose inputs are all udp: to the host (this host: any of its names), the ones
+/// a station-sim there plays.
+std::vector<std::string> simulatedOn(const ObservationSettings& s, const std::string& host) {
   std::vector<std::string> names;
   for (const StationSettings& station : s.stations) {
-    bool local = !station.inputs.empty();
+    bool on = !station.inputs.empty();
     for (const std::string& input : station.inputs) {
       const StreamDescriptor d = StreamDescriptor::parse(input);
-      local = local && d.kind == StreamDescriptor::Kind::kUdp && isLocalHost(d.host);
+      on = on && d.kind == StreamDescriptor::Kind::kUdp && (host.empty() ? isLocalHost(d.host) : d.host == host);
     }
-    if (local) names.push_back(station.name);
+    if (on) names.push_back(station.name);
   }
   return names;
 }
 
+/// The parset for a station-sim that plays some of the stations.
+Parset parsetOfStations(const Parset& p, const std::vector<std::string>& stations) {
+  Parset sim = p;
+  sim.set(kStationList, formatVector(stations));
+  sim.set("OLAP.tiedArrayStationNames", "[]");
+  return sim;
+}
+
+/// Hydra's -hosts list for one rank per compute node, consecutive nodes of a host merged
+/// ("cbt001:2,cbt002:2").
+std::string hostsOfNodes(const std::vector<ComputeNode>& nodes) {
+  std::vector<std::pair<std::string, int>> hosts;
+  for (const ComputeNode& node : nodes)
+    if (!hosts.empty() && hosts.back().first == node.host)
+      ++hosts.back().second;
+    else
+      hosts.emplace_back(node.host, 1);
+  std::string list;
+  for (const auto& [host, ranks] : hosts) list += (list.empty() ? "" : ",") + host + ":" + std::to_string(ranks);
+  return list;
+}
+
 /// The stations grouped by the host of their first input (recordings: ""), one ionproc
-/// per group; each group gets a free link port.
-std::vector<IonprocPlan> ionprocsByInputHost(const ObservationSettings& s) {
+/// per group; each on this host gets a free link port, each on another host linkPort.
+std::vector<IonprocPlan> ionprocsByInputHost(const ObservationSettings& s, uint16_t linkPort) {
   std::vector<IonprocPlan> ionprocs;
   for (const StationSettings& station : s.stations) {
     const StreamDescriptor d = StreamDescriptor::parse(station.inputs.at(0));
@@ -101,7 +124,9 @@ std::vector<IonprocPlan> ionprocsByInputHost(const ObservationSettings& s) {
     if (it == ionprocs.end()) {
       std::string name = "ionproc";  // then ionproc-2, ionproc-3, ...
       if (!ionprocs.empty()) name.append(1, '-').append(std::to_string(ionprocs.size() + 1));
-      it = ionprocs.insert(ionprocs.end(), IonprocPlan{name, host, {}, ObservationPlan::freePort()});
+      const bool remote = !host.empty() && !isLocalHost(host);
+      it = ionprocs.insert(ionprocs.end(),
+                           IonprocPlan{name, host, {}, remote ? linkPort : ObservationPlan::freePort(), remote});
     }
     it->stations.push_back(station.name);
   }
@@ -109,6 +134,11 @@ std::vector<IonprocPlan> ionprocsByInputHost(const ObservationSettings& s) {
 }
 
 }  // namespace
+
+bool ObservationPlan::acrossHosts() const {
+  return !remoteStorageSinks.empty() || !computeHosts.empty() ||
+         std::any_of(ionprocs.begin(), ionprocs.end(), [](const IonprocPlan& i) { return i.remote; });
+}
 
 double ObservationPlan::evenShift(double startTime, double wallTime, double margin) {
   return 2 * std::ceil((wallTime + margin - startTime) / 2);
@@ -133,26 +163,55 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   } else if (options.now) {
     plan.notes.push_back("--now ignored: recordings replay at their own times");
   }
-  plan.storagePort = freePort();
+  // Storage-sinks on other hosts listen on the parset's port (DESIGN 2.2, default 4100),
+  // which their firewalls let through; one on this host alone on any free port.
+  const CorrelatedOutputSettings& givenOutput = given.correlatedOutput;
+  const bool remoteStorage = givenOutput.enabled && std::any_of(givenOutput.hosts.begin(), givenOutput.hosts.end(),
+                                                              [](const std::string& h) { return !isLocalHost(h); });
+  plan.storagePort = remoteStorage ? uint16_t(givenOutput.storagePort) : freePort();
   p.set("OLAP.Storage.port", std::to_string(plan.storagePort));
   plan.settings = quietSettings(p);
-  plan.ionprocs = ionprocsByInputHost(plan.settings);
+  plan.ionprocs = ionprocsByInputHost(plan.settings, options.linkPort);
+  if (!options.computeHosts.empty()) {
+    plan.computeHosts = options.computeHosts;
+  } else if (!plan.settings.computeNodes.empty()) {
+    plan.computeHosts = hostsOfNodes(plan.settings.computeNodes);
+    plan.computeNodes = int(plan.settings.computeNodes.size());
+  }
 
   const CorrelatedOutputSettings& out = plan.settings.correlatedOutput;
-  plan.directory = absolute(options.directory.empty() ? out.directories.at(0) : options.directory);
+  std::string directory = options.directory;
+  for (size_t i = 0; i < out.hosts.size() && directory.empty(); ++i)
+    if (isLocalHost(out.hosts[i])) directory = out.directories[i];
+  plan.directory = absolute(directory.empty() ? "L" + std::to_string(plan.settings.observationId) : directory);
   plan.parsetPath = plan.directory + "/observation.parset";
-  if (out.enabled)
-    for (size_t i = 0; i < out.filenames.size(); ++i)
-      if (isLocalHost(out.hosts[i])) plan.measurementSets.push_back(out.directories[i] + "/" + out.filenames[i]);
+  for (size_t i = 0; i < out.filenames.size() && out.enabled; ++i) {
+    const std::string path = out.directories[i] + "/" + out.filenames[i];
+    if (isLocalHost(out.hosts[i])) {
+      plan.measurementSets.push_back(path);
+      continue;
+    }
+    plan.remoteMeasurementSets.push_back(out.hosts[i] + ":" + path);
+    if (std::none_of(plan.remoteStorageSinks.begin(), plan.remoteStorageSinks.end(),
+                     [&](const RemotePartPlan& r) { return r.host == out.hosts[i]; }))
+      plan.remoteStorageSinks.push_back({"storage-sink@" + out.hosts[i], out.hosts[i], plan.parsetPath});
+  }
 
-  const std::vector<std::string> simulated = locallySimulated(plan.settings);
+  const std::vector<std::string> simulated = simulatedOn(plan.settings, "");
   if (simulated.size() == plan.settings.stations.size()) {
     plan.stationSimParsetPath = plan.parsetPath;
   } else if (!simulated.empty()) {
-    plan.stationSimParset = p;
-    plan.stationSimParset.set(kStationList, formatVector(simulated));
-    plan.stationSimParset.set("OLAP.tiedArrayStationNames", "[]");
+    plan.stationSimParset = parsetOfStations(p, simulated);
     plan.stationSimParsetPath = plan.directory + "/station-sim.parset";
+  }
+  // Stations fed from another input host are simulated there: the streams come from it.
+  for (const IonprocPlan& ionproc : plan.ionprocs) {
+    const std::vector<std::string> there = ionproc.remote ? simulatedOn(plan.settings, ionproc.inputHost)
+                                                          : std::vector<std::string>{};
+    if (there.empty()) continue;
+    const std::string name = "station-sim@" + ionproc.inputHost;
+    plan.remoteStationSims.push_back({name, ionproc.inputHost, plan.directory + "/" + name + ".parset"});
+    plan.remoteStationSimParsets.emplace_back(plan.remoteStationSims.back().parsetPath, parsetOfStations(p, there));
   }
   return plan;
 }
@@ -170,6 +229,7 @@ void ObservationPlan::write() const {
   writeParset(parsetPath, parset);
   if (!stationSimParsetPath.empty() && stationSimParsetPath != parsetPath)
     writeParset(stationSimParsetPath, stationSimParset);
+  for (const auto& [path, simParset] : remoteStationSimParsets) writeParset(path, simParset);
 }
 
 }  // namespace rtcp::observe

@@ -19,6 +19,8 @@ struct PlanOptions {
   std::string directory;         ///< --dir ("": the output directory of subband 0)
   double wallTime = 0;           ///< the current time, Unix seconds
   double setupMargin = 4;        ///< seconds between now and a --now start, at least
+  uint16_t linkPort = 4200;      ///< where an ionproc on another host listens for the ranks
+  std::string computeHosts;      ///< --mpi-hosts ("": the parset's Cobalt.Nodes, else this host)
 };
 
 /// One ionproc: the stations whose inputs reach one input host (DESIGN: one ionproc per
@@ -28,6 +30,14 @@ struct IonprocPlan {
   std::string inputHost;              ///< the inputs' host ("" for recordings)
   std::vector<std::string> stations;  ///< its stations, in station-list order
   uint16_t linkPort = 0;              ///< where the correlator ranks reach it
+  bool remote = false;                ///< on another host: started through mpiexec
+};
+
+/// A part that observe starts on another host through mpiexec (HydraLaunch.h).
+struct RemotePartPlan {
+  std::string name;        ///< storage-sink-2, station-sim-in1, ...
+  std::string host;        ///< where it runs
+  std::string parsetPath;  ///< the parset file (here) that mpiexec feeds to its standard input
 };
 
 struct ObservationPlan {
@@ -41,6 +51,15 @@ struct ObservationPlan {
   std::vector<IonprocPlan> ionprocs;  ///< by input host, in order of first appearance
   bool liveInput = false;            ///< some input is udp:
   std::vector<std::string> measurementSets;  ///< the MSs this host writes (absolute paths)
+  /// The MSs written on other hosts, "HOST:PATH"; their storage-sinks and station-sims.
+  std::vector<std::string> remoteMeasurementSets;
+  std::vector<RemotePartPlan> remoteStorageSinks, remoteStationSims;
+  /// Hydra's -hosts list for the ranks (from --mpi-hosts or Cobalt.Nodes, one rank per
+  /// node); "": every rank on this host.
+  std::string computeHosts;
+  int computeNodes = 0;              ///< ranks the parset's Cobalt.Nodes asks for (0: not given)
+  /// Some part runs on another host.
+  bool acrossHosts() const;
   std::vector<std::string> notes;    ///< what the plan changed, for the log
 
   /// The plan for a parset that passed ParsetChecker.
@@ -56,6 +75,7 @@ struct ObservationPlan {
 
  private:
   Parset stationSimParset;  ///< written when it differs from the effective parset
+  std::vector<std::pair<std::string, Parset>> remoteStationSimParsets;  ///< path, parset
 };
 
 }  // namespace rtcp::observe

@@ -190,11 +190,8 @@ void ParsetChecker::checkInputs(const Parset& p, std::vector<ParsetProblem>& out
               out.push_back(problem(p, key, "recording '" + d.path + "' of station '" + station +
                                                 "' does not exist or cannot be read"));
           }
+          // Inputs on another host: its ionproc binds them there (observe/README.md, Several hosts).
           const std::string host = isLocalHost(d.host) ? "this host" : d.host;
-          if (d.kind == StreamDescriptor::Kind::kUdp && host != "this host")
-            out.push_back(problem(p, key, "input '" + input + "' of station '" + station + "': host '" + d.host +
-                                              "' is not this machine; observe starts ionproc here only (see "
-                                              "observe/README.md, Several hosts)"));
           hosts.insert(d.kind == StreamDescriptor::Kind::kUdp ? d.host : "");
           if (hosts.size() == 2)
             out.push_back(problem(p, key, "the inputs of station '" + station +
@@ -264,13 +261,24 @@ void ParsetChecker::checkOutput(const Parset& p, std::vector<ParsetProblem>& out
       const size_t colon = location.find(':');
       if (colon == std::string::npos) continue;  // ObservationSettings names it
       const std::string directory = location.substr(colon + 1);
+      if (!isLocalHost(location.substr(0, colon)) && !directory.starts_with("/"))
+        out.push_back(problem(p, kLocations, "output location '" + location +
+                                                 "' on another host needs an absolute directory"));
       if (!isLocalHost(location.substr(0, colon)) || !seen.insert(directory).second) continue;
       if (!isWritableOrCreatable(directory, reason)) out.push_back(problem(p, kLocations, "output " + reason));
     }
   });
 }
 
-void ParsetChecker::checkRanks(const Parset&, std::vector<ParsetProblem>& out) const {
+void ParsetChecker::checkRanks(const Parset& p, std::vector<ParsetProblem>& out) const {
+  size_t nodes = 0;  // COBALT's compute nodes: one rank each, on their hosts
+  guarded(p, out, [&] { nodes = p.getStringVector("Cobalt.Nodes", {}).size(); });
+  if (nodes > 0 && !options_.hostsGiven) {
+    if (options_.ranksGiven && size_t(options_.ranks) != nodes)
+      out.push_back(problem(p, "Cobalt.Nodes", "names " + std::to_string(nodes) + " compute nodes (one rank each), but --ranks is " +
+                                                   std::to_string(options_.ranks)));
+    return;  // their cores are theirs
+  }
   if (options_.ranks < 1)
     out.push_back({true, "--ranks", 0, "--ranks " + std::to_string(options_.ranks) + ": at least one rank"});
   if (options_.ranks > options_.cores)

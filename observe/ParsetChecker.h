@@ -28,6 +28,8 @@ struct CheckOptions {
   int cores = 1;                 ///< cores of this machine
   std::string observationDir;    ///< --dir ("" when not given)
   double wallTime = 0;           ///< the current time (Unix seconds)
+  bool ranksGiven = true;        ///< --ranks was given (else the parset's Cobalt.Nodes count)
+  bool hostsGiven = false;       ///< --mpi-hosts: the ranks' hosts come from the command line
 };
 
 struct CheckResult {

@@ -32,12 +32,15 @@ keys, and casacore measures tables that do not cover the observation, are warnin
 exits non-zero listing every error (--check-only: stops here). Then writes the effective
 parset (--now: start and stop shifted by an even number of seconds to begin a few
 seconds from now; the storage port chosen) into the observation directory (--dir, else
-the output directory of subband 0), starts storage-sink, ionproc, `mpirun -np N
-correlator` and station-sim for the udp: inputs on this host (file: recordings are read
-by ionproc itself), each logging to DIR/PART.log, shows a progress line, and writes
-DIR/summary.txt and DIR/summary.json at the end. Ctrl-C or SIGTERM stops every part
-cleanly (the MeasurementSets are closed) and observe exits non-zero. The exit status is
-non-zero whenever the observation failed.
+the first output directory on this host, else ./L<ObsID>), starts storage-sink, ionproc,
+`mpirun -np N correlator` and station-sim for the udp: inputs on this host (file:
+recordings are read by ionproc itself), each logging to DIR/PART.log, shows a progress
+line, and writes DIR/summary.txt and DIR/summary.json at the end. Parts whose hosts the
+parset names elsewhere (udp:HOST:PORT inputs, HOST:DIR output locations, Cobalt.Nodes
+or --mpi-hosts for the ranks) are started there through mpiexec, which brings their
+logs and status back (observe/README.md, Several hosts). Ctrl-C or SIGTERM stops every
+part cleanly (the MeasurementSets are closed) and observe exits non-zero. The exit
+status is non-zero whenever the observation failed.
 )";
 
 struct Options {
@@ -51,6 +54,10 @@ struct Options {
   bool noStationSim = false;
   bool checkOnly = false;
   std::string mpiHosts;
+  bool ranksGiven = false;
+  LauncherOptions launcher;
+  int linkPort = 4200;
+  double startupSeconds = 30;
 };
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -65,14 +72,20 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     ("keep-going-seconds", po::value(&o.keepGoing)->default_value(30),
      "terminate parts still running this long after the stop time (replays: without progress)")
     ("margin", po::value(&o.margin)->default_value(4), "--now: seconds of set-up before the start, at least")
-    ("mpi-hosts", po::value(&o.mpiHosts), "run the correlator ranks on these hosts (mpirun -hosts LIST); ionproc's link then listens on every interface")
+    ("mpi-hosts", po::value(&o.mpiHosts), "run the correlator ranks on these hosts (Hydra's -hosts LIST, e.g. cn1:1,cn2:1; default: the parset's Cobalt.Nodes, else this host); ionproc's link then listens on every interface")
+    ("launcher", po::value(&o.launcher.launcher)->default_value("ssh"), "how mpiexec reaches other hosts (Hydra's -launcher: ssh or rsh)")
+    ("launcher-exec", po::value(&o.launcher.launcherExec), "the remote shell program mpiexec runs for the launcher (Hydra's -launcher-exec; default: the launcher itself)")
+    ("link-port", po::value(&o.linkPort)->default_value(4200), "TCP port an ionproc on another host listens on for the ranks")
+    ("startup-seconds", po::value(&o.startupSeconds)->default_value(30), "a part must be up within this many seconds (ionproc listening, a part on another host started)")
     ("no-station-sim", po::bool_switch(&o.noStationSim), "start no station-sim: the udp: inputs come from elsewhere (real stations, a replay)")
     ("check-only", po::bool_switch(&o.checkOnly), "check the parset, the options and casacore's measures data; start nothing (exit 1 on an error)")
     ("debug", "log debug messages");
   po::variables_map vm;
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, kDescription, &vm)) return std::nullopt;
   if (vm.count("debug")) Logger::setLevel(LogLevel::kDebug);
+  o.ranksGiven = o.ranks != 0;
   if (o.ranks == 0) o.ranks = std::min(2, coresOfThisMachine());
+  if (o.linkPort < 1 || o.linkPort > 65535) throw po::error("--link-port must be 1..65535");
   return o;
 }
 
@@ -104,7 +117,7 @@ int run(const Options& o) {
   const double now = wallClock();
   // Ranks on other hosts are bounded by their cores, which mpirun knows, not by ours.
   const int cores = o.mpiHosts.empty() ? coresOfThisMachine() : o.ranks;
-  const ParsetChecker checker(CheckOptions{o.now, o.ranks, cores, o.directory, now});
+  const ParsetChecker checker(CheckOptions{o.now, o.ranks, cores, o.directory, now, o.ranksGiven, !o.mpiHosts.empty()});
   const CheckResult checked = checker.check(o.parset);
   if (!reportProblems(checked)) return 1;
   if (o.checkOnly) {
@@ -112,15 +125,18 @@ int run(const Options& o) {
     return 0;
   }
 
-  ObservationPlan plan = ObservationPlan::make(checked.parset, PlanOptions{o.now, o.directory, wallClock(), o.margin});
-  if (o.noStationSim) plan.stationSimParsetPath.clear();
+  ObservationPlan plan = ObservationPlan::make(
+      checked.parset, PlanOptions{o.now, o.directory, wallClock(), o.margin, uint16_t(o.linkPort), o.mpiHosts});
+  if (o.noStationSim) plan.stationSimParsetPath.clear(), plan.remoteStationSims.clear();
+  const int ranks = plan.computeNodes > 0 && !o.ranksGiven ? plan.computeNodes : o.ranks;  // one per node
   plan.write();
   for (const std::string& note : plan.notes) RTCP_LOG_INFO("observe", note);
   RTCP_LOG_INFO("observe", "observation " << plan.settings.observationId << ": " << formatUtc(plan.settings.startTime)
                                           << " .. " << formatUtc(plan.settings.stopTime) << " UTC, directory "
                                           << plan.directory);
-  Observation observation(plan, RunOptions{o.ranks, o.threads, o.keepGoing, 30, bool(isatty(STDERR_FILENO)), o.mpiHosts},
-                          stopSignals);
+  Observation observation(
+      plan, RunOptions{ranks, o.threads, o.keepGoing, o.startupSeconds, bool(isatty(STDERR_FILENO)), o.launcher},
+      stopSignals);
   const ObservationSummary summary = observation.run();
   std::cerr << summary.toText();
   RTCP_LOG_INFO("observe", "summary written to " << plan.directory << "/summary.{txt,json}");

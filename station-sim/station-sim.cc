@@ -44,7 +44,8 @@ shaped as a LOFAR station's polyphase filter bank delivers it (the real coeffici
 its edges roll off and the neighbouring subbands alias into them, each with its own
 delay phase; receiver noise is white before that filter bank. Samples are scaled to
 an rms of 1024 / 20 / 2.5 per component (16 / 8 / 4 bit). Generation is reproducible
-from Sim.seed. Exit status is non-zero on any error.
+from Sim.seed. PARSET '-' reads the parset from standard input. Exit status is
+non-zero on any error.
 
 options:
 )";

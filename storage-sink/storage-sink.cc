@@ -26,9 +26,11 @@ int main(int argc, char** argv) {
   rtcp::storage::SinkOptions options;
   double stagingMb = 256;
   std::string parsetPath;
+  bool report = false;
   po::options_description visible("usage: storage-sink PARSET [options]\n\n"
                                   "Receives correlated blocks (DESIGN 2.4) on OLAP.Storage.port and writes one\n"
-                                  "MeasurementSet per subband whose output location is this host.\n\noptions");
+                                  "MeasurementSet per subband whose output location is this host.\n"
+                                  "PARSET '-' reads the parset from standard input.\n\noptions");
   visible.add_options()
       ("help,h", "show this help")
       ("port", po::value<int>(&options.port), "TCP port (default OLAP.Storage.port; 0: any free port)")
@@ -45,6 +47,8 @@ int main(int argc, char** argv) {
        "seconds to wait for late blocks after the stop time")
       ("stop-after-seconds", po::value<double>(&options.stopAfterSeconds)->default_value(0),
        "stop after this many seconds (0: no limit)")
+      ("report", po::bool_switch(&report),
+       "at the end, print one 'rtcp-ms' line per MeasurementSet on standard output (for observe across hosts)")
       ("verbose,v", "log debug messages");
   po::variables_map vm;
   try {
@@ -83,6 +87,10 @@ int main(int argc, char** argv) {
       gSink = nullptr;
     }
     summary.log();
+    if (report)
+      for (const rtcp::storage::SinkSummary::Output& out : summary.outputs)
+        std::cout << "rtcp-ms subband=" << out.subband << " integrations=" << out.gridSize << " missing=" << out.missing
+                  << " bytes=" << out.bytesWritten << " path=" << out.path << std::endl;  // the path last: it may hold spaces
     return summary.failed ? 1 : 0;
   } catch (const std::exception& e) {
     RTCP_LOG_ERROR("storage", parsetPath << ": " << e.what());

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace rtcp::test {
@@ -38,6 +40,11 @@ std::string readFile(const std::string& path) {
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();
+}
+
+void skipTest(const std::string& why) {
+  std::cerr << "SKIPPED: " << why << std::endl;
+  std::exit(kSkipReturnCode);
 }
 
 }  // namespace rtcp::test

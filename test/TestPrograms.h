@@ -18,4 +18,10 @@ int runProgram(const std::vector<std::string>& arguments, const std::string& log
 /// A whole text file ("" when it cannot be read).
 std::string readFile(const std::string& path);
 
+/// The exit code of a skipped test: register such a test with the CTest property
+/// SKIP_RETURN_CODE 77, so that a skip shows as skipped, never as passed.
+constexpr int kSkipReturnCode = 77;
+/// Says why the test cannot run here and ends the test program with kSkipReturnCode.
+[[noreturn]] void skipTest(const std::string& why);
+
 }  // namespace rtcp::test

@@ -84,6 +84,13 @@ struct AnalogBeamSettings {
   bool operator==(const AnalogBeamSettings&) const = default;
 };
 
+/// A compute node (COBALT's term): one correlator rank on a host.
+struct ComputeNode {
+  std::string name;  ///< Cobalt.Nodes entry, e.g. cbt001_0
+  std::string host;  ///< PIC.Core.Cobalt.<name>.host (default localhost)
+  bool operator==(const ComputeNode&) const = default;
+};
+
 struct ObservationSettings {
   int64_t observationId = 0;       ///< Observation.ObsID
   double startTime = 0;            ///< Observation.startTime, Unix seconds UTC
@@ -110,6 +117,7 @@ struct ObservationSettings {
   double secondsOfBuffer = 2.5;    ///< OLAP.nrSecondsOfBuffer
   std::vector<std::string> tiedArrayStationNames;  ///< OLAP.tiedArrayStationNames
   CorrelatedOutputSettings correlatedOutput;
+  std::vector<ComputeNode> computeNodes;  ///< Cobalt.Nodes, rank i on node i; empty: not given
   SimSettings sim;
   std::string parsetText;          ///< the parset as read, for HISTORY
   std::vector<std::string> unknownKeys;  ///< keys that no setting took, with "file:line"
@@ -143,7 +151,12 @@ struct ObservationSettings {
   /// the station table.
   static ObservationSettings fromParset(const Parset& parset, const StationTable& table);
   static ObservationSettings fromParset(const Parset& parset);  ///< with the shipped table
-  static ObservationSettings fromFile(const std::string& path);  ///< with the shipped table
+  /// With the shipped table; path "-" reads standard input (a part started on another
+  /// host gets its parset that way, see observe/README.md).
+  static ObservationSettings fromFile(const std::string& path);
+  /// A parset's text (name for messages); relative recordings lie in baseDirectory.
+  static ObservationSettings fromText(const std::string& text, const std::string& name,
+                                      const std::string& baseDirectory);
 
   /// Every setting written back as parset keys (positions as phaseCenter keys, one
   /// location per subband), so that fromParset(toParset()) reproduces these settings.

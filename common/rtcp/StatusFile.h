@@ -6,7 +6,9 @@
 /// need none of ionproc's classes.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rtcp::ion {
@@ -50,6 +52,13 @@ struct IonStatus {
   static IonStatus parse(const std::string& text);
   /// Reads and parses a status file; throws std::runtime_error when it cannot be read.
   static IonStatus read(const std::string& path);
+  /// The status as one line on a stream (`ionproc --status -`, which mpiexec forwards from
+  /// another host): kLinePrefix, then format()'s entries separated by spaces.
+  std::string formatLine() const;
+  /// The status in a line of formatLine() (nullopt when the line does not start with
+  /// kLinePrefix); throws std::runtime_error like parse().
+  static std::optional<IonStatus> parseLine(const std::string& line);
+  static constexpr std::string_view kLinePrefix = "rtcp-status ";
   bool operator==(const IonStatus&) const = default;
 };
 

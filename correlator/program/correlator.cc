@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "CorrelatorPipeline.h"
@@ -51,7 +52,9 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
     ("queue-blocks", po::value(&o.queueBlocks), "exchanged blocks that may wait for processing (default 2)");
   const std::string about =
       "\nWith --ionproc, ionproc reads the stations and integrates; without it each rank\n"
-      "reads its stations' inputs (udp: or file:) and integrates its own subbands.\n";
+      "reads its stations' inputs (udp: or file:) and integrates its own subbands.\n"
+      "PARSET '-': rank 0 reads the parset from standard input (mpiexec forwards it to\n"
+      "rank 0 only) and gives it to the other ranks.\n";
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about, nullptr, printHelp)) return std::nullopt;
   if (!o.ionprocs.empty() && (!o.dumpDirectory.empty() || o.noStorage))
     throw po::error("--dump and --no-storage apply only without --ionproc (ionproc does the output)");
@@ -71,8 +74,25 @@ int defaultThreads() {
   return std::max(1, int(std::thread::hardware_concurrency()) / ranksOnNode);
 }
 
+/// The parset of every rank: from the file, or ("-") read by rank 0 from standard input
+/// and broadcast, since mpiexec forwards standard input to rank 0 alone.
+ObservationSettings readSettings(const std::string& path, int rank) {
+  if (path != "-") return ObservationSettings::fromFile(path);
+  std::string text;
+  if (rank == 0) {
+    std::ostringstream in;
+    in << std::cin.rdbuf();
+    text = in.str();
+  }
+  unsigned long long size = text.size();
+  MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  text.resize(size_t(size));
+  MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, MPI_COMM_WORLD);
+  return ObservationSettings::fromText(text, "<standard input>", std::filesystem::current_path().string());
+}
+
 int run(const Options& options, int rank, int nrRanks) {
-  const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
+  const ObservationSettings settings = readSettings(options.parset, rank);
   if (rank == 0)
     for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("correlator", "unknown parset key " << key);
   const int threads = options.threads > 0 ? options.threads : defaultThreads();

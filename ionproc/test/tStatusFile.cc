@@ -50,6 +50,12 @@ class StatusFileTest : public CppUnit::TestFixture {
     status.storageConnections = 2;
     CPPUNIT_ASSERT(status == IonStatus::parse(status.format()));
     CPPUNIT_ASSERT(status.format().find("station[1].blocksGone=3\n") != std::string::npos);
+    // The one-line form for a stream (ionproc --status -, forwarded by mpiexec).
+    const std::string line = status.formatLine();
+    CPPUNIT_ASSERT(line.starts_with("rtcp-status time=1795000000.123456 finished=1 "));
+    CPPUNIT_ASSERT(line.find('\n') == std::string::npos);
+    CPPUNIT_ASSERT(status == IonStatus::parseLine(line));
+    CPPUNIT_ASSERT(!IonStatus::parseLine("2026-01-01 00:00:00.000 ionproc[1] INFO ionproc: up"));
   }
 
   void testMalformedLine() {

@@ -62,7 +62,7 @@ std::string makeParset(const SmallObservation& o) {
   p << "OLAP.CNProc.integrationSteps = " << o.steps << "\nOLAP.IONProc.integrationSteps = " << o.blocksPerIntegration << "\n"
     << "OLAP.realTime = " << (o.realTime ? "T" : "F") << "\n"
     << "OLAP.delayCompensation = " << (o.delayCompensation ? "T" : "F") << "\n"
-    << "Observation.DataProducts.Output_Correlated.locations = [localhost:" << o.outputDir << "]\n"
+    << "Observation.DataProducts.Output_Correlated.locations = [" << o.outputHost << ":" << o.outputDir << "]\n"
     << "Sim.nrSources = 1\nSim.Source[0].angle1 = " << o.sourceRa << "\nSim.Source[0].angle2 = " << o.sourceDec
     << "\nSim.Source[0].flux = " << o.flux << "\nSim.noisePower = 1.0\nSim.seed = 3\n"
     << o.extra;

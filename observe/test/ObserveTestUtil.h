@@ -35,7 +35,8 @@ struct SmallObservation {
   double flux = 4;
   bool realTime = true;
   bool delayCompensation = true;
-  std::string outputDir;        ///< Output_Correlated.locations = [localhost:outputDir]
+  std::string outputHost = "localhost";  ///< Output_Correlated.locations = [outputHost:outputDir]
+  std::string outputDir;
   std::vector<std::string> inputs;  ///< per station; empty: udp:127.0.0.1:<free port>
   std::string extra;            ///< more parset lines
 };

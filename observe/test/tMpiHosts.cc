@@ -1,7 +1,8 @@
 // What of a multi-host observation runs on one machine: `observe --mpi-hosts localhost`
-// starts the ranks with `mpirun -hosts`, ionproc listens on every interface and the
-// ranks reach it over TCP by this host's name (not the local unix socket); the
-// observation completes with nothing dropped.
+// starts the ranks through mpiexec (`-hosts`, the parset on rank 0's standard input, the
+// wrapper that reports exit codes), ionproc listens on every interface and the ranks
+// reach it over TCP by this host's name (not the local unix socket); the observation
+// completes with nothing dropped. observe_hosts_test runs parts on separate hosts.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include "ObserveTestUtil.h"
@@ -27,7 +28,11 @@ class MpiHostsTest : public CppUnit::TestFixture {
     const std::string log = observeSuccessfully(writeParset(dir.path() + "/hosts.parset", o), dir.path() + "/obs",
                                                 {"--now", "--mpi-hosts", "localhost", "--ranks", "2"},
                                                 dir.path() + "/observe.log");
-    CPPUNIT_ASSERT_MESSAGE(log, log.find("-hosts localhost -np 2") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(log, log.find("-hosts localhost -n 2") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(log, log.find("correlator -") != std::string::npos);  // the parset on standard input
+    const std::string out = readFile(dir.path() + "/obs/correlator.out");
+    CPPUNIT_ASSERT_MESSAGE(out, out.find("rtcp-part-exit 0\nrtcp-part-exit 0\n") != std::string::npos ||
+                                    out.find("rtcp-part-exit 0\n") != out.rfind("rtcp-part-exit 0\n"));
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--link tcp:0.0.0.0:") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--ionproc tcp:") != std::string::npos);
   }

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "ChildProcess.h"
+#include "HydraLaunch.h"
 #include "ObservationPlan.h"
 #include "rtcp/ObservationSummary.h"
 #include "ObserveTestUtil.h"
@@ -50,6 +51,10 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSummaryJson);
   CPPUNIT_TEST(testProgressLine);
   CPPUNIT_TEST(testMergedStatus);
+  CPPUNIT_TEST(testCheckerAcrossHosts);
+  CPPUNIT_TEST(testPlanAcrossHosts);
+  CPPUNIT_TEST(testHydraCommand);
+  CPPUNIT_TEST(testPartOutput);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -79,7 +84,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "already an input of station 'CS001'"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "missing.rsp' of station 'CS002' does not exist"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "reach different hosts"));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS003LBA.RSP.ports", 12, "host '10.255.255.1' is not this machine"));
+    // An input on another host is that host's ionproc's (observe starts it there).
+    CPPUNIT_ASSERT_MESSAGE(describe(r), !hasProblem(r, "PIC.Core.CS003LBA.RSP.ports", 12, ""));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.DataProducts.Output_Correlated.locations", 13, "cannot be created"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "--dir", 0, "cannot be created"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "--ranks", 0, "more ranks than the 2 cores"));
@@ -130,7 +136,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     o.inputs = {"udp:127.0.0.1:" + std::to_string(freeUdpPort()), "file:CS002.rsp"};
     const std::string path = writeParset(dir.path() + "/plan.parset", o);
     const double now = parseUtc("2026-03-01 12:00:00.5");
-    const ObservationPlan plan = ObservationPlan::make(Parset::fromFile(path), {true, dir.path() + "/obs", now, 4});
+    const ObservationPlan plan = ObservationPlan::make(Parset::fromFile(path), {true, dir.path() + "/obs", now, 4, 4200, ""});
     const ObservationSettings& s = plan.settings;
     CPPUNIT_ASSERT_DOUBLES_EQUAL(parseUtc("2026-03-01 12:00:06"), s.startTime, 1e-6);  // even shift, >= now + 4
     CPPUNIT_ASSERT_DOUBLES_EQUAL(o.seconds, s.stopTime - s.startTime, 1e-6);
@@ -250,6 +256,129 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!merged.finished);
     CPPUNIT_ASSERT_EQUAL(uint64_t(12), merged.integrations);
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), merged.storageConnections);
+  }
+
+  /// Observations across hosts: what the checker refuses (a relative output directory on
+  /// another host, --ranks against the parset's compute nodes) and what it lets through.
+  void testCheckerAcrossHosts() {
+    TempDir dir;
+    SmallObservation o;
+    o.stations = {"CS001", "CS002"};
+    o.inputs = {"udp:in1.example:10010", "udp:in2.example:10010"};  // the same port on two hosts
+    o.outputHost = "st1.example";
+    o.outputDir = "relative/out";
+    o.extra = "Cobalt.Nodes = [cn1_0, cn2_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\nPIC.Core.Cobalt.cn2_0.host = cn2\n";
+    const std::string parset = writeParset(dir.path() + "/hosts.parset", o);
+    const double wall = parseUtc("2025-12-31 23:00:00");
+    const CheckResult r = ParsetChecker({false, 3, 2, dir.path() + "/obs", wall, true, false}).check(parset);
+    CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("'st1.example:relative/out' on another host needs an "
+                                                         "absolute directory") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("names 2 compute nodes (one rank each), but --ranks is 3") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("more ranks than") == std::string::npos);  // their cores
+    CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("RSP.ports") == std::string::npos);
+    o.outputDir = "/data/out";
+    const CheckResult good = ParsetChecker({false, 2, 1, dir.path() + "/obs", wall, false, false})
+                                 .check(writeParset(dir.path() + "/good.parset", o));
+    CPPUNIT_ASSERT_MESSAGE(describe(good), !good.hasErrors());
+  }
+
+  /// Which part runs where: an ionproc and a station-sim per input host, a storage-sink per
+  /// output host, one rank per compute node; ports the documented ones.
+  void testPlanAcrossHosts() {
+    TempDir dir;
+    SmallObservation o;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.inputs = {"udp:in1.example:10010", "udp:in2.example:10010", "udp:in2.example:10011"};
+    o.outputHost = "st1.example";
+    o.outputDir = "/data/out";
+    o.extra = "Cobalt.Nodes = [cn1_0, cn1_1, cn2_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\n"
+              "PIC.Core.Cobalt.cn1_1.host = cn1\nPIC.Core.Cobalt.cn2_0.host = cn2\n";
+    const std::string path = writeParset(dir.path() + "/hosts.parset", o);
+    PlanOptions options{true, dir.path() + "/obs", parseUtc("2026-03-01 12:00:00.5"), 4, 4321, ""};
+    ObservationPlan plan = ObservationPlan::make(Parset::fromFile(path), options);
+    CPPUNIT_ASSERT(plan.acrossHosts());
+    CPPUNIT_ASSERT_EQUAL(size_t(2), plan.ionprocs.size());
+    CPPUNIT_ASSERT(plan.ionprocs[0].remote && plan.ionprocs[1].remote);
+    CPPUNIT_ASSERT_EQUAL(std::string("in2.example"), plan.ionprocs[1].inputHost);
+    CPPUNIT_ASSERT_EQUAL(uint16_t(4321), plan.ionprocs[1].linkPort);
+    CPPUNIT_ASSERT((plan.ionprocs[1].stations == std::vector<std::string>{"CS002", "RS106"}));
+    CPPUNIT_ASSERT_EQUAL(uint16_t(4100), plan.storagePort);  // the parset's (default) port, not a local free one
+    CPPUNIT_ASSERT_EQUAL(size_t(1), plan.remoteStorageSinks.size());
+    CPPUNIT_ASSERT_EQUAL(std::string("storage-sink@st1.example"), plan.remoteStorageSinks[0].name);
+    CPPUNIT_ASSERT(plan.measurementSets.empty());
+    CPPUNIT_ASSERT_EQUAL(std::string("st1.example:/data/out/L4711_SB301_uv.MS"), plan.remoteMeasurementSets.at(1));
+    CPPUNIT_ASSERT_EQUAL(std::string("cn1:2,cn2:1"), plan.computeHosts);
+    CPPUNIT_ASSERT_EQUAL(3, plan.computeNodes);
+    CPPUNIT_ASSERT(plan.stationSimParsetPath.empty());  // nothing simulated here
+    CPPUNIT_ASSERT_EQUAL(size_t(2), plan.remoteStationSims.size());
+    CPPUNIT_ASSERT_EQUAL(std::string("in2.example"), plan.remoteStationSims[1].host);
+    plan.write();
+    const ObservationSettings sim = ObservationSettings::fromFile(plan.remoteStationSims[1].parsetPath);
+    CPPUNIT_ASSERT_EQUAL(2, sim.nrStations());
+    CPPUNIT_ASSERT_EQUAL(std::string("RS106"), sim.stations[1].name);
+    // --mpi-hosts overrides the parset's nodes.
+    options.computeHosts = "a,b";
+    CPPUNIT_ASSERT_EQUAL(std::string("a,b"), ObservationPlan::make(Parset::fromFile(path), options).computeHosts);
+  }
+
+  void testHydraCommand() {
+    const std::vector<std::string> command =
+        hydraCommand(LauncherOptions{"ssh", "/opt/remote-shell"}, "in1", 1, {"/opt/rtcp/ionproc", "-", "--status", "-"});
+    const std::string text = [&] {
+      std::string t;
+      for (const std::string& a : command) t += a + "|";
+      return t;
+    }();
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("|-launcher|ssh|-launcher-exec|/opt/remote-shell|-hosts|in1|-n|1|-wdir|/|sh|-c|") !=
+                                     std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(text, text.ends_with("|sh|/opt/rtcp/ionproc|-|--status|-|"));
+    // The wrapper, run here by sh, reports the start and the part's exit code.
+    TempDir dir;
+    const std::string out = dir.path() + "/out";
+    std::vector<std::string> wrapped(std::find(command.begin(), command.end(), std::string("sh")), command.end());
+    wrapped.resize(4);
+    wrapped.front() = "/bin/sh";  // runProgram takes a path
+    wrapped.insert(wrapped.end(), {"/bin/sh", "-c", "echo part; exit 3"});
+    CPPUNIT_ASSERT_EQUAL(3, runProgram(wrapped, out));
+    PartOutput output(out, 1);
+    output.update();
+    CPPUNIT_ASSERT(output.started());
+    CPPUNIT_ASSERT(output.exitCode() == 3);
+  }
+
+  void testPartOutput() {
+    TempDir dir;
+    const std::string path = dir.path() + "/correlator.out";
+    PartOutput output(path, 2);
+    CPPUNIT_ASSERT(!output.update());  // no file yet
+    ion::IonStatus status;
+    status.nrBlocks = 7;
+    status.stations = {{"CS001", 1, 1, 0, 0, 1, 1, 0, 0, 0}};
+    std::ofstream file(path);
+    file << "rtcp-part-started\n" << status.formatLine().substr(0, 20) << std::flush;  // a line half written
+    CPPUNIT_ASSERT(!output.update());
+    CPPUNIT_ASSERT(!output.started());  // one of two
+    file << status.formatLine().substr(20) << "\nrtcp-part-started\nrtcp-part-exit 0\n" << std::flush;
+    CPPUNIT_ASSERT(output.update());
+    CPPUNIT_ASSERT(output.started());
+    CPPUNIT_ASSERT_EQUAL(int64_t(7), output.status()->nrBlocks);
+    CPPUNIT_ASSERT(!output.exitCode());  // one of two
+    file << "rtcp-ms subband=301 integrations=4 missing=1 bytes=123456 path=/data/out dir/L1_SB301_uv.MS\n"
+         << "rtcp-part-exit 137\n" << std::flush;
+    output.update();
+    CPPUNIT_ASSERT(output.exitCode() == 137);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), output.measurementSets().size());
+    const WrittenMeasurementSet& ms = output.measurementSets()[0];
+    CPPUNIT_ASSERT_EQUAL(std::string("/data/out dir/L1_SB301_uv.MS"), ms.path);
+    CPPUNIT_ASSERT_EQUAL(301, ms.subband);
+    CPPUNIT_ASSERT_EQUAL(int64_t(1), ms.missing);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(123456), ms.bytes);
+    // What a part's log says went wrong: its last error, not Hydra's noise.
+    std::ofstream(dir.path() + "/log") << "2026-01-01 00:00:00.000 ionproc[9] ERROR ionproc: cannot listen on tcp:0.0.0.0:4200: Address in use\n"
+                                       << "[mpiexec@launch] Press Ctrl-C again to force abort\n";
+    CPPUNIT_ASSERT_EQUAL(std::string("ionproc: cannot listen on tcp:0.0.0.0:4200: Address in use"), lastProblem(dir.path() + "/log"));
+    std::ofstream(dir.path() + "/log2") << "ssh: connect to host in9 port 22: No route to host\n";
+    CPPUNIT_ASSERT_EQUAL(std::string("ssh: connect to host in9 port 22: No route to host"), lastProblem(dir.path() + "/log2"));
   }
 };
 

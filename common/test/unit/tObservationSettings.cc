@@ -136,6 +136,7 @@ void assertSameSettings(const ObservationSettings& a, const ObservationSettings&
   CPPUNIT_ASSERT_EQUAL(a.secondsOfBuffer, b.secondsOfBuffer);
   CPPUNIT_ASSERT(a.tiedArrayStationNames == b.tiedArrayStationNames);
   CPPUNIT_ASSERT(a.correlatedOutput == b.correlatedOutput);
+  CPPUNIT_ASSERT(a.computeNodes == b.computeNodes);
   CPPUNIT_ASSERT(a.sim == b.sim);
   CPPUNIT_ASSERT(a.campaign == b.campaign);
   CPPUNIT_ASSERT(a.beamTargets == b.beamTargets);
@@ -470,13 +471,19 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
         .set("Observation.nrAnaBeams", "1")
         .set("Observation.AnaBeam[0].directionType", "AZELGEO")
         .set("Observation.AnaBeam[0].angle1", "1.5")
-        .set("Observation.AnaBeam[0].angle2", "0.9");
+        .set("Observation.AnaBeam[0].angle2", "0.9")
+        .set("Cobalt.Nodes", "[cbt001_0, cbt001_1, cbt002_0]")
+        .set("PIC.Core.Cobalt.cbt001_0.host", "cbt001")
+        .set("PIC.Core.Cobalt.cbt001_1.host", "cbt001")
+        .set("PIC.Core.Cobalt.cbt002_0.host", "cbt002");
     const ObservationSettings s = settingsOf(keys);
     CPPUNIT_ASSERT_EQUAL(std::string("Doe, J."), s.campaign.pi);
     CPPUNIT_ASSERT((s.campaign.coInvestigators == std::vector<std::string>{"A. One", "B"}));
     CPPUNIT_ASSERT((s.beamTargets == std::vector<std::vector<std::string>>{{}, {"3C 196"}}));
     CPPUNIT_ASSERT(s.analogBeam && s.analogBeam->directionType == "AZELGEO" && s.analogBeam->angle2 == 0.9);
     CPPUNIT_ASSERT_EQUAL(103, s.nrSubbands());
+    CPPUNIT_ASSERT((s.computeNodes == std::vector<rtcp::ComputeNode>{{"cbt001_0", "cbt001"}, {"cbt001_1", "cbt001"},
+                                                               {"cbt002_0", "cbt002"}}));
     CPPUNIT_ASSERT_EQUAL(1795377600.25, s.startTime);
     CPPUNIT_ASSERT((s.stations[0].inputs ==
                     std::vector<std::string>{"file:rec/CS 001.rsp", "udp:[::1]:4000"}));
