@@ -475,7 +475,8 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("Doe, J."), s.campaign.pi);
     CPPUNIT_ASSERT((s.campaign.coInvestigators == std::vector<std::string>{"A. One", "B"}));
     CPPUNIT_ASSERT((s.beamTargets == std::vector<std::vector<std::string>>{{}, {"3C 196"}}));
-    CPPUNIT_ASSERT(s.analogBeam && s.analogBeam->directionType == "AZELGEO" && s.analogBeam->angle2 == 0.9);
+    CPPUNIT_ASSERT(s.analogBeam && s.analogBeam->directionType == "AZELGEO" &&
+                   s.analogBeam->angle2 == 0.9);
     CPPUNIT_ASSERT_EQUAL(103, s.nrSubbands());
     CPPUNIT_ASSERT_EQUAL(1795377600.25, s.startTime);
     CPPUNIT_ASSERT((s.stations[0].inputs ==
