@@ -185,7 +185,8 @@ void readDescription(const Parset& p, ObservationSettings& s) {
   beam.directionType = p.getString(analog + "directionType", "J2000");
   if (!isDirectionType(beam.directionType))
     p.fail(analog + "directionType",
-           "'" + beam.directionType + "' is not a direction type casacore knows (J2000, AZELGEO, ...)");
+           "'" + beam.directionType +
+               "' is not a direction type casacore knows (J2000, AZELGEO, ...)");
   beam.angle1 = p.getDouble(analog + "angle1");
   beam.angle2 = p.getDouble(analog + "angle2");
   s.analogBeam = beam;

@@ -439,7 +439,8 @@ void Observation::makePlots(ObservationSummary& summary) {
   const std::string inspect = inspectExecutable();
   if (inspect.empty() || summary.measurementSets.empty()) return;
   const std::string plots = plan_.directory + "/plots";
-  std::vector<std::string> arguments{inspect, "--out", plots, "--overview", plan_.directory + "/msoverview.txt"};
+  std::vector<std::string> arguments{inspect, "--out", plots, "--overview",
+                                     plan_.directory + "/msoverview.txt"};
   arguments.insert(arguments.end(), summary.measurementSets.begin(), summary.measurementSets.end());
   try {
     ChildProcess& child = addPart("rtcp-inspect", arguments);

@@ -86,7 +86,8 @@ casacore::MeasurementSet createMainTable(const std::string& path, int nrChannels
 /// rewrite each), and LOFAR's own subtables.
 void createSubtables(casacore::MeasurementSet& ms, const std::string& tileBeamType) {
   casacore::TableDesc antenna = casacore::MSAntenna::requiredTableDesc();
-  antenna.addColumn(casacore::ScalarColumnDesc<casacore::String>("LOFAR_STATION_TYPE", "CORE, REMOTE, INTERNATIONAL or SUPERSTATION"));
+  antenna.addColumn(casacore::ScalarColumnDesc<casacore::String>(
+      "LOFAR_STATION_TYPE", "CORE, REMOTE, INTERNATIONAL or SUPERSTATION"));
   addLofarAntennaColumns(antenna);
   casacore::TableDesc field = casacore::MSField::requiredTableDesc();
   addLofarFieldColumns(field, tileBeamType);
@@ -204,7 +205,8 @@ void fillSpectralWindow(casacore::MeasurementSet& ms, const MeasurementSetDescri
   casacore::MSSpectralWindow& table = ms.spectralWindow();
   table.addRow();
   casacore::MSSpWindowColumns columns(table);
-  columns.name().put(0, "SB-" + std::to_string(d.subbandIndex));  // LOFAR: the index, not the number
+  columns.name().put(0,
+                     "SB-" + std::to_string(d.subbandIndex));  // LOFAR: the index, not the number
   columns.numChan().put(0, nrChannels);
   columns.refFrequency().put(0, d.subbandFrequency);
   columns.chanFreq().put(0, frequencies);

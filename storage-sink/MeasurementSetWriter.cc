@@ -145,7 +145,8 @@ void MeasurementSetWriter::Impl::openExisting(int64_t observationId) {
   const bool hasId = observation.tableDesc().isColumn(kObservationIdColumn) &&
                      observation.tableDesc()[kObservationIdColumn].dataType() == casacore::TpString;
   if (!hasId || observation.nrow() != 1 ||
-      std::string(casacore::ScalarColumn<casacore::String>(observation, kObservationIdColumn)(0)) != std::to_string(observationId))
+      std::string(casacore::ScalarColumn<casacore::String>(observation, kObservationIdColumn)(0)) !=
+          std::to_string(observationId))
     fail("it holds another observation than " + std::to_string(observationId));
   if (int(ms_->antenna().nrow()) != nrStations_)
     fail("it has " + std::to_string(ms_->antenna().nrow()) + " antennas, not " + std::to_string(nrStations_));

@@ -120,21 +120,26 @@ std::vector<MsAntenna> msAntennas(const ObservationSettings& settings) {
   for (const OutputStation& s : outputStations(settings)) {
     MsAntenna antenna{s.name, s.position, {}};
     for (const std::string& member : split(s.name, '+'))
-      antenna.members.push_back(fieldOfStation(settings.stations.at(size_t(settings.stationIndex(member)))));
+      antenna.members.push_back(
+          fieldOfStation(settings.stations.at(size_t(settings.stationIndex(member)))));
     antennas.push_back(std::move(antenna));
   }
   return antennas;
 }
 
-std::shared_ptr<const LofarAntennaFields> describeAntennaFields(const ObservationSettings& settings) {
-  auto fields = std::make_shared<LofarAntennaFields>(describeLofarAntennaFields(
-      msAntennas(settings), settings.antennaSet, AntennaFieldTable::shipped(), StationTable::shipped()));
-  for (const std::string& warning : fields->warnings) RTCP_LOG_WARN("storage", "LOFAR_ANTENNA_FIELD: " << warning);
+std::shared_ptr<const LofarAntennaFields> describeAntennaFields(
+    const ObservationSettings& settings) {
+  auto fields = std::make_shared<LofarAntennaFields>(
+      describeLofarAntennaFields(msAntennas(settings), settings.antennaSet,
+                                 AntennaFieldTable::shipped(), StationTable::shipped()));
+  for (const std::string& warning : fields->warnings)
+    RTCP_LOG_WARN("storage", "LOFAR_ANTENNA_FIELD: " << warning);
   return fields;
 }
 
-MeasurementSetDescription describeMeasurementSet(const ObservationSettings& settings, int subbandIndex,
-                                                 std::shared_ptr<const LofarAntennaFields> antennaFields) {
+MeasurementSetDescription describeMeasurementSet(
+    const ObservationSettings& settings, int subbandIndex,
+    std::shared_ptr<const LofarAntennaFields> antennaFields) {
   if (!antennaFields) antennaFields = describeAntennaFields(settings);
   const SubbandSettings& subband = settings.subbands.at(size_t(subbandIndex));
   const Direction& beam = settings.beams.at(size_t(subband.beam));
@@ -148,7 +153,8 @@ MeasurementSetDescription describeMeasurementSet(const ObservationSettings& sett
   for (size_t a = 0; a < stations.size(); ++a) {
     const OutputStation& s = stations[a];
     const LofarAntennaInfo& info = antennaFields->antennas.at(a);
-    const double diameter = info.dishDiameter > 0 ? info.dishDiameter : typicalDiameter(s.name, settings.antennaField);
+    const double diameter =
+        info.dishDiameter > 0 ? info.dishDiameter : typicalDiameter(s.name, settings.antennaField);
     d.stations.push_back({s.name, s.position, diameter, stationType(s.name), info.stationId});
   }
   d.referencePosition = settings.referencePhaseCenter;
@@ -156,10 +162,12 @@ MeasurementSetDescription describeMeasurementSet(const ObservationSettings& sett
   d.dec = beam.dec;
   d.beam = subband.beam;
   if (settings.analogBeam)
-    d.tileBeam = {settings.analogBeam->directionType, settings.analogBeam->angle1, settings.analogBeam->angle2};
+    d.tileBeam = {settings.analogBeam->directionType, settings.analogBeam->angle1,
+                  settings.analogBeam->angle2};
   else
     d.tileBeam = {"J2000", beam.ra, beam.dec};
-  if (size_t(subband.beam) < settings.beamTargets.size()) d.targets = settings.beamTargets[size_t(subband.beam)];
+  if (size_t(subband.beam) < settings.beamTargets.size())
+    d.targets = settings.beamTargets[size_t(subband.beam)];
   d.subbandIndex = subbandIndex;
   d.subbandNumber = subband.number;
   d.subbandFrequency = subband.frequency;

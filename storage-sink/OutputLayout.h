@@ -52,7 +52,8 @@ std::vector<MsAntenna> msAntennas(const ObservationSettings& settings);
 
 /// LOFAR_ANTENNA_FIELD and LOFAR_STATION of the observation, from the shipped tables
 /// (their warnings logged): computed once, shared by every MS.
-std::shared_ptr<const LofarAntennaFields> describeAntennaFields(const ObservationSettings& settings);
+std::shared_ptr<const LofarAntennaFields> describeAntennaFields(
+    const ObservationSettings& settings);
 
 /// What the MS of one subband (index in settings.subbands) records; antennaFields from
 /// describeAntennaFields (computed here when null).

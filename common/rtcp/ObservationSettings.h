@@ -68,11 +68,11 @@ struct CorrelatedOutputSettings {
 /// Who the observation is for (Observation.Campaign.*, all optional): what LOFAR writes
 /// into the MS's OBSERVATION table.
 struct CampaignSettings {
-  std::string name;     ///< Observation.Campaign.name, e.g. LC4_001 (OBSERVATION.PROJECT)
-  std::string title;    ///< Observation.Campaign.title
-  std::string pi;       ///< Observation.Campaign.PI
+  std::string name;   ///< Observation.Campaign.name, e.g. LC4_001 (OBSERVATION.PROJECT)
+  std::string title;  ///< Observation.Campaign.title
+  std::string pi;     ///< Observation.Campaign.PI
   std::vector<std::string> coInvestigators;  ///< Observation.Campaign.CO_I
-  std::string contact;  ///< Observation.Campaign.contact
+  std::string contact;                       ///< Observation.Campaign.contact
   bool operator==(const CampaignSettings&) const = default;
 };
 
@@ -105,7 +105,7 @@ struct ObservationSettings {
   std::vector<Direction> beams;    ///< Observation.Beam[i].angle1/2 (J2000)
   std::vector<std::vector<std::string>> beamTargets;  ///< Observation.Beam[i].target, per beam
   std::optional<AnalogBeamSettings> analogBeam;       ///< Observation.AnaBeam[0], when given
-  CampaignSettings campaign;       ///< Observation.Campaign.*
+  CampaignSettings campaign;                          ///< Observation.Campaign.*
   std::vector<SubbandSettings> subbands;  ///< all beams' subbands, in order
   std::array<double, 3> referencePhaseCenter{};  ///< Observation.referencePhaseCenter (ITRF m)
   int channelsPerSubband = 64;     ///< Observation.channelsPerSubband

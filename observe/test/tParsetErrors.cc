@@ -61,7 +61,8 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
     const std::string parset = writeParset(dir + "/" + name + ".parset", o);
     const std::string log = dir + "/" + name + ".log";
     std::string command;
-    for (const std::string& word : observeCommand({parset, "--check-only", "--dir", dir + "/" + name + ".obs"}))
+    for (const std::string& word :
+         observeCommand({parset, "--check-only", "--dir", dir + "/" + name + ".obs"}))
       command += word + " ";
     const int status = rtcp::test::runWithCasarc(casarc, command + "> " + log + " 2>&1");
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, readFile(log)};
@@ -69,11 +70,13 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
 
   /// What casacore itself says converting a UTC time of that date to UT1 and TAI with the
   /// tables of casarc (python-casacore).
-  static std::string casacoreSays(const std::string& dir, const std::string& casarc, const std::string& date) {
+  static std::string casacoreSays(const std::string& dir, const std::string& casarc,
+                                  const std::string& date) {
     const std::string log = dir + "/casacore.log";
     const std::string python =
         "/usr/bin/python3 -c \"from casacore.measures import measures; m = measures(); "
-        "e = m.epoch('utc', '" + date + "'); m.measure(e, 'ut1'); m.measure(e, 'tai')\"";
+        "e = m.epoch('utc', '" +
+        date + "'); m.measure(e, 'ut1'); m.measure(e, 'tai')\"";
     rtcp::test::runWithCasarc(casarc, python + " > " + log + " 2>&1");
     return readFile(log);
   }
@@ -82,9 +85,13 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
     storage::test::TempDir dir;
     const double today = std::floor(rtcp::test::mjdNow());
     // IERS tables for the last 30 and the next 60 days, leap seconds dated 10 days ago.
-    const std::string fresh = rtcp::test::writeMeasuresTables(dir.path() + "/fresh", {today - 30, today + 60, today - 10});
-    const auto day = [&](double mjd) { return formatUtc(mjdSecondsToUnix(mjd * 86400)).substr(0, 10); };
-    const std::string inside = day(today - 5) + " 12:00:00", outside = day(today - 400) + " 12:00:00";
+    const std::string fresh = rtcp::test::writeMeasuresTables(dir.path() + "/fresh",
+                                                              {today - 30, today + 60, today - 10});
+    const auto day = [&](double mjd) {
+      return formatUtc(mjdSecondsToUnix(mjd * 86400)).substr(0, 10);
+    };
+    const std::string inside = day(today - 5) + " 12:00:00",
+                      outside = day(today - 400) + " 12:00:00";
 
     const auto [insideCode, insideLog] = check(dir.path(), fresh, inside, "inside");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(insideLog, 0, insideCode);
@@ -94,25 +101,38 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
 
     const auto [outsideCode, outsideLog] = check(dir.path(), fresh, outside, "outside");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(outsideLog, 0, outsideCode);  // a warning, not an error
-    for (const std::string& expected : {std::string("WARN"), std::string("key 'Observation.startTime': casacore's measures data do not cover"),
-                                        "Earth orientation: IERSeop97 (" + dir.path() + "/fresh/geodetic/IERSeop97): " + day(today - 30) + " to " + day(today + 60),
-                                        std::string("measures.directory"), std::string("WSRT_Measures")})
-      CPPUNIT_ASSERT_MESSAGE("missing '" + expected + "' in:\n" + outsideLog, outsideLog.find(expected) != std::string::npos);
+    for (const std::string& expected :
+         {std::string("WARN"),
+          std::string("key 'Observation.startTime': casacore's measures data do not cover"),
+          "Earth orientation: IERSeop97 (" + dir.path() +
+              "/fresh/geodetic/IERSeop97): " + day(today - 30) + " to " + day(today + 60),
+          std::string("measures.directory"), std::string("WSRT_Measures")})
+      CPPUNIT_ASSERT_MESSAGE("missing '" + expected + "' in:\n" + outsideLog,
+                             outsideLog.find(expected) != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(outsideLog, outsideLog.find("Leap seconds") == std::string::npos);
 
     // Leap seconds dated 400 days ago: valid for 180 days, so not for today.
-    const std::string stale = rtcp::test::writeMeasuresTables(dir.path() + "/stale", {today - 30, today + 60, today - 400});
+    const std::string stale = rtcp::test::writeMeasuresTables(
+        dir.path() + "/stale", {today - 30, today + 60, today - 400});
     const auto [staleCode, staleLog] = check(dir.path(), stale, inside, "stale");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(staleLog, 0, staleCode);
-    CPPUNIT_ASSERT_MESSAGE(staleLog, staleLog.find("Leap seconds: TAI_UTC (" + dir.path() + "/stale/geodetic/TAI_UTC)") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(staleLog,
+                           staleLog.find("Leap seconds: TAI_UTC (" + dir.path() +
+                                         "/stale/geodetic/TAI_UTC)") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(staleLog, staleLog.find("Earth orientation") == std::string::npos);
 
     // casacore agrees: quiet where observe is quiet, complaining where observe warns.
     const std::string quiet = casacoreSays(dir.path(), fresh, day(today - 5));
-    for (const char* complaint : {"outside the range", "out-of-date", "cannot be found", "WARN", "SEVERE"})
+    for (const char* complaint :
+         {"outside the range", "out-of-date", "cannot be found", "WARN", "SEVERE"})
       CPPUNIT_ASSERT_MESSAGE(quiet, quiet.find(complaint) == std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE("casacore on the outside date", casacoreSays(dir.path(), fresh, day(today - 400)).find("outside the range") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE("casacore on stale leap seconds", casacoreSays(dir.path(), stale, day(today - 5)).find("out-of-date") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        "casacore on the outside date",
+        casacoreSays(dir.path(), fresh, day(today - 400)).find("outside the range") !=
+            std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        "casacore on stale leap seconds",
+        casacoreSays(dir.path(), stale, day(today - 5)).find("out-of-date") != std::string::npos);
   }
 
   void testHelp() {

@@ -67,7 +67,8 @@ MsContents readMeasurementSet(const std::string& path, bool withUvwJ2000) {
   const casacore::Matrix<double> direction = casacore::MSFieldColumns(ms.field()).phaseDir()(0);
   c.phaseDirection = {direction(0, 0), direction(1, 0)};
   c.telescope = casacore::MSObservationColumns(ms.observation()).telescopeName()(0);
-  c.observationId = std::stoll(casacore::ScalarColumn<casacore::String>(ms.observation(), "LOFAR_OBSERVATION_ID")(0));
+  c.observationId = std::stoll(
+      casacore::ScalarColumn<casacore::String>(ms.observation(), "LOFAR_OBSERVATION_ID")(0));
   c.nrFeeds = ms.feed().nrow();
   for (const casacore::String& line : casacore::MSHistoryColumns(ms.history()).appParams()(0))
     c.historyParams.push_back(line);

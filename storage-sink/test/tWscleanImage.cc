@@ -92,7 +92,8 @@ class WscleanImageTest : public CppUnit::TestFixture {
 
     // casacore tables covering the observation (Debian's are too old or absent).
     const double today = std::floor(::rtcp::test::mjdNow());
-    const std::string casarc = ::rtcp::test::writeMeasuresTables(dir.path() + "/measures", {60800, today + 60, today - 10});
+    const std::string casarc = ::rtcp::test::writeMeasuresTables(dir.path() + "/measures",
+                                                                 {60800, today + 60, today - 10});
     const auto run = [&](const std::string& command, const std::string& log) {
       const int status = ::rtcp::test::runWithCasarc(casarc, command + " > " + log + " 2>&1");
       CPPUNIT_ASSERT_EQUAL_MESSAGE(command + ": " + ::rtcp::test::readFile(log), 0, status);
@@ -110,8 +111,10 @@ class WscleanImageTest : public CppUnit::TestFixture {
 
     // casacore's query tool reads the MS: 8 x 7 / 2 cross-correlations per integration.
     CPPUNIT_ASSERT_EQUAL(size_t(60 * 28), taqlCount("select from " + ms + " where ANTENNA1 != ANTENNA2"));
-    run("taql -noph 'select gmax(abs(UVW - mscal.uvwj2000())) from " + ms + "'", dir.path() + "/taql.log");
-    run("taql -noph 'select from " + ms + "::LOFAR_ANTENNA_FIELD where NAME == \"LBA\"'", dir.path() + "/taql-fields.log");
+    run("taql -noph 'select gmax(abs(UVW - mscal.uvwj2000())) from " + ms + "'",
+        dir.path() + "/taql.log");
+    run("taql -noph 'select from " + ms + "::LOFAR_ANTENNA_FIELD where NAME == \"LBA\"'",
+        dir.path() + "/taql-fields.log");
     // AOFlagger flags a copy in place.
     const std::string copy = dir.path() + "/copy.MS";
     std::filesystem::copy(ms, copy, std::filesystem::copy_options::recursive);

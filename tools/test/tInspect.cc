@@ -162,18 +162,17 @@ class InspectTest : public CppUnit::TestFixture {
     int code = -1;
     const std::string text = msoverview(dir.path(), {ms[0]}, code);
     CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, code);
-    checkContains(text, {
-        "MeasurementSet " + ms[0],
-        "Observation   L4242, project LC9_042, target 3C196",
-        "antenna set LBA_OUTER, filter LBA_30_90, clock 200 MHz, 16-bit samples",
-        "Time          2025-06-01 12:00:00.0 to 12:00:05.9 UTC: 6 integrations of 0.99999",
-        "Rows          60 (10 baselines x 6 times)",
-        "flagged: 12.50 % of the data, 0.00 % of the rows",  // channel 0 of 8
-        "DATA (complex, 8 channels x 4 correlations)", "UVW (J2000)",
-        "Fields (1)", "0  BEAM_0     phase centre RA 19:59:28.358 Dec +40.44.02.42 (J2000)",
-        "Spectral windows (1)", "0  SB-0       8 channels of 24.4141 kHz, 58.4961 MHz to 58.667 MHz",
-        "Polarisations XX XY YX YY",
-        "Stations (4)", "0   CS001", "3   RS106", "LBA 48/96"});
+    checkContains(
+        text, {"MeasurementSet " + ms[0], "Observation   L4242, project LC9_042, target 3C196",
+               "antenna set LBA_OUTER, filter LBA_30_90, clock 200 MHz, 16-bit samples",
+               "Time          2025-06-01 12:00:00.0 to 12:00:05.9 UTC: 6 integrations of 0.99999",
+               "Rows          60 (10 baselines x 6 times)",
+               "flagged: 12.50 % of the data, 0.00 % of the rows",  // channel 0 of 8
+               "DATA (complex, 8 channels x 4 correlations)", "UVW (J2000)", "Fields (1)",
+               "0  BEAM_0     phase centre RA 19:59:28.358 Dec +40.44.02.42 (J2000)",
+               "Spectral windows (1)",
+               "0  SB-0       8 channels of 24.4141 kHz, 58.4961 MHz to 58.667 MHz",
+               "Polarisations XX XY YX YY", "Stations (4)", "0   CS001", "3   RS106", "LBA 48/96"});
     // A missing MS: said so, non-zero.
     const std::string missing = msoverview(dir.path(), {ms[0], dir.path() + "/none.MS"}, code);
     CPPUNIT_ASSERT_EQUAL(2, code);

@@ -480,7 +480,8 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("Doe, J."), s.campaign.pi);
     CPPUNIT_ASSERT((s.campaign.coInvestigators == std::vector<std::string>{"A. One", "B"}));
     CPPUNIT_ASSERT((s.beamTargets == std::vector<std::vector<std::string>>{{}, {"3C 196"}}));
-    CPPUNIT_ASSERT(s.analogBeam && s.analogBeam->directionType == "AZELGEO" && s.analogBeam->angle2 == 0.9);
+    CPPUNIT_ASSERT(s.analogBeam && s.analogBeam->directionType == "AZELGEO" &&
+                   s.analogBeam->angle2 == 0.9);
     CPPUNIT_ASSERT_EQUAL(103, s.nrSubbands());
     CPPUNIT_ASSERT((s.computeNodes == std::vector<rtcp::ComputeNode>{{"cbt001_0", "cbt001"}, {"cbt001_1", "cbt001"},
                                                                {"cbt002_0", "cbt002"}}));
