@@ -181,7 +181,7 @@ bool Observation::startParts() {
   try {
     startStorageSinks();
     const std::vector<std::string> endpoints = startIonprocs();
-    if (!waitForIonprocs()) return false;
+    if (!waitForIonprocs() || !waitForRemoteParts()) return false;
     startCorrelator(endpoints);
     startStationSims();
   } catch (const std::exception& e) {
@@ -263,6 +263,19 @@ bool Observation::waitForIonprocs() {
   for (const IonprocPlan& plan : plan_.ionprocs)
     if (!waitForIonproc(plan, deadline)) return false;
   return true;
+}
+
+bool Observation::waitForRemoteParts() {
+  for (;;) {
+    relayRemoteOutput();
+    if (std::all_of(remote_.begin(), remote_.end(), [](const auto& r) { return r.second.output->started(); }))
+      return true;
+    if (!checkParts(" while starting")) return false;  // also: not started within startupSeconds
+    if (const int signal = waitForSignal(stopSignals_, 0.1)) {
+      fail(std::string("interrupted by SIG") + sigabbrev_np(signal));
+      return false;
+    }
+  }
 }
 
 bool Observation::waitForIonproc(const IonprocPlan& plan, double deadline) {

@@ -80,6 +80,9 @@ class Observation {
   /// Waits until every ionproc wrote its status file (it is up and listening).
   bool waitForIonprocs();
   bool waitForIonproc(const IonprocPlan& ionproc, double deadline);
+  /// Waits until every part started on another host so far runs there (the storage-sinks
+  /// before the ranks start).
+  bool waitForRemoteParts();
   void follow();
   void stopAll();
   /// SIGINT, then (parts on other hosts) a second SIGINT that has mpiexec kill them, then
