@@ -51,6 +51,19 @@ pid_t startObserve(const TestHosts& hosts, const SmallObservation& o) {
   return startProgram(hosts.on("launch", command), hosts.disk() + "/observe.log");
 }
 
+/// Waits until the second ionproc served two blocks (as its status, relayed to the
+/// launching host, shows).
+void waitForBlocks(const TestHosts& hosts) {
+  const std::string status = hosts.disk() + "/obs/ionproc-2.status";
+  for (const double giveUp = wallClock() + 40; wallClock() < giveUp;) {
+    const std::string text = readFile(status);
+    if (!text.empty() && text.find("newestBlock=-1") == std::string::npos && text.find("newestBlock=0") == std::string::npos)
+      return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CPPUNIT_FAIL("no blocks served within 40 s: " + readFile(hosts.disk() + "/observe.log"));
+}
+
 /// observe's exit code, once it ended.
 int waitForObserve(pid_t observer) {
   const double started = wallClock();
@@ -81,6 +94,7 @@ class HostsFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testUnreachableHost);
   CPPUNIT_TEST(testPartDiesOnItsHost);
   CPPUNIT_TEST(testPortInUseThere);
+  CPPUNIT_TEST(testInterruptStopsEveryHost);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -110,13 +124,7 @@ class HostsFaultsTest : public CppUnit::TestFixture {
     SmallObservation o = smallObservation(hosts, 4732, "st1");
     o.seconds = 10;
     const pid_t observer = startObserve(hosts, o);
-    const std::string status = hosts.disk() + "/obs/ionproc-2.status";
-    for (const double giveUp = wallClock() + 40; wallClock() < giveUp;) {  // until it served a block
-      const std::string text = readFile(status);
-      if (!text.empty() && text.find("newestBlock=-1") == std::string::npos && text.find("newestBlock=0") == std::string::npos)
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    waitForBlocks(hosts);
     const std::vector<pid_t> ionproc = hosts.processes("in2", "ionproc");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(hosts.disk() + "/observe.log"), size_t(1), ionproc.size());
     kill(ionproc[0], SIGKILL);
@@ -159,6 +167,26 @@ class HostsFaultsTest : public CppUnit::TestFixture {
     const std::string codes = summaryValue(hosts.disk() + "/obs", "exitCodes");
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc\": 0") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink@st1\": 0") != std::string::npos);
+  }
+
+  /// Ctrl-C (SIGINT) in the middle: observe stops the parts on every host in order, each
+  /// ends normally, and the MSs on the storage host are closed and readable.
+  void testInterruptStopsEveryHost() {
+    TestHosts hosts("launch", kHosts);
+    SmallObservation o = smallObservation(hosts, 4734, "st1");
+    o.seconds = 10;
+    const pid_t observer = startObserve(hosts, o);  // observe itself: the remote shell execs it
+    waitForBlocks(hosts);
+    kill(observer, SIGINT);
+    observeFailed(hosts, waitForObserve(observer), {"interrupted by SIGINT"});
+    const std::string codes = summaryValue(hosts.disk() + "/obs", "exitCodes");
+    for (const char* part : {"ionproc", "ionproc-2", "storage-sink@st1"}) {
+      std::string entry(1, '"');  // "part": 0 (appended: GCC 12 misreads a chain of string +)
+      entry.append(part).append("\": 0");
+      CPPUNIT_ASSERT_MESSAGE(codes, codes.find(entry) != std::string::npos);
+    }
+    const MsContents ms = readMeasurementSet(hosts.diskOf("st1") + "/out/L4734_SB300_uv.MS");
+    CPPUNIT_ASSERT(ms.nrRows > 0);
   }
 };
 
