@@ -7,8 +7,8 @@ namespace rtcp {
 namespace po = boost::program_options;
 
 bool parseCommandLine(int argc, char** argv, const po::options_description& options,
-                      const std::string& positionalName, std::string& positional, const std::string& about,
-                      po::variables_map* values, bool printHelp) {
+                      const std::string& positionalName, std::string& positional,
+                      const std::string& about, po::variables_map* values, bool printHelp) {
   po::options_description all;
   all.add(options).add_options()("positional-argument", po::value(&positional));
   po::positional_options_description order;

@@ -69,7 +69,8 @@ std::optional<std::string> checkCorrelatedHeader(const CorrelatedHeader& h, uint
                                                  uint32_t maxChannels) {
   if (h.magic != kCorrelatedMagic) return "bad magic (not an RTCP block)";
   if (h.version != kCorrelatedVersion) return "unsupported version " + std::to_string(h.version);
-  if (h.headerSize != kCorrelatedHeaderSize) return "header size " + std::to_string(h.headerSize) + ", not 64";
+  if (h.headerSize != kCorrelatedHeaderSize)
+    return "header size " + std::to_string(h.headerSize) + ", not 64";
   if (h.nrPolarisations != kNrPolarisationProducts)
     return "number of polarisation products " + std::to_string(h.nrPolarisations) + ", not 4";
   if (h.nrStations == 0 || h.nrStations > maxStations)
@@ -134,7 +135,8 @@ namespace rtcp {
 
 CorrelatedData CorrelatedData::fromPayload(const CorrelatedHeader& header, const uint8_t* payload) {
   if (header.payloadSize != header.expectedPayloadSize())
-    throw std::invalid_argument("CorrelatedData::fromPayload: payload size does not match the shape");
+    throw std::invalid_argument(
+        "CorrelatedData::fromPayload: payload size does not match the shape");
   CorrelatedData data(int(header.nrStations), int(header.nrChannels));
   data.subband = int(header.subband);
   data.integration = int64_t(header.integration);

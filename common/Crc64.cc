@@ -1,9 +1,8 @@
 #include "rtcp/Crc64.h"
 
 #include <array>
-#include <cstring>
-
 #include <boost/crc.hpp>
+#include <cstring>
 
 namespace rtcp {
 namespace {

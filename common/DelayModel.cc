@@ -1,9 +1,8 @@
-#include "rtcp/CasacoreMeasures.h"
-
 #include "rtcp/DelayModel.h"
 
 #include <stdexcept>
 
+#include "rtcp/CasacoreMeasures.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp {
@@ -52,13 +51,15 @@ std::vector<std::array<double, 3>> stationPositions(const ObservationSettings& s
 }
 std::vector<double> clockCorrections(const ObservationSettings& settings) {
   std::vector<double> corrections;
-  for (const StationSettings& station : settings.stations) corrections.push_back(station.clockCorrection);
+  for (const StationSettings& station : settings.stations)
+    corrections.push_back(station.clockCorrection);
   return corrections;
 }
 }  // namespace
 
 DelayModel::DelayModel(const ObservationSettings& settings)
-    : DelayModel(settings.referencePhaseCenter, stationPositions(settings), clockCorrections(settings)) {}
+    : DelayModel(settings.referencePhaseCenter, stationPositions(settings),
+                 clockCorrections(settings)) {}
 
 DelayModel::~DelayModel() = default;
 DelayModel::DelayModel(DelayModel&&) noexcept = default;

@@ -1,13 +1,12 @@
 #include "rtcp/ObservationSummary.h"
 
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
-
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
 
 namespace rtcp {
 namespace {
@@ -27,10 +26,11 @@ std::string jsonList(const std::vector<std::string>& items, const std::string& i
 }
 
 std::string stationJson(const StationSummary& s) {
-  return "{\"name\": " + jsonString(s.name) + ", \"packetsReceived\": " + std::to_string(s.packetsReceived) +
+  return "{\"name\": " + jsonString(s.name) +
+         ", \"packetsReceived\": " + std::to_string(s.packetsReceived) +
          ", \"packetsExpected\": " + std::to_string(s.packetsExpected) +
-         ", \"packetsLost\": " + std::to_string(s.packetsLost) + ", \"lossFraction\": " + jsonNumber(s.lossFraction) +
-         "}";
+         ", \"packetsLost\": " + std::to_string(s.packetsLost) +
+         ", \"lossFraction\": " + jsonNumber(s.lossFraction) + "}";
 }
 
 using boost::property_tree::ptree;
@@ -98,16 +98,17 @@ std::string ObservationSummary::toJson() const {
     << "  \"stations\": [";
   for (size_t i = 0; i < stations.size(); ++i)
     j << (i ? ",\n    " : "\n    ") << stationJson(stations[i]);
-  j << (stations.empty() ? "],\n" : "\n  ],\n")
-    << "  \"blocksDropped\": " << blocksDropped << ",\n"
+  j << (stations.empty() ? "],\n" : "\n  ],\n") << "  \"blocksDropped\": " << blocksDropped << ",\n"
     << "  \"integrationsDropped\": " << integrationsDropped << ",\n"
     << "  \"exitCodes\": {";
   size_t n = 0;
-  for (const auto& [part, code] : exitCodes) j << (n++ ? ", " : "") << jsonString(part) << ": " << code;
+  for (const auto& [part, code] : exitCodes)
+    j << (n++ ? ", " : "") << jsonString(part) << ": " << code;
   j << "},\n"
     << "  \"cpuSeconds\": {";
   n = 0;
-  for (const auto& [part, seconds] : cpuSeconds) j << (n++ ? ", " : "") << jsonString(part) << ": " << jsonNumber(seconds);
+  for (const auto& [part, seconds] : cpuSeconds)
+    j << (n++ ? ", " : "") << jsonString(part) << ": " << jsonNumber(seconds);
   j << "},\n"
     << "  \"plots\": " << jsonList(plots, "  ") << ",\n"
     << "  \"warnings\": " << jsonList(warnings, "  ") << "\n"
@@ -117,23 +118,26 @@ std::string ObservationSummary::toJson() const {
 
 std::string ObservationSummary::toText() const {
   std::ostringstream t;
-  t << "observation " << observationId << ": " << (ok ? "ok" : "FAILED") << (reason.empty() ? "" : " (" + reason + ")")
-    << "\n  parset        " << parset << "\n  time          " << start << " .. " << stop << " UTC ("
-    << durationSeconds << " s; " << std::setprecision(3) << wallSeconds << " s wall, real-time factor "
-    << realTimeFactor << ")\n  written       " << bytesWritten << " bytes in " << measurementSets.size()
+  t << "observation " << observationId << ": " << (ok ? "ok" : "FAILED")
+    << (reason.empty() ? "" : " (" + reason + ")") << "\n  parset        " << parset
+    << "\n  time          " << start << " .. " << stop << " UTC (" << durationSeconds << " s; "
+    << std::setprecision(3) << wallSeconds << " s wall, real-time factor " << realTimeFactor
+    << ")\n  written       " << bytesWritten << " bytes in " << measurementSets.size()
     << " MeasurementSet(s)\n";
   for (const std::string& ms : measurementSets) t << "    " << ms << "\n";
   t << "  dropped       " << blocksDropped << " blocks (ranks behind), " << integrationsDropped
     << " integrations (not stored)\n  stations      packets received / expected, lost\n";
   for (const StationSummary& s : stations)
-    t << "    " << std::left << std::setw(8) << s.name << std::right << " " << s.packetsReceived << " / "
-      << s.packetsExpected << ", " << s.packetsLost << " (" << std::setprecision(3) << 100 * s.lossFraction << " %)\n";
+    t << "    " << std::left << std::setw(8) << s.name << std::right << " " << s.packetsReceived
+      << " / " << s.packetsExpected << ", " << s.packetsLost << " (" << std::setprecision(3)
+      << 100 * s.lossFraction << " %)\n";
   t << "  exit codes   ";
   for (const auto& [part, code] : exitCodes) t << " " << part << "=" << code;
   t << "\n";
   if (!cpuSeconds.empty()) {
     t << "  cpu seconds  ";
-    for (const auto& [part, seconds] : cpuSeconds) t << " " << part << "=" << std::setprecision(3) << seconds;
+    for (const auto& [part, seconds] : cpuSeconds)
+      t << " " << part << "=" << std::setprecision(3) << seconds;
     t << "\n";
   }
   for (const std::string& plot : plots) t << "  plot          " << plot << "\n";
@@ -142,7 +146,8 @@ std::string ObservationSummary::toText() const {
 }
 
 void ObservationSummary::write(const std::string& directory) const {
-  for (const auto& [name, text] : {std::pair{"summary.txt", toText()}, std::pair{"summary.json", toJson()}}) {
+  for (const auto& [name, text] :
+       {std::pair{"summary.txt", toText()}, std::pair{"summary.json", toJson()}}) {
     const std::string path = directory + "/" + name;
     std::ofstream file(path);
     file << text;
@@ -183,9 +188,10 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.measurementSets = strings(tree, "measurementSets");
     if (const auto stations = tree.get_child_optional("stations"))
       for (const auto& [unused, st] : *stations)
-        s.stations.push_back({st.get<std::string>("name", "?"), number<uint64_t>(st, "packetsReceived"),
-                              number<uint64_t>(st, "packetsExpected"), number<uint64_t>(st, "packetsLost"),
-                              number<double>(st, "lossFraction")});
+        s.stations.push_back(
+            {st.get<std::string>("name", "?"), number<uint64_t>(st, "packetsReceived"),
+             number<uint64_t>(st, "packetsExpected"), number<uint64_t>(st, "packetsLost"),
+             number<double>(st, "lossFraction")});
     s.blocksDropped = number<uint64_t>(tree, "blocksDropped");
     s.integrationsDropped = number<uint64_t>(tree, "integrationsDropped");
     s.exitCodes = numbers<int>(tree, "exitCodes");

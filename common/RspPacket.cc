@@ -30,10 +30,14 @@ void checkBits(int bits) {
 
 int RspHeader::bitsPerSample() const {
   switch (sourceInfo2 & 0x3) {
-    case 0: return 16;
-    case 1: return 8;
-    case 2: return 4;
-    default: return 0;
+    case 0:
+      return 16;
+    case 1:
+      return 8;
+    case 2:
+      return 4;
+    default:
+      return 0;
   }
 }
 
@@ -84,17 +88,28 @@ void RspHeader::write(uint8_t* bytes) const {
 
 const char* toString(RspReject reason) {
   switch (reason) {
-    case RspReject::kNone: return "accepted";
-    case RspReject::kTruncated: return "truncated (shorter than a header)";
-    case RspReject::kVersion: return "bad version";
-    case RspReject::kClock: return "wrong clock";
-    case RspReject::kBitMode: return "bad or unexpected bit mode";
-    case RspReject::kBeamletCount: return "bad or unexpected number of beamlets";
-    case RspReject::kBlockCount: return "number of blocks not 16";
-    case RspReject::kSize: return "datagram size differs from header + payload";
-    case RspReject::kPayloadError: return "payload error flagged by the station";
-    case RspReject::kTimestamp: return "bad timestamp or sequence number";
-    case RspReject::kStation: return "unexpected station ID";
+    case RspReject::kNone:
+      return "accepted";
+    case RspReject::kTruncated:
+      return "truncated (shorter than a header)";
+    case RspReject::kVersion:
+      return "bad version";
+    case RspReject::kClock:
+      return "wrong clock";
+    case RspReject::kBitMode:
+      return "bad or unexpected bit mode";
+    case RspReject::kBeamletCount:
+      return "bad or unexpected number of beamlets";
+    case RspReject::kBlockCount:
+      return "number of blocks not 16";
+    case RspReject::kSize:
+      return "datagram size differs from header + payload";
+    case RspReject::kPayloadError:
+      return "payload error flagged by the station";
+    case RspReject::kTimestamp:
+      return "bad timestamp or sequence number";
+    case RspReject::kStation:
+      return "unexpected station ID";
   }
   return "unknown reject reason";
 }
@@ -124,10 +139,14 @@ RspReject validateRspPacket(std::span<const uint8_t> datagram, const RspExpectat
 
 int maxBeamlets(int bitsPerSample) {
   switch (bitsPerSample) {
-    case 16: return 61;
-    case 8: return 122;
-    case 4: return 244;
-    default: return 0;
+    case 16:
+      return 61;
+    case 8:
+      return 122;
+    case 4:
+      return 244;
+    default:
+      return 0;
   }
 }
 
@@ -149,8 +168,7 @@ int maxSampleValue(int bitsPerSample) {
   return (1 << (bitsPerSample - 1)) - 1;
 }
 
-void encodeRspPacket(const RspHeader& header, const std::complex<int16_t>* samples,
-                     uint8_t* out) {
+void encodeRspPacket(const RspHeader& header, const std::complex<int16_t>* samples, uint8_t* out) {
   header.write(out);
   const int bits = header.bitsPerSample();
   checkBits(bits);

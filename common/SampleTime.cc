@@ -1,5 +1,3 @@
-#include "rtcp/CasacoreMeasures.h"
-
 #include "rtcp/SampleTime.h"
 
 #include <cctype>
@@ -7,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 #include <stdexcept>
+
+#include "rtcp/CasacoreMeasures.h"
 
 namespace rtcp {
 namespace {
@@ -76,7 +76,8 @@ double toUnixTime(const casacore::MEpoch& epoch) {
   if (epoch.getRefPtr()->getType() != casacore::MEpoch::UTC)
     utc = casacore::MEpoch::Convert(epoch, casacore::MEpoch::UTC)();
   const casacore::MVEpoch& value = utc.getValue();
-  return (value.getDay() - kUnixEpochMjd) * kSecondsPerDay + value.getDayFraction() * kSecondsPerDay;
+  return (value.getDay() - kUnixEpochMjd) * kSecondsPerDay +
+         value.getDayFraction() * kSecondsPerDay;
 }
 
 double parseUtc(const std::string& text) {

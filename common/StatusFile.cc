@@ -67,12 +67,14 @@ std::string stationPrefix(size_t i) { return "station[" + std::to_string(i) + "]
 std::string IonStatus::format() const {
   std::ostringstream out;
   out << std::setprecision(17);
-  forEachCounter(*this, [&](const char* key, const auto& value) { out << key << '=' << value << '\n'; });
+  forEachCounter(*this,
+                 [&](const char* key, const auto& value) { out << key << '=' << value << '\n'; });
   out << "stations=" << stations.size() << '\n';
   for (size_t i = 0; i < stations.size(); ++i) {
     out << stationPrefix(i) << "name=" << stations[i].name << '\n';
-    forEachStationCounter(stations[i],
-                          [&](const char* key, const auto& value) { out << stationPrefix(i) << key << '=' << value << '\n'; });
+    forEachStationCounter(stations[i], [&](const char* key, const auto& value) {
+      out << stationPrefix(i) << key << '=' << value << '\n';
+    });
   }
   return out.str();
 }
@@ -86,7 +88,8 @@ IonStatus IonStatus::parse(const std::string& text) {
     if (line.empty()) continue;
     const size_t equals = line.find('=');
     if (equals == std::string::npos || equals == 0)
-      throw std::runtime_error("status line " + std::to_string(lineNumber) + ": no key=value: '" + line + "'");
+      throw std::runtime_error("status line " + std::to_string(lineNumber) + ": no key=value: '" +
+                               line + "'");
     values[line.substr(0, equals)] = line.substr(equals + 1);
   }
   IonStatus status;
@@ -101,7 +104,8 @@ IonStatus IonStatus::parse(const std::string& text) {
     Station station;
     const std::string prefix = stationPrefix(i);
     station.name = values[prefix + "name"];
-    forEachStationCounter(station, [&](const char* key, auto& value) { take(prefix + key, value); });
+    forEachStationCounter(station,
+                          [&](const char* key, auto& value) { take(prefix + key, value); });
     status.stations.push_back(station);
   }
   return status;
@@ -109,7 +113,8 @@ IonStatus IonStatus::parse(const std::string& text) {
 
 IonStatus IonStatus::read(const std::string& path) {
   std::ifstream file(path);
-  if (!file) throw std::runtime_error(path + ": cannot read the status file: " + std::strerror(errno));
+  if (!file)
+    throw std::runtime_error(path + ": cannot read the status file: " + std::strerror(errno));
   std::ostringstream text;
   text << file.rdbuf();
   try {
@@ -142,7 +147,8 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
     if (!file) throw std::runtime_error(temporary + ": cannot write: " + std::strerror(errno));
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(path + ": cannot replace with " + temporary + ": " + std::strerror(errno));
+    throw std::runtime_error(path + ": cannot replace with " + temporary + ": " +
+                             std::strerror(errno));
 }
 
 }  // namespace rtcp::ion

@@ -35,7 +35,9 @@ double StepTimes::seconds(size_t step) const {
   return 1e-9 * double(nanoseconds_[step].load(std::memory_order_relaxed));
 }
 
-uint64_t StepTimes::calls(size_t step) const { return calls_[step].load(std::memory_order_relaxed); }
+uint64_t StepTimes::calls(size_t step) const {
+  return calls_[step].load(std::memory_order_relaxed);
+}
 
 double StepTimes::totalSeconds() const {
   double total = 0;

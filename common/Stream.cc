@@ -51,7 +51,9 @@ struct AddressInfo {
 /// Closes a file descriptor on scope exit unless released.
 struct FdGuard {
   int fd;
-  ~FdGuard() { if (fd >= 0) ::close(fd); }
+  ~FdGuard() {
+    if (fd >= 0) ::close(fd);
+  }
   int release() { return std::exchange(fd, -1); }
 };
 
@@ -134,18 +136,20 @@ class FileStream : public Stream {
   FileStream(const std::string& path, bool forWriting)
       : name_("file:" + path), file_(std::fopen(path.c_str(), forWriting ? "wb" : "rb")) {
     if (!file_)
-      throw StreamError(name_ + ": cannot open for " + (forWriting ? "writing" : "reading") +
-                        ": " + errnoText(errno));
+      throw StreamError(name_ + ": cannot open for " + (forWriting ? "writing" : "reading") + ": " +
+                        errnoText(errno));
     std::setvbuf(file_, nullptr, _IOFBF, kFileBuffer);
   }
   ~FileStream() override {
-    if (std::fclose(file_) != 0) RTCP_LOG_ERROR("stream", name_ << ": close failed: " << errnoText(errno));
+    if (std::fclose(file_) != 0)
+      RTCP_LOG_ERROR("stream", name_ << ": close failed: " << errnoText(errno));
   }
 
   size_t read(void* data, size_t size) override {
     if (shut_) return 0;
     const size_t n = std::fread(data, 1, size, file_);
-    if (n == 0 && std::ferror(file_)) throw StreamError(name_ + ": read failed: " + errnoText(errno));
+    if (n == 0 && std::ferror(file_))
+      throw StreamError(name_ + ": read failed: " + errnoText(errno));
     return n;
   }
   void write(const void* data, size_t size) override {
@@ -201,8 +205,8 @@ int openSocket(const std::string& name, const std::string& host, uint16_t port, 
     if (rc == 0) return fd.release();
     lastError = errno;
   }
-  const std::string what = lastError == EADDRINUSE ? "address already in use (port in use)"
-                                                   : errnoText(lastError);
+  const std::string what =
+      lastError == EADDRINUSE ? "address already in use (port in use)" : errnoText(lastError);
   throw StreamError(name + ": cannot " + (passive ? "bind" : "connect") + ": " + what);
 }
 
@@ -210,7 +214,8 @@ uint16_t localPort(int fd) {
   sockaddr_storage address{};
   socklen_t len = sizeof address;
   getsockname(fd, reinterpret_cast<sockaddr*>(&address), &len);
-  if (address.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
+  if (address.ss_family == AF_INET6)
+    return ntohs(reinterpret_cast<sockaddr_in6*>(&address)->sin6_port);
   return ntohs(reinterpret_cast<sockaddr_in*>(&address)->sin_port);
 }
 
@@ -249,9 +254,12 @@ StreamDescriptor StreamDescriptor::parse(const std::string& text) {
 
 std::string StreamDescriptor::toString() const {
   switch (kind) {
-    case Kind::kUdp: return describe("udp", host, port);
-    case Kind::kTcp: return describe("tcp", host, port);
-    case Kind::kFile: return "file:" + path;
+    case Kind::kUdp:
+      return describe("udp", host, port);
+    case Kind::kTcp:
+      return describe("tcp", host, port);
+    case Kind::kFile:
+      return "file:" + path;
   }
   return "?";
 }
@@ -274,11 +282,12 @@ bool Stream::readExact(void* data, size_t size) {
 std::unique_ptr<Stream> openStreamForReading(const StreamDescriptor& d) {
   const std::string name = d.toString();
   switch (d.kind) {
-    case StreamDescriptor::Kind::kFile: return std::make_unique<FileStream>(d.path, false);
+    case StreamDescriptor::Kind::kFile:
+      return std::make_unique<FileStream>(d.path, false);
     case StreamDescriptor::Kind::kUdp:
       // No SO_REUSEADDR: a second reader of the same port is an error, not a silent split.
-      return std::make_unique<SocketStream>(openSocket(name, d.host, d.port, SOCK_DGRAM, true, false),
-                                            name, true);
+      return std::make_unique<SocketStream>(
+          openSocket(name, d.host, d.port, SOCK_DGRAM, true, false), name, true);
     case StreamDescriptor::Kind::kTcp: {
       TcpListener listener(d.host, d.port);
       auto stream = listener.accept();
@@ -292,12 +301,14 @@ std::unique_ptr<Stream> openStreamForReading(const StreamDescriptor& d) {
 std::unique_ptr<Stream> openStreamForWriting(const StreamDescriptor& d) {
   const std::string name = d.toString();
   switch (d.kind) {
-    case StreamDescriptor::Kind::kFile: return std::make_unique<FileStream>(d.path, true);
+    case StreamDescriptor::Kind::kFile:
+      return std::make_unique<FileStream>(d.path, true);
     case StreamDescriptor::Kind::kUdp:
       return std::make_unique<SocketStream>(
           openSocket(name, d.host.empty() ? "localhost" : d.host, d.port, SOCK_DGRAM, false, false),
           name, true);
-    case StreamDescriptor::Kind::kTcp: return connectTcp(d.host, d.port);
+    case StreamDescriptor::Kind::kTcp:
+      return connectTcp(d.host, d.port);
   }
   throw StreamError(name + ": unknown stream kind");
 }
@@ -337,8 +348,8 @@ void TcpListener::shutdown() { ::shutdown(fd_, SHUT_RDWR); }
 
 std::unique_ptr<Stream> connectTcp(const std::string& host, uint16_t port, double timeoutSeconds) {
   const std::string name = describe("tcp", host, port);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(timeoutSeconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
   for (;;) {
     try {
       return std::make_unique<SocketStream>(
@@ -347,7 +358,9 @@ std::unique_ptr<Stream> connectTcp(const std::string& host, uint16_t port, doubl
     } catch (const StreamError& e) {
       if (std::chrono::steady_clock::now() >= deadline)
         throw StreamError(std::string(e.what()) +
-                          (timeoutSeconds > 0 ? " (gave up after " + std::to_string(timeoutSeconds) + " s)" : ""));
+                          (timeoutSeconds > 0
+                               ? " (gave up after " + std::to_string(timeoutSeconds) + " s)"
+                               : ""));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

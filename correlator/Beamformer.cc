@@ -6,7 +6,7 @@
 namespace rtcp::correlator {
 
 Beamformer::Beamformer(const std::vector<std::string>& stationNames,
-                           const std::vector<std::string>& members)
+                       const std::vector<std::string>& members)
     : nrInput_(int(stationNames.size())) {
   for (const std::string& name : members) {
     const auto found = std::find(stationNames.begin(), stationNames.end(), name);
@@ -34,7 +34,7 @@ std::vector<std::string> Beamformer::outputNames(
 }
 
 void Beamformer::merge(std::span<float* const> stations, std::span<SpectrumMask* const> masks,
-                         int nrChannels, int paddedSpectra) const {
+                       int nrChannels, int paddedSpectra) const {
   if (members_.empty()) return;
   const size_t floats = size_t(nrChannels) * 4 * paddedSpectra;
   float* sum = stations[size_t(members_[0])];

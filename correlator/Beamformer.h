@@ -21,8 +21,7 @@ class Beamformer {
  public:
   /// stationNames: the observation's station list; members: fewer than two means no
   /// merging. Throws std::invalid_argument for a member not in the list, or listed twice.
-  Beamformer(const std::vector<std::string>& stationNames,
-               const std::vector<std::string>& members);
+  Beamformer(const std::vector<std::string>& stationNames, const std::vector<std::string>& members);
 
   int nrInputStations() const { return nrInput_; }
   int nrOutputStations() const { return int(outputs_.size()); }
@@ -35,8 +34,8 @@ class Beamformer {
   /// Adds the members' samples[channel][pol][reim][time] into the first member's buffer,
   /// intersects their masks into the first member's mask, and zeroes the merged spectra
   /// that are flagged. stations/masks: one per input station.
-  void merge(std::span<float* const> stations, std::span<SpectrumMask* const> masks,
-             int nrChannels, int paddedSpectra) const;
+  void merge(std::span<float* const> stations, std::span<SpectrumMask* const> masks, int nrChannels,
+             int paddedSpectra) const;
 
  private:
   int nrInput_;

@@ -44,10 +44,14 @@ CorrelatorKernel::CorrelatorKernel(int nrStations, int nrChannels, int nrSamples
 
 std::string CorrelatorKernel::toString(Isa isa) {
   switch (isa) {
-    case Isa::kAuto: return "auto";
-    case Isa::kAvx512: return "AVX-512";
-    case Isa::kAvx2: return "AVX2";
-    case Isa::kGeneric: return "generic";
+    case Isa::kAuto:
+      return "auto";
+    case Isa::kAvx512:
+      return "AVX-512";
+    case Isa::kAvx2:
+      return "AVX2";
+    case Isa::kGeneric:
+      return "generic";
   }
   return "?";
 }
@@ -66,7 +70,8 @@ void CorrelatorKernel::correlate(std::span<const float* const> stations,
                                  std::complex<float>* visibilities) const {
   if (int(stations.size()) != nrStations_)
     throw std::invalid_argument("CorrelatorKernel: " + std::to_string(stations.size()) +
-                                " station buffers for " + std::to_string(nrStations_) + " stations");
+                                " station buffers for " + std::to_string(nrStations_) +
+                                " stations");
   for (const float* station : stations)
     if (reinterpret_cast<uintptr_t>(station) % 64)
       throw std::invalid_argument("CorrelatorKernel: station buffers must be 64-byte aligned");
@@ -99,7 +104,8 @@ void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, in
       if (s2 + 1 < lastFirst) single(in(s2 + 1), in(s2 + 1), n, out(s2 + 1, s2 + 1));
     }
   for (; s2 < nrStations_; ++s2)
-    for (int s1 = firstStation; s1 < std::min(lastFirst, s2 + 1); ++s1) single(in(s1), in(s2), n, out(s1, s2));
+    for (int s1 = firstStation; s1 < std::min(lastFirst, s2 + 1); ++s1)
+      single(in(s1), in(s2), n, out(s1, s2));
 }
 
 }  // namespace rtcp::correlator

@@ -37,11 +37,14 @@ constexpr int kSum16Lane[16] = {0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13
 RTCP_AVX512 __m512 sum16(const __m512* v) {
   __m512 w[8], u[4], s[2];
   for (int k = 0; k < 8; ++k)  // 256-bit halves
-    w[k] = _mm512_add_ps(_mm512_shuffle_f32x4(v[k], v[k + 8], 0x44), _mm512_shuffle_f32x4(v[k], v[k + 8], 0xee));
+    w[k] = _mm512_add_ps(_mm512_shuffle_f32x4(v[k], v[k + 8], 0x44),
+                         _mm512_shuffle_f32x4(v[k], v[k + 8], 0xee));
   for (int k = 0; k < 4; ++k)  // 128-bit quarters
-    u[k] = _mm512_add_ps(_mm512_shuffle_f32x4(w[k], w[k + 4], 0x88), _mm512_shuffle_f32x4(w[k], w[k + 4], 0xdd));
+    u[k] = _mm512_add_ps(_mm512_shuffle_f32x4(w[k], w[k + 4], 0x88),
+                         _mm512_shuffle_f32x4(w[k], w[k + 4], 0xdd));
   for (int k = 0; k < 2; ++k)  // pairs within quarters
-    s[k] = _mm512_add_ps(_mm512_shuffle_ps(u[k], u[k + 2], 0x44), _mm512_shuffle_ps(u[k], u[k + 2], 0xee));
+    s[k] = _mm512_add_ps(_mm512_shuffle_ps(u[k], u[k + 2], 0x44),
+                         _mm512_shuffle_ps(u[k], u[k + 2], 0xee));
   return _mm512_add_ps(_mm512_shuffle_ps(s[0], s[1], 0x88), _mm512_shuffle_ps(s[0], s[1], 0xdd));
 }
 
@@ -54,15 +57,18 @@ RTCP_AVX512 void cmac512(__m512 ar, __m512 ai, __m512 br, __m512 bi, __m512& re,
 }
 
 __attribute__((target("avx512f"))) void singleAvx512(const float* a, const float* b, int n,
-                                                      std::complex<float>* out) {
+                                                     std::complex<float>* out) {
   __m512 re[4], im[4];
   for (int i = 0; i < 4; ++i) re[i] = im[i] = _mm512_setzero_ps();
   for (int t = 0; t < n; t += 16) {
-    const __m512 br0 = _mm512_load_ps(b + row(0, 0, n) + t), bi0 = _mm512_load_ps(b + row(0, 1, n) + t);
-    const __m512 br1 = _mm512_load_ps(b + row(1, 0, n) + t), bi1 = _mm512_load_ps(b + row(1, 1, n) + t);
+    const __m512 br0 = _mm512_load_ps(b + row(0, 0, n) + t),
+                 bi0 = _mm512_load_ps(b + row(0, 1, n) + t);
+    const __m512 br1 = _mm512_load_ps(b + row(1, 0, n) + t),
+                 bi1 = _mm512_load_ps(b + row(1, 1, n) + t);
 #pragma GCC unroll 2
     for (int p = 0; p < 2; ++p) {
-      const __m512 ar = _mm512_load_ps(a + row(p, 0, n) + t), ai = _mm512_load_ps(a + row(p, 1, n) + t);
+      const __m512 ar = _mm512_load_ps(a + row(p, 0, n) + t),
+                   ai = _mm512_load_ps(a + row(p, 1, n) + t);
       cmac512(ar, ai, br0, bi0, re[2 * p], im[2 * p]);
       cmac512(ar, ai, br1, bi1, re[2 * p + 1], im[2 * p + 1]);
     }
@@ -70,23 +76,25 @@ __attribute__((target("avx512f"))) void singleAvx512(const float* a, const float
   for (int i = 0; i < 4; ++i) out[i] = {sum512(re[i]), sum512(im[i])};
 }
 
-__attribute__((target("avx512f"))) void pairAvx512(const float* a, const float* b0,
-                                                    const float* b1, int n,
-                                                    std::complex<float>* out0,
-                                                    std::complex<float>* out1) {
+__attribute__((target("avx512f"))) void pairAvx512(const float* a, const float* b0, const float* b1,
+                                                   int n, std::complex<float>* out0,
+                                                   std::complex<float>* out1) {
   __m512 acc[16];  // re[second station of the pair][P][Q], then im[...]
   for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_ps();
   __m512* re = acc;
   __m512* im = acc + 8;
   for (int t = 0; t < n; t += 16) {
-    const __m512 ar0 = _mm512_load_ps(a + row(0, 0, n) + t), ai0 = _mm512_load_ps(a + row(0, 1, n) + t);
-    const __m512 ar1 = _mm512_load_ps(a + row(1, 0, n) + t), ai1 = _mm512_load_ps(a + row(1, 1, n) + t);
+    const __m512 ar0 = _mm512_load_ps(a + row(0, 0, n) + t),
+                 ai0 = _mm512_load_ps(a + row(0, 1, n) + t);
+    const __m512 ar1 = _mm512_load_ps(a + row(1, 0, n) + t),
+                 ai1 = _mm512_load_ps(a + row(1, 1, n) + t);
 #pragma GCC unroll 2
     for (int j = 0; j < 2; ++j) {
       const float* b = j ? b1 : b0;
 #pragma GCC unroll 2
       for (int q = 0; q < 2; ++q) {
-        const __m512 br = _mm512_load_ps(b + row(q, 0, n) + t), bi = _mm512_load_ps(b + row(q, 1, n) + t);
+        const __m512 br = _mm512_load_ps(b + row(q, 0, n) + t),
+                     bi = _mm512_load_ps(b + row(q, 1, n) + t);
         cmac512(ar0, ai0, br, bi, re[4 * j + q], im[4 * j + q]);
         cmac512(ar1, ai1, br, bi, re[4 * j + 2 + q], im[4 * j + 2 + q]);
       }
@@ -118,15 +126,18 @@ RTCP_AVX2 float sum256(__m256 v) {
 }
 
 __attribute__((target("avx2,fma"))) void singleAvx2(const float* a, const float* b, int n,
-                                                     std::complex<float>* out) {
+                                                    std::complex<float>* out) {
   __m256 re[4], im[4];
   for (int i = 0; i < 4; ++i) re[i] = im[i] = _mm256_setzero_ps();
   for (int t = 0; t < n; t += 8) {
-    const __m256 br0 = _mm256_load_ps(b + row(0, 0, n) + t), bi0 = _mm256_load_ps(b + row(0, 1, n) + t);
-    const __m256 br1 = _mm256_load_ps(b + row(1, 0, n) + t), bi1 = _mm256_load_ps(b + row(1, 1, n) + t);
+    const __m256 br0 = _mm256_load_ps(b + row(0, 0, n) + t),
+                 bi0 = _mm256_load_ps(b + row(0, 1, n) + t);
+    const __m256 br1 = _mm256_load_ps(b + row(1, 0, n) + t),
+                 bi1 = _mm256_load_ps(b + row(1, 1, n) + t);
 #pragma GCC unroll 2
     for (int p = 0; p < 2; ++p) {
-      const __m256 ar = _mm256_load_ps(a + row(p, 0, n) + t), ai = _mm256_load_ps(a + row(p, 1, n) + t);
+      const __m256 ar = _mm256_load_ps(a + row(p, 0, n) + t),
+                   ai = _mm256_load_ps(a + row(p, 1, n) + t);
       cmac256(ar, ai, br0, bi0, re[2 * p], im[2 * p]);
       cmac256(ar, ai, br1, bi1, re[2 * p + 1], im[2 * p + 1]);
     }

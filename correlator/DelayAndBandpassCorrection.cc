@@ -17,8 +17,7 @@ constexpr int kChannelsPerPass = 4;  // one cache line of spectra[s][c][pol]
 
 DelayAndBandpassCorrection::DelayAndBandpassCorrection(int nrChannels, int nrSpectra,
                                                        int paddedSpectra, double subbandWidth,
-                                                       bool delayCompensation,
-                                                       bool correctBandPass)
+                                                       bool delayCompensation, bool correctBandPass)
     : nrChannels_(nrChannels),
       nrSpectra_(nrSpectra),
       paddedSpectra_(paddedSpectra),
@@ -29,8 +28,8 @@ DelayAndBandpassCorrection::DelayAndBandpassCorrection(int nrChannels, int nrSpe
                              : std::vector<double>(size_t(nrChannels), 1.0)) {
   if (paddedSpectra < nrSpectra)
     throw std::invalid_argument("DelayAndBandpassCorrection: padded length " +
-                                std::to_string(paddedSpectra) + " < " +
-                                std::to_string(nrSpectra) + " spectra");
+                                std::to_string(paddedSpectra) + " < " + std::to_string(nrSpectra) +
+                                " spectra");
 }
 
 void DelayAndBandpassCorrection::apply(const std::complex<float>* spectra,
@@ -64,8 +63,7 @@ void DelayAndBandpassCorrection::apply(const std::complex<float>* spectra,
 int DelayAndBandpassCorrection::applyTiles(const std::complex<float>* spectra,
                                            const SpectrumMask& valid, int firstChannel,
                                            std::complex<double>* phasor,
-                                           const std::complex<double>* step,
-                                           float* output) const {
+                                           const std::complex<double>* step, float* output) const {
   constexpr int kTile = 16;  // spectra per tile
   // step^k, k < 16, per channel; the phasor of a tile's first spectrum advances by step^16.
   std::complex<float> powers[kChannelsPerPass][kTile];
@@ -117,8 +115,10 @@ void DelayAndBandpassCorrection::applyChannels(const std::complex<float>* spectr
       for (int pol = 0; pol < 2; ++pol) {
         const std::complex<float> x = in[2 * i + pol];
         // plain products: std::complex's operator* checks for NaN/inf at length
-        out[i][(2 * pol) * paddedSpectra_ + s] = x.real() * rotation.real() - x.imag() * rotation.imag();
-        out[i][(2 * pol + 1) * paddedSpectra_ + s] = x.real() * rotation.imag() + x.imag() * rotation.real();
+        out[i][(2 * pol) * paddedSpectra_ + s] =
+            x.real() * rotation.real() - x.imag() * rotation.imag();
+        out[i][(2 * pol + 1) * paddedSpectra_ + s] =
+            x.real() * rotation.imag() + x.imag() * rotation.real();
       }
       phasor[i] *= step[i];
     }

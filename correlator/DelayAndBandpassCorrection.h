@@ -24,14 +24,13 @@ namespace rtcp::correlator {
 class DelayAndBandpassCorrection {
  public:
   /// subbandWidth: fs in Hz. paddedSpectra >= nrSpectra: the time axis length of the output.
-  DelayAndBandpassCorrection(int nrChannels, int nrSpectra, int paddedSpectra,
-                             double subbandWidth, bool delayCompensation, bool correctBandPass);
+  DelayAndBandpassCorrection(int nrChannels, int nrSpectra, int paddedSpectra, double subbandWidth,
+                             bool delayCompensation, bool correctBandPass);
 
   /// spectra[spectrum][channel][pol] (complex) -> output[channel][pol][re,im][paddedSpectra]
   /// (floats; the padding is left untouched). Delays in seconds (tau - n/fs). Thread-safe.
-  void apply(const std::complex<float>* spectra, const SpectrumMask& valid,
-             double subbandFrequency, double delayAtStart, double delayAtEnd,
-             float* output) const;
+  void apply(const std::complex<float>* spectra, const SpectrumMask& valid, double subbandFrequency,
+             double delayAtStart, double delayAtEnd, float* output) const;
 
   /// Sky frequency of a channel.
   double channelFrequency(double subbandFrequency, int channel) const {

@@ -22,8 +22,10 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512
   }
   for (int i = 0; i < 16; i += 4)
     for (int j = 0; j < 2; ++j) {  // 64-bit pairs
-      r[i + j] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
-      r[i + j + 2] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
+      r[i + j] = _mm512_castpd_ps(
+          _mm512_unpacklo_pd(_mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
+      r[i + j + 2] = _mm512_castpd_ps(
+          _mm512_unpackhi_pd(_mm512_castps_pd(t[i + j]), _mm512_castps_pd(t[i + j + 2])));
     }
   for (int i = 0; i < 16; i += 8)
     for (int j = 0; j < 4; ++j) {  // 128-bit quarters

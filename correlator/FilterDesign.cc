@@ -32,8 +32,8 @@ std::vector<double> kaiserWindow(int n, double beta) {
 
 std::vector<double> prototypeFilter(int nrChannels, int nrTaps) {
   if (nrChannels < 1 || nrTaps < 1)
-    throw std::invalid_argument("prototypeFilter: " + std::to_string(nrChannels) +
-                                " channels, " + std::to_string(nrTaps) + " taps");
+    throw std::invalid_argument("prototypeFilter: " + std::to_string(nrChannels) + " channels, " +
+                                std::to_string(nrTaps) + " taps");
   const int n = nrChannels * nrTaps;
   std::vector<double> h = kaiserWindow(n);
   const double centre = (n - 1) / 2.0;
@@ -48,7 +48,8 @@ double filterResponse(const std::vector<double>& prototype, int nrChannels, doub
   const double centre = (double(prototype.size()) - 1) / 2.0;
   const double omega = 2 * std::numbers::pi * nu / nrChannels;
   double sum = 0;
-  for (size_t i = 0; i < prototype.size(); ++i) sum += prototype[i] * std::cos(omega * (double(i) - centre));
+  for (size_t i = 0; i < prototype.size(); ++i)
+    sum += prototype[i] * std::cos(omega * (double(i) - centre));
   return std::abs(sum);
 }
 

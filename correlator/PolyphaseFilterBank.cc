@@ -28,10 +28,10 @@ fftwf_plan makePlan(int nrChannels, int count, std::complex<float>* buffer) {
   const fftwf_iodim loops[2] = {{count, 2 * nrChannels, 2 * nrChannels}, {2, 1, 1}};
   auto* data = reinterpret_cast<fftwf_complex*>(buffer);
   std::lock_guard lock(plannerMutex());
-  fftwf_plan plan =
-      fftwf_plan_guru_dft(1, dims, 2, loops, data, data, FFTW_FORWARD, FFTW_MEASURE);
-  if (!plan) throw std::runtime_error("PolyphaseFilterBank: FFTW could not plan " +
-                                      std::to_string(nrChannels) + "-point FFTs");
+  fftwf_plan plan = fftwf_plan_guru_dft(1, dims, 2, loops, data, data, FFTW_FORWARD, FFTW_MEASURE);
+  if (!plan)
+    throw std::runtime_error("PolyphaseFilterBank: FFTW could not plan " +
+                             std::to_string(nrChannels) + "-point FFTs");
   return plan;
 }
 
@@ -57,7 +57,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void firKernel(
     for (; s + kSpectraAtOnce <= nrSpectra; s += kSpectraAtOnce) {
       Vector16 acc[kSpectraAtOnce] = {};
       for (int k = 0; k < kFilterTaps; ++k)
-        for (int r = 0; r < kSpectraAtOnce; ++r) acc[r] += w[k] * at(input + size_t(s + r + k) * width + i);
+        for (int r = 0; r < kSpectraAtOnce; ++r)
+          acc[r] += w[k] * at(input + size_t(s + r + k) * width + i);
       for (int r = 0; r < kSpectraAtOnce; ++r)
         *reinterpret_cast<Vector16*>(output + size_t(s + r) * width + i) = acc[r];
     }
@@ -75,7 +76,8 @@ void firKernelNarrow(const float* input, const float* weights, int width, int nr
   for (int s = 0; s < nrSpectra; ++s)
     for (int i = 0; i < width; ++i) {
       float acc = 0;
-      for (int k = 0; k < kFilterTaps; ++k) acc += weights[size_t(k) * width + i] * input[size_t(s + k) * width + i];
+      for (int k = 0; k < kFilterTaps; ++k)
+        acc += weights[size_t(k) * width + i] * input[size_t(s + k) * width + i];
       output[size_t(s) * width + i] = acc;
     }
 }
@@ -98,9 +100,10 @@ PolyphaseFilterBank::PolyphaseFilterBank(int nrChannels, int maxSpectra)
       history_(nrChannels > 1 ? (kFilterTaps - 1) * nrChannels : 0) {
   if (nrChannels < 1 || (nrChannels & (nrChannels - 1)) || maxSpectra < 1)
     throw std::invalid_argument("PolyphaseFilterBank: " + std::to_string(nrChannels) +
-                                " channels (need a power of two), " +
-                                std::to_string(maxSpectra) + " spectra");
-  stream_ = AlignedBuffer<std::complex<float>>(2 * (size_t(history_) + size_t(maxSpectra) * nrChannels));
+                                " channels (need a power of two), " + std::to_string(maxSpectra) +
+                                " spectra");
+  stream_ =
+      AlignedBuffer<std::complex<float>>(2 * (size_t(history_) + size_t(maxSpectra) * nrChannels));
   if (nrChannels == 1) return;
   prototype_ = prototypeFilter(nrChannels, kFilterTaps);
   weights_ = AlignedBuffer<float>(size_t(kFilterTaps) * nrChannels * 4);
@@ -146,7 +149,8 @@ void PolyphaseFilterBank::filter(const std::complex<float>* input, int nrSpectra
     throw std::invalid_argument("PolyphaseFilterBank: " + std::to_string(nrSpectra) +
                                 " spectra requested, at most " + std::to_string(maxSpectra_));
   if (nrChannels_ == 1) {
-    std::memcpy(static_cast<void*>(spectra), input, sizeof(std::complex<float>) * 2 * size_t(nrSpectra));
+    std::memcpy(static_cast<void*>(spectra), input,
+                sizeof(std::complex<float>) * 2 * size_t(nrSpectra));
     return;
   }
   firFilter(reinterpret_cast<const float*>(input), nrSpectra, reinterpret_cast<float*>(spectra));

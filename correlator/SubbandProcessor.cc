@@ -51,10 +51,11 @@ SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrTh
   samples_ = AlignedBuffer<float>(size_t(nrStations_) * kernel_.floatsPerStation());
   for (int s = 0; s < nrStations_; ++s) masks_.emplace_back(nrSpectra_);
   RTCP_LOG_DEBUG("correlator", "subband processor: " << nrStations_ << " stations -> "
-                                   << nrOutputStations() << ", " << nrChannels_ << " channels, "
-                                   << nrSpectra_ << " spectra, kernel "
-                                   << CorrelatorKernel::toString(kernel_.isa()) << ", "
-                                   << nrThreads_ << " threads");
+                                                     << nrOutputStations() << ", " << nrChannels_
+                                                     << " channels, " << nrSpectra_
+                                                     << " spectra, kernel "
+                                                     << CorrelatorKernel::toString(kernel_.isa())
+                                                     << ", " << nrThreads_ << " threads");
 }
 
 SubbandProcessor::~SubbandProcessor() = default;

@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "ValidSampleCounter.h"
+#include "Beamformer.h"
 #include "CorrelatorKernel.h"
 #include "DelayAndBandpassCorrection.h"
 #include "InputConverter.h"
 #include "PolyphaseFilterBank.h"
 #include "SpectrumFlagger.h"
 #include "SpectrumMask.h"
-#include "Beamformer.h"
+#include "ValidSampleCounter.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/ObservationSettings.h"
@@ -48,8 +48,8 @@ class SubbandProcessor {
   /// block, valid-sample counts, subband number, and integration = block number /
   /// blocksPerIntegration. Throws std::invalid_argument naming the station and field of a
   /// block that does not fit.
-  void process(std::span<const StationBlock* const> stations, int localSubband,
-               int subbandIndex, CorrelatedData& output);
+  void process(std::span<const StationBlock* const> stations, int localSubband, int subbandIndex,
+               CorrelatedData& output);
 
   /// A CorrelatedData of the output's shape.
   CorrelatedData makeOutput() const;
@@ -93,7 +93,7 @@ class SubbandProcessor {
   CorrelatorKernel kernel_;
   ValidSampleCounter validSampleCounter_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  ///< one per thread
-  AlignedBuffer<float> samples_;  ///< [input station][channel][pol][reim][padded time]
+  AlignedBuffer<float> samples_;     ///< [input station][channel][pol][reim][padded time]
   std::vector<SpectrumMask> masks_;  ///< per input station
   StepTimes times_;
 };

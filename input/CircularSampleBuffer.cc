@@ -54,14 +54,14 @@ struct CircularSampleBuffer::StreamState {
   }
 
   std::mutex mutex;
-  std::condition_variable progress;  ///< readers waiting for the head
-  std::condition_variable space;     ///< writers waiting for room
+  std::condition_variable progress;   ///< readers waiting for the head
+  std::condition_variable space;      ///< writers waiting for room
   std::unique_ptr<Bitmap[]> arrived;  ///< arrived[slot / 64], bit slot % 64
   size_t nrWords;
-  std::atomic<int64_t> head{kNothing};        ///< one past the newest sample stored
-  int64_t servedUntil = kNothing;            ///< samples before it are late
-  int64_t retention = kNoLimit;        ///< blockWhenFull: keep samples from here on
-  std::multiset<int64_t> pins;         ///< first samples of reads in progress
+  std::atomic<int64_t> head{kNothing};  ///< one past the newest sample stored
+  int64_t servedUntil = kNothing;       ///< samples before it are late
+  int64_t retention = kNoLimit;         ///< blockWhenFull: keep samples from here on
+  std::multiset<int64_t> pins;          ///< first samples of reads in progress
   bool ended = false;
   bool closed = false;
   int waiters = 0;
@@ -69,8 +69,7 @@ struct CircularSampleBuffer::StreamState {
 };
 
 CircularSampleBuffer::CircularSampleBuffer(int nrSubbands, int bitsPerSample, int64_t capacity,
-                                           std::vector<StreamSubbands> streams,
-                                           bool blockWhenFull)
+                                           std::vector<StreamSubbands> streams, bool blockWhenFull)
     : nrSubbands_(nrSubbands),
       bytesPerSample_(bytesPerDualPolSample(bitsPerSample)),
       capacity_((std::max<int64_t>(capacity, kBits) + kBits - 1) / kBits * kBits),
@@ -114,9 +113,8 @@ bool CircularSampleBuffer::ended(int stream) const {
 void CircularSampleBuffer::moveWindow(StreamState& s, int64_t newHead) {
   // Slots of samples [head, newHead) held samples that now leave the window.
   const int64_t from = std::max(s.head.load(std::memory_order_relaxed), newHead - capacity_);
-  s.forBits(from, newHead, capacity_, [](Bitmap& word, uint64_t mask) {
-    word.fetch_and(~mask, std::memory_order_relaxed);
-  });
+  s.forBits(from, newHead, capacity_,
+            [](Bitmap& word, uint64_t mask) { word.fetch_and(~mask, std::memory_order_relaxed); });
   s.head.store(newHead, std::memory_order_release);
 }
 
@@ -172,9 +170,8 @@ WriteCounts CircularSampleBuffer::write(int stream, std::span<const PacketRef> p
       }
     }
     storePacket(subbands, p, lo, hi);
-    s.forBits(lo, hi, capacity_, [](Bitmap& word, uint64_t mask) {
-      word.fetch_or(mask, std::memory_order_relaxed);
-    });
+    s.forBits(lo, hi, capacity_,
+              [](Bitmap& word, uint64_t mask) { word.fetch_or(mask, std::memory_order_relaxed); });
     ++counts.written;
   }
   if (counts.written) s.lastProgress = std::chrono::steady_clock::now();
@@ -183,16 +180,14 @@ WriteCounts CircularSampleBuffer::write(int stream, std::span<const PacketRef> p
 }
 
 void CircularSampleBuffer::copyRows(int64_t firstSample, int64_t count, int firstSubband,
-                                    int nrSubbands, StationBlock& out,
-                                    int outSubband) const {
+                                    int nrSubbands, StationBlock& out, int outSubband) const {
   const size_t bps = size_t(bytesPerSample_);
   const size_t first = slot(firstSample);
   const size_t n1 = std::min<size_t>(size_t(count), size_t(capacity_) - first);
   const size_t n2 = size_t(count) - n1;
   for (int j = 0; j < nrSubbands; ++j) {
     const uint8_t* row = samples_.data() + size_t(firstSubband + j) * size_t(capacity_) * bps;
-    uint8_t* dst = out.samples.data() +
-                   size_t(outSubband + j) * size_t(out.header.nrSamples) * bps;
+    uint8_t* dst = out.samples.data() + size_t(outSubband + j) * size_t(out.header.nrSamples) * bps;
     std::memcpy(dst, row + first * bps, n1 * bps);
     if (n2) std::memcpy(dst + n1 * bps, row, n2 * bps);
   }

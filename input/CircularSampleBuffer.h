@@ -26,9 +26,9 @@ struct StreamSubbands {
 
 /// One validated packet to store: 16 samples of every beamlet, payload[beamlet][time].
 struct PacketRef {
-  int64_t firstSample = 0;         ///< absolute sample number of time 0
+  int64_t firstSample = 0;  ///< absolute sample number of time 0
   const uint8_t* payload = nullptr;
-  int nrBeamlets = 0;              ///< beamlets in the packet (>= the stream's count)
+  int nrBeamlets = 0;  ///< beamlets in the packet (>= the stream's count)
 };
 
 /// What a write() did with its packets.
@@ -40,8 +40,8 @@ struct WriteCounts {
 
 /// What a read() found.
 struct ReadResult {
-  bool gone = false;         ///< part of the range had already left the buffer
-  int64_t flagged = 0;       ///< samples (per subband) that did not arrive
+  bool gone = false;    ///< part of the range had already left the buffer
+  int64_t flagged = 0;  ///< samples (per subband) that did not arrive
 };
 
 /// Samples of one station: samples[subband][slot] in the RSP payload encoding
@@ -68,8 +68,8 @@ class CircularSampleBuffer {
   /// [firstSubband, firstSubband + nrSubbands) (station subband indices) into rows
   /// [outSubband, ...) of `out` from time index 0, with their valid bits; flagged
   /// samples are zeroed. Marks the range served: later packets for it are late.
-  ReadResult read(int stream, int64_t firstSample, int64_t count, int firstSubband,
-                  int nrSubbands, StationBlock& out, int outSubband);
+  ReadResult read(int stream, int64_t firstSample, int64_t count, int firstSubband, int nrSubbands,
+                  StationBlock& out, int outSubband);
 
   /// Waits until the stream has stored samples up to `sample` (exclusive), has ended,
   /// or has made no progress for stallSeconds (< 0: never stalls), or until deadline /

@@ -34,9 +34,8 @@ DelayFunction DelayCompensation::fromSettings(const ObservationSettings& setting
     return [nrStations](int, double) { return std::vector<double>(nrStations, 0.0); };
   auto model = std::make_shared<DelayModel>(settings);
   auto beams = settings.beams;
-  return [model, beams](int beam, double unixTime) {
-    return model->delays(beams.at(beam), unixTime);
-  };
+  return
+      [model, beams](int beam, double unixTime) { return model->delays(beams.at(beam), unixTime); };
 }
 
 BlockDelays DelayCompensation::compute(int64_t block) {
@@ -58,9 +57,8 @@ BlockDelays DelayCompensation::compute(int64_t block) {
     const auto last = delays_(beam, clock.unixTime(start + length));
     if (int(first.size()) != settings_.nrStations() || middle.size() != first.size() ||
         last.size() != first.size())
-      throw std::runtime_error("delay model gave " + std::to_string(first.size()) +
-                               " delays for " + std::to_string(settings_.nrStations()) +
-                               " stations");
+      throw std::runtime_error("delay model gave " + std::to_string(first.size()) + " delays for " +
+                               std::to_string(settings_.nrStations()) + " stations");
     for (int s = 0; s < settings_.nrStations(); ++s) {
       const size_t i = d.index(s, beam);
       d.coarse[i] = int32_t(std::llround(middle[s] * fs));

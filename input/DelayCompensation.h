@@ -24,17 +24,18 @@ using DelayFunction = std::function<std::vector<double>(int beam, double unixTim
 struct BlockDelays {
   int64_t block = 0;
   int nrBeams = 0;
-  std::vector<int32_t> coarse;          ///< [station][beam]: n_s = round(tau_s * fs) at the middle
-  std::vector<double> residualStart;    ///< [station][beam]: tau_s - n_s / fs at the block start
-  std::vector<double> residualEnd;      ///< [station][beam]: tau_s - n_s / fs at the block end
+  std::vector<int32_t> coarse;        ///< [station][beam]: n_s = round(tau_s * fs) at the middle
+  std::vector<double> residualStart;  ///< [station][beam]: tau_s - n_s / fs at the block start
+  std::vector<double> residualEnd;    ///< [station][beam]: tau_s - n_s / fs at the block end
 
   size_t index(int station, int beam) const { return size_t(station) * nrBeams + beam; }
 };
 
 class DelayCompensation {
  public:
-  /// settings must outlive this object. delays: injected delay function; empty = rtcp::DelayModel of the settings (or zeros
-  /// when OLAP.delayCompensation = F). lookahead: blocks computed ahead of the newest request.
+  /// settings must outlive this object. delays: injected delay function; empty = rtcp::DelayModel
+  /// of the settings (or zeros when OLAP.delayCompensation = F). lookahead: blocks computed ahead
+  /// of the newest request.
   DelayCompensation(const ObservationSettings& settings, DelayFunction delays = {},
                     int lookahead = 4);
   ~DelayCompensation();
@@ -59,8 +60,8 @@ class DelayCompensation {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<int64_t, std::shared_ptr<const BlockDelays>> computed_;
-  int64_t next_ = 0;      ///< the next block the thread computes
-  int64_t wanted_ = 0;    ///< the thread computes blocks below this
+  int64_t next_ = 0;    ///< the next block the thread computes
+  int64_t wanted_ = 0;  ///< the thread computes blocks below this
   int64_t released_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;

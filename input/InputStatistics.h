@@ -30,10 +30,10 @@ struct StationStatistics {
   uint64_t duplicated = 0;
   std::array<uint64_t, kNrRspRejects> rejected{};  ///< by RspReject
   uint64_t blocksServed = 0;
-  uint64_t samplesServed = 0;     ///< per subband, summed over served blocks
-  uint64_t samplesFlagged = 0;    ///< of those, the ones that did not arrive
-  uint64_t blocksGone = 0;        ///< served fully flagged: the ranks fell behind
-  int64_t lastBlock = -1;         ///< newest block served
+  uint64_t samplesServed = 0;   ///< per subband, summed over served blocks
+  uint64_t samplesFlagged = 0;  ///< of those, the ones that did not arrive
+  uint64_t blocksGone = 0;      ///< served fully flagged: the ranks fell behind
+  int64_t lastBlock = -1;       ///< newest block served
   double lastBlockFlaggedFraction = 0;
 
   uint64_t rejectedTotal() const {

@@ -1,11 +1,11 @@
 #include "PacketReceiver.h"
 
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/socket.h>
-#include <netinet/in.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -19,14 +19,13 @@ namespace {
 
 constexpr double kReplayLead = 0.005;  ///< seconds a paced replay may run ahead
 
-constexpr int kBatch = 64;             ///< datagrams per recvmmsg / packets per buffer write
-constexpr size_t kSlotSize = 8192;     ///< bytes per datagram slot (largest valid: 7824)
+constexpr int kBatch = 64;          ///< datagrams per recvmmsg / packets per buffer write
+constexpr size_t kSlotSize = 8192;  ///< bytes per datagram slot (largest valid: 7824)
 constexpr auto kUdpCoalesce = std::chrono::milliseconds(1);  ///< pause between drains of a socket
 constexpr int kUdpReceiveBuffer = 64 << 20;  ///< kernel receive buffer (needs root or rmem_max)
 
 double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -98,8 +97,8 @@ void PacketReceiver::run() {
     if (isFile()) {
       readFile();
       if (!stop_)
-        RTCP_LOG_INFO("ionproc", name_ << ": end of recording after "
-                                     << counters_.received.load() << " packets");
+        RTCP_LOG_INFO("ionproc", name_ << ": end of recording after " << counters_.received.load()
+                                       << " packets");
     } else {
       receiveUdp();
     }
@@ -114,7 +113,8 @@ void PacketReceiver::run() {
 /// meanwhile at the rate of the last cycle.
 std::chrono::duration<double> coalescingPause(double bytesPerSecond, int receiveBufferBytes) {
   const double safe = bytesPerSecond > 0 ? 0.25 * receiveBufferBytes / bytesPerSecond : 1.0;
-  return std::chrono::duration<double>(std::min(safe, std::chrono::duration<double>(kUdpCoalesce).count()));
+  return std::chrono::duration<double>(
+      std::min(safe, std::chrono::duration<double>(kUdpCoalesce).count()));
 }
 
 void PacketReceiver::receiveUdp() {
@@ -226,8 +226,8 @@ void PacketReceiver::readFile() {
     offset += size;
     if (size > kSlotSize) {  // larger than any valid packet (a datagram would be truncated)
       ++counters_.received;
-      const RspReject why = h.nrBlocks != kRspSamplesPerPacket ? RspReject::kBlockCount
-                                                                : RspReject::kBeamletCount;
+      const RspReject why =
+          h.nrBlocks != kRspSamplesPerPacket ? RspReject::kBlockCount : RspReject::kBeamletCount;
       ++counters_.rejected[size_t(why)];
       logReject(why, record.first(kRspHeaderSize));
       continue;
@@ -260,8 +260,8 @@ void PacketReceiver::handle(std::span<const std::span<const uint8_t>> datagrams)
       logReject(why, datagram);
       continue;
     }
-    refs_.push_back({clock_.sampleNumber(h.stamp()), datagram.data() + kRspHeaderSize,
-                     h.nrBeamlets});
+    refs_.push_back(
+        {clock_.sampleNumber(h.stamp()), datagram.data() + kRspHeaderSize, h.nrBeamlets});
   }
   counters_.received += datagrams.size();
   if (refs_.empty()) return;
@@ -284,20 +284,19 @@ void PacketReceiver::logReject(RspReject reason, std::span<const uint8_t> datagr
   if (!rejectLog_.allow()) return;
   const uint64_t suppressed = rejectLog_.takeSuppressed();
   if (datagram.size() < kRspHeaderSize) {
-    RTCP_LOG_WARN("ionproc", name_ << ": rejected a " << datagram.size() << "-byte datagram: "
-                                   << toString(reason) << " (" << suppressed
+    RTCP_LOG_WARN("ionproc", name_ << ": rejected a " << datagram.size()
+                                   << "-byte datagram: " << toString(reason) << " (" << suppressed
                                    << " more rejects not logged)");
     return;
   }
   const RspHeader h = RspHeader::read(datagram.data());
-  RTCP_LOG_WARN("ionproc", name_ << ": rejected packet: " << toString(reason) << " (version "
-                                 << int(h.version) << ", station field " << h.station
-                                 << ", bit mode " << (h.sourceInfo2 & 3) << ", clock "
-                                 << h.clockMHz() << " MHz, beamlets " << int(h.nrBeamlets)
-                                 << ", blocks " << int(h.nrBlocks) << ", timestamp "
-                                 << h.timestamp << ", sequence " << h.blockSequenceNumber
-                                 << ", " << datagram.size() << " bytes; " << suppressed
-                                 << " more rejects not logged)");
+  RTCP_LOG_WARN("ionproc",
+                name_ << ": rejected packet: " << toString(reason) << " (version " << int(h.version)
+                      << ", station field " << h.station << ", bit mode " << (h.sourceInfo2 & 3)
+                      << ", clock " << h.clockMHz() << " MHz, beamlets " << int(h.nrBeamlets)
+                      << ", blocks " << int(h.nrBlocks) << ", timestamp " << h.timestamp
+                      << ", sequence " << h.blockSequenceNumber << ", " << datagram.size()
+                      << " bytes; " << suppressed << " more rejects not logged)");
 }
 
 }  // namespace rtcp::ion

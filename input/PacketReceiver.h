@@ -24,10 +24,10 @@
 namespace rtcp::ion {
 
 struct ReceiverOptions {
-  RspExpectation expect;      ///< clock, bits and station checked; beamlets see below
-  int neededBeamlets = 0;     ///< packets must carry at least the stream's subbands
-  bool paced = false;         ///< file: deliver each packet at its time + clockShift (wall clock)
-  double clockShift = 0;      ///< seconds from packet (recording) time to wall-clock time
+  RspExpectation expect;   ///< clock, bits and station checked; beamlets see below
+  int neededBeamlets = 0;  ///< packets must carry at least the stream's subbands
+  bool paced = false;      ///< file: deliver each packet at its time + clockShift (wall clock)
+  double clockShift = 0;   ///< seconds from packet (recording) time to wall-clock time
 };
 
 class PacketReceiver {

@@ -16,8 +16,7 @@ namespace rtcp::ion {
 namespace {
 
 double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::chrono::system_clock::time_point wallTimePoint(double unixTime) {
@@ -43,7 +42,7 @@ struct StationInput::Station {
   std::string name;
   std::vector<StreamDescriptor> inputs;
   std::unique_ptr<CircularSampleBuffer> buffer;
-  std::vector<std::unique_ptr<StreamCounters>> counters;  ///< per stream
+  std::vector<std::unique_ptr<StreamCounters>> counters;   ///< per stream
   std::vector<std::unique_ptr<PacketReceiver>> receivers;  ///< per stream
   std::atomic<uint64_t> blocksServed{0}, samplesServed{0}, samplesFlagged{0}, blocksGone{0};
   std::atomic<int64_t> lastBlock{-1};
@@ -84,7 +83,8 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
     if (int64_t(s->inputs.size()) * perPacket < settings.nrSubbands())
       RTCP_LOG_WARN("ionproc", st.name << ": " << s->inputs.size() << " input streams carry only "
                                        << s->inputs.size() * perPacket << " of the "
-                                       << settings.nrSubbands() << " subbands; the rest stays flagged");
+                                       << settings.nrSubbands()
+                                       << " subbands; the rest stays flagged");
     s->buffer = std::make_unique<CircularSampleBuffer>(
         settings.nrSubbands(), settings.bitsPerSample, capacity,
         streamLayout(int(s->inputs.size()), settings.nrSubbands(), perPacket), !settings.realTime);
@@ -94,18 +94,18 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
       ro.expect = {settings.clockMHz, settings.bitsPerSample, 0, st.id};
       ro.neededBeamlets = s->buffer->streamSubbands(int(k)).count;
       ro.paced = settings.realTime;
-      s->receivers.push_back(std::make_unique<PacketReceiver>(
-          st.name + " " + s->inputs[k].toString(), s->inputs[k], int(k), *s->buffer,
-          *s->counters.back(), ro));
+      s->receivers.push_back(
+          std::make_unique<PacketReceiver>(st.name + " " + s->inputs[k].toString(), s->inputs[k],
+                                           int(k), *s->buffer, *s->counters.back(), ro));
     }
     stationSlot_[size_t(index)] = int(stations_.size());
     stations_.push_back(std::move(s));
   }
-  RTCP_LOG_INFO("ionproc", "station input: " << stations_.size() << " stations, buffer of "
-                                             << stations_.front()->buffer->capacity()
-                                             << " samples per subband ("
-                                             << stations_.front()->buffer->capacity() / fs << " s), "
-                                             << (settings.realTime ? "real time" : "not real time"));
+  RTCP_LOG_INFO("ionproc", "station input: "
+                               << stations_.size() << " stations, buffer of "
+                               << stations_.front()->buffer->capacity() << " samples per subband ("
+                               << stations_.front()->buffer->capacity() / fs << " s), "
+                               << (settings.realTime ? "real time" : "not real time"));
 }
 
 StationInput::~StationInput() { stop(); }
@@ -145,7 +145,8 @@ bool StationInput::isReplay() const {
 
 void StationInput::start() {
   if (options_.replayFromFirstRequest && settings_.realTime && isReplay()) {
-    RTCP_LOG_INFO("ionproc", "real-time replay: plays from the first block the compute ranks ask for");
+    RTCP_LOG_INFO("ionproc",
+                  "real-time replay: plays from the first block the compute ranks ask for");
     return;
   }
   std::call_once(startOnce_, [this] { startReceivers(); });
@@ -200,8 +201,8 @@ void StationInput::release(int64_t block) {
 
 bool StationInput::waitForData(Station& s, int firstStream, int lastStream, int64_t end) {
   if (settings_.realTime) {
-    const double due = SampleClock(settings_.clockMHz).unixTime(end) + clockShift_ +
-                       options_.maxLatency;
+    const double due =
+        SampleClock(settings_.clockMHz).unixTime(end) + clockShift_ + options_.maxLatency;
     std::unique_lock lock(stopMutex_);
     stopCv_.wait_until(lock, wallTimePoint(due), [&] { return stopped_.load(); });
     return !stopped_;
@@ -219,7 +220,8 @@ void StationInput::flagRows(StationBlock& out, int firstRow, int nrRows) const {
   const size_t rowBytes = out.samples.size() / size_t(out.header.nrSubbands);
   const size_t words = out.wordsPerSubband();
   std::memset(out.samples.data() + size_t(firstRow) * rowBytes, 0, size_t(nrRows) * rowBytes);
-  std::memset(out.valid.data() + size_t(firstRow) * words, 0, size_t(nrRows) * words * sizeof(uint64_t));
+  std::memset(out.valid.data() + size_t(firstRow) * words, 0,
+              size_t(nrRows) * words * sizeof(uint64_t));
 }
 
 std::vector<int> StationInput::stations() const {
@@ -234,8 +236,8 @@ void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex,
   if (!started_) std::call_once(startOnce_, [this] { startReceivers(); });
   Station& s = station(stationIndex);
   if (nrSubbands < 1 || firstSubband < 0 || firstSubband + nrSubbands > settings_.nrSubbands())
-    throw std::invalid_argument("station input: subbands [" + std::to_string(firstSubband) +
-                                ", +" + std::to_string(nrSubbands) + ") outside the " +
+    throw std::invalid_argument("station input: subbands [" + std::to_string(firstSubband) + ", +" +
+                                std::to_string(nrSubbands) + ") outside the " +
                                 std::to_string(settings_.nrSubbands()) + " subbands");
   const int beam = settings_.subbands[size_t(firstSubband)].beam;
   for (int i = firstSubband; i < firstSubband + nrSubbands; ++i)

@@ -1,8 +1,8 @@
 #pragma once
 /// \file StationInput.h
-/// The station input (ionproc's, and a rank's in local mode): receivers for every input stream of its stations, a
-/// CircularSampleBuffer per station, the delay thread, and the block server that hands the
-/// compute ranks rtcp::StationBlocks read at the coarsely delayed position.
+/// The station input (ionproc's, and a rank's in local mode): receivers for every input stream of
+/// its stations, a CircularSampleBuffer per station, the delay thread, and the block server that
+/// hands the compute ranks rtcp::StationBlocks read at the coarsely delayed position.
 
 #include <atomic>
 #include <condition_variable>
@@ -24,16 +24,16 @@
 namespace rtcp::ion {
 
 struct StationInputOptions {
-  double maxLatency = 0.1;       ///< real time: seconds past a block's end before it is served
-  double stallTimeout = 10;      ///< non-real time: a udp stream silent this long has "passed"
-  int releaseLag = 1;            ///< serving block b releases blocks before b - releaseLag (< 0: never)
-  int delayLookahead = 4;        ///< blocks of delays computed ahead of the newest request
+  double maxLatency = 0.1;   ///< real time: seconds past a block's end before it is served
+  double stallTimeout = 10;  ///< non-real time: a udp stream silent this long has "passed"
+  int releaseLag = 1;        ///< serving block b releases blocks before b - releaseLag (< 0: never)
+  int delayLookahead = 4;    ///< blocks of delays computed ahead of the newest request
   /// Real-time replays of recordings start playing at the first block asked for, not at
   /// start(): the compute ranks' start-up (MPI, FFTW plans, buffers) does not eat into
   /// the buffer, as it does not in a live observation that starts after set-up.
   bool replayFromFirstRequest = false;
-  DelayFunction delays;          ///< injected delays; empty: DelayModel of the settings
-  double maxDelaySeconds = -1;   ///< bound on |tau_s| for sizing the buffer; < 0: from positions
+  DelayFunction delays;         ///< injected delays; empty: DelayModel of the settings
+  double maxDelaySeconds = -1;  ///< bound on |tau_s| for sizing the buffer; < 0: from positions
   std::optional<double> clockShift;  ///< wall minus recording time; default: see clockShift()
 };
 

@@ -2,25 +2,25 @@
 // link to the compute ranks with its plug-ins, integration, and output to storage-sink.
 #include <signal.h>
 
-#include <boost/program_options.hpp>
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
-#include "daemon/CallService.h"
-#include "daemon/PluginHost.h"
 #include "LinkServer.h"
 #include "OutputPath.h"
-#include "rtcp/StatusFile.h"
+#include "StationInput.h"
+#include "daemon/CallService.h"
+#include "daemon/PluginHost.h"
 #include "rtcp/CommandLine.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/SampleTime.h"
-#include "StationInput.h"
+#include "rtcp/StatusFile.h"
 
 namespace po = boost::program_options;
 using namespace rtcp;
@@ -46,24 +46,34 @@ struct Options {
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   po::options_description visible("usage: ionproc PARSET [options]\n\noptions");
-  visible.add_options()
-    ("help,h", "this help")
-    ("link", po::value(&o.link), "where compute ranks connect: tcp:HOST:PORT or unix:PATH (default tcp:0.0.0.0:4200)")
-    ("plugin", po::value(&o.plugins), "plug-in shared object to load (repeatable; default: the correlator plug-in)")
-    ("output-queue", po::value(&o.outputQueue), "integrations that may wait per storage connection (default 16)")
-    ("linger", po::value(&o.linger), "seconds past the stop time to wait for the last results (default 10)")
-    ("no-input", po::bool_switch(&o.noInput), "run without station input (link, plug-ins and output only)")
-    ("stations", po::value(&o.stations), "serve only these stations (comma-separated names; default: all), e.g. the ones whose inputs reach this host")
-    ("no-output", po::bool_switch(&o.noOutput), "only serve station blocks; another ionproc integrates and sends to storage")
-    ("status", po::value(&o.statusFile), "rewrite this file once a second with key=value status lines (StatusFile.h); '-': print them as one 'rtcp-status' line a second on standard output (for observe across hosts)");
-  const std::string about = "\nServes the parset's stations to the correlator ranks over the link, adds their\n"
-                            "visibilities over OLAP.IONProc.integrationSteps blocks and sends them to storage-sink.\n"
-                            "With one ionproc per input host, each serves its --stations and all but one run\n"
-                            "with --no-output. PARSET '-' reads the parset from standard input.\n";
+  visible.add_options()("help,h", "this help")(
+      "link", po::value(&o.link),
+      "where compute ranks connect: tcp:HOST:PORT or unix:PATH (default tcp:0.0.0.0:4200)")(
+      "plugin", po::value(&o.plugins),
+      "plug-in shared object to load (repeatable; default: the correlator plug-in)")(
+      "output-queue", po::value(&o.outputQueue),
+      "integrations that may wait per storage connection (default 16)")(
+      "linger", po::value(&o.linger),
+      "seconds past the stop time to wait for the last results (default 10)")(
+      "no-input", po::bool_switch(&o.noInput),
+      "run without station input (link, plug-ins and output only)")(
+      "stations", po::value(&o.stations),
+      "serve only these stations (comma-separated names; default: all), e.g. the ones whose inputs "
+      "reach this host")(
+      "no-output", po::bool_switch(&o.noOutput),
+      "only serve station blocks; another ionproc integrates and sends to storage")(
+      "status", po::value(&o.statusFile),
+      "rewrite this file once a second with key=value status lines (StatusFile.h); '-': print them "
+      "as one 'rtcp-status' line a second on standard output (for observe across hosts)");
+  const std::string about =
+      "\nServes the parset's stations to the correlator ranks over the link, adds their\n"
+      "visibilities over OLAP.IONProc.integrationSteps blocks and sends them to storage-sink.\n"
+      "With one ionproc per input host, each serves its --stations and all but one run\n"
+      "with --no-output. PARSET '-' reads the parset from standard input.\n";
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about)) return std::nullopt;
   if (o.plugins.empty()) {
-    const std::filesystem::path beside = std::filesystem::canonical("/proc/self/exe").parent_path() /
-                                         "librtcp_correlator_plugin.so";
+    const std::filesystem::path beside =
+        std::filesystem::canonical("/proc/self/exe").parent_path() / "librtcp_correlator_plugin.so";
     o.plugins.push_back(std::filesystem::exists(beside) ? beside.string() : RTCP_CORRELATOR_PLUGIN);
   }
   return o;
@@ -76,7 +86,8 @@ std::vector<int> stationIndices(const ObservationSettings& settings, const std::
   for (std::string name; std::getline(list, name, ',');) {
     if (name.empty()) continue;
     const int index = settings.stationIndex(name);
-    if (index < 0) throw std::runtime_error("--stations: " + name + " is not in the parset's station list");
+    if (index < 0)
+      throw std::runtime_error("--stations: " + name + " is not in the parset's station list");
     indices.push_back(index);
   }
   if (!names.empty() && indices.empty()) throw std::runtime_error("--stations: no station named");
@@ -106,9 +117,11 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
   status.nrBlocks = settings.nrBlocks();
   status.blockDuration = settings.blockDuration();
   status.stations = std::move(input);
-  for (const IonStatus::Station& st : status.stations) status.newestBlock = std::max(status.newestBlock, st.lastBlock);
+  for (const IonStatus::Station& st : status.stations)
+    status.newestBlock = std::max(status.newestBlock, st.lastBlock);
   if (status.newestBlock >= 0) {
-    const double end = SampleClock(settings.clockMHz).unixTime(settings.blockStartSample(status.newestBlock + 1));
+    const double end =
+        SampleClock(settings.clockMHz).unixTime(settings.blockStartSample(status.newestBlock + 1));
     status.newestBlockLag = status.wallTime - (end + clockShift);
   }
   const auto in = output.integrator().statistics();
@@ -128,7 +141,8 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
 int run(const Options& options) {
   const sigset_t stopSignals = blockStopSignals();
   const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
-  for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("ionproc", "unknown parset key " << key);
+  for (const std::string& key : settings.unknownKeys)
+    RTCP_LOG_WARN("ionproc", "unknown parset key " << key);
 
   OutputPathOptions outputOptions;
   outputOptions.toStorage = !options.noOutput;
@@ -141,7 +155,8 @@ int run(const Options& options) {
   if (!options.noInput) {
     StationInputOptions inputOptions;
     inputOptions.replayFromFirstRequest = true;
-    input = std::make_unique<StationInput>(settings, stationIndices(settings, options.stations), inputOptions);
+    input = std::make_unique<StationInput>(settings, stationIndices(settings, options.stations),
+                                           inputOptions);
     blocks = input.get();
   }
   if (!blocks) RTCP_LOG_WARN("ionproc", "running without station input");
@@ -151,8 +166,9 @@ int run(const Options& options) {
     double clockShift = 0;
     if (input) {
       for (const StationStatistics& st : input->statistics())
-        inputStatistics.push_back({st.station, st.packetsReceived, st.packetsAccepted, st.late, st.rejectedTotal(),
-                                   st.blocksServed, st.samplesServed, st.samplesFlagged, st.blocksGone, st.lastBlock});
+        inputStatistics.push_back({st.station, st.packetsReceived, st.packetsAccepted, st.late,
+                                   st.rejectedTotal(), st.blocksServed, st.samplesServed,
+                                   st.samplesFlagged, st.blocksGone, st.lastBlock});
       clockShift = input->clockShift();
     }
     IonStatus status = collectStatus(settings, inputStatistics, clockShift, output);
@@ -171,7 +187,8 @@ int run(const Options& options) {
 
   FunctionRegistry functions;
   std::vector<std::function<std::string()>> summaries;
-  PluginHost plugins(PluginContext{functions, &settings, blocks, options.noOutput ? nullptr : &output, &summaries});
+  PluginHost plugins(PluginContext{functions, &settings, blocks,
+                                   options.noOutput ? nullptr : &output, &summaries});
   for (const std::string& path : options.plugins) plugins.load(path);
   CallService calls(functions);
   LinkServer link(LinkEndpoint::parse(options.link), calls);
@@ -191,10 +208,12 @@ int run(const Options& options) {
   const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
   const int64_t blocksProcessed = nrProcessedBlocks(settings);
   auto done = [&] {
-    if (!options.noOutput) return int64_t(output.integrator().statistics().integrations) >= expected;
+    if (!options.noOutput)
+      return int64_t(output.integrator().statistics().integrations) >= expected;
     if (input)
-      return std::ranges::all_of(input->statistics(),
-                                 [&](const StationStatistics& st) { return st.lastBlock + 1 >= blocksProcessed; });
+      return std::ranges::all_of(input->statistics(), [&](const StationStatistics& st) {
+        return st.lastBlock + 1 >= blocksProcessed;
+      });
     return false;
   };
   int signal = 0;
@@ -218,14 +237,16 @@ int run(const Options& options) {
   const bool complete = output.finish();
 
   const auto li = link.statistics();
-  RTCP_LOG_INFO("ionproc", "link: " << li.connections << " connections (" << li.connectionsLost << " lost), "
-                                    << li.reads << " reads of " << li.bytesRead << " bytes, " << li.writes
-                                    << " writes of " << li.bytesWritten << " bytes, " << calls.calls() << " calls ("
-                                    << calls.failures() << " failed)");
+  RTCP_LOG_INFO("ionproc", "link: " << li.connections << " connections (" << li.connectionsLost
+                                    << " lost), " << li.reads << " reads of " << li.bytesRead
+                                    << " bytes, " << li.writes << " writes of " << li.bytesWritten
+                                    << " bytes, " << calls.calls() << " calls (" << calls.failures()
+                                    << " failed)");
   if (input)
     for (const StationStatistics& st : input->statistics())
-      RTCP_LOG_INFO("ionproc", "input " << st.station << ": " << st.packetsReceived << " packets received, "
-                                        << st.packetsAccepted << " accepted, " << st.late << " late, "
+      RTCP_LOG_INFO("ionproc", "input " << st.station << ": " << st.packetsReceived
+                                        << " packets received, " << st.packetsAccepted
+                                        << " accepted, " << st.late << " late, "
                                         << st.rejectedTotal() << " rejected; " << st.blocksServed
                                         << " blocks served, " << st.blocksGone << " of them gone");
   for (const std::string& line : output.summary()) RTCP_LOG_INFO("ionproc", line);

@@ -2,7 +2,8 @@
 /// \file Forwarding.h
 /// Forwarded functions (ZOID style): one declaration serves both sides of the link.
 ///
-///   RTCP_FORWARDED(scale, double(int32_t n, Span<float> in, Out<Span<float>> out, Out<int64_t> m));
+///   RTCP_FORWARDED(scale, double(int32_t n, Span<float> in, Out<Span<float>> out, Out<int64_t>
+///   m));
 ///
 /// declares `scale`, a Forwarded object. A compute core calls it through its link client
 /// (`scale.call(client, n, in, out, m)`); ionproc serves it with
@@ -39,7 +40,8 @@ class Forwarded;
 
 template <typename R, typename... Args>
 class Forwarded<R(Args...)> {
-  static_assert(std::is_void_v<R> || std::is_trivially_copyable_v<R>, "forwarded results are plain data");
+  static_assert(std::is_void_v<R> || std::is_trivially_copyable_v<R>,
+                "forwarded results are plain data");
   static_assert(forwarding::callHeadSize<Args...>() <= kMaxHeadSize,
                 "too many scalar arguments for the 240-byte head");
   static_assert(forwarding::replyHeadSize<R, Args...>() <= kMaxHeadSize,
@@ -71,4 +73,5 @@ class Forwarded<R(Args...)> {
 }  // namespace rtcp::ion
 
 /// Declares a forwarded function (see Forwarding.h): RTCP_FORWARDED(name, R(args...)).
-#define RTCP_FORWARDED(name, ...) inline constexpr ::rtcp::ion::Forwarded<__VA_ARGS__> name{#name}
+#define RTCP_FORWARDED(name, ...) \
+  inline constexpr ::rtcp::ion::Forwarded<__VA_ARGS__> name { #name }

@@ -124,17 +124,23 @@ constexpr size_t layout(size_t pos, size_t size, size_t align) {
 template <typename A>
 constexpr size_t callHeadField(size_t pos) {
   constexpr Kind k = Arg<A>::kind;
-  if constexpr (k == Kind::kScalar) return layout(pos, sizeof(A), alignof(A));
-  else if constexpr (k == Kind::kScalarOut) return pos;
-  else return layout(pos, 8, 8);
+  if constexpr (k == Kind::kScalar)
+    return layout(pos, sizeof(A), alignof(A));
+  else if constexpr (k == Kind::kScalarOut)
+    return pos;
+  else
+    return layout(pos, 8, 8);
 }
 template <typename A>
 constexpr size_t replyHeadField(size_t pos) {
   constexpr Kind k = Arg<A>::kind;
   using E = typename Arg<A>::Element;
-  if constexpr (k == Kind::kScalarOut) return layout(pos, sizeof(E), alignof(E));
-  else if constexpr (k == Kind::kArrayOut) return layout(pos, 8, 8);
-  else return pos;
+  if constexpr (k == Kind::kScalarOut)
+    return layout(pos, sizeof(E), alignof(E));
+  else if constexpr (k == Kind::kArrayOut)
+    return layout(pos, 8, 8);
+  else
+    return pos;
 }
 
 constexpr uint32_t fnv1a(const char* text, uint32_t hash = 2166136261u) {
@@ -147,7 +153,8 @@ constexpr uint32_t mix(uint32_t hash, uint64_t value) {
 }
 template <typename R, typename... Args>
 constexpr uint32_t signatureCode() {
-  uint32_t hash = mix(2166136261u, std::is_void_v<R> ? 0 : sizeof(std::conditional_t<std::is_void_v<R>, char, R>));
+  uint32_t hash = mix(
+      2166136261u, std::is_void_v<R> ? 0 : sizeof(std::conditional_t<std::is_void_v<R>, char, R>));
   ((hash = mix(hash, uint64_t(Arg<Args>::kind) << 32 | sizeof(typename Arg<Args>::Element))), ...);
   return hash;
 }
@@ -172,7 +179,8 @@ inline CallResult errorResult(const std::string& message) {
 
 /// ionproc's side of one function: unpacks a call (head and input bulk), runs the
 /// implementation, packs the answer (ForwardingServer.h).
-using Dispatcher = std::function<CallResult(std::span<const uint8_t> head, std::shared_ptr<AlignedBuffer<uint8_t>> bulk)>;
+using Dispatcher = std::function<CallResult(std::span<const uint8_t> head,
+                                            std::shared_ptr<AlignedBuffer<uint8_t>> bulk)>;
 
 /// Head bytes of a call (id, signature, then each argument's head field).
 template <typename... Args>
@@ -202,8 +210,7 @@ inline void packCallArg(HeadWriter& head, std::vector<iovec>& in, size_t& readCa
     head.put(uint64_t(arg.size()));
     const size_t bytes = arg.size_bytes();
     in.push_back({const_cast<E*>(arg.data()), bytes});
-    if (padded(bytes) > bytes)
-      in.push_back({const_cast<uint8_t*>(kZeros), padded(bytes) - bytes});
+    if (padded(bytes) > bytes) in.push_back({const_cast<uint8_t*>(kZeros), padded(bytes) - bytes});
   } else if constexpr (Arg<A>::kind == Kind::kArrayOut) {
     head.put(uint64_t(arg.size()));
     readCapacity += padded(arg.size_bytes());
@@ -214,7 +221,7 @@ inline void packCallArg(HeadWriter& head, std::vector<iovec>& in, size_t& readCa
 /// the head (shrinking the caller's span) and its place in the read bulk.
 template <typename A>
 inline void unpackReplyArg(HeadReader& reply, std::vector<iovec>& out, uint8_t* scratch,
-                        typename Arg<A>::Client arg) {
+                           typename Arg<A>::Client arg) {
   using E = typename Arg<A>::Element;
   if constexpr (Arg<A>::kind == Kind::kScalarOut) {
     arg = reply.get<E>();

@@ -23,7 +23,8 @@ void unpackCall(HeadReader& head, AlignedBuffer<uint8_t>& bulk, size_t& offset, 
   (unpackCallArg<Args>(head, bulk, offset, std::get<I>(storage)), ...);
 }
 template <typename... Args, typename Tuple, size_t... I>
-void packReply(HeadWriter& reply, std::vector<iovec>& data, Tuple& storage, std::index_sequence<I...>) {
+void packReply(HeadWriter& reply, std::vector<iovec>& data, Tuple& storage,
+               std::index_sequence<I...>) {
   (packReplyArg<Args>(reply, data, std::get<I>(storage)), ...);
 }
 }  // namespace detail
@@ -41,7 +42,8 @@ Dispatcher makeDispatcher(std::string name, Implementation implementation) {
     auto storage = std::make_shared<std::tuple<typename Arg<Args>::Storage...>>();
     size_t offset = 0;
     detail::unpackCall<Args...>(head, *bulk, offset, *storage, std::index_sequence_for<Args...>{});
-    if (offset != bulk->size()) return errorResult(name + ": input arrays do not fill the bulk data");
+    if (offset != bulk->size())
+      return errorResult(name + ": input arrays do not fill the bulk data");
     HeadWriter reply;
     reply.put(kStatusOk);
     if constexpr (std::is_void_v<R>) {
@@ -52,7 +54,8 @@ Dispatcher makeDispatcher(std::string name, Implementation implementation) {
     CallResult result;
     detail::packReply<Args...>(reply, result.data, *storage, std::index_sequence_for<Args...>{});
     result.head = reply.vector();
-    result.keepAlive = std::make_shared<std::pair<decltype(storage), decltype(bulk)>>(storage, bulk);
+    result.keepAlive =
+        std::make_shared<std::pair<decltype(storage), decltype(bulk)>>(storage, bulk);
     return result;
   };
 }

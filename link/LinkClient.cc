@@ -36,7 +36,8 @@ AckHeader LinkClient::request(LinkOp op, std::span<const uint8_t> head, size_t s
   header.rank = rank_;
   header.core = core_;
   header.size = size;
-  const iovec parts[2] = {{&header, sizeof header}, {const_cast<uint8_t*>(head.data()), head.size()}};
+  const iovec parts[2] = {{&header, sizeof header},
+                          {const_cast<uint8_t*>(head.data()), head.size()}};
   socket_->send(parts);
 
   AckHeader ack;
@@ -72,7 +73,8 @@ size_t LinkClient::read(std::span<const uint8_t> head, size_t size, const Scatte
   const AckHeader ack = request(LinkOp::kRead, head, size, ackHead);
   const std::vector<iovec> parts = scatter(ackHead, ack.size);
   if (totalSize(parts) < ack.size)
-    throw LinkError(socket_->name() + ": no room for the " + std::to_string(ack.size) + " bytes read");
+    throw LinkError(socket_->name() + ": no room for the " + std::to_string(ack.size) +
+                    " bytes read");
   socket_->receive(truncated(parts, ack.size));
   return ack.size;
 }

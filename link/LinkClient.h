@@ -31,7 +31,8 @@ class LinkClient {
 
   /// Where the agreed bytes of a read go, chosen once ionproc's head is known; the parts
   /// must hold at least `agreed` bytes.
-  using Scatter = std::function<std::vector<iovec>(std::span<const uint8_t> ackHead, size_t agreed)>;
+  using Scatter =
+      std::function<std::vector<iovec>(std::span<const uint8_t> ackHead, size_t agreed)>;
   /// ionproc -> compute: accepts up to `size` bytes. Returns the agreed size.
   size_t read(std::span<const uint8_t> head, size_t size, const Scatter& scatter);
   size_t read(std::span<const uint8_t> head, void* data, size_t size,

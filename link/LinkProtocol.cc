@@ -4,8 +4,10 @@ namespace rtcp::ion {
 
 const char* toString(LinkOp op) {
   switch (op) {
-    case LinkOp::kRead: return "read";
-    case LinkOp::kWrite: return "write";
+    case LinkOp::kRead:
+      return "read";
+    case LinkOp::kWrite:
+      return "write";
   }
   return "?";
 }
@@ -30,8 +32,8 @@ LinkEndpoint LinkEndpoint::parse(const std::string& text) {
   e.kind = Kind::kTcp;
   e.host = rest.substr(0, colon);
   const std::string port = rest.substr(colon + 1);
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(port) > 65535)
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535)
     throw bad("port '" + port + "' is not a number from 0 to 65535");
   e.port = uint16_t(std::stoi(port));
   return e;

@@ -47,10 +47,10 @@ struct RequestHeader {
   uint8_t op = 0;        ///< LinkOp
   uint8_t headSize = 0;  ///< <= kMaxHeadSize
   uint8_t reserved = 0;
-  int32_t rank = 0;      ///< compute rank
-  int32_t core = 0;      ///< core (thread) within the rank
+  int32_t rank = 0;  ///< compute rank
+  int32_t core = 0;  ///< core (thread) within the rank
   int32_t reserved2 = 0;
-  uint64_t size = 0;     ///< bulk bytes the compute side offers (write) or accepts (read)
+  uint64_t size = 0;  ///< bulk bytes the compute side offers (write) or accepts (read)
 };
 static_assert(sizeof(RequestHeader) == 24);
 
@@ -58,11 +58,11 @@ static_assert(sizeof(RequestHeader) == 24);
 /// then, for a read, the `size` bulk bytes.
 struct AckHeader {
   uint8_t magic = 'A';
-  uint8_t op = 0;        ///< LinkOp of the request it answers
+  uint8_t op = 0;  ///< LinkOp of the request it answers
   uint8_t headSize = 0;
-  uint8_t status = 0;    ///< LinkStatus
+  uint8_t status = 0;  ///< LinkStatus
   int32_t reserved = 0;
-  uint64_t size = 0;     ///< agreed bulk bytes: min(requested, posted)
+  uint64_t size = 0;  ///< agreed bulk bytes: min(requested, posted)
 };
 static_assert(sizeof(AckHeader) == 16);
 
@@ -71,9 +71,9 @@ static_assert(sizeof(AckHeader) == 16);
 struct LinkEndpoint {
   enum class Kind { kTcp, kUnix };
   Kind kind = Kind::kTcp;
-  std::string host;  ///< tcp
-  uint16_t port = 0; ///< tcp; 0 when listening: any free port
-  std::string path;  ///< unix
+  std::string host;   ///< tcp
+  uint16_t port = 0;  ///< tcp; 0 when listening: any free port
+  std::string path;   ///< unix
 
   /// Parses a descriptor; throws LinkError naming it and the problem.
   static LinkEndpoint parse(const std::string& text);

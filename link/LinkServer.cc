@@ -107,13 +107,14 @@ void LinkServer::serve(Connection& connection) {
 bool LinkServer::serveRequest(Connection& c) {
   RequestHeader header;
   if (!c.socket->receiveOrEnd(&header, sizeof header)) return false;
-  if (header.magic != 'F' || (header.op != uint8_t(LinkOp::kRead) && header.op != uint8_t(LinkOp::kWrite)) ||
+  if (header.magic != 'F' ||
+      (header.op != uint8_t(LinkOp::kRead) && header.op != uint8_t(LinkOp::kWrite)) ||
       header.headSize > kMaxHeadSize)
     throw LinkError(c.socket->name() + ": bad request (magic " + std::to_string(header.magic) +
                     ", op " + std::to_string(header.op) + ")");
   uint8_t head[kMaxHeadSize];
   c.socket->receive(head, header.headSize);
-  LinkRequest request{LinkOp(header.op), header.rank, header.core, header.size,
+  LinkRequest request{LinkOp(header.op),       header.rank, header.core, header.size,
                       {head, header.headSize}, c.id};
 
   LinkPosting posting = service_.post(request);

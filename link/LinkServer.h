@@ -27,9 +27,9 @@ struct LinkRequest {
   LinkOp op = LinkOp::kRead;
   int rank = 0;
   int core = 0;
-  uint64_t size = 0;                ///< what the compute side offers or accepts
-  std::span<const uint8_t> head;    ///< its inline head
-  uint64_t connection = 0;          ///< which connection (for per-core state)
+  uint64_t size = 0;              ///< what the compute side offers or accepts
+  std::span<const uint8_t> head;  ///< its inline head
+  uint64_t connection = 0;        ///< which connection (for per-core state)
 };
 
 /// An operation ionproc posts in answer to a request.

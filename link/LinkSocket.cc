@@ -23,7 +23,9 @@ std::string errnoText() { return std::strerror(errno); }
 
 struct FdGuard {
   int fd;
-  ~FdGuard() { if (fd >= 0) ::close(fd); }
+  ~FdGuard() {
+    if (fd >= 0) ::close(fd);
+  }
   int release() { return std::exchange(fd, -1); }
 };
 
@@ -143,7 +145,8 @@ void LinkSocket::receive(std::span<const iovec> partsIn) {
       if (errno == EINTR) continue;
       throw LinkError(name_ + ": connection lost while receiving (" + errnoText() + ")");
     }
-    if (n == 0) throw LinkError(name_ + ": connection closed by the peer in the middle of a message");
+    if (n == 0)
+      throw LinkError(name_ + ": connection closed by the peer in the middle of a message");
     first = advance(parts, first, size_t(n));
   }
 }
@@ -188,7 +191,9 @@ LinkListener::~LinkListener() {
 std::unique_ptr<LinkSocket> LinkListener::accept() {
   for (;;) {
     const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd >= 0) return std::make_unique<LinkSocket>(fd, endpoint_.toString() + " (peer " + std::to_string(fd) + ")");
+    if (fd >= 0)
+      return std::make_unique<LinkSocket>(
+          fd, endpoint_.toString() + " (peer " + std::to_string(fd) + ")");
     if (shut_ || errno == EINVAL || errno == EBADF) return nullptr;
     if (errno == EINTR || errno == ECONNABORTED) continue;
     throw LinkError(endpoint_.toString() + ": accept failed: " + errnoText());
@@ -201,7 +206,8 @@ void LinkListener::shutdown() {
 }
 
 std::unique_ptr<LinkSocket> connectLink(const LinkEndpoint& endpoint, double timeoutSeconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
   for (;;) {
     try {
       LinkEndpoint e = endpoint;

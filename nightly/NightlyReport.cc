@@ -24,11 +24,20 @@ std::string escape(const std::string& text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -40,8 +49,8 @@ std::vector<std::string> lossLines(const ObservationSummary& s) {
   for (const StationSummary& st : s.stations)
     lines.push_back(st.name + ": " + std::to_string(st.packetsLost) + " of " +
                     std::to_string(st.packetsExpected) + " packets lost (" +
-                    fixed(100 * st.lossFraction, 2) + " %), " +
-                    std::to_string(st.packetsReceived) + " received");
+                    fixed(100 * st.lossFraction, 2) + " %), " + std::to_string(st.packetsReceived) +
+                    " received");
   return lines;
 }
 
@@ -98,9 +107,8 @@ std::string NightlyReport::link(const std::string& path) const {
 
 std::string NightlyReport::text() const {
   std::ostringstream out;
-  out << "rtcp nightly report\nschedule: " << scheduleName_ << "\nstarted:  "
-      << formatUtc(started_) << " UTC\nobservations: " << results_.size() << ", failed: "
-      << nrFailed() << "\n";
+  out << "rtcp nightly report\nschedule: " << scheduleName_ << "\nstarted:  " << formatUtc(started_)
+      << " UTC\nobservations: " << results_.size() << ", failed: " << nrFailed() << "\n";
   for (const ObservationResult& r : results_) {
     out << "\n[" << r.index << "] " << std::filesystem::path(r.entry.parset).filename().string()
         << "  " << status(r) << "\n";
@@ -115,8 +123,8 @@ std::string NightlyReport::text() const {
     const ObservationSummary& s = *r.summary;
     out << "  data written:    " << formatBytes(double(s.bytesWritten)) << "\n";
     for (const std::string& line : lossLines(s)) out << "  packet loss:     " << line << "\n";
-    out << "  blocks dropped:  " << s.blocksDropped << " (integrations dropped: "
-        << s.integrationsDropped << ")\n";
+    out << "  blocks dropped:  " << s.blocksDropped
+        << " (integrations dropped: " << s.integrationsDropped << ")\n";
     for (const std::string& ms : s.measurementSets) out << "  MeasurementSet:  " << ms << "\n";
     for (const std::string& png : s.plots) out << "  plot:            " << png << "\n";
   }
@@ -130,8 +138,8 @@ std::string NightlyReport::html() const {
       << "table{border-collapse:collapse}td,th{border:1px solid #aaa;padding:2px 6px}"
       << ".OK{color:green}.FAILED{color:#c00}.NOT{color:#888}img{margin:4px;border:1px solid #ccc}"
       << "</style></head><body>\n<h1>rtcp nightly report</h1>\n<p>schedule "
-      << escape(scheduleName_) << ", started " << escape(formatUtc(started_)) << " UTC: "
-      << results_.size() << " observations, " << nrFailed() << " failed.</p>\n";
+      << escape(scheduleName_) << ", started " << escape(formatUtc(started_))
+      << " UTC: " << results_.size() << " observations, " << nrFailed() << " failed.</p>\n";
   out << "<table><tr><th>#</th><th>parset</th><th>status</th><th>start</th><th>duration</th>"
          "<th>data written</th><th>blocks dropped</th><th>reason</th></tr>\n";
   for (const ObservationResult& r : results_)
@@ -155,9 +163,10 @@ std::string NightlyReport::html() const {
     if (r.summary) {
       const ObservationSummary& s = *r.summary;
       out << "<li>data written: " << formatBytes(double(s.bytesWritten)) << "</li>\n";
-      out << "<li>blocks dropped: " << s.blocksDropped << ", integrations dropped: "
-          << s.integrationsDropped << "</li>\n";
-      for (const std::string& line : lossLines(s)) out << "<li>packet loss " << escape(line) << "</li>\n";
+      out << "<li>blocks dropped: " << s.blocksDropped
+          << ", integrations dropped: " << s.integrationsDropped << "</li>\n";
+      for (const std::string& line : lossLines(s))
+        out << "<li>packet loss " << escape(line) << "</li>\n";
       for (const std::string& ms : s.measurementSets) out << "<li>MS: " << escape(ms) << "</li>\n";
     }
     out << "</ul>\n";

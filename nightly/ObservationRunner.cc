@@ -1,17 +1,18 @@
 #include "ObservationRunner.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
-#include <fcntl.h>
 #include <fstream>
 #include <iterator>
-#include <spawn.h>
 #include <sstream>
-#include <sys/wait.h>
 #include <thread>
 #include <vector>
 
@@ -77,7 +78,8 @@ bool ObservationRunner::stopRequested() { return gStop; }
 
 bool ObservationRunner::waitUntil(double unixTime) const {
   double left = unixTime - unixNow();
-  if (left > 1) RTCP_LOG_INFO("nightly", "waiting " << int(left) << " s until " << formatUtc(unixTime));
+  if (left > 1)
+    RTCP_LOG_INFO("nightly", "waiting " << int(left) << " s until " << formatUtc(unixTime));
   while (!gStop && (left = unixTime - unixNow()) > 0)
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.5)));
   return !gStop;
@@ -107,7 +109,8 @@ void ObservationRunner::execute(ObservationResult& result, double deadline) cons
   result.stderrPath = result.directory + "/observe.stderr";
   result.started = unixNow();
   RTCP_LOG_INFO("nightly", "observation " << result.index << ": " << options_.observe << " "
-                                          << result.entry.parset << (result.entry.startNow ? " --now" : ""));
+                                          << result.entry.parset
+                                          << (result.entry.startNow ? " --now" : ""));
   pid_t pid;
   try {
     pid = spawn(args, result.directory + "/observe.stdout", result.stderrPath);
@@ -157,7 +160,8 @@ void ObservationRunner::collect(ObservationResult& result) const {
   if (result.ok || !result.reason.empty()) return;
   const std::string errors = errorLines(readText(result.stderrPath));
   if (result.summary && !result.summary->ok)
-    result.reason = result.summary->reason.empty() ? "observe reported a failure" : result.summary->reason;
+    result.reason =
+        result.summary->reason.empty() ? "observe reported a failure" : result.summary->reason;
   else if (result.signal != 0)
     result.reason = "observe was killed by signal " + std::to_string(result.signal) + " (" +
                     strsignal(result.signal) + ")";
@@ -165,10 +169,10 @@ void ObservationRunner::collect(ObservationResult& result) const {
     result.reason = "observe exited with code " + std::to_string(result.exitCode) +
                     (errors.empty() ? "" : ": " + errors);
   else
-    result.reason = "observe exited with 0 but its summary.json is " +
-                    (summaryProblem.empty() ? std::string("missing") : "unreadable: " + summaryProblem);
-  if (result.summary && !result.summary->ok && !errors.empty() &&
-      result.summary->reason.empty())
+    result.reason =
+        "observe exited with 0 but its summary.json is " +
+        (summaryProblem.empty() ? std::string("missing") : "unreadable: " + summaryProblem);
+  if (result.summary && !result.summary->ok && !errors.empty() && result.summary->reason.empty())
     result.reason += ": " + errors;
 }
 
@@ -185,7 +189,9 @@ std::string errorLines(const std::string& text) {
     else if (line.find("error") != std::string::npos || line.find("Error") != std::string::npos)
       mentions.push_back(line);
   }
-  std::vector<std::string>& chosen = !errors.empty() ? errors : !mentions.empty() ? mentions : lines;
+  std::vector<std::string>& chosen = !errors.empty()     ? errors
+                                     : !mentions.empty() ? mentions
+                                                         : lines;
   const size_t first = chosen.size() > 20 ? chosen.size() - 20 : 0;
   const size_t from = (&chosen == &lines && chosen.size() > 3) ? chosen.size() - 3 : first;
   std::string joined;

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "rtcp/ObservationSummary.h"
 #include "Schedule.h"
+#include "rtcp/ObservationSummary.h"
 
 namespace rtcp::nightly {
 
@@ -21,17 +21,17 @@ struct RunnerOptions {
 
 /// The outcome of one observation.
 struct ObservationResult {
-  int index = 0;                   ///< 1-based position in the schedule
+  int index = 0;  ///< 1-based position in the schedule
   ScheduleEntry entry;
-  std::string directory;           ///< observe --dir
-  std::string stderrPath;          ///< observe's standard error, as captured
-  double started = 0, ended = 0;   ///< Unix seconds of observe's start and end
-  int exitCode = -1;               ///< observe's exit code (-1: did not exit normally)
-  int signal = 0;                  ///< the signal that ended observe, 0 if none
+  std::string directory;                      ///< observe --dir
+  std::string stderrPath;                     ///< observe's standard error, as captured
+  double started = 0, ended = 0;              ///< Unix seconds of observe's start and end
+  int exitCode = -1;                          ///< observe's exit code (-1: did not exit normally)
+  int signal = 0;                             ///< the signal that ended observe, 0 if none
   std::optional<ObservationSummary> summary;  ///< summary.json, when observe wrote one
   bool ok = false;
-  std::string reason;              ///< why it failed
-  bool skipped = false;            ///< not run (nightly interrupted)
+  std::string reason;    ///< why it failed
+  bool skipped = false;  ///< not run (nightly interrupted)
 };
 
 class ObservationRunner {

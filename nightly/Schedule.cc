@@ -98,8 +98,8 @@ void Schedule::plan(bool now, double nowTime) {
   for (ScheduleEntry& e : entries_) {
     const auto start = startOf(e);
     e.plannedStart = start ? *start + shift : 0.0;  // 0: as soon as the one before ends
-    const bool moved = e.scheduledStart &&
-                       (!e.parsetStart || std::abs(*e.scheduledStart - *e.parsetStart) > 1e-3);
+    const bool moved =
+        e.scheduledStart && (!e.parsetStart || std::abs(*e.scheduledStart - *e.parsetStart) > 1e-3);
     e.startNow = now || moved;
   }
 }

@@ -17,18 +17,16 @@ class ScheduleError : public std::runtime_error {
 
 /// One line of a schedule.
 struct ScheduleEntry {
-  std::string parset;                   ///< absolute (or as given when absolute) parset path
-  int line = 0;                         ///< line in the schedule file
-  std::optional<double> scheduledStart; ///< Unix seconds UTC given on the line
-  std::optional<double> parsetStart;    ///< the parset's Observation.startTime, when readable
-  std::optional<double> parsetStop;     ///< the parset's Observation.stopTime, when readable
-  double plannedStart = 0;              ///< when nightly starts it (after any --now shift)
-  bool startNow = false;                ///< run observe with --now (its own start time moves)
+  std::string parset;                    ///< absolute (or as given when absolute) parset path
+  int line = 0;                          ///< line in the schedule file
+  std::optional<double> scheduledStart;  ///< Unix seconds UTC given on the line
+  std::optional<double> parsetStart;     ///< the parset's Observation.startTime, when readable
+  std::optional<double> parsetStop;      ///< the parset's Observation.stopTime, when readable
+  double plannedStart = 0;               ///< when nightly starts it (after any --now shift)
+  bool startNow = false;                 ///< run observe with --now (its own start time moves)
 
   /// The observation's length from the parset, 0 when unknown.
-  double duration() const {
-    return parsetStart && parsetStop ? *parsetStop - *parsetStart : 0.0;
-  }
+  double duration() const { return parsetStart && parsetStop ? *parsetStop - *parsetStart : 0.0; }
 };
 
 /// The schedule file format: one observation per line, `[START] PARSET`, where START is

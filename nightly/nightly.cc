@@ -1,12 +1,11 @@
 // nightly SCHEDULE [--now] [--report DIR]: runs a schedule of parsets with observe, one
 // after another, and writes a report (report.txt, report.html). See README.md.
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-
-#include <boost/program_options.hpp>
 
 #include "NightlyReport.h"
 #include "ObservationRunner.h"
@@ -44,20 +43,21 @@ int main(int argc, char** argv) {
       "Runs the parsets a schedule lists with observe, in order, waiting for each start\n"
       "time, carrying on past failures, and writes report.txt and report.html. Exits\n"
       "non-zero when any observation failed.\n\noptions");
-  visible.add_options()
-      ("help,h", "this help")
-      ("now", po::bool_switch(&now), "shift the schedule so that the first observation starts now")
-      ("report", po::value<std::string>(&reportDirectory), "report directory (default ./nightly-<UTC date>)")
-      ("observe", po::value<std::string>(&options.observe)->default_value(kDefaultObserve),
-       "the observe executable to run")
-      ("lead", po::value<double>(&options.leadSeconds)->default_value(30),
-       "seconds before its start time to launch observe for an observation at its own time")
-      ("max-overrun", po::value<double>(&options.maxOverrunSeconds)->default_value(600),
-       "stop observe this many seconds after the observation's planned end");
+  visible.add_options()("help,h", "this help")(
+      "now", po::bool_switch(&now), "shift the schedule so that the first observation starts now")(
+      "report", po::value<std::string>(&reportDirectory),
+      "report directory (default ./nightly-<UTC date>)")(
+      "observe", po::value<std::string>(&options.observe)->default_value(kDefaultObserve),
+      "the observe executable to run")(
+      "lead", po::value<double>(&options.leadSeconds)->default_value(30),
+      "seconds before its start time to launch observe for an observation at its own time")(
+      "max-overrun", po::value<double>(&options.maxOverrunSeconds)->default_value(600),
+      "stop observe this many seconds after the observation's planned end");
   try {
-    if (!rtcp::parseCommandLine(argc, argv, visible, "SCHEDULE", schedulePath,
-                          "\nSchedule lines: [YYYY-MM-DD HH:MM:SS] PARSET   (# comments; paths relative to the "
-                          "schedule file)\n"))
+    if (!rtcp::parseCommandLine(
+            argc, argv, visible, "SCHEDULE", schedulePath,
+            "\nSchedule lines: [YYYY-MM-DD HH:MM:SS] PARSET   (# comments; paths relative to the "
+            "schedule file)\n"))
       return 0;
   } catch (const po::error& e) {
     RTCP_LOG_ERROR("nightly", e.what() << " (see --help)");

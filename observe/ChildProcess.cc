@@ -14,9 +14,12 @@
 
 namespace rtcp::observe {
 
-ChildProcess::ChildProcess(std::string name, std::vector<std::string> arguments, std::string logPath,
-                           ChildStreams streams)
-    : name_(std::move(name)), arguments_(std::move(arguments)), logPath_(std::move(logPath)), streams_(std::move(streams)) {}
+ChildProcess::ChildProcess(std::string name, std::vector<std::string> arguments,
+                           std::string logPath, ChildStreams streams)
+    : name_(std::move(name)),
+      arguments_(std::move(arguments)),
+      logPath_(std::move(logPath)),
+      streams_(std::move(streams)) {}
 
 ChildProcess::~ChildProcess() {
   if (running()) kill();
@@ -30,22 +33,28 @@ std::string ChildProcess::commandLine() const {
 
 void ChildProcess::start() {
   const int log = open(logPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log < 0) throw std::runtime_error(name_ + ": cannot create log " + logPath_ + ": " + std::strerror(errno));
-  const std::string& inputPath = streams_.inputPath.empty() ? std::string("/dev/null") : streams_.inputPath;
+  if (log < 0)
+    throw std::runtime_error(name_ + ": cannot create log " + logPath_ + ": " +
+                             std::strerror(errno));
+  const std::string& inputPath =
+      streams_.inputPath.empty() ? std::string("/dev/null") : streams_.inputPath;
   const int input = open(inputPath.c_str(), O_RDONLY | O_CLOEXEC);
   if (input < 0) {
     close(log);
     throw std::runtime_error(name_ + ": cannot open " + inputPath + ": " + std::strerror(errno));
   }
-  const int output = streams_.outputPath.empty()
-                         ? fcntl(log, F_DUPFD_CLOEXEC, 0)
-                         : open(streams_.outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int output =
+      streams_.outputPath.empty()
+          ? fcntl(log, F_DUPFD_CLOEXEC, 0)
+          : open(streams_.outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (output < 0) {
     close(log), close(input);
-    throw std::runtime_error(name_ + ": cannot create " + streams_.outputPath + ": " + std::strerror(errno));
+    throw std::runtime_error(name_ + ": cannot create " + streams_.outputPath + ": " +
+                             std::strerror(errno));
   }
   int report[2];  // exec failures travel back through a close-on-exec pipe
-  if (pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error(name_ + ": pipe: " + std::strerror(errno));
+  if (pipe2(report, O_CLOEXEC) != 0)
+    throw std::runtime_error(name_ + ": pipe: " + std::strerror(errno));
   std::vector<char*> argv;
   for (const std::string& a : arguments_) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -55,7 +64,8 @@ void ChildProcess::start() {
     setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);  // observe blocks its stop signals; the parts must not
+    sigprocmask(SIG_SETMASK, &none,
+                nullptr);  // observe blocks its stop signals; the parts must not
     dup2(input, STDIN_FILENO);
     dup2(output, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
@@ -75,7 +85,8 @@ void ChildProcess::start() {
   pid_ = pid;
   if (n == sizeof error) {
     waitFor(5);
-    throw std::runtime_error(name_ + ": cannot execute " + arguments_[0] + ": " + std::strerror(error));
+    throw std::runtime_error(name_ + ": cannot execute " + arguments_[0] + ": " +
+                             std::strerror(error));
   }
 }
 
@@ -95,7 +106,8 @@ bool ChildProcess::poll() {
 }
 
 bool ChildProcess::waitFor(double timeoutSeconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
   while (!poll()) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -13,7 +13,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool isExecutable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path); }
+bool isExecutable(const std::string& path) {
+  return !path.empty() && access(path.c_str(), X_OK) == 0 && fs::is_regular_file(path);
+}
 
 /// The name's full path in PATH, or "".
 std::string inPath(const std::string& name) {
@@ -38,7 +40,8 @@ std::string partExecutable(const std::string& part) {
   // Installed side by side, or a build tree moved as a whole: ../PART/PART.
   std::error_code error;
   const fs::path self = fs::canonical("/proc/self/exe", error);
-  for (const fs::path& candidate : {self.parent_path() / part, self.parent_path().parent_path() / part / part})
+  for (const fs::path& candidate :
+       {self.parent_path() / part, self.parent_path().parent_path() / part / part})
     if (!error && isExecutable(candidate.string())) return candidate.string();
   const std::string found = inPath(part);
   return found.empty() ? part : found;

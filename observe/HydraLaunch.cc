@@ -14,7 +14,8 @@ namespace {
 /// so that it can report how the part ended (a trap, not an ignored signal: the part
 /// must still receive SIGINT).
 const char* kWrapper =
-    "echo rtcp-part-started; trap : INT TERM; \"$@\"; code=$?; echo \"rtcp-part-exit $code\"; exit $code";
+    "echo rtcp-part-started; trap : INT TERM; \"$@\"; code=$?; echo \"rtcp-part-exit $code\"; exit "
+    "$code";
 
 constexpr std::string_view kStarted = "rtcp-part-started";
 constexpr std::string_view kExit = "rtcp-part-exit ";
@@ -32,17 +33,19 @@ std::string field(const std::string& line, const std::string& key) {
 
 }  // namespace
 
-std::vector<std::string> hydraCommand(const LauncherOptions& options, const std::string& hosts, int processes,
-                                      const std::vector<std::string>& command) {
+std::vector<std::string> hydraCommand(const LauncherOptions& options, const std::string& hosts,
+                                      int processes, const std::vector<std::string>& command) {
   std::vector<std::string> arguments{mpirunExecutable(), "-launcher", options.launcher};
-  if (!options.launcherExec.empty()) arguments.insert(arguments.end(), {"-launcher-exec", options.launcherExec});
-  arguments.insert(arguments.end(), {"-hosts", hosts, "-n", std::to_string(processes), "-wdir", "/", "sh", "-c",
-                                     kWrapper, "sh"});
+  if (!options.launcherExec.empty())
+    arguments.insert(arguments.end(), {"-launcher-exec", options.launcherExec});
+  arguments.insert(arguments.end(), {"-hosts", hosts, "-n", std::to_string(processes), "-wdir", "/",
+                                     "sh", "-c", kWrapper, "sh"});
   arguments.insert(arguments.end(), command.begin(), command.end());
   return arguments;
 }
 
-PartOutput::PartOutput(std::string path, int processes) : path_(std::move(path)), processes_(processes) {}
+PartOutput::PartOutput(std::string path, int processes)
+    : path_(std::move(path)), processes_(processes) {}
 
 bool PartOutput::update() {
   std::ifstream file(path_, std::ios::binary);
@@ -68,7 +71,8 @@ void PartOutput::take(const std::string& line) {
     std::string entries(1, ' ');  // every entry after a space, the first too
     entries.append(line, kWritten.size());
     written_.push_back({field(entries, "path"), std::atoi(field(entries, "subband").c_str()),
-                        std::atoll(field(entries, "integrations").c_str()), std::atoll(field(entries, "missing").c_str()),
+                        std::atoll(field(entries, "integrations").c_str()),
+                        std::atoll(field(entries, "missing").c_str()),
                         std::strtoull(field(entries, "bytes").c_str(), nullptr, 10)});
   } else {
     try {
@@ -81,7 +85,8 @@ void PartOutput::take(const std::string& line) {
 
 std::optional<int> PartOutput::exitCode() const {
   if (int(exitCodes_.size()) < processes_) return std::nullopt;
-  const auto failed = std::find_if(exitCodes_.begin(), exitCodes_.end(), [](int code) { return code != 0; });
+  const auto failed =
+      std::find_if(exitCodes_.begin(), exitCodes_.end(), [](int code) { return code != 0; });
   return failed == exitCodes_.end() ? 0 : *failed;
 }
 

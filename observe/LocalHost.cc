@@ -34,7 +34,8 @@ bool isInterfaceAddress(const std::string& address) {
 }  // namespace
 
 bool isLocalHost(const std::string& host) {
-  if (host == "localhost" || host == "::1" || host == "0.0.0.0" || host.starts_with("127.")) return true;
+  if (host == "localhost" || host == "::1" || host == "0.0.0.0" || host.starts_with("127."))
+    return true;
   const std::string own = ownHostName();
   if (!own.empty() && (host == own || host.starts_with(own + ".") || own.starts_with(host + ".")))
     return true;

@@ -1,12 +1,12 @@
 #include "Observation.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <thread>
-
-#include <unistd.h>
 
 #include "Executables.h"
 #include "ProgressMonitor.h"
@@ -39,8 +39,8 @@ std::string hostName() {
 uint64_t directoryBytes(const std::string& path) {
   uint64_t bytes = 0;
   std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(path, error); !error && it != fs::recursive_directory_iterator();
-       it.increment(error))
+  for (auto it = fs::recursive_directory_iterator(path, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error))
     if (it->is_regular_file(error)) bytes += it->file_size(error);
   return bytes;
 }
@@ -48,7 +48,8 @@ uint64_t directoryBytes(const std::string& path) {
 /// Packets of one input stream covering start..stop (as station-sim sends them).
 uint64_t packetsPerStream(const ObservationSettings& s) {
   const SampleClock clock(s.clockMHz);
-  const int64_t samples = clock.firstSampleAtOrAfter(s.stopTime) - clock.firstSampleAtOrAfter(s.startTime);
+  const int64_t samples =
+      clock.firstSampleAtOrAfter(s.stopTime) - clock.firstSampleAtOrAfter(s.startTime);
   return uint64_t((samples + kRspSamplesPerPacket - 1) / kRspSamplesPerPacket);
 }
 
@@ -57,17 +58,19 @@ uint64_t packetsPerStream(const ObservationSettings& s) {
 Observation::Observation(ObservationPlan plan, RunOptions options, sigset_t stopSignals)
     : plan_(std::move(plan)), options_(options), stopSignals_(stopSignals) {}
 
-ChildProcess& Observation::addPart(const std::string& name, std::vector<std::string> arguments, ChildStreams streams) {
-  parts_.push_back(std::make_unique<ChildProcess>(name, std::move(arguments), plan_.directory + "/" + name + ".log",
-                                                  std::move(streams)));
+ChildProcess& Observation::addPart(const std::string& name, std::vector<std::string> arguments,
+                                   ChildStreams streams) {
+  parts_.push_back(std::make_unique<ChildProcess>(
+      name, std::move(arguments), plan_.directory + "/" + name + ".log", std::move(streams)));
   ChildProcess& child = *parts_.back();
   RTCP_LOG_INFO("observe", "starting " << name << ": " << child.commandLine());
   child.start();
   return child;
 }
 
-ChildProcess& Observation::addRemotePart(const std::string& name, const std::string& hosts, int processes,
-                                         const std::vector<std::string>& command, const std::string& parsetPath,
+ChildProcess& Observation::addRemotePart(const std::string& name, const std::string& hosts,
+                                         int processes, const std::vector<std::string>& command,
+                                         const std::string& parsetPath,
                                          const std::string& statusPath) {
   const std::string outputPath = plan_.directory + "/" + name + ".out";
   RemotePart& remote = remote_[name];
@@ -130,7 +133,8 @@ bool Observation::checkParts(const std::string& when) {
   ChildProcess* failed = failedPart();
   // Ranks end as soon as an ionproc they fetch from is gone: give the cause a moment to
   // show before blaming them.
-  for (const double giveUp = wallClock() + 1; failed && failed->name() == "correlator" && wallClock() < giveUp;) {
+  for (const double giveUp = wallClock() + 1;
+       failed && failed->name() == "correlator" && wallClock() < giveUp;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     relayRemoteOutput();
     for (auto& p : parts_)
@@ -140,8 +144,8 @@ bool Observation::checkParts(const std::string& when) {
     const int code = *exitCodeOf(*failed);
     const std::string problem = lastProblem(failed->logPath());
     fail(describe(*failed) + " failed with exit code " + std::to_string(code) +
-         (code > 128 && code < 160 ? std::string(" (SIG") + sigabbrev_np(code - 128) + ")" : "") + when +
-         (problem.empty() ? "" : ": " + problem) + " (see " + failed->logPath() + ")");
+         (code > 128 && code < 160 ? std::string(" (SIG") + sigabbrev_np(code - 128) + ")" : "") +
+         when + (problem.empty() ? "" : ": " + problem) + " (see " + failed->logPath() + ")");
     return false;
   }
   const double now = wallClock();
@@ -151,9 +155,10 @@ bool Observation::checkParts(const std::string& when) {
         now > it->second.launchedAt + options_.startupSeconds) {
       const std::string problem = lastProblem(p->logPath());
       fail("cannot start " + p->name() + " on " + it->second.host + ": no answer within " +
-           std::to_string(int(options_.startupSeconds)) + " s" + (problem.empty() ? "" : " (" + problem + ")") +
-           "; is the host up and reachable with " +
-           (options_.launcher.launcherExec.empty() ? options_.launcher.launcher : options_.launcher.launcherExec) +
+           std::to_string(int(options_.startupSeconds)) + " s" +
+           (problem.empty() ? "" : " (" + problem + ")") + "; is the host up and reachable with " +
+           (options_.launcher.launcherExec.empty() ? options_.launcher.launcher
+                                                   : options_.launcher.launcherExec) +
            "? (see " + p->logPath() + ")");
       return false;
     }
@@ -196,7 +201,8 @@ void Observation::startStorageSinks() {
   if (!plan_.measurementSets.empty())
     addPart("storage-sink", {partExecutable("storage-sink"), plan_.parsetPath, "--port", port});
   for (const RemotePartPlan& storage : plan_.remoteStorageSinks)
-    addRemotePart(storage.name, storage.host, 1, {partExecutable("storage-sink"), "-", "--port", port, "--report"},
+    addRemotePart(storage.name, storage.host, 1,
+                  {partExecutable("storage-sink"), "-", "--port", port, "--report"},
                   storage.parsetPath);
 }
 
@@ -212,16 +218,22 @@ std::vector<std::string> Observation::startIonprocs() {
     const std::string listen = remoteRanks || ionproc.remote
                                    ? "tcp:0.0.0.0:" + port
                                    : "unix:/tmp/rtcp-link-" + std::to_string(getpid()) + "-" + port;
-    std::vector<std::string> arguments{partExecutable("ionproc"), ionproc.remote ? "-" : plan_.parsetPath, "--link",
-                                       listen, "--status", ionproc.remote ? "-" : statusPath(ionproc)};
+    std::vector<std::string> arguments{partExecutable("ionproc"),
+                                       ionproc.remote ? "-" : plan_.parsetPath,
+                                       "--link",
+                                       listen,
+                                       "--status",
+                                       ionproc.remote ? "-" : statusPath(ionproc)};
     if (plan_.ionprocs.size() > 1) {
       std::string stations;
-      for (const std::string& name : ionproc.stations) stations += (stations.empty() ? "" : ",") + name;
+      for (const std::string& name : ionproc.stations)
+        stations += (stations.empty() ? "" : ",") + name;
       arguments.insert(arguments.end(), {"--stations", stations});
       if (&ionproc != &plan_.ionprocs.front()) arguments.push_back("--no-output");
     }
     if (ionproc.remote) {
-      addRemotePart(ionproc.name, ionproc.inputHost, 1, arguments, plan_.parsetPath, statusPath(ionproc));
+      addRemotePart(ionproc.name, ionproc.inputHost, 1, arguments, plan_.parsetPath,
+                    statusPath(ionproc));
       endpoints.push_back("tcp:" + ionproc.inputHost + ":" + port);
     } else {
       addPart(ionproc.name, arguments);
@@ -233,15 +245,19 @@ std::vector<std::string> Observation::startIonprocs() {
 
 void Observation::startCorrelator(const std::vector<std::string>& ionprocEndpoints) {
   const bool remoteRanks = !plan_.computeHosts.empty();
-  std::vector<std::string> correlator{partExecutable("correlator"), remoteRanks ? "-" : plan_.parsetPath};
-  for (const std::string& endpoint : ionprocEndpoints) correlator.insert(correlator.end(), {"--ionproc", endpoint});
-  if (options_.threads > 0) correlator.insert(correlator.end(), {"--threads", std::to_string(options_.threads)});
+  std::vector<std::string> correlator{partExecutable("correlator"),
+                                      remoteRanks ? "-" : plan_.parsetPath};
+  for (const std::string& endpoint : ionprocEndpoints)
+    correlator.insert(correlator.end(), {"--ionproc", endpoint});
+  if (options_.threads > 0)
+    correlator.insert(correlator.end(), {"--threads", std::to_string(options_.threads)});
   ranksStartedAt_ = wallClock();
   if (remoteRanks) {
     addRemotePart("correlator", plan_.computeHosts, options_.ranks, correlator, plan_.parsetPath);
     return;
   }
-  correlator.insert(correlator.begin(), {mpirunExecutable(), "-np", std::to_string(options_.ranks)});
+  correlator.insert(correlator.begin(),
+                    {mpirunExecutable(), "-np", std::to_string(options_.ranks)});
   addPart("correlator", correlator);
 }
 
@@ -268,7 +284,8 @@ bool Observation::waitForIonprocs() {
 bool Observation::waitForRemoteParts() {
   for (;;) {
     relayRemoteOutput();
-    if (std::all_of(remote_.begin(), remote_.end(), [](const auto& r) { return r.second.output->started(); }))
+    if (std::all_of(remote_.begin(), remote_.end(),
+                    [](const auto& r) { return r.second.output->started(); }))
       return true;
     if (!checkParts(" while starting")) return false;  // also: not started within startupSeconds
     if (const int signal = waitForSignal(stopSignals_, 0.1)) {
@@ -283,8 +300,8 @@ bool Observation::waitForIonproc(const IonprocPlan& plan, double deadline) {
   while (!fs::exists(statusPath(plan))) {
     if (!checkParts(" while starting")) return false;
     if (wallClock() > deadline) {
-      fail(describe(ionproc) + " did not come up within " + std::to_string(int(options_.startupSeconds)) + " s (see " +
-           ionproc.logPath() + ")");
+      fail(describe(ionproc) + " did not come up within " +
+           std::to_string(int(options_.startupSeconds)) + " s (see " + ionproc.logPath() + ")");
       return false;
     }
     if (const int signal = waitForSignal(stopSignals_, 0.1)) {
@@ -326,19 +343,22 @@ void Observation::follow() {
     }
     if (allDone) break;
     if (lastStatus_) {
-      const std::tuple counters{lastStatus_->newestBlock, lastStatus_->integrations, lastStatus_->storageSent};
+      const std::tuple counters{lastStatus_->newestBlock, lastStatus_->integrations,
+                                lastStatus_->storageSent};
       if (counters != lastCounters) lastCounters = counters, lastChange = now;
     }
     const bool late = s.realTime && now > stopWall + options_.keepGoingSeconds;
-    const bool stalled = !s.realTime && now - lastChange > options_.keepGoingSeconds && !storageStarting(now);
+    const bool stalled =
+        !s.realTime && now - lastChange > options_.keepGoingSeconds && !storageStarting(now);
     if (late || stalled) {
       progress.finish();
       std::string laggards;
       for (auto& p : parts_)
         if (p->running()) laggards += " " + describe(*p);
-      const std::string why = late ? "still running " + std::to_string(int(options_.keepGoingSeconds)) +
-                                         " s after the stop time"
-                                   : "no progress for " + std::to_string(int(options_.keepGoingSeconds)) + " s";
+      const std::string why =
+          late ? "still running " + std::to_string(int(options_.keepGoingSeconds)) +
+                     " s after the stop time"
+               : "no progress for " + std::to_string(int(options_.keepGoingSeconds)) + " s";
       warnings_.push_back("terminated" + laggards + ": " + why);
       RTCP_LOG_WARN("observe", warnings_.back());
       return;
@@ -349,7 +369,8 @@ void Observation::follow() {
 
 bool Observation::storageStarting(double now) {
   const std::vector<ChildProcess*> sinks = partsNamed("storage-sink");
-  const bool running = std::any_of(sinks.begin(), sinks.end(), [](const ChildProcess* p) { return p->running(); });
+  const bool running =
+      std::any_of(sinks.begin(), sinks.end(), [](const ChildProcess* p) { return p->running(); });
   return running && lastStatus_ && lastStatus_->storageConnections == 0 &&
          now - startedAt_ < options_.storageStartupSeconds;
 }
@@ -359,7 +380,8 @@ void Observation::stop(ChildProcess& p, double seconds) {
   RTCP_LOG_INFO("observe", "stopping " << describe(p));
   p.signal(SIGINT);
   if (p.waitFor(seconds)) return;
-  warnings_.push_back(describe(p) + " did not stop within " + std::to_string(int(seconds)) + " s: killed");
+  warnings_.push_back(describe(p) + " did not stop within " + std::to_string(int(seconds)) +
+                      " s: killed");
   RTCP_LOG_WARN("observe", warnings_.back());
   if (remote_.count(p.name())) {
     p.signal(SIGINT);  // mpiexec's second Ctrl-C: it kills the part on its host
@@ -372,15 +394,18 @@ void Observation::stopAll() {
   for (const char* name : {"station-sim", "correlator"})
     for (ChildProcess* p : partsNamed(name)) p->signal(SIGINT);
   for (auto it = plan_.ionprocs.rbegin(); it != plan_.ionprocs.rend(); ++it)
-    if (ChildProcess* p = part(it->name)) stop(*p, 20);  // the first, last: sends what it integrated on
-  for (ChildProcess* p : partsNamed("storage-sink")) stop(*p, 30);  // writes what it staged, closes the MSs
+    if (ChildProcess* p = part(it->name))
+      stop(*p, 20);  // the first, last: sends what it integrated on
+  for (ChildProcess* p : partsNamed("storage-sink"))
+    stop(*p, 30);  // writes what it staged, closes the MSs
   for (ChildProcess* p : partsNamed("correlator")) stop(*p, 10);
   for (ChildProcess* p : partsNamed("station-sim")) stop(*p, 5);
   relayRemoteOutput();
   if (ionprocEndedAt_ == 0) ionprocEndedAt_ = wallClock();
   if (part(plan_.ionprocs.front().name)) {
     try {
-      if (auto status = readStatuses(plan_.settings, statusPaths())) lastStatus_ = std::move(status);
+      if (auto status = readStatuses(plan_.settings, statusPaths()))
+        lastStatus_ = std::move(status);
     } catch (const std::exception& e) {
       warnings_.push_back(e.what());
     }
@@ -400,7 +425,8 @@ ObservationSummary Observation::summarise() {
     if (p->name() != "rtcp-inspect") {
       summary.exitCodes[p->name()] = exitCodeOf(*p).value_or(-1);
       // Of a part on another host only mpiexec's CPU time would be known here.
-      if (p->cpuSeconds() && !remote_.count(p->name())) summary.cpuSeconds[p->name()] = *p->cpuSeconds();
+      if (p->cpuSeconds() && !remote_.count(p->name()))
+        summary.cpuSeconds[p->name()] = *p->cpuSeconds();
     }
   for (const std::string& ms : plan_.measurementSets)
     if (fs::exists(ms)) {
@@ -417,31 +443,41 @@ ObservationSummary Observation::summarise() {
     for (size_t i = 0; i < st.stations.size() && int(i) < s.nrStations(); ++i) {
       StationSummary station{st.stations[i].name, st.stations[i].packetsAccepted,
                              packetsPerStream(s) * s.stations[i].inputs.size(), 0, 0};
-      station.packetsLost = station.packetsExpected > station.packetsReceived ? station.packetsExpected - station.packetsReceived : 0;
-      station.lossFraction = station.packetsExpected ? double(station.packetsLost) / double(station.packetsExpected) : 0;
+      station.packetsLost = station.packetsExpected > station.packetsReceived
+                                ? station.packetsExpected - station.packetsReceived
+                                : 0;
+      station.lossFraction = station.packetsExpected
+                                 ? double(station.packetsLost) / double(station.packetsExpected)
+                                 : 0;
       summary.stations.push_back(station);
       summary.blocksDropped = std::max(summary.blocksDropped, st.stations[i].blocksGone);
     }
     const uint64_t expected = uint64_t(s.nrIntegrations() * s.nrSubbands());
-    summary.integrationsDropped = s.correlatedOutput.enabled && expected > st.storageSent ? expected - st.storageSent : 0;
+    summary.integrationsDropped =
+        s.correlatedOutput.enabled && expected > st.storageSent ? expected - st.storageSent : 0;
     const double observed = double(st.newestBlock + 1) * s.blockDuration();
     const double begin = s.realTime ? std::max(ranksStartedAt_, s.startTime) : ranksStartedAt_;
-    if (ionprocEndedAt_ > begin && ranksStartedAt_ > 0) summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
+    if (ionprocEndedAt_ > begin && ranksStartedAt_ > 0)
+      summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
   }
   summary.warnings = warnings_;
   for (const auto& p : parts_)
-    if (const int code = summary.exitCodes[p->name()]; code != 0 && failure_.empty() && p->name() != "rtcp-inspect")
-      failure_ = describe(*p) + " exited with " + std::to_string(code) + " (see " + p->logPath() + ")";
+    if (const int code = summary.exitCodes[p->name()];
+        code != 0 && failure_.empty() && p->name() != "rtcp-inspect")
+      failure_ =
+          describe(*p) + " exited with " + std::to_string(code) + " (see " + p->logPath() + ")";
   // What is missing: every MS planned that no file here or report from there shows.
   std::vector<std::string> planned = plan_.measurementSets;
-  planned.insert(planned.end(), plan_.remoteMeasurementSets.begin(), plan_.remoteMeasurementSets.end());
+  planned.insert(planned.end(), plan_.remoteMeasurementSets.begin(),
+                 plan_.remoteMeasurementSets.end());
   for (const std::string& ms : planned)
-    if (std::find(summary.measurementSets.begin(), summary.measurementSets.end(), ms) == summary.measurementSets.end())
+    if (std::find(summary.measurementSets.begin(), summary.measurementSets.end(), ms) ==
+        summary.measurementSets.end())
       summary.warnings.push_back("not written: " + ms);
   const size_t expected = planned.size();
   if (failure_.empty() && summary.measurementSets.size() < expected)
-    failure_ = "only " + std::to_string(summary.measurementSets.size()) + " of " + std::to_string(expected) +
-               " MeasurementSets were written";
+    failure_ = "only " + std::to_string(summary.measurementSets.size()) + " of " +
+               std::to_string(expected) + " MeasurementSets were written";
   if (failure_.empty() && !summary.warnings.empty()) summary.reason = summary.warnings.front();
   summary.ok = failure_.empty();
   if (!summary.ok) summary.reason = failure_;
@@ -459,16 +495,17 @@ void Observation::makePlots(ObservationSummary& summary) {
     ChildProcess& child = addPart("rtcp-inspect", arguments);
     if (!child.waitFor(300)) child.kill();
     if (child.exitCode() != 0) {
-      summary.warnings.push_back("rtcp-inspect failed with exit code " + std::to_string(child.exitCode().value_or(-1)) +
-                                 " (see " + child.logPath() + ")");
+      summary.warnings.push_back("rtcp-inspect failed with exit code " +
+                                 std::to_string(child.exitCode().value_or(-1)) + " (see " +
+                                 child.logPath() + ")");
       RTCP_LOG_WARN("observe", summary.warnings.back());
     }
   } catch (const std::exception& e) {
     summary.warnings.push_back(std::string("plots: ") + e.what());
   }
   std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(plots, error); !error && it != fs::recursive_directory_iterator();
-       it.increment(error))
+  for (auto it = fs::recursive_directory_iterator(plots, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error))
     if (it->path().extension() == ".png") summary.plots.push_back(it->path().string());
   std::sort(summary.plots.begin(), summary.plots.end());
 }

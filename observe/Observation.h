@@ -8,9 +8,10 @@
 /// when stopped by a signal, or when they outstay the stop time (real time) or stop
 /// making progress (replays); then sums up.
 
+#include <signal.h>
+
 #include <map>
 #include <memory>
-#include <signal.h>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,12 @@
 namespace rtcp::observe {
 
 struct RunOptions {
-  int ranks = 1;               ///< correlator ranks (mpirun -np)
-  int threads = 0;             ///< --threads per rank; 0: the correlator's default
+  int ranks = 1;                 ///< correlator ranks (mpirun -np)
+  int threads = 0;               ///< --threads per rank; 0: the correlator's default
   double keepGoingSeconds = 30;  ///< after the stop time (or without progress): terminate
-  double startupSeconds = 30;  ///< ionproc must be up within this
-  bool terminal = false;       ///< standard error is a terminal (progress line with \r)
-  LauncherOptions launcher;    ///< how mpiexec reaches other hosts
+  double startupSeconds = 30;    ///< ionproc must be up within this
+  bool terminal = false;         ///< standard error is a terminal (progress line with \r)
+  LauncherOptions launcher;      ///< how mpiexec reaches other hosts
   /// Replays: how long storage-sink may take to create its MSs (it listens only then;
   /// hundreds of subbands on a slow disk take a while) before "no progress" counts.
   double storageStartupSeconds = 600;
@@ -44,17 +45,18 @@ class Observation {
  private:
   /// A part on another host, started through mpiexec.
   struct RemotePart {
-    std::string host;            ///< its host (the ranks: Hydra's host list)
+    std::string host;  ///< its host (the ranks: Hydra's host list)
     std::unique_ptr<PartOutput> output;
     double launchedAt = 0;
-    std::string statusPath;      ///< ionprocs: where their status lines are written here
+    std::string statusPath;  ///< ionprocs: where their status lines are written here
   };
 
-  ChildProcess& addPart(const std::string& name, std::vector<std::string> arguments, ChildStreams streams = {});
+  ChildProcess& addPart(const std::string& name, std::vector<std::string> arguments,
+                        ChildStreams streams = {});
   /// Starts command on hosts through mpiexec, its parset on standard input.
   ChildProcess& addRemotePart(const std::string& name, const std::string& hosts, int processes,
-                              const std::vector<std::string>& command, const std::string& parsetPath,
-                              const std::string& statusPath = "");
+                              const std::vector<std::string>& command,
+                              const std::string& parsetPath, const std::string& statusPath = "");
   ChildProcess* part(const std::string& name);
   /// The parts called name, or name@HOST.
   std::vector<ChildProcess*> partsNamed(const std::string& name);
@@ -91,7 +93,9 @@ class Observation {
   void fail(const std::string& reason);
   ObservationSummary summarise();
   void makePlots(ObservationSummary& summary);
-  std::string statusPath(const IonprocPlan& ionproc) const { return plan_.directory + "/" + ionproc.name + ".status"; }
+  std::string statusPath(const IonprocPlan& ionproc) const {
+    return plan_.directory + "/" + ionproc.name + ".status";
+  }
   std::vector<std::string> statusPaths() const;
 
   ObservationPlan plan_;
@@ -99,7 +103,7 @@ class Observation {
   sigset_t stopSignals_;
   std::vector<std::unique_ptr<ChildProcess>> parts_;
   std::map<std::string, RemotePart> remote_;  ///< by part name
-  std::string failure_;                 ///< first reason the observation failed
+  std::string failure_;                       ///< first reason the observation failed
   std::vector<std::string> warnings_;
   std::optional<ion::IonStatus> lastStatus_;
   double startedAt_ = 0, ranksStartedAt_ = 0, ionprocEndedAt_ = 0, endedAt_ = 0;

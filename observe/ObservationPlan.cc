@@ -33,7 +33,9 @@ std::string formatVector(const std::vector<std::string>& items) {
   return text + "]";
 }
 
-std::string absolute(const std::string& path) { return fs::weakly_canonical(fs::absolute(path)).string(); }
+std::string absolute(const std::string& path) {
+  return fs::weakly_canonical(fs::absolute(path)).string();
+}
 
 /// Settings of a parset, without logging its unknown keys again.
 ObservationSettings quietSettings(const Parset& parset) {
@@ -49,7 +51,9 @@ ObservationSettings quietSettings(const Parset& parset) {
   }
 }
 
-std::string portsKey(const StationSettings& station) { return "PIC.Core." + station.name + station.field + ".RSP.ports"; }
+std::string portsKey(const StationSettings& station) {
+  return "PIC.Core." + station.name + station.field + ".RSP.ports";
+}
 
 /// Recordings with absolute paths; true when some input is udp:.
 bool absoluteInputs(const ObservationSettings& s, Parset& p) {
@@ -60,7 +64,9 @@ bool absoluteInputs(const ObservationSettings& s, Parset& p) {
     for (const std::string& input : station.inputs) {
       const StreamDescriptor d = StreamDescriptor::parse(input);
       live = live || d.kind == StreamDescriptor::Kind::kUdp;
-      inputs.push_back(d.kind == StreamDescriptor::Kind::kFile ? "file:" + absolute(recordingPath(parsetPath, d.path)) : input);
+      inputs.push_back(d.kind == StreamDescriptor::Kind::kFile
+                           ? "file:" + absolute(recordingPath(parsetPath, d.path))
+                           : input);
     }
     if (inputs != station.inputs) p.set(portsKey(station), formatVector(inputs));
   }
@@ -72,7 +78,9 @@ void absoluteOutputs(const ObservationSettings& s, Parset& p) {
   const CorrelatedOutputSettings& out = s.correlatedOutput;
   std::vector<std::string> locations;
   for (size_t i = 0; i < out.hosts.size(); ++i)
-    locations.push_back(out.hosts[i] + ":" + (isLocalHost(out.hosts[i]) ? absolute(out.directories[i]) : out.directories[i]));
+    locations.push_back(
+        out.hosts[i] + ":" +
+        (isLocalHost(out.hosts[i]) ? absolute(out.directories[i]) : out.directories[i]));
   p.set(kLocations, formatVector(locations));
 }
 
@@ -84,7 +92,8 @@ std::vector<std::string> simulatedOn(const ObservationSettings& s, const std::st
     bool on = !station.inputs.empty();
     for (const std::string& input : station.inputs) {
       const StreamDescriptor d = StreamDescriptor::parse(input);
-      on = on && d.kind == StreamDescriptor::Kind::kUdp && (host.empty() ? isLocalHost(d.host) : d.host == host);
+      on = on && d.kind == StreamDescriptor::Kind::kUdp &&
+           (host.empty() ? isLocalHost(d.host) : d.host == host);
     }
     if (on) names.push_back(station.name);
   }
@@ -109,7 +118,8 @@ std::string hostsOfNodes(const std::vector<ComputeNode>& nodes) {
     else
       hosts.emplace_back(node.host, 1);
   std::string list;
-  for (const auto& [host, ranks] : hosts) list += (list.empty() ? "" : ",") + host + ":" + std::to_string(ranks);
+  for (const auto& [host, ranks] : hosts)
+    list += (list.empty() ? "" : ",") + host + ":" + std::to_string(ranks);
   return list;
 }
 
@@ -120,13 +130,15 @@ std::vector<IonprocPlan> ionprocsByInputHost(const ObservationSettings& s, uint1
   for (const StationSettings& station : s.stations) {
     const StreamDescriptor d = StreamDescriptor::parse(station.inputs.at(0));
     const std::string host = d.kind == StreamDescriptor::Kind::kUdp ? d.host : "";
-    auto it = std::find_if(ionprocs.begin(), ionprocs.end(), [&](const IonprocPlan& i) { return i.inputHost == host; });
+    auto it = std::find_if(ionprocs.begin(), ionprocs.end(),
+                           [&](const IonprocPlan& i) { return i.inputHost == host; });
     if (it == ionprocs.end()) {
       std::string name = "ionproc";  // then ionproc-2, ionproc-3, ...
       if (!ionprocs.empty()) name.append(1, '-').append(std::to_string(ionprocs.size() + 1));
       const bool remote = !host.empty() && !isLocalHost(host);
-      it = ionprocs.insert(ionprocs.end(),
-                           IonprocPlan{name, host, {}, remote ? linkPort : ObservationPlan::freePort(), remote});
+      it = ionprocs.insert(
+          ionprocs.end(),
+          IonprocPlan{name, host, {}, remote ? linkPort : ObservationPlan::freePort(), remote});
     }
     it->stations.push_back(station.name);
   }
@@ -137,7 +149,8 @@ std::vector<IonprocPlan> ionprocsByInputHost(const ObservationSettings& s, uint1
 
 bool ObservationPlan::acrossHosts() const {
   return !remoteStorageSinks.empty() || !computeHosts.empty() ||
-         std::any_of(ionprocs.begin(), ionprocs.end(), [](const IonprocPlan& i) { return i.remote; });
+         std::any_of(ionprocs.begin(), ionprocs.end(),
+                     [](const IonprocPlan& i) { return i.remote; });
 }
 
 double ObservationPlan::evenShift(double startTime, double wallTime, double margin) {
@@ -159,15 +172,17 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
     plan.timeShift = evenShift(given.startTime, options.wallTime, options.setupMargin);
     p.set("Observation.startTime", quoted(formatUtc(given.startTime + plan.timeShift)));
     p.set("Observation.stopTime", quoted(formatUtc(given.stopTime + plan.timeShift)));
-    plan.notes.push_back("--now: start and stop shifted by " + std::to_string(int64_t(plan.timeShift)) + " s");
+    plan.notes.push_back("--now: start and stop shifted by " +
+                         std::to_string(int64_t(plan.timeShift)) + " s");
   } else if (options.now) {
     plan.notes.push_back("--now ignored: recordings replay at their own times");
   }
   // Storage-sinks on other hosts listen on the parset's port (DESIGN 2.2, default 4100),
   // which their firewalls let through; one on this host alone on any free port.
   const CorrelatedOutputSettings& givenOutput = given.correlatedOutput;
-  const bool remoteStorage = givenOutput.enabled && std::any_of(givenOutput.hosts.begin(), givenOutput.hosts.end(),
-                                                              [](const std::string& h) { return !isLocalHost(h); });
+  const bool remoteStorage =
+      givenOutput.enabled && std::any_of(givenOutput.hosts.begin(), givenOutput.hosts.end(),
+                                         [](const std::string& h) { return !isLocalHost(h); });
   plan.storagePort = remoteStorage ? uint16_t(givenOutput.storagePort) : freePort();
   p.set("OLAP.Storage.port", std::to_string(plan.storagePort));
   plan.settings = quietSettings(p);
@@ -183,7 +198,8 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   std::string directory = options.directory;
   for (size_t i = 0; i < out.hosts.size() && directory.empty(); ++i)
     if (isLocalHost(out.hosts[i])) directory = out.directories[i];
-  plan.directory = absolute(directory.empty() ? "L" + std::to_string(plan.settings.observationId) : directory);
+  plan.directory =
+      absolute(directory.empty() ? "L" + std::to_string(plan.settings.observationId) : directory);
   plan.parsetPath = plan.directory + "/observation.parset";
   for (size_t i = 0; i < out.filenames.size() && out.enabled; ++i) {
     const std::string path = out.directories[i] + "/" + out.filenames[i];
@@ -194,7 +210,8 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
     plan.remoteMeasurementSets.push_back(out.hosts[i] + ":" + path);
     if (std::none_of(plan.remoteStorageSinks.begin(), plan.remoteStorageSinks.end(),
                      [&](const RemotePartPlan& r) { return r.host == out.hosts[i]; }))
-      plan.remoteStorageSinks.push_back({"storage-sink@" + out.hosts[i], out.hosts[i], plan.parsetPath});
+      plan.remoteStorageSinks.push_back(
+          {"storage-sink@" + out.hosts[i], out.hosts[i], plan.parsetPath});
   }
 
   const std::vector<std::string> simulated = simulatedOn(plan.settings, "");
@@ -206,12 +223,14 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   }
   // Stations fed from another input host are simulated there: the streams come from it.
   for (const IonprocPlan& ionproc : plan.ionprocs) {
-    const std::vector<std::string> there = ionproc.remote ? simulatedOn(plan.settings, ionproc.inputHost)
-                                                          : std::vector<std::string>{};
+    const std::vector<std::string> there =
+        ionproc.remote ? simulatedOn(plan.settings, ionproc.inputHost) : std::vector<std::string>{};
     if (there.empty()) continue;
     const std::string name = "station-sim@" + ionproc.inputHost;
-    plan.remoteStationSims.push_back({name, ionproc.inputHost, plan.directory + "/" + name + ".parset"});
-    plan.remoteStationSimParsets.emplace_back(plan.remoteStationSims.back().parsetPath, parsetOfStations(p, there));
+    plan.remoteStationSims.push_back(
+        {name, ionproc.inputHost, plan.directory + "/" + name + ".parset"});
+    plan.remoteStationSimParsets.emplace_back(plan.remoteStationSims.back().parsetPath,
+                                              parsetOfStations(p, there));
   }
   return plan;
 }
@@ -219,10 +238,13 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
 void ObservationPlan::write() const {
   std::error_code error;
   fs::create_directories(directory, error);
-  if (error) throw std::runtime_error("cannot create the observation directory " + directory + ": " + error.message());
+  if (error)
+    throw std::runtime_error("cannot create the observation directory " + directory + ": " +
+                             error.message());
   auto writeParset = [](const std::string& path, const Parset& parset) {
     std::ofstream file(path);
-    file << "# effective parset written by observe (from " << parset.name() << ")\n" << parset.toString();
+    file << "# effective parset written by observe (from " << parset.name() << ")\n"
+         << parset.toString();
     file.close();
     if (!file) throw std::runtime_error("cannot write " + path);
   };

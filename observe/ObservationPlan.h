@@ -15,12 +15,12 @@
 namespace rtcp::observe {
 
 struct PlanOptions {
-  bool now = false;              ///< shift the observation to start soon
-  std::string directory;         ///< --dir ("": the output directory of subband 0)
-  double wallTime = 0;           ///< the current time, Unix seconds
-  double setupMargin = 4;        ///< seconds between now and a --now start, at least
-  uint16_t linkPort = 4200;      ///< where an ionproc on another host listens for the ranks
-  std::string computeHosts;      ///< --mpi-hosts ("": the parset's Cobalt.Nodes, else this host)
+  bool now = false;          ///< shift the observation to start soon
+  std::string directory;     ///< --dir ("": the output directory of subband 0)
+  double wallTime = 0;       ///< the current time, Unix seconds
+  double setupMargin = 4;    ///< seconds between now and a --now start, at least
+  uint16_t linkPort = 4200;  ///< where an ionproc on another host listens for the ranks
+  std::string computeHosts;  ///< --mpi-hosts ("": the parset's Cobalt.Nodes, else this host)
 };
 
 /// One ionproc: the stations whose inputs reach one input host (DESIGN: one ionproc per
@@ -41,15 +41,15 @@ struct RemotePartPlan {
 };
 
 struct ObservationPlan {
-  Parset parset;                     ///< the effective parset
-  ObservationSettings settings;      ///< read back from it
-  std::string directory;             ///< the observation directory (absolute)
-  std::string parsetPath;            ///< DIR/observation.parset, the effective parset
-  std::string stationSimParsetPath;  ///< the parset station-sim gets; "" when nothing to simulate
-  double timeShift = 0;              ///< seconds added to start and stop (an even number)
-  uint16_t storagePort = 0;          ///< OLAP.Storage.port as chosen
+  Parset parset;                      ///< the effective parset
+  ObservationSettings settings;       ///< read back from it
+  std::string directory;              ///< the observation directory (absolute)
+  std::string parsetPath;             ///< DIR/observation.parset, the effective parset
+  std::string stationSimParsetPath;   ///< the parset station-sim gets; "" when nothing to simulate
+  double timeShift = 0;               ///< seconds added to start and stop (an even number)
+  uint16_t storagePort = 0;           ///< OLAP.Storage.port as chosen
   std::vector<IonprocPlan> ionprocs;  ///< by input host, in order of first appearance
-  bool liveInput = false;            ///< some input is udp:
+  bool liveInput = false;             ///< some input is udp:
   std::vector<std::string> measurementSets;  ///< the MSs this host writes (absolute paths)
   /// The MSs written on other hosts, "HOST:PATH"; their storage-sinks and station-sims.
   std::vector<std::string> remoteMeasurementSets;
@@ -57,10 +57,10 @@ struct ObservationPlan {
   /// Hydra's -hosts list for the ranks (from --mpi-hosts or Cobalt.Nodes, one rank per
   /// node); "": every rank on this host.
   std::string computeHosts;
-  int computeNodes = 0;              ///< ranks the parset's Cobalt.Nodes asks for (0: not given)
+  int computeNodes = 0;  ///< ranks the parset's Cobalt.Nodes asks for (0: not given)
   /// Some part runs on another host.
   bool acrossHosts() const;
-  std::vector<std::string> notes;    ///< what the plan changed, for the log
+  std::vector<std::string> notes;  ///< what the plan changed, for the log
 
   /// The plan for a parset that passed ParsetChecker.
   static ObservationPlan make(const Parset& parset, const PlanOptions& options);

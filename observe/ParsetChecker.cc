@@ -4,10 +4,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -27,7 +26,8 @@ const std::string kStationList = "Observation.VirtualInstrument.stationList";
 const std::string kLocations = "Observation.DataProducts.Output_Correlated.locations";
 
 /// A problem worded as ParsetError words it ("FILE:LINE: key 'K': problem").
-ParsetProblem problem(const Parset& p, const std::string& key, const std::string& text, bool error = true) {
+ParsetProblem problem(const Parset& p, const std::string& key, const std::string& text,
+                      bool error = true) {
   const int line = p.lineOf(key);
   return {error, key, line, ParsetError(p.name(), line, key, text).what()};
 }
@@ -61,7 +61,9 @@ bool udpPortFree(uint16_t port, std::string& reason) {
   address.sin_port = htons(port);
   address.sin_addr.s_addr = htonl(INADDR_ANY);
   const bool free = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  if (!free) reason = "cannot bind UDP port " + std::to_string(port) + ": " + std::strerror(errno) + " (port in use)";
+  if (!free)
+    reason = "cannot bind UDP port " + std::to_string(port) + ": " + std::strerror(errno) +
+             " (port in use)";
   close(fd);
   return free;
 }
@@ -69,7 +71,8 @@ bool udpPortFree(uint16_t port, std::string& reason) {
 }  // namespace
 
 bool CheckResult::hasErrors() const {
-  return std::any_of(problems.begin(), problems.end(), [](const ParsetProblem& p) { return p.error; });
+  return std::any_of(problems.begin(), problems.end(),
+                     [](const ParsetProblem& p) { return p.error; });
 }
 
 std::string recordingPath(const std::string& parsetPath, const std::string& path) {
@@ -91,9 +94,11 @@ bool isWritableOrCreatable(const std::string& directory, std::string& reason) {
     }
     return true;
   }
-  while (path.has_parent_path() && path != path.parent_path() && !fs::exists(path, error)) path = path.parent_path();
+  while (path.has_parent_path() && path != path.parent_path() && !fs::exists(path, error))
+    path = path.parent_path();
   if (!fs::is_directory(path, error) || access(path.c_str(), W_OK | X_OK) != 0) {
-    reason = "directory '" + directory + "' cannot be created: '" + path.string() + "' is not a writable directory";
+    reason = "directory '" + directory + "' cannot be created: '" + path.string() +
+             "' is not a writable directory";
     return false;
   }
   return true;
@@ -119,12 +124,14 @@ CheckResult ParsetChecker::check(const std::string& path) const {
   checkRanks(p, own);
   // ObservationSettings reports its first error in the same words as one of ours.
   for (ParsetProblem& item : own) {
-    const bool known = std::any_of(result.problems.begin(), result.problems.end(),
-                                   [&](const ParsetProblem& q) { return q.message == item.message; });
+    const bool known =
+        std::any_of(result.problems.begin(), result.problems.end(),
+                    [&](const ParsetProblem& q) { return q.message == item.message; });
     if (!known) result.problems.push_back(std::move(item));
   }
-  std::stable_sort(result.problems.begin(), result.problems.end(),
-                   [](const ParsetProblem& a, const ParsetProblem& b) { return a.error > b.error; });
+  std::stable_sort(
+      result.problems.begin(), result.problems.end(),
+      [](const ParsetProblem& a, const ParsetProblem& b) { return a.error > b.error; });
   return result;
 }
 
@@ -149,7 +156,8 @@ void ParsetChecker::checkStations(const Parset& p, std::vector<ParsetProblem>& o
     const StationTable& table = StationTable::shipped();
     for (const std::string& name : p.getStringVector(kStationList))
       if (!table.stationId(name))
-        out.push_back(problem(p, kStationList, "unknown station '" + name + "' (not in the station table)"));
+        out.push_back(
+            problem(p, kStationList, "unknown station '" + name + "' (not in the station table)"));
   });
 }
 
@@ -161,7 +169,8 @@ void ParsetChecker::checkSubbands(const Parset& p, std::vector<ParsetProblem>& o
       guarded(p, out, [&] {
         for (const int64_t number : p.getIntVector(key))
           if (number < 0 || number > 511)
-            out.push_back(problem(p, key, "subband " + std::to_string(number) + " is outside 0..511"));
+            out.push_back(
+                problem(p, key, "subband " + std::to_string(number) + " is outside 0..511"));
       });
     }
   });
@@ -187,26 +196,32 @@ void ParsetChecker::checkInputs(const Parset& p, std::vector<ParsetProblem>& out
             d.path = recordingPath(p.name(), d.path);
             std::error_code error;
             if (!fs::is_regular_file(d.path, error) || access(d.path.c_str(), R_OK) != 0)
-              out.push_back(problem(p, key, "recording '" + d.path + "' of station '" + station +
-                                                "' does not exist or cannot be read"));
+              out.push_back(problem(p, key,
+                                    "recording '" + d.path + "' of station '" + station +
+                                        "' does not exist or cannot be read"));
           }
-          // Inputs on another host: its ionproc binds them there (observe/README.md, Several hosts).
+          // Inputs on another host: its ionproc binds them there (observe/README.md, Several
+          // hosts).
           const std::string host = isLocalHost(d.host) ? "this host" : d.host;
           hosts.insert(d.kind == StreamDescriptor::Kind::kUdp ? d.host : "");
           if (hosts.size() == 2)
-            out.push_back(problem(p, key, "the inputs of station '" + station +
-                                              "' reach different hosts; one ionproc reads a station"));
+            out.push_back(problem(p, key,
+                                  "the inputs of station '" + station +
+                                      "' reach different hosts; one ionproc reads a station"));
           std::string busy;
-          if (d.kind == StreamDescriptor::Kind::kUdp && host == "this host" && !users.count("port " + std::to_string(d.port) + " on " + host) &&
+          if (d.kind == StreamDescriptor::Kind::kUdp && host == "this host" &&
+              !users.count("port " + std::to_string(d.port) + " on " + host) &&
               !udpPortFree(d.port, busy))
-            out.push_back(problem(p, key, "input '" + input + "' of station '" + station + "': " + busy));
+            out.push_back(
+                problem(p, key, "input '" + input + "' of station '" + station + "': " + busy));
           const std::string id = d.kind == StreamDescriptor::Kind::kFile
                                      ? "file:" + fs::weakly_canonical(d.path).string()
                                      : "port " + std::to_string(d.port) + " on " + host;
           const auto [it, fresh] = users.emplace(id, station);
           if (!fresh)
-            out.push_back(problem(p, key, "input '" + input + "' of station '" + station + "' uses " + id +
-                                              ", already an input of station '" + it->second + "'"));
+            out.push_back(problem(p, key,
+                                  "input '" + input + "' of station '" + station + "' uses " + id +
+                                      ", already an input of station '" + it->second + "'"));
         }
       });
     }
@@ -219,8 +234,9 @@ void ParsetChecker::checkTimes(const Parset& p, std::vector<ParsetProblem>& out)
   guarded(p, out, [&] { start = p.getTime("Observation.startTime"), haveStart = true; });
   guarded(p, out, [&] { stop = p.getTime("Observation.stopTime"), haveStop = true; });
   if (haveStart && haveStop && stop <= start)
-    out.push_back(problem(p, "Observation.stopTime", "stop time '" + formatUtc(stop) +
-                                                         "' is not after start time '" + formatUtc(start) + "'"));
+    out.push_back(problem(
+        p, "Observation.stopTime",
+        "stop time '" + formatUtc(stop) + "' is not after start time '" + formatUtc(start) + "'"));
   if (!haveStart || options_.now || start >= options_.wallTime) return;
   bool liveInput = false;
   guarded(p, out, [&] {
@@ -229,8 +245,9 @@ void ParsetChecker::checkTimes(const Parset& p, std::vector<ParsetProblem>& out)
         liveInput = liveInput || input.starts_with("udp:");
   });
   if (liveInput && p.getBool("OLAP.realTime", true))
-    out.push_back(problem(p, "Observation.startTime", "start time '" + formatUtc(start) +
-                                                          "' is in the past (use --now to start now)"));
+    out.push_back(
+        problem(p, "Observation.startTime",
+                "start time '" + formatUtc(start) + "' is in the past (use --now to start now)"));
 }
 
 void ParsetChecker::checkMeasures(const Parset& p, std::vector<ParsetProblem>& out) const {
@@ -262,10 +279,12 @@ void ParsetChecker::checkOutput(const Parset& p, std::vector<ParsetProblem>& out
       if (colon == std::string::npos) continue;  // ObservationSettings names it
       const std::string directory = location.substr(colon + 1);
       if (!isLocalHost(location.substr(0, colon)) && !directory.starts_with("/"))
-        out.push_back(problem(p, kLocations, "output location '" + location +
-                                                 "' on another host needs an absolute directory"));
+        out.push_back(problem(
+            p, kLocations,
+            "output location '" + location + "' on another host needs an absolute directory"));
       if (!isLocalHost(location.substr(0, colon)) || !seen.insert(directory).second) continue;
-      if (!isWritableOrCreatable(directory, reason)) out.push_back(problem(p, kLocations, "output " + reason));
+      if (!isWritableOrCreatable(directory, reason))
+        out.push_back(problem(p, kLocations, "output " + reason));
     }
   });
 }
@@ -275,12 +294,15 @@ void ParsetChecker::checkRanks(const Parset& p, std::vector<ParsetProblem>& out)
   guarded(p, out, [&] { nodes = p.getStringVector("Cobalt.Nodes", {}).size(); });
   if (nodes > 0 && !options_.hostsGiven) {
     if (options_.ranksGiven && size_t(options_.ranks) != nodes)
-      out.push_back(problem(p, "Cobalt.Nodes", "names " + std::to_string(nodes) + " compute nodes (one rank each), but --ranks is " +
-                                                   std::to_string(options_.ranks)));
+      out.push_back(problem(p, "Cobalt.Nodes",
+                            "names " + std::to_string(nodes) +
+                                " compute nodes (one rank each), but --ranks is " +
+                                std::to_string(options_.ranks)));
     return;  // their cores are theirs
   }
   if (options_.ranks < 1)
-    out.push_back({true, "--ranks", 0, "--ranks " + std::to_string(options_.ranks) + ": at least one rank"});
+    out.push_back(
+        {true, "--ranks", 0, "--ranks " + std::to_string(options_.ranks) + ": at least one rank"});
   if (options_.ranks > options_.cores)
     out.push_back({true, "--ranks", 0,
                    "--ranks " + std::to_string(options_.ranks) + ": more ranks than the " +

@@ -23,13 +23,13 @@ struct ParsetProblem {
 };
 
 struct CheckOptions {
-  bool now = false;              ///< --now: the start time will be shifted to now
-  int ranks = 1;                 ///< --ranks
-  int cores = 1;                 ///< cores of this machine
-  std::string observationDir;    ///< --dir ("" when not given)
-  double wallTime = 0;           ///< the current time (Unix seconds)
-  bool ranksGiven = true;        ///< --ranks was given (else the parset's Cobalt.Nodes count)
-  bool hostsGiven = false;       ///< --mpi-hosts: the ranks' hosts come from the command line
+  bool now = false;            ///< --now: the start time will be shifted to now
+  int ranks = 1;               ///< --ranks
+  int cores = 1;               ///< cores of this machine
+  std::string observationDir;  ///< --dir ("" when not given)
+  double wallTime = 0;         ///< the current time (Unix seconds)
+  bool ranksGiven = true;      ///< --ranks was given (else the parset's Cobalt.Nodes count)
+  bool hostsGiven = false;     ///< --mpi-hosts: the ranks' hosts come from the command line
 };
 
 struct CheckResult {

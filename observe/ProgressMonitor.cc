@@ -11,7 +11,8 @@
 
 namespace rtcp::observe {
 
-ion::IonStatus mergeStatuses(const ObservationSettings& settings, const std::vector<ion::IonStatus>& statuses) {
+ion::IonStatus mergeStatuses(const ObservationSettings& settings,
+                             const std::vector<ion::IonStatus>& statuses) {
   ion::IonStatus merged = statuses.at(0);
   for (size_t i = 1; i < statuses.size(); ++i) {
     const ion::IonStatus& s = statuses[i];
@@ -28,9 +29,10 @@ ion::IonStatus mergeStatuses(const ObservationSettings& settings, const std::vec
     merged.storageDropped += s.storageDropped;
     merged.storageConnections += s.storageConnections;
   }
-  std::stable_sort(merged.stations.begin(), merged.stations.end(), [&](const auto& a, const auto& b) {
-    return settings.stationIndex(a.name) < settings.stationIndex(b.name);
-  });
+  std::stable_sort(merged.stations.begin(), merged.stations.end(),
+                   [&](const auto& a, const auto& b) {
+                     return settings.stationIndex(a.name) < settings.stationIndex(b.name);
+                   });
   return merged;
 }
 
@@ -45,13 +47,18 @@ std::optional<ion::IonStatus> readStatuses(const ObservationSettings& settings,
   return mergeStatuses(settings, statuses);
 }
 
-ProgressMonitor::ProgressMonitor(const ObservationSettings& settings, std::vector<std::string> statusPaths, bool terminal,
+ProgressMonitor::ProgressMonitor(const ObservationSettings& settings,
+                                 std::vector<std::string> statusPaths, bool terminal,
                                  double plainIntervalSeconds)
-    : settings_(settings), statusPaths_(std::move(statusPaths)), terminal_(terminal), plainInterval_(plainIntervalSeconds) {}
+    : settings_(settings),
+      statusPaths_(std::move(statusPaths)),
+      terminal_(terminal),
+      plainInterval_(plainIntervalSeconds) {}
 
 double ProgressMonitor::packetBytes(int station) const {
   const size_t streams = std::max<size_t>(1, settings_.stations.at(size_t(station)).inputs.size());
-  const double payload = double(settings_.nrSubbands()) * kRspSamplesPerPacket * settings_.bitsPerSample / 2;
+  const double payload =
+      double(settings_.nrSubbands()) * kRspSamplesPerPacket * settings_.bitsPerSample / 2;
   return double(kRspHeaderSize) + payload / double(streams);
 }
 
@@ -60,16 +67,20 @@ std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus*
   out << std::fixed << std::setprecision(1);
   const double total = double(s.nrBlocks) * s.blockDuration;
   out << double(s.newestBlock + 1) * s.blockDuration << "/" << total << " s observed";
-  if (previous && s.wallTime > previous->wallTime && previous->stations.size() == s.stations.size()) {
+  if (previous && s.wallTime > previous->wallTime &&
+      previous->stations.size() == s.stations.size()) {
     double bytes = 0;
     for (size_t i = 0; i < s.stations.size() && int(i) < settings_.nrStations(); ++i)
-      bytes += double(s.stations[i].packetsReceived - previous->stations[i].packetsReceived) * packetBytes(int(i));
-    out << " | in " << std::setprecision(3) << bytes * 8 / 1e9 / (s.wallTime - previous->wallTime) << " Gb/s";
+      bytes += double(s.stations[i].packetsReceived - previous->stations[i].packetsReceived) *
+               packetBytes(int(i));
+    out << " | in " << std::setprecision(3) << bytes * 8 / 1e9 / (s.wallTime - previous->wallTime)
+        << " Gb/s";
   }
   out << std::setprecision(1) << " | loss";
   uint64_t dropped = 0;
   for (const ion::IonStatus::Station& st : s.stations) {
-    const double lost = st.samplesServed ? 100.0 * double(st.samplesFlagged) / double(st.samplesServed) : 0.0;
+    const double lost =
+        st.samplesServed ? 100.0 * double(st.samplesFlagged) / double(st.samplesServed) : 0.0;
     out << " " << st.name << " " << lost << "%";
     dropped = std::max(dropped, st.blocksGone);
   }
@@ -77,11 +88,12 @@ std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus*
   if (settings_.correlatedOutput.enabled && s.storageQueued > 0 && s.storageConnections == 0)
     out << " | waiting for storage-sink";
   if (settings_.realTime) {
-    out << " | margin " << std::setprecision(2) << settings_.secondsOfBuffer - s.newestBlockLag << " s of "
-        << settings_.secondsOfBuffer << " s buffer";
+    out << " | margin " << std::setprecision(2) << settings_.secondsOfBuffer - s.newestBlockLag
+        << " s of " << settings_.secondsOfBuffer << " s buffer";
   } else if (previous && s.wallTime > previous->wallTime) {
     const double observed = double(s.newestBlock - previous->newestBlock) * s.blockDuration;
-    out << " | " << std::setprecision(2) << observed / (s.wallTime - previous->wallTime) << "x real time";
+    out << " | " << std::setprecision(2) << observed / (s.wallTime - previous->wallTime)
+        << "x real time";
   }
   return out.str();
 }
@@ -102,7 +114,8 @@ void ProgressMonitor::update(double wallTime) {
   lastShown_ = wallTime;
   const std::string text = line(*latest_, previous_ ? &*previous_ : nullptr);
   if (terminal_) {
-    std::fprintf(stderr, "\r%s%*s", text.c_str(), int(shownWidth_ > text.size() ? shownWidth_ - text.size() : 0), "");
+    std::fprintf(stderr, "\r%s%*s", text.c_str(),
+                 int(shownWidth_ > text.size() ? shownWidth_ - text.size() : 0), "");
     std::fflush(stderr);
     shownWidth_ = text.size();
   } else {

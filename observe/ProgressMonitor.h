@@ -10,14 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "rtcp/StatusFile.h"
 #include "rtcp/ObservationSettings.h"
+#include "rtcp/StatusFile.h"
 
 namespace rtcp::observe {
 
 /// One status of several ionprocs (one per input host): stations in station-list order,
 /// counters summed, the newest block of the slowest, finished when all are.
-ion::IonStatus mergeStatuses(const ObservationSettings& settings, const std::vector<ion::IonStatus>& statuses);
+ion::IonStatus mergeStatuses(const ObservationSettings& settings,
+                             const std::vector<ion::IonStatus>& statuses);
 /// The merged status of the ionprocs' status files; none while one of them is missing
 /// (an ionproc not up yet). Throws std::runtime_error when a file cannot be parsed.
 std::optional<ion::IonStatus> readStatuses(const ObservationSettings& settings,
@@ -25,8 +26,8 @@ std::optional<ion::IonStatus> readStatuses(const ObservationSettings& settings,
 
 class ProgressMonitor {
  public:
-  ProgressMonitor(const ObservationSettings& settings, std::vector<std::string> statusPaths, bool terminal,
-                  double plainIntervalSeconds = 5);
+  ProgressMonitor(const ObservationSettings& settings, std::vector<std::string> statusPaths,
+                  bool terminal, double plainIntervalSeconds = 5);
   /// Reads the status files when they changed and shows the line when due.
   void update(double wallTime);
   /// Ends the line on a terminal.

@@ -5,8 +5,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <iostream>
 #include <optional>
@@ -63,25 +63,37 @@ struct Options {
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
   po::options_description visible("usage: observe PARSET [options]\n\noptions");
-  visible.add_options()
-    ("help,h", "this help")
-    ("now", po::bool_switch(&o.now), "shift the observation to start at the next even second after a set-up margin")
-    ("dir", po::value(&o.directory), "observation directory (default: the output directory of subband 0)")
-    ("ranks", po::value(&o.ranks), "correlator ranks (default: min(2, cores))")
-    ("threads", po::value(&o.threads), "threads per correlator rank (default: the correlator's)")
-    ("keep-going-seconds", po::value(&o.keepGoing)->default_value(30),
-     "terminate parts still running this long after the stop time (replays: without progress)")
-    ("margin", po::value(&o.margin)->default_value(4), "--now: seconds of set-up before the start, at least")
-    ("mpi-hosts", po::value(&o.mpiHosts), "run the correlator ranks on these hosts (Hydra's -hosts LIST, e.g. cn1:1,cn2:1; default: the parset's Cobalt.Nodes, else this host); ionproc's link then listens on every interface")
-    ("launcher", po::value(&o.launcher.launcher)->default_value("ssh"), "how mpiexec reaches other hosts (Hydra's -launcher: ssh or rsh)")
-    ("launcher-exec", po::value(&o.launcher.launcherExec), "the remote shell program mpiexec runs for the launcher (Hydra's -launcher-exec; default: the launcher itself)")
-    ("link-port", po::value(&o.linkPort)->default_value(4200), "TCP port an ionproc on another host listens on for the ranks")
-    ("startup-seconds", po::value(&o.startupSeconds)->default_value(30), "a part must be up within this many seconds (ionproc listening, a part on another host started)")
-    ("no-station-sim", po::bool_switch(&o.noStationSim), "start no station-sim: the udp: inputs come from elsewhere (real stations, a replay)")
-    ("check-only", po::bool_switch(&o.checkOnly), "check the parset, the options and casacore's measures data; start nothing (exit 1 on an error)")
-    ("debug", "log debug messages");
+  visible.add_options()("help,h", "this help")(
+      "now", po::bool_switch(&o.now),
+      "shift the observation to start at the next even second after a set-up margin")(
+      "dir", po::value(&o.directory),
+      "observation directory (default: the output directory of subband 0)")(
+      "ranks", po::value(&o.ranks), "correlator ranks (default: min(2, cores))")(
+      "threads", po::value(&o.threads), "threads per correlator rank (default: the correlator's)")(
+      "keep-going-seconds", po::value(&o.keepGoing)->default_value(30),
+      "terminate parts still running this long after the stop time (replays: without progress)")(
+      "margin", po::value(&o.margin)->default_value(4),
+      "--now: seconds of set-up before the start, at least")(
+      "mpi-hosts", po::value(&o.mpiHosts),
+      "run the correlator ranks on these hosts (Hydra's -hosts LIST, e.g. cn1:1,cn2:1; default: "
+      "the parset's Cobalt.Nodes, else this host); ionproc's link then listens on every interface")(
+      "launcher", po::value(&o.launcher.launcher)->default_value("ssh"),
+      "how mpiexec reaches other hosts (Hydra's -launcher: ssh or rsh)")(
+      "launcher-exec", po::value(&o.launcher.launcherExec),
+      "the remote shell program mpiexec runs for the launcher (Hydra's -launcher-exec; default: "
+      "the launcher itself)")("link-port", po::value(&o.linkPort)->default_value(4200),
+                              "TCP port an ionproc on another host listens on for the ranks")(
+      "startup-seconds", po::value(&o.startupSeconds)->default_value(30),
+      "a part must be up within this many seconds (ionproc listening, a part on another host "
+      "started)")(
+      "no-station-sim", po::bool_switch(&o.noStationSim),
+      "start no station-sim: the udp: inputs come from elsewhere (real stations, a replay)")(
+      "check-only", po::bool_switch(&o.checkOnly),
+      "check the parset, the options and casacore's measures data; start nothing (exit 1 on an "
+      "error)")("debug", "log debug messages");
   po::variables_map vm;
-  if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, kDescription, &vm)) return std::nullopt;
+  if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, kDescription, &vm))
+    return std::nullopt;
   if (vm.count("debug")) Logger::setLevel(LogLevel::kDebug);
   o.ranksGiven = o.ranks != 0;
   if (o.ranks == 0) o.ranks = std::min(2, coresOfThisMachine());
@@ -103,7 +115,8 @@ bool reportProblems(const CheckResult& result) {
   }
   const size_t errors = size_t(std::count_if(result.problems.begin(), result.problems.end(),
                                              [](const ParsetProblem& p) { return p.error; }));
-  if (errors) RTCP_LOG_ERROR("observe", errors << " error(s) in the parset or options: nothing started");
+  if (errors)
+    RTCP_LOG_ERROR("observe", errors << " error(s) in the parset or options: nothing started");
   return errors == 0;
 }
 
@@ -117,7 +130,8 @@ int run(const Options& o) {
   const double now = wallClock();
   // Ranks on other hosts are bounded by their cores, which mpirun knows, not by ours.
   const int cores = o.mpiHosts.empty() ? coresOfThisMachine() : o.ranks;
-  const ParsetChecker checker(CheckOptions{o.now, o.ranks, cores, o.directory, now, o.ranksGiven, !o.mpiHosts.empty()});
+  const ParsetChecker checker(
+      CheckOptions{o.now, o.ranks, cores, o.directory, now, o.ranksGiven, !o.mpiHosts.empty()});
   const CheckResult checked = checker.check(o.parset);
   if (!reportProblems(checked)) return 1;
   if (o.checkOnly) {
@@ -126,17 +140,21 @@ int run(const Options& o) {
   }
 
   ObservationPlan plan = ObservationPlan::make(
-      checked.parset, PlanOptions{o.now, o.directory, wallClock(), o.margin, uint16_t(o.linkPort), o.mpiHosts});
+      checked.parset,
+      PlanOptions{o.now, o.directory, wallClock(), o.margin, uint16_t(o.linkPort), o.mpiHosts});
   if (o.noStationSim) plan.stationSimParsetPath.clear(), plan.remoteStationSims.clear();
-  const int ranks = plan.computeNodes > 0 && !o.ranksGiven ? plan.computeNodes : o.ranks;  // one per node
+  const int ranks =
+      plan.computeNodes > 0 && !o.ranksGiven ? plan.computeNodes : o.ranks;  // one per node
   plan.write();
   for (const std::string& note : plan.notes) RTCP_LOG_INFO("observe", note);
-  RTCP_LOG_INFO("observe", "observation " << plan.settings.observationId << ": " << formatUtc(plan.settings.startTime)
-                                          << " .. " << formatUtc(plan.settings.stopTime) << " UTC, directory "
+  RTCP_LOG_INFO("observe", "observation " << plan.settings.observationId << ": "
+                                          << formatUtc(plan.settings.startTime) << " .. "
+                                          << formatUtc(plan.settings.stopTime) << " UTC, directory "
                                           << plan.directory);
-  Observation observation(
-      plan, RunOptions{ranks, o.threads, o.keepGoing, o.startupSeconds, bool(isatty(STDERR_FILENO)), o.launcher},
-      stopSignals);
+  Observation observation(plan,
+                          RunOptions{ranks, o.threads, o.keepGoing, o.startupSeconds,
+                                     bool(isatty(STDERR_FILENO)), o.launcher},
+                          stopSignals);
   const ObservationSummary summary = observation.run();
   std::cerr << summary.toText();
   RTCP_LOG_INFO("observe", "summary written to " << plan.directory << "/summary.{txt,json}");

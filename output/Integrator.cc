@@ -26,8 +26,7 @@ std::vector<int> subbandNumbersOf(const ObservationSettings& settings) {
 
 Integrator::Integrator(const ObservationSettings& settings, Emit emit, int maxOpenIntegrations)
     : Integrator(settings.blocksPerIntegration, subbandNumbersOf(settings),
-                 nrProcessedBlocks(settings), std::move(emit),
-                 maxOpenIntegrations) {}
+                 nrProcessedBlocks(settings), std::move(emit), maxOpenIntegrations) {}
 
 void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
                      std::span<const std::complex<float>> visibilities,
@@ -39,9 +38,10 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
   const size_t cells = size_t(nrBaselines(nrStations)) * nrChannels;
   if (nrStations < 1 || nrChannels < 1 || visibilities.size() != cells * kNrPolarisationProducts ||
       validSamples.size() != cells)
-    throw std::invalid_argument("visibilities of " + std::to_string(visibilities.size()) + " and counts of " +
-                                std::to_string(validSamples.size()) + " do not fit " + std::to_string(nrStations) +
-                                " stations x " + std::to_string(nrChannels) + " channels");
+    throw std::invalid_argument("visibilities of " + std::to_string(visibilities.size()) +
+                                " and counts of " + std::to_string(validSamples.size()) +
+                                " do not fit " + std::to_string(nrStations) + " stations x " +
+                                std::to_string(nrChannels) + " channels");
   const int64_t integration = integrations_.of(block);
   const int slot = integrations_.slotOf(block);
   const Key key{subbandIndex, integration};
@@ -50,7 +50,8 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
     std::lock_guard lock(mutex_);
     if (closed_.count(key)) {
       ++statistics_.late;
-      RTCP_LOG_WARN("integrator", "block " << block << " of subband " << subbandNumbers_[subbandIndex]
+      RTCP_LOG_WARN("integrator", "block " << block << " of subband "
+                                           << subbandNumbers_[subbandIndex]
                                            << " came after its integration was sent; dropped");
       return;
     }
@@ -69,7 +70,8 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
       throw std::invalid_argument("block shape differs from the integration's earlier blocks");
     if (open.added[slot]) {
       ++statistics_.duplicates;
-      RTCP_LOG_WARN("integrator", "block " << block << " of subband " << subbandNumbers_[subbandIndex]
+      RTCP_LOG_WARN("integrator", "block " << block << " of subband "
+                                           << subbandNumbers_[subbandIndex]
                                            << " arrived twice; ignored");
       return;
     }
@@ -91,18 +93,20 @@ void Integrator::closeOlder(int subbandIndex, int64_t integration,
                             std::vector<std::unique_ptr<CorrelatedData>>& out) {
   for (auto it = open_.begin(); it != open_.end();) {
     const auto next = std::next(it);
-    if (it->first.first == subbandIndex && it->first.second <= integration - maxOpen_) close(it, out);
+    if (it->first.first == subbandIndex && it->first.second <= integration - maxOpen_)
+      close(it, out);
     it = next;
   }
 }
 
-void Integrator::close(std::map<Key, Open>::iterator it, std::vector<std::unique_ptr<CorrelatedData>>& out) {
+void Integrator::close(std::map<Key, Open>::iterator it,
+                       std::vector<std::unique_ptr<CorrelatedData>>& out) {
   if (it->second.nrAdded < integrations_.blocksPerIntegration) {
     ++statistics_.incompleteIntegrations;
     RTCP_LOG_WARN("integrator", "integration " << it->first.second << " of subband "
                                                << subbandNumbers_[it->first.first] << " sent with "
-                                               << it->second.nrAdded << " of " << integrations_.blocksPerIntegration
-                                               << " blocks");
+                                               << it->second.nrAdded << " of "
+                                               << integrations_.blocksPerIntegration << " blocks");
   }
   ++statistics_.integrations;
   closed_.insert(it->first);

@@ -37,11 +37,11 @@ class Integrator : public VisibilitySink {
   void flush();
 
   struct Statistics {
-    uint64_t blocks = 0;                 ///< blocks added
-    uint64_t duplicates = 0;             ///< blocks that arrived twice (ignored)
-    uint64_t late = 0;                   ///< blocks of integrations already sent (ignored)
-    uint64_t integrations = 0;           ///< integrations sent on
-    uint64_t incompleteIntegrations = 0; ///< of which had blocks missing
+    uint64_t blocks = 0;                  ///< blocks added
+    uint64_t duplicates = 0;              ///< blocks that arrived twice (ignored)
+    uint64_t late = 0;                    ///< blocks of integrations already sent (ignored)
+    uint64_t integrations = 0;            ///< integrations sent on
+    uint64_t incompleteIntegrations = 0;  ///< of which had blocks missing
   };
   Statistics statistics() const;
 
@@ -54,7 +54,8 @@ class Integrator : public VisibilitySink {
   using Key = std::pair<int, int64_t>;  ///< subband index, integration
 
   /// Takes the integrations to send on (called with mutex_ held).
-  void closeOlder(int subbandIndex, int64_t integration, std::vector<std::unique_ptr<CorrelatedData>>& out);
+  void closeOlder(int subbandIndex, int64_t integration,
+                  std::vector<std::unique_ptr<CorrelatedData>>& out);
   void close(std::map<Key, Open>::iterator it, std::vector<std::unique_ptr<CorrelatedData>>& out);
 
   Integrations integrations_;

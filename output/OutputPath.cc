@@ -21,7 +21,8 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     if (!dump_) throw std::runtime_error("cannot write the dump file " + options_.dumpPath);
   }
   integrator_ = std::make_unique<Integrator>(
-      settings, [this](std::unique_ptr<CorrelatedData> integration) { emit(std::move(integration)); });
+      settings,
+      [this](std::unique_ptr<CorrelatedData> integration) { emit(std::move(integration)); });
 }
 
 OutputPath::~OutputPath() = default;
@@ -59,9 +60,9 @@ std::vector<std::string> OutputPath::summary() const {
   std::vector<std::string> lines;
   const auto in = integrator_->statistics();
   std::ostringstream integration;
-  integration << "integration: " << in.blocks << " blocks into " << in.integrations << " integrations ("
-              << in.incompleteIntegrations << " incomplete), " << in.duplicates << " duplicate and "
-              << in.late << " late blocks";
+  integration << "integration: " << in.blocks << " blocks into " << in.integrations
+              << " integrations (" << in.incompleteIntegrations << " incomplete), " << in.duplicates
+              << " duplicate and " << in.late << " late blocks";
   lines.push_back(integration.str());
   if (storage_) {
     const auto st = storage_->statistics();
@@ -84,12 +85,15 @@ std::vector<CorrelatedData> readDump(const std::string& path) {
   while (in.read(reinterpret_cast<char*>(headerBytes), kCorrelatedHeaderSize)) {
     const CorrelatedHeader header = CorrelatedHeader::read(headerBytes);
     if (auto problem = checkCorrelatedHeader(header))
-      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) + ": " + *problem);
+      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) + ": " +
+                               *problem);
     std::vector<uint8_t> payload(header.payloadSize);
     if (!in.read(reinterpret_cast<char*>(payload.data()), std::streamsize(payload.size())))
-      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) + " is truncated");
+      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) +
+                               " is truncated");
     if (crc64(payload.data(), payload.size()) != header.payloadCrc)
-      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) + " fails its CRC-64");
+      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) +
+                               " fails its CRC-64");
     integrations.push_back(CorrelatedData::fromPayload(header, payload.data()));
   }
   return integrations;

@@ -15,7 +15,9 @@ namespace rtcp::ion {
 class StorageSender::Connection {
  public:
   Connection(uint64_t observationId, StorageDestination destination, Options options)
-      : observationId_(observationId), destination_(std::move(destination)), options_(options),
+      : observationId_(observationId),
+        destination_(std::move(destination)),
+        options_(options),
         name_("tcp:" + destination_.host + ":" + std::to_string(destination_.port)),
         thread_([this] { run(); }) {}
   ~Connection() { stop(); }
@@ -23,13 +25,15 @@ class StorageSender::Connection {
   void write(std::unique_ptr<CorrelatedData> data) {
     std::unique_lock lock(mutex_);
     if (options_.waitWhenFull)
-      room_.wait(lock, [&] { return queue_.size() + inFlight_.size() < options_.queueCapacity || stopping_; });
+      room_.wait(lock, [&] {
+        return queue_.size() + inFlight_.size() < options_.queueCapacity || stopping_;
+      });
     if (queue_.size() + inFlight_.size() >= options_.queueCapacity || stopping_) {
       ++statistics_.dropped;
       RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
                                      << " integrations); dropped integration " << data->integration
-                                     << " of subband " << data->subband << " (" << statistics_.dropped
-                                     << " dropped so far)");
+                                     << " of subband " << data->subband << " ("
+                                     << statistics_.dropped << " dropped so far)");
       return;
     }
     ++statistics_.queued;
@@ -80,7 +84,8 @@ class StorageSender::Connection {
       if (queue_.empty()) {
         if (inFlight_.empty()) idle_.notify_all();
         // Idle: wake for new work, or soon to see in-flight bytes acknowledged.
-        wake_.wait_for(lock, inFlight_.empty() ? std::chrono::milliseconds(500) : std::chrono::milliseconds(5));
+        wake_.wait_for(lock, inFlight_.empty() ? std::chrono::milliseconds(500)
+                                               : std::chrono::milliseconds(5));
         continue;
       }
       if (!stream_ || peerClosed()) {
@@ -129,7 +134,8 @@ class StorageSender::Connection {
       RTCP_LOG_INFO("storage", "connected to storage-sink at " << name_);
       return true;
     } catch (const std::exception& e) {
-      if (!warned_) RTCP_LOG_WARN("storage", "cannot reach storage-sink: " << e.what() << "; retrying");
+      if (!warned_)
+        RTCP_LOG_WARN("storage", "cannot reach storage-sink: " << e.what() << "; retrying");
       warned_ = true;
       return false;
     }
@@ -183,8 +189,8 @@ class StorageSender::Connection {
   std::thread thread_;  // last: starts once everything else is constructed
 };
 
-StorageSender::StorageSender(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
-                             Options options)
+StorageSender::StorageSender(uint64_t observationId,
+                             const std::map<int, StorageDestination>& destinations, Options options)
     : observationId_(observationId) {
   std::map<StorageDestination, Connection*> byDestination;
   for (const auto& [subband, destination] : destinations) {
@@ -214,7 +220,7 @@ void StorageSender::write(std::unique_ptr<CorrelatedData> data) {
   const auto it = bySubband_.find(data->subband);
   if (it == bySubband_.end()) {
     RTCP_LOG_ERROR("storage", "no output location for subband " << data->subband << "; integration "
-                                                                  << data->integration << " dropped");
+                                                                << data->integration << " dropped");
     return;
   }
   it->second->write(std::move(data));

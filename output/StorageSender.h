@@ -31,13 +31,15 @@ namespace rtcp::ion {
 struct StorageDestination {
   std::string host;
   uint16_t port = 0;
-  bool operator<(const StorageDestination& o) const { return std::tie(host, port) < std::tie(o.host, o.port); }
+  bool operator<(const StorageDestination& o) const {
+    return std::tie(host, port) < std::tie(o.host, o.port);
+  }
 };
 
 class StorageSender {
  public:
   struct Options {
-    size_t queueCapacity = 16;       ///< integrations waiting per connection (--output-queue)
+    size_t queueCapacity = 16;         ///< integrations waiting per connection (--output-queue)
     double initialRetrySeconds = 0.1;  ///< first reconnection delay, doubling...
     double maxRetrySeconds = 5;        ///< ...up to this
     /// Replays as fast as the chain goes (OLAP.realTime = F): write() waits for room in
@@ -45,11 +47,11 @@ class StorageSender {
     bool waitWhenFull = false;
   };
   struct Statistics {
-    uint64_t queued = 0;      ///< integrations accepted by write()
-    uint64_t sent = 0;        ///< acknowledged by the sink's TCP stack
-    uint64_t dropped = 0;     ///< queue full, or left over at finish()
-    uint64_t resent = 0;      ///< sent again after a connection broke
-    uint64_t connects = 0;    ///< connections made
+    uint64_t queued = 0;    ///< integrations accepted by write()
+    uint64_t sent = 0;      ///< acknowledged by the sink's TCP stack
+    uint64_t dropped = 0;   ///< queue full, or left over at finish()
+    uint64_t resent = 0;    ///< sent again after a connection broke
+    uint64_t connects = 0;  ///< connections made
   };
 
   /// destinations: storage host and port per subband number.

@@ -11,7 +11,8 @@ packages=(build-essential cmake pkg-config git clang-format
   libboost-dev libboost-program-options-dev
   mpich libmpich-dev libcppunit-dev
   python3-casacore python3-numpy python3-matplotlib
-  wsclean aoflagger)
+  wsclean aoflagger
+  iproute2 util-linux mount)
 
 missing=()
 for p in "${packages[@]}"; do

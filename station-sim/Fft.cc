@@ -23,7 +23,8 @@ Fft::Fft(int size, Direction direction) : size_(size) {
                             reinterpret_cast<fftwf_complex*>(out.data()),
                             direction == Direction::kForward ? FFTW_FORWARD : FFTW_BACKWARD,
                             FFTW_MEASURE);
-  if (!plan_) throw std::runtime_error("FFTW cannot plan a transform of " + std::to_string(size) + " points");
+  if (!plan_)
+    throw std::runtime_error("FFTW cannot plan a transform of " + std::to_string(size) + " points");
 }
 
 Fft::~Fft() {

@@ -3,9 +3,9 @@
 /// A one-dimensional complex FFTW (fftw3f) plan, made once and executed on any 64-byte
 /// aligned, out-of-place pair of arrays (thread-safe execution).
 
-#include <complex>
-
 #include <fftw3.h>
+
+#include <complex>
 
 namespace rtcp::sim {
 

@@ -8,8 +8,8 @@ namespace rtcp::sim {
 
 class Pacer {
  public:
-  static constexpr int kMaxBurst = 256;        ///< items released back to back when late
-  static constexpr double kSlack = 0.5e-3;     ///< items due this soon go out at once
+  static constexpr int kMaxBurst = 256;     ///< items released back to back when late
+  static constexpr double kSlack = 0.5e-3;  ///< items due this soon go out at once
 
   /// offsetSeconds: wall time minus data time.
   explicit Pacer(double offsetSeconds = 0) : offset_(offsetSeconds) {}

@@ -10,16 +10,16 @@ namespace {
 constexpr uint64_t kLossSeed = 3;
 }
 
-PacketSender::PacketSender(std::vector<StreamLayout> streams, const std::vector<std::string>& outputs,
-                           int clockMHz, Options options)
+PacketSender::PacketSender(std::vector<StreamLayout> streams,
+                           const std::vector<std::string>& outputs, int clockMHz, Options options)
     : streams_(std::move(streams)), clock_(clockMHz), options_(std::move(options)) {
   if (outputs.size() != streams_.size())
     throw std::invalid_argument("PacketSender: one output per stream expected");
   for (size_t i = 0; i < streams_.size(); ++i) {
     outputs_.push_back(openStreamForWriting(StreamDescriptor::parse(outputs[i])));
     totals_.push_back({outputs[i]});
-    lossRandom_.emplace_back(deriveSeed(options_.seed, {kLossSeed, uint64_t(streams_[i].stationId),
-                                                        uint64_t(streams_[i].port)}));
+    lossRandom_.emplace_back(deriveSeed(
+        options_.seed, {kLossSeed, uint64_t(streams_[i].stationId), uint64_t(streams_[i].port)}));
   }
   if (!options_.dropLogPath.empty()) {
     dropLog_.open(options_.dropLogPath);

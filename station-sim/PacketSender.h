@@ -23,10 +23,10 @@ namespace rtcp::sim {
 class PacketSender {
  public:
   struct Options {
-    bool paced = true;              ///< real time; false: as fast as possible
-    double lossProbability = 0;     ///< chance that a packet is dropped
-    uint64_t seed = 1;              ///< seeds the drops (per stream)
-    std::string dropLogPath;        ///< one line per drop: station port timestamp sequence
+    bool paced = true;           ///< real time; false: as fast as possible
+    double lossProbability = 0;  ///< chance that a packet is dropped
+    uint64_t seed = 1;           ///< seeds the drops (per stream)
+    std::string dropLogPath;     ///< one line per drop: station port timestamp sequence
   };
   struct StreamTotals {
     std::string output;  ///< descriptor

@@ -5,7 +5,8 @@
 
 // Hot loops get AVX-512 and AVX2 clones chosen at run time (the build targets baseline
 // x86-64).
-#define RTCP_SIM_VECTOR_CLONES __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
+#define RTCP_SIM_VECTOR_CLONES \
+  __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
 
 namespace rtcp::sim {
 namespace {
@@ -40,8 +41,8 @@ void fillPhasorRamp(std::complex<float>* out, size_t n, double startTurns, doubl
 }
 
 RTCP_SIM_VECTOR_CLONES
-void multiply(const std::complex<float>* a, const std::complex<float>* b,
-              std::complex<float>* out, size_t n) {
+void multiply(const std::complex<float>* a, const std::complex<float>* b, std::complex<float>* out,
+              size_t n) {
   const float* __restrict x = reinterpret_cast<const float*>(a);
   const float* __restrict y = reinterpret_cast<const float*>(b);
   float* __restrict o = reinterpret_cast<float*>(out);

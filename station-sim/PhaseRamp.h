@@ -14,8 +14,8 @@ void fillPhasorRamp(std::complex<float>* out, size_t n, double startTurns, doubl
                     double scale = 1.0);
 
 /// out[i] = a[i] * b[i].
-void multiply(const std::complex<float>* a, const std::complex<float>* b,
-              std::complex<float>* out, size_t n);
+void multiply(const std::complex<float>* a, const std::complex<float>* b, std::complex<float>* out,
+              size_t n);
 /// out[i] += a[i] * b[i].
 void multiplyAdd(const std::complex<float>* a, const std::complex<float>* b,
                  std::complex<float>* out, size_t n);

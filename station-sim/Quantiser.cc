@@ -24,9 +24,9 @@ inline int16_t quantiseOne(float v, float scale, float max, uint32_t& clipped) {
   return int16_t(clamp(r, max));
 }
 
-__attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
-uint64_t quantiseLoop(const float* __restrict x, const float* __restrict y, size_t n, float scale,
-                      float max, int16_t* __restrict out) {
+__attribute__((target_clones("arch=skylake-avx512", "avx2", "default"))) uint64_t quantiseLoop(
+    const float* __restrict x, const float* __restrict y, size_t n, float scale, float max,
+    int16_t* __restrict out) {
   uint32_t clipped = 0;
   for (size_t i = 0; i < n; ++i) {
     out[4 * i] = quantiseOne(x[2 * i], scale, max, clipped);
@@ -41,11 +41,15 @@ uint64_t quantiseLoop(const float* __restrict x, const float* __restrict y, size
 
 double Quantiser::targetRms(int bitsPerSample) {
   switch (bitsPerSample) {
-    case 16: return 1024;
-    case 8: return 20;
-    case 4: return 2.5;
+    case 16:
+      return 1024;
+    case 8:
+      return 20;
+    case 4:
+      return 2.5;
   }
-  throw std::invalid_argument("bits per sample must be 16, 8 or 4, not " + std::to_string(bitsPerSample));
+  throw std::invalid_argument("bits per sample must be 16, 8 or 4, not " +
+                              std::to_string(bitsPerSample));
 }
 
 Quantiser::Quantiser(int bitsPerSample, double powerPerPolarisation)

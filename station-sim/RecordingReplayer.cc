@@ -32,9 +32,10 @@ struct RecordingReplayer::Source {
     const RspHeader h = RspHeader::read(packet.data());
     const int bits = h.bitsPerSample();
     if (bits == 0 || h.nrBeamlets == 0 || h.nrBlocks == 0 || (h.version != 3 && h.version != 2))
-      throw std::runtime_error(where() + ": not an RSP packet (version " + std::to_string(h.version) +
-                               ", bit mode field " + std::to_string(h.sourceInfo2 & 3) +
-                               ", " + std::to_string(h.nrBeamlets) + " beamlets)");
+      throw std::runtime_error(where() + ": not an RSP packet (version " +
+                               std::to_string(h.version) + ", bit mode field " +
+                               std::to_string(h.sourceInfo2 & 3) + ", " +
+                               std::to_string(h.nrBeamlets) + " beamlets)");
     packet.resize(rspPacketSize(bits, h.nrBeamlets, h.nrBlocks));
     if (!file->readExact(packet.data() + kRspHeaderSize, packet.size() - kRspHeaderSize))
       throw std::runtime_error(where() + ": recording ends inside the packet");
@@ -44,9 +45,7 @@ struct RecordingReplayer::Source {
     ++index;
     return true;
   }
-  std::string where() const {
-    return input.recording + ": packet " + std::to_string(index);
-  }
+  std::string where() const { return input.recording + ": packet " + std::to_string(index); }
 };
 
 RecordingReplayer::RecordingReplayer(const std::vector<Input>& inputs, Options options)
@@ -81,18 +80,22 @@ std::vector<RecordingReplayer::Totals> RecordingReplayer::run() {
   int64_t shift = 0;
   if (options_.restamp) shift = 2 * int64_t(std::ceil((now - firstTimestamp) / 2));
   Pacer pacer(options_.restamp ? double(shift) : now - clock.unixTime(firstSample));
-  const int64_t stopSample = options_.duration >= 0
-      ? firstSample + int64_t(std::llround(options_.duration * clock.sampleRate()))
-      : INT64_MAX;
+  const int64_t stopSample =
+      options_.duration >= 0
+          ? firstSample + int64_t(std::llround(options_.duration * clock.sampleRate()))
+          : INT64_MAX;
   RTCP_LOG_INFO("station-sim", "replaying " << sources_.size() << " recordings from "
-      << formatUtc(clock.unixTime(firstSample))
-      << (options_.restamp ? ", re-stamped by " + std::to_string(shift) + " s" : std::string()));
+                                            << formatUtc(clock.unixTime(firstSample))
+                                            << (options_.restamp ? ", re-stamped by " +
+                                                                       std::to_string(shift) + " s"
+                                                                 : std::string()));
 
   int64_t lastEnd = firstSample;
   for (;;) {
     Source* next = nullptr;
     for (Source& s : sources_)
-      if (!s.packet.empty() && s.sample < stopSample && (!next || s.sample < next->sample)) next = &s;
+      if (!s.packet.empty() && s.sample < stopSample && (!next || s.sample < next->sample))
+        next = &s;
     if (!next) break;
     pacer.waitUntil(clock.unixTime(next->endSample));
     if (shift != 0) {

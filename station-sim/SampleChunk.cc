@@ -11,8 +11,7 @@ SampleChunk::SampleChunk(int stations, int subbands, int samplesPerChunk,
       nrSamples(samplesPerChunk),
       samples(size_t(stations) * subbands * samplesPerChunk * 2),
       packetBytes(bytes) {
-  for (size_t size : bytes)
-    packets.emplace_back(size * (samplesPerChunk / kRspSamplesPerPacket));
+  for (size_t size : bytes) packets.emplace_back(size * (samplesPerChunk / kRspSamplesPerPacket));
 }
 
 }  // namespace rtcp::sim

@@ -13,7 +13,8 @@ namespace rtcp::sim {
 
 struct SampleChunk {
   /// packetBytes[stream]: bytes of one packet of each stream.
-  SampleChunk(int nrStations, int nrSubbands, int nrSamples, const std::vector<size_t>& packetBytes);
+  SampleChunk(int nrStations, int nrSubbands, int nrSamples,
+              const std::vector<size_t>& packetBytes);
 
   int64_t index = 0;        ///< chunk number since the start
   int64_t firstSample = 0;  ///< absolute sample number of time 0

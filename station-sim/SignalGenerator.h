@@ -42,9 +42,9 @@ struct ChunkGeometry {
 class SignalGenerator {
  public:
   struct Subband {
-    int number = 0;          ///< subband number (seeds the sky signal)
-    double frequency = 0;    ///< centre sky frequency, Hz
-    double sampleRate = 0;   ///< complex samples per second
+    int number = 0;         ///< subband number (seeds the sky signal)
+    double frequency = 0;   ///< centre sky frequency, Hz
+    double sampleRate = 0;  ///< complex samples per second
   };
 
   /// stationIds seed each station's receiver noise; firstSample is the first chunk's.
@@ -84,10 +84,10 @@ class SignalGenerator {
   std::vector<AlignedBuffer<std::complex<float>>> skySignal_;    ///< fftSize samples each
   std::vector<AlignedBuffer<std::complex<float>>> skySpectrum_;  ///< H_m x FFT(e), FFT order
   std::vector<ReceiverNoise> noise_;                             ///< [station][pol]
-  AlignedBuffer<std::complex<float>> frequencyRamp_;    ///< [fftSize]
-  AlignedBuffer<std::complex<float>> timeRamp_;         ///< [nrSamples]
-  AlignedBuffer<std::complex<float>> spectrum_;         ///< [fftSize]
-  AlignedBuffer<std::complex<float>> shifted_;          ///< [fftSize]
+  AlignedBuffer<std::complex<float>> frequencyRamp_;             ///< [fftSize]
+  AlignedBuffer<std::complex<float>> timeRamp_;                  ///< [nrSamples]
+  AlignedBuffer<std::complex<float>> spectrum_;                  ///< [fftSize]
+  AlignedBuffer<std::complex<float>> shifted_;                   ///< [fftSize]
   AlignedBuffer<std::complex<float>> white_;  ///< [history + nrSamples]: receiver noise scratch
 };
 

@@ -55,12 +55,14 @@ StationSimulator::StationSimulator(const ObservationSettings& settings, Simulato
   std::vector<int> stationIds;
   for (const StationSettings& station : settings_.stations) stationIds.push_back(station.id);
   for (const SubbandSettings& subband : settings_.subbands) {
-    const SignalGenerator::Subband band{subband.number, subband.frequency, settings_.subbandWidth()};
+    const SignalGenerator::Subband band{subband.number, subband.frequency,
+                                        settings_.subbandWidth()};
     SignalGenerator generator(sky_, geometry_, *forward_, *backward_, *response_, band, stationIds,
                               settings_.sim.seed, firstSample_);
     const Quantiser quantiser(settings_.bitsPerSample, generator.powerPerPolarisation());
-    subbands_.push_back(std::make_unique<SubbandWork>(SubbandWork{
-        std::move(generator), quantiser, AlignedBuffer<std::complex<float>>(2 * geometry_.nrSamples())}));
+    subbands_.push_back(std::make_unique<SubbandWork>(
+        SubbandWork{std::move(generator), quantiser,
+                    AlignedBuffer<std::complex<float>>(2 * geometry_.nrSamples())}));
   }
   for (const StreamLayout& stream : streams_)
     builders_.emplace_back(stream, settings_.clockMHz, settings_.bitsPerSample);
@@ -140,12 +142,15 @@ std::vector<std::string> StationSimulator::outputDescriptors() const {
 
 void StationSimulator::logSetup() const {
   const SampleClock clock(settings_.clockMHz);
-  RTCP_LOG_INFO("station-sim", settings_.nrStations() << " stations x " << settings_.nrSubbands()
-      << " subbands, " << settings_.bitsPerSample << " bit, " << sky_.nrSources() << " sources, "
-      << streams_.size() << " streams; from " << formatUtc(clock.unixTime(firstSample_)) << " for "
-      << nrPackets_ * kRspSamplesPerPacket / settings_.subbandWidth() << " s; chunks of "
-      << geometry_.nrSamples() << " samples (FFT " << geometry_.fftSize << ", margin "
-      << geometry_.margin << "), " << options_.threads << " threads");
+  RTCP_LOG_INFO("station-sim", settings_.nrStations()
+                                   << " stations x " << settings_.nrSubbands() << " subbands, "
+                                   << settings_.bitsPerSample << " bit, " << sky_.nrSources()
+                                   << " sources, " << streams_.size() << " streams; from "
+                                   << formatUtc(clock.unixTime(firstSample_)) << " for "
+                                   << nrPackets_ * kRspSamplesPerPacket / settings_.subbandWidth()
+                                   << " s; chunks of " << geometry_.nrSamples() << " samples (FFT "
+                                   << geometry_.fftSize << ", margin " << geometry_.margin << "), "
+                                   << options_.threads << " threads");
 }
 
 SimulationSummary StationSimulator::run() {
@@ -165,8 +170,11 @@ SimulationSummary StationSimulator::run() {
   if (sendOptions.paced && lead > 1)
     RTCP_LOG_INFO("station-sim", "waiting " << lead << " s for the start time");
   if (sendOptions.paced && lead < -1)
-    RTCP_LOG_WARN("station-sim", "the start time lies " << -lead << " s in the past: packets "
-                  "go out as fast as allowed until they catch up (use --start-now)");
+    RTCP_LOG_WARN("station-sim",
+                  "the start time lies "
+                      << -lead
+                      << " s in the past: packets "
+                         "go out as fast as allowed until they catch up (use --start-now)");
 
   Pool<SampleChunk> pool("station-sim.chunks");
   for (int i = 0; i < kPoolSize; ++i) pool.add(makeChunk());

@@ -33,8 +33,8 @@ struct SimulatorOptions {
 struct SimulationSummary {
   std::vector<PacketSender::StreamTotals> streams;
   uint64_t packets = 0, bytes = 0, dropped = 0, clipped = 0;
-  double seconds = 0;       ///< simulated time
-  double maxLateness = 0;   ///< worst lag behind the wall clock (UDP), seconds
+  double seconds = 0;      ///< simulated time
+  double maxLateness = 0;  ///< worst lag behind the wall clock (UDP), seconds
   std::string dropLogPath;
 };
 
@@ -69,7 +69,7 @@ class StationSimulator {
   std::unique_ptr<Fft> forward_, backward_;
   std::unique_ptr<SubbandResponse> response_;  ///< the station filter on the chunk grid
   std::vector<StreamLayout> streams_;
-  std::vector<PacketBuilder> builders_;       ///< [stream]
+  std::vector<PacketBuilder> builders_;  ///< [stream]
   std::vector<std::unique_ptr<SubbandWork>> subbands_;
   int64_t firstSample_ = 0;
   int64_t nrPackets_ = 0;

@@ -1,7 +1,6 @@
 // station-sim PARSET [options]: stations as the network sees them. Streams RSP packets of a
 // simulated sky over UDP in real time, records them, or replays recordings.
 #include <boost/program_options.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -65,7 +64,8 @@ int replay(const ObservationSettings& settings, const po::variables_map& vm) {
       const StreamDescriptor d = StreamDescriptor::parse(input);
       if (d.kind == StreamDescriptor::Kind::kFile) recordings.push_back(d.path);
     }
-  if (recordings.empty()) throw std::runtime_error("--replay: the parset's RSP.ports name no file: recordings");
+  if (recordings.empty())
+    throw std::runtime_error("--replay: the parset's RSP.ports name no file: recordings");
   const std::vector<std::string> destinations =
       splitList(vm.count("replay-to") ? vm["replay-to"].as<std::string>() : "");
   if (destinations.size() != recordings.size())
@@ -80,10 +80,12 @@ int replay(const ObservationSettings& settings, const po::variables_map& vm) {
   const auto totals = sim::RecordingReplayer(inputs, options).run();
   for (size_t i = 0; i < inputs.size(); ++i)
     RTCP_LOG_INFO("station-sim", inputs[i].recording << " -> " << inputs[i].destination << ": "
-                  << totals[i].packets << " packets, " << totals[i].bytes << " bytes");
-  RTCP_LOG_INFO("station-sim", "replayed " << totals.back().packets << " packets, "
-                << totals.back().bytes << " bytes, " << totals.back().seconds << " s of data; "
-                << "worst lag " << totals.back().maxLateness * 1e3 << " ms");
+                                                     << totals[i].packets << " packets, "
+                                                     << totals[i].bytes << " bytes");
+  RTCP_LOG_INFO("station-sim", "replayed "
+                                   << totals.back().packets << " packets, " << totals.back().bytes
+                                   << " bytes, " << totals.back().seconds << " s of data; "
+                                   << "worst lag " << totals.back().maxLateness * 1e3 << " ms");
   return 0;
 }
 
@@ -100,15 +102,21 @@ int simulate(const ObservationSettings& settings, const po::variables_map& vm) {
   for (size_t i = 0; i < summary.streams.size(); ++i) {
     const auto& stream = summary.streams[i];
     const sim::StreamLayout& layout = simulator.streams()[i];
-    RTCP_LOG_INFO("station-sim", layout.stationName << " port " << layout.port << " ("
-                  << layout.nrSubbands << " subbands) -> " << stream.output << ": " << stream.packets
-                  << " packets, " << stream.bytes << " bytes, " << stream.dropped << " dropped");
+    RTCP_LOG_INFO("station-sim", layout.stationName
+                                     << " port " << layout.port << " (" << layout.nrSubbands
+                                     << " subbands) -> " << stream.output << ": " << stream.packets
+                                     << " packets, " << stream.bytes << " bytes, " << stream.dropped
+                                     << " dropped");
   }
-  RTCP_LOG_INFO("station-sim", "total: " << summary.packets << " packets, " << summary.bytes
-                << " bytes, " << summary.seconds << " s of data per stream, " << summary.dropped
-                << " packets dropped" << (summary.dropLogPath.empty() ? "" : " (listed in " + summary.dropLogPath + ")")
+  RTCP_LOG_INFO(
+      "station-sim",
+      "total: " << summary.packets << " packets, " << summary.bytes << " bytes, " << summary.seconds
+                << " s of data per stream, " << summary.dropped << " packets dropped"
+                << (summary.dropLogPath.empty() ? "" : " (listed in " + summary.dropLogPath + ")")
                 << ", " << summary.clipped << " components clipped"
-                << (options.recordDirectory.empty() ? ", worst lag " + std::to_string(summary.maxLateness * 1e3) + " ms" : ""));
+                << (options.recordDirectory.empty()
+                        ? ", worst lag " + std::to_string(summary.maxLateness * 1e3) + " ms"
+                        : ""));
   return 0;
 }
 
@@ -117,17 +125,20 @@ int simulate(const ObservationSettings& settings, const po::variables_map& vm) {
 int main(int argc, char** argv) {
   Logger::setProcessName("station-sim");
   po::options_description visible(std::string(kUsage) + "\noptions");
-  visible.add_options()
-      ("help,h", "show this help")
-      ("record", po::value<std::string>()->value_name("DIR"), "write recordings into DIR instead of sending UDP")
-      ("duration", po::value<double>()->default_value(-1)->value_name("S"), "seconds of data (default: the parset's start..stop; replay: all)")
-      ("start-now", "start at the next even second instead of Observation.startTime")
-      ("threads", po::value<int>()->default_value(2)->value_name("N"), "generator threads")
-      ("drop-log", po::value<std::string>()->value_name("FILE"), "list dropped packets here (default with --record: DIR/dropped-packets.txt)")
-      ("replay", "send the parset's file: recordings (see above)")
-      ("replay-to", po::value<std::string>()->value_name("LIST"), "udp:HOST:PORT per recording, comma-separated")
-      ("restamp", "replay: shift timestamps by whole even seconds to start now")
-      ("debug", "log debug messages");
+  visible.add_options()("help,h", "show this help")(
+      "record", po::value<std::string>()->value_name("DIR"),
+      "write recordings into DIR instead of sending UDP")(
+      "duration", po::value<double>()->default_value(-1)->value_name("S"),
+      "seconds of data (default: the parset's start..stop; replay: all)")(
+      "start-now", "start at the next even second instead of Observation.startTime")(
+      "threads", po::value<int>()->default_value(2)->value_name("N"), "generator threads")(
+      "drop-log", po::value<std::string>()->value_name("FILE"),
+      "list dropped packets here (default with --record: DIR/dropped-packets.txt)")(
+      "replay", "send the parset's file: recordings (see above)")(
+      "replay-to", po::value<std::string>()->value_name("LIST"),
+      "udp:HOST:PORT per recording, comma-separated")(
+      "restamp", "replay: shift timestamps by whole even seconds to start now")(
+      "debug", "log debug messages");
   po::variables_map vm;
   std::string parsetPath;
   try {

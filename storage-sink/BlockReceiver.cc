@@ -28,7 +28,8 @@ bool BlockReceiver::receiveBlock(Stream& stream, const std::string& peer) {
   const CorrelatedHeader header = CorrelatedHeader::read(bytes.data());
   const HeaderCheck check = validator_.check(header);
   if (check.reason != BlockReject::kNone) {
-    statistics_.reject(check.reason, peer, check.detail + (check.payloadSkippable ? "" : "; closing the connection"));
+    statistics_.reject(check.reason, peer,
+                       check.detail + (check.payloadSkippable ? "" : "; closing the connection"));
     if (!check.payloadSkippable) return false;
     if (skip(stream, header.payloadSize)) return true;
     statistics_.reject(BlockReject::kTruncated, peer, "in a skipped payload");
@@ -36,7 +37,7 @@ bool BlockReceiver::receiveBlock(Stream& stream, const std::string& peer) {
   }
 
   std::unique_ptr<StagedBlock> block = staging_.acquire();  // blocks while staging is full
-  if (!block) return false;                                  // shutting down
+  if (!block) return false;                                 // shutting down
   bool complete = false;
   try {
     complete = stream.readExact(block->payload.data(), header.payloadSize);
@@ -46,7 +47,8 @@ bool BlockReceiver::receiveBlock(Stream& stream, const std::string& peer) {
     staging_.release(std::move(block));
     statistics_.reject(BlockReject::kTruncated, peer,
                        "subband " + std::to_string(header.subband) + " integration " +
-                           std::to_string(header.integration) + ": connection ended in the payload");
+                           std::to_string(header.integration) +
+                           ": connection ended in the payload");
     return false;
   }
   statistics_.bytesReceived += kCorrelatedHeaderSize + header.payloadSize;

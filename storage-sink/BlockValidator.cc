@@ -9,18 +9,30 @@ namespace rtcp::storage {
 
 const char* toString(BlockReject reason) {
   switch (reason) {
-    case BlockReject::kNone: return "none";
-    case BlockReject::kMagic: return "bad magic";
-    case BlockReject::kVersion: return "bad version";
-    case BlockReject::kHeaderSize: return "bad header size";
-    case BlockReject::kObservationId: return "wrong observation id";
-    case BlockReject::kSubband: return "unknown subband";
-    case BlockReject::kShape: return "wrong shape";
-    case BlockReject::kPayloadSize: return "wrong payload size";
-    case BlockReject::kIntegration: return "integration out of range";
-    case BlockReject::kChecksum: return "bad checksum";
-    case BlockReject::kTruncated: return "truncated";
-    case BlockReject::kDuplicate: return "duplicate";
+    case BlockReject::kNone:
+      return "none";
+    case BlockReject::kMagic:
+      return "bad magic";
+    case BlockReject::kVersion:
+      return "bad version";
+    case BlockReject::kHeaderSize:
+      return "bad header size";
+    case BlockReject::kObservationId:
+      return "wrong observation id";
+    case BlockReject::kSubband:
+      return "unknown subband";
+    case BlockReject::kShape:
+      return "wrong shape";
+    case BlockReject::kPayloadSize:
+      return "wrong payload size";
+    case BlockReject::kIntegration:
+      return "integration out of range";
+    case BlockReject::kChecksum:
+      return "bad checksum";
+    case BlockReject::kTruncated:
+      return "truncated";
+    case BlockReject::kDuplicate:
+      return "duplicate";
   }
   return "?";
 }
@@ -37,7 +49,8 @@ BlockValidator::BlockValidator(const ObservationSettings& settings,
   shape.nrChannels = nrChannels_;
   shape.nrPolarisations = kNrPolarisationProducts;
   payloadSize_ = shape.expectedPayloadSize();
-  for (const SubbandSettings& subband : settings.subbands) parsetSubbands_[uint32_t(subband.number)] = true;
+  for (const SubbandSettings& subband : settings.subbands)
+    parsetSubbands_[uint32_t(subband.number)] = true;
 }
 
 HeaderCheck BlockValidator::check(const CorrelatedHeader& h) const {
@@ -61,8 +74,8 @@ HeaderCheck BlockValidator::check(const CorrelatedHeader& h) const {
     return reject(BlockReject::kShape,
                   "nrStations " + std::to_string(h.nrStations) + " nrChannels " +
                       std::to_string(h.nrChannels) + " nrPolarisations " +
-                      std::to_string(h.nrPolarisations) + ", expected " + std::to_string(nrStations_) +
-                      " " + std::to_string(nrChannels_) + " 4",
+                      std::to_string(h.nrPolarisations) + ", expected " +
+                      std::to_string(nrStations_) + " " + std::to_string(nrChannels_) + " 4",
                   lengthOk);
   if (!lengthOk)
     return reject(BlockReject::kPayloadSize,
@@ -70,16 +83,20 @@ HeaderCheck BlockValidator::check(const CorrelatedHeader& h) const {
                       std::to_string(payloadSize_),
                   false);
   if (h.observationId != observationId_)
-    return reject(BlockReject::kObservationId, "observation id " + std::to_string(h.observationId), true);
+    return reject(BlockReject::kObservationId, "observation id " + std::to_string(h.observationId),
+                  true);
   const auto output = subbandToOutput_.find(h.subband);
   if (output == subbandToOutput_.end())
     return reject(BlockReject::kSubband,
                   "subband " + std::to_string(h.subband) +
-                      (parsetSubbands_.count(h.subband) ? " (not stored on this host)" : " (not in the parset)"),
+                      (parsetSubbands_.count(h.subband) ? " (not stored on this host)"
+                                                        : " (not in the parset)"),
                   true);
   if (int64_t(h.integration) < 0 || int64_t(h.integration) >= nrIntegrations_)
-    return reject(BlockReject::kIntegration,
-                  "integration " + std::to_string(h.integration) + " of " + std::to_string(nrIntegrations_), true);
+    return reject(
+        BlockReject::kIntegration,
+        "integration " + std::to_string(h.integration) + " of " + std::to_string(nrIntegrations_),
+        true);
   return HeaderCheck{BlockReject::kNone, {}, true, output->second};
 }
 

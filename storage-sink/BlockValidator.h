@@ -33,9 +33,9 @@ const char* toString(BlockReject reason);
 /// The verdict on a header.
 struct HeaderCheck {
   BlockReject reason = BlockReject::kNone;
-  std::string detail;           ///< the offending field and value
-  bool payloadSkippable = false;///< the length can be trusted: skip the payload, keep going
-  int output = -1;              ///< index of the local output (MS) the block belongs to
+  std::string detail;             ///< the offending field and value
+  bool payloadSkippable = false;  ///< the length can be trusted: skip the payload, keep going
+  int output = -1;                ///< index of the local output (MS) the block belongs to
 };
 
 class BlockValidator {

@@ -14,8 +14,8 @@
 namespace rtcp::storage {
 
 struct IngestStatistics {
-  std::atomic<uint64_t> blocksReceived{0};   ///< headers read
-  std::atomic<uint64_t> blocksWritten{0};    ///< blocks that reached an MS
+  std::atomic<uint64_t> blocksReceived{0};  ///< headers read
+  std::atomic<uint64_t> blocksWritten{0};   ///< blocks that reached an MS
   std::atomic<uint64_t> bytesReceived{0};
   std::array<std::atomic<uint64_t>, kNrBlockRejects> rejected{};  ///< [BlockReject]
   RateLimiter rejectLog{1.0};
@@ -27,7 +27,9 @@ struct IngestStatistics {
     const uint64_t suppressed = rejectLog.takeSuppressed();
     RTCP_LOG_WARN("storage", where << ": rejected block: " << toString(reason)
                                    << (detail.empty() ? "" : " (" + detail + ")")
-                                   << (suppressed ? " [" + std::to_string(suppressed) + " more rejects not logged]" : ""));
+                                   << (suppressed ? " [" + std::to_string(suppressed) +
+                                                        " more rejects not logged]"
+                                                  : ""));
   }
   uint64_t totalRejected() const {
     uint64_t total = 0;

@@ -130,9 +130,14 @@ casacore::Matrix<double> vectors(const std::vector<Vector3>& values) {
 /// LOFAR_ANTENNA_FIELD's columns, attached once for all rows.
 struct AntennaFieldColumns {
   explicit AntennaFieldColumns(casacore::Table& t)
-      : antennaId(t, "ANTENNA_ID"), name(t, "NAME"), position(t, "POSITION"),
-        axes(t, "COORDINATE_AXES"), offsets(t, "ELEMENT_OFFSET"), rcus(t, "ELEMENT_RCU"),
-        flags(t, "ELEMENT_FLAG"), tileRotation(t, "TILE_ROTATION"),
+      : antennaId(t, "ANTENNA_ID"),
+        name(t, "NAME"),
+        position(t, "POSITION"),
+        axes(t, "COORDINATE_AXES"),
+        offsets(t, "ELEMENT_OFFSET"),
+        rcus(t, "ELEMENT_RCU"),
+        flags(t, "ELEMENT_FLAG"),
+        tileRotation(t, "TILE_ROTATION"),
         tileOffsets(t, "TILE_ELEMENT_OFFSET") {}
 
   void put(casacore::rownr_t row, const LofarFieldRow& f) {
@@ -236,7 +241,8 @@ void fillLofarSubtables(casacore::MeasurementSet& ms, const LofarAntennaFields& 
   }
   casacore::ScalarColumn<String>(stations, "NAME").putColumn(names);
   casacore::ScalarColumn<casacore::Int>(stations, "CLOCK_ID").putColumn(clocks);
-  casacore::ScalarColumn<bool>(stations, "FLAG_ROW").putColumn(casacore::Vector<bool>(nrStations, false));
+  casacore::ScalarColumn<bool>(stations, "FLAG_ROW")
+      .putColumn(casacore::Vector<bool>(nrStations, false));
   casacore::Table antennaFields = ms.keywordSet().asTable("LOFAR_ANTENNA_FIELD");
   antennaFields.reopenRW();
   antennaFields.addRow(fields.fields.size());

@@ -1,10 +1,5 @@
 #include "MeasurementSetCreator.h"
 
-#include <algorithm>
-#include <cmath>
-#include <filesystem>
-#include <sstream>
-
 #include <casacore/casa/Arrays/Cube.h>
 #include <casacore/casa/Arrays/Matrix.h>
 #include <casacore/ms/MeasurementSets/MSColumns.h>
@@ -14,6 +9,11 @@
 #include <casacore/tables/Tables/ArrColDesc.h>
 #include <casacore/tables/Tables/ScaColDesc.h>
 #include <casacore/tables/Tables/SetupNewTab.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
 
 #include "LofarTables.h"
 #include "rtcp/Baselines.h"
@@ -65,7 +65,8 @@ casacore::MeasurementSet createMainTable(const std::string& path, int nrChannels
   const int rowsPerTile = std::max(nrBaselines, 1) * integrationsPerTile(nrChannels, nrBaselines);
   const IPosition tile(3, kNrPolarisationProducts, nrChannels, rowsPerTile);
   casacore::TiledColumnStMan tiledData("TiledData", tile);
-  casacore::TiledColumnStMan tiledFlag("TiledFlag", IPosition(3, kNrPolarisationProducts, nrChannels, rowsPerTile * 8));  // bits
+  casacore::TiledColumnStMan tiledFlag(
+      "TiledFlag", IPosition(3, kNrPolarisationProducts, nrChannels, rowsPerTile * 8));  // bits
   casacore::TiledColumnStMan tiledWeight("TiledWeightSpectrum", tile);
   casacore::TiledColumnStMan tiledUvw("TiledUVW", IPosition(2, 3, rowsPerTile * 8));
   casacore::TiledColumnStMan tiledRowWeight("TiledWeight",

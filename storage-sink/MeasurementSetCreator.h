@@ -3,10 +3,10 @@
 /// Creates an empty MeasurementSet for one subband (DESIGN §2.5): the main table with
 /// throughput-oriented storage managers and every subtable filled from the settings.
 
+#include <casacore/ms/MeasurementSets/MeasurementSet.h>
+
 #include <string>
 #include <vector>
-
-#include <casacore/ms/MeasurementSets/MeasurementSet.h>
 
 #include "MeasurementSetDescription.h"
 

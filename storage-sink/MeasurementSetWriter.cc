@@ -1,12 +1,5 @@
 #include "MeasurementSetWriter.h"
 
-#include <complex>
-#include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <mutex>
-#include <stdexcept>
-
 #include <casacore/casa/Arrays/ArrayMath.h>
 #include <casacore/casa/Arrays/Cube.h>
 #include <casacore/casa/Arrays/Matrix.h>
@@ -15,6 +8,13 @@
 #include <casacore/ms/MeasurementSets/MeasurementSet.h>
 #include <casacore/tables/Tables/ArrayColumn.h>
 #include <casacore/tables/Tables/ScalarColumn.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
 
 #include "MeasurementSetCreator.h"
 #include "UvwCalculator.h"
@@ -149,10 +149,13 @@ void MeasurementSetWriter::Impl::openExisting(int64_t observationId) {
           std::to_string(observationId))
     fail("it holds another observation than " + std::to_string(observationId));
   if (int(ms_->antenna().nrow()) != nrStations_)
-    fail("it has " + std::to_string(ms_->antenna().nrow()) + " antennas, not " + std::to_string(nrStations_));
-  const casacore::IPosition shape = casacore::ArrayColumn<casacore::Complex>(*ms_, "DATA").shapeColumn();
+    fail("it has " + std::to_string(ms_->antenna().nrow()) + " antennas, not " +
+         std::to_string(nrStations_));
+  const casacore::IPosition shape =
+      casacore::ArrayColumn<casacore::Complex>(*ms_, "DATA").shapeColumn();
   if (shape != casacore::IPosition(2, kNrPolarisationProducts, nrChannels_))
-    fail("DATA cells have shape " + shape.toString() + ", not [4, " + std::to_string(nrChannels_) + "]");
+    fail("DATA cells have shape " + shape.toString() + ", not [4, " + std::to_string(nrChannels_) +
+         "]");
   const int64_t nrRows = int64_t(ms_->nrow());
   if (nrRows % nrBaselines_ != 0)
     fail(std::to_string(nrRows) + " rows is not a whole number of integrations of " +
@@ -285,7 +288,8 @@ void MeasurementSetWriter::Impl::commit() {
 
 void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
   const size_t nrCells = size_t(nrBaselines_) * nrChannels_;
-  const auto* visibilities = reinterpret_cast<const std::complex<float>*>(payload);  // [baseline][channel][pol]
+  const auto* visibilities =
+      reinterpret_cast<const std::complex<float>*>(payload);  // [baseline][channel][pol]
   // Copied: the payload offset need not be aligned for uint32.
   std::memcpy(valid_.data(),
               payload + nrCells * kNrPolarisationProducts * sizeof(std::complex<float>),
@@ -307,7 +311,8 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
       rowWeight += float(n);
       for (int p = 0; p < kNrPolarisationProducts; ++p) {
         const size_t i = cell * kNrPolarisationProducts + p;
-        data[i] = (kConjugateCorrelatorProducts ? std::conj(visibilities[i]) : visibilities[i]) * scale;
+        data[i] =
+            (kConjugateCorrelatorProducts ? std::conj(visibilities[i]) : visibilities[i]) * scale;
         flags[i] = n == 0;
         weights[i] = float(n);
       }

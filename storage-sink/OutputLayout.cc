@@ -27,9 +27,11 @@ std::vector<OutputStation> outputStations(const ObservationSettings& settings) {
     for (const std::string& name : members) {
       const int index = settings.stationIndex(name);
       if (index < 0)
-        throw std::invalid_argument("OLAP.tiedArrayStationNames: " + name + " is not in the station list");
+        throw std::invalid_argument("OLAP.tiedArrayStationNames: " + name +
+                                    " is not in the station list");
       super.name += (super.name.empty() ? "" : "+") + name;
-      for (int k = 0; k < 3; ++k) super.position[k] += settings.stations[size_t(index)].position[k] / double(members.size());
+      for (int k = 0; k < 3; ++k)
+        super.position[k] += settings.stations[size_t(index)].position[k] / double(members.size());
     }
     stations.push_back(super);
   }

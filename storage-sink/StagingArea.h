@@ -3,8 +3,8 @@
 /// Write-behind staging: a bounded set of preallocated block buffers between the
 /// receiving threads and one writer thread per MeasurementSet. Writers start when the
 /// staged blocks reach a high watermark and write until they fall to a low watermark,
-/// or write whatever is staged when a timer expires or writeAll() asks for it. When every buffer is taken the
-/// receivers block (TCP back-pressure); nothing is dropped.
+/// or write whatever is staged when a timer expires or writeAll() asks for it. When every buffer is
+/// taken the receivers block (TCP back-pressure); nothing is dropped.
 
 #include <chrono>
 #include <condition_variable>
@@ -74,10 +74,10 @@ class StagingArea {
   std::vector<std::unique_ptr<StagedBlock>> free_;
   size_t allocated_ = 0, inUse_ = 0, highWater_ = 0;
   std::vector<std::deque<std::unique_ptr<StagedBlock>>> queues_;  // [output]
-  std::vector<Clock::time_point> lastFlush_;                        // [output]
-  std::vector<bool> writeAll_;                                      // [output]
-  size_t queued_ = 0;    // staged blocks not yet taken by a writer
-  int pressure_ = 0;     // receivers waiting for a buffer
+  std::vector<Clock::time_point> lastFlush_;                      // [output]
+  std::vector<bool> writeAll_;                                    // [output]
+  size_t queued_ = 0;  // staged blocks not yet taken by a writer
+  int pressure_ = 0;   // receivers waiting for a buffer
   bool drainMode_ = false;
   bool closed_ = false;
   uint64_t blockedAcquires_ = 0;

@@ -12,7 +12,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 Clock::time_point after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 double unixNow() {
@@ -23,27 +24,31 @@ double unixNow() {
 
 void SinkSummary::log() const {
   RTCP_LOG_INFO("storage", "summary: stopped (" << stopReason << "); " << blocksReceived
-                                               << " blocks received, " << blocksWritten << " written, "
-                                               << bytesReceived << " bytes received");
+                                                << " blocks received, " << blocksWritten
+                                                << " written, " << bytesReceived
+                                                << " bytes received");
   for (int r = 1; r < kNrBlockRejects; ++r)
     if (rejected[size_t(r)])
-      RTCP_LOG_INFO("storage", "summary: rejected " << rejected[size_t(r)] << " blocks: "
-                                                    << toString(BlockReject(r)));
+      RTCP_LOG_INFO("storage", "summary: rejected " << rejected[size_t(r)]
+                                                    << " blocks: " << toString(BlockReject(r)));
   for (const Output& out : outputs)
-    RTCP_LOG_INFO("storage", "summary: " << out.path << " (subband " << out.subband << "): "
-                                         << out.gridSize << " integrations, " << out.missing
-                                         << " missing (flagged), " << out.bytesWritten << " bytes written");
+    RTCP_LOG_INFO("storage", "summary: " << out.path << " (subband " << out.subband
+                                         << "): " << out.gridSize << " integrations, "
+                                         << out.missing << " missing (flagged), "
+                                         << out.bytesWritten << " bytes written");
   RTCP_LOG_INFO("storage", "summary: staging high-water mark " << stagingHighWaterBytes << " of "
-                                                                << stagingCapacityBytes << " bytes");
+                                                               << stagingCapacityBytes << " bytes");
 }
 
 StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     : settings_(std::move(settings)), options_(std::move(options)) {
   outputs_ = localOutputs(settings_, options_.all);
   std::map<uint32_t, int> subbandToOutput;
-  for (size_t o = 0; o < outputs_.size(); ++o) subbandToOutput[uint32_t(outputs_[o].subbandNumber)] = int(o);
+  for (size_t o = 0; o < outputs_.size(); ++o)
+    subbandToOutput[uint32_t(outputs_[o].subbandNumber)] = int(o);
   validator_ = std::make_unique<BlockValidator>(settings_, std::move(subbandToOutput));
-  staging_ = std::make_unique<StagingArea>(int(outputs_.size()), validator_->payloadSize(), options_.staging);
+  staging_ = std::make_unique<StagingArea>(int(outputs_.size()), validator_->payloadSize(),
+                                           options_.staging);
   const auto antennaFields = describeAntennaFields(settings_);  // once for all the MSs
   for (const SubbandOutput& out : outputs_) {
     writers_.push_back(std::make_unique<MeasurementSetWriter>(
@@ -52,9 +57,10 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   }
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
   listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
-  RTCP_LOG_INFO("storage", "listening on port " << listener_->port() << " for " << outputs_.size()
-                                                << " subbands of observation " << settings_.observationId
-                                                << " (" << validator_->nrIntegrations() << " integrations each)");
+  RTCP_LOG_INFO("storage", "listening on port "
+                               << listener_->port() << " for " << outputs_.size()
+                               << " subbands of observation " << settings_.observationId << " ("
+                               << validator_->nrIntegrations() << " integrations each)");
 }
 
 StorageSink::~StorageSink() = default;
@@ -102,8 +108,9 @@ void StorageSink::drain(int output) {
           ++statistics_.blocksWritten;
           ++integrationsWritten_;
         } else if (!failed_) {
-          statistics_.reject(BlockReject::kDuplicate, writer.path(),
-                             "integration " + std::to_string(block->header.integration) + " already written");
+          statistics_.reject(
+              BlockReject::kDuplicate, writer.path(),
+              "integration " + std::to_string(block->header.integration) + " already written");
         }
       } catch (const std::exception& e) {
         RTCP_LOG_ERROR("storage", writer.path() << ": writing failed: " << e.what());
@@ -128,7 +135,8 @@ void StorageSink::drain(int output) {
 
 SinkSummary StorageSink::run() {
   std::vector<std::thread> writerThreads;
-  for (size_t o = 0; o < outputs_.size(); ++o) writerThreads.emplace_back([this, o] { drain(int(o)); });
+  for (size_t o = 0; o < outputs_.size(); ++o)
+    writerThreads.emplace_back([this, o] { drain(int(o)); });
   std::thread acceptor([this] { acceptConnections(); });
 
   Clock::time_point deadline = Clock::time_point::max();
@@ -184,7 +192,8 @@ SinkSummary StorageSink::run() {
   summary.blocksReceived = statistics_.blocksReceived;
   summary.blocksWritten = statistics_.blocksWritten;
   summary.bytesReceived = statistics_.bytesReceived;
-  for (int r = 0; r < kNrBlockRejects; ++r) summary.rejected[size_t(r)] = statistics_.rejected[size_t(r)];
+  for (int r = 0; r < kNrBlockRejects; ++r)
+    summary.rejected[size_t(r)] = statistics_.rejected[size_t(r)];
   summary.stagingHighWaterBytes = staging_->highWaterBytes();
   summary.stagingCapacityBytes = staging_->capacityBytes();
   return summary;

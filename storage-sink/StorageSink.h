@@ -23,12 +23,12 @@
 namespace rtcp::storage {
 
 struct SinkOptions {
-  std::string host;              ///< address to listen on ("" = every interface)
-  int port = -1;                 ///< -1: OLAP.Storage.port; 0: any free port
-  bool all = false;              ///< write every subband, whatever host its location names
+  std::string host;  ///< address to listen on ("" = every interface)
+  int port = -1;     ///< -1: OLAP.Storage.port; 0: any free port
+  bool all = false;  ///< write every subband, whatever host its location names
   StagingOptions staging;
-  double lingerSeconds = 10;     ///< after the stop time, wait this long for late blocks
-  double stopAfterSeconds = 0;   ///< stop after this long whatever arrived (0: no limit)
+  double lingerSeconds = 10;    ///< after the stop time, wait this long for late blocks
+  double stopAfterSeconds = 0;  ///< stop after this long whatever arrived (0: no limit)
 };
 
 /// What a run did, per MeasurementSet and in total.
@@ -36,8 +36,8 @@ struct SinkSummary {
   struct Output {
     std::string path;
     int subband = 0;
-    int64_t gridSize = 0;       ///< integrations the MS holds
-    int64_t missing = 0;        ///< of those, flagged because they never arrived
+    int64_t gridSize = 0;  ///< integrations the MS holds
+    int64_t missing = 0;   ///< of those, flagged because they never arrived
     uint64_t bytesWritten = 0;
   };
   uint64_t blocksReceived = 0, blocksWritten = 0, bytesReceived = 0;

@@ -1,10 +1,10 @@
 #include "UvwCalculator.h"
 
-#include <tuple>
-
 #include <casacore/casa/Quanta/MVDirection.h>
 #include <casacore/measures/Measures/MEpoch.h>
 #include <casacore/measures/Measures/Muvw.h>
+
+#include <tuple>
 
 namespace rtcp::storage {
 
@@ -19,14 +19,16 @@ UvwCalculator::UvwCalculator(const std::array<double, 3>& reference,
   frame_.set(casacore::MEpoch(casacore::MVEpoch(51544.5), casacore::MEpoch::UTC));
   for (const auto& p : positions)
     offsets_.push_back({p[0] - reference[0], p[1] - reference[1], p[2] - reference[2]});
-  toJ2000_ = casacore::MBaseline::Convert(casacore::MBaseline::Ref(casacore::MBaseline::ITRF, frame_),
-                                          casacore::MBaseline::Ref(casacore::MBaseline::J2000));
+  toJ2000_ =
+      casacore::MBaseline::Convert(casacore::MBaseline::Ref(casacore::MBaseline::ITRF, frame_),
+                                   casacore::MBaseline::Ref(casacore::MBaseline::J2000));
 }
 
 UvwCalculator::Rotation UvwCalculator::rotation(double mjdSeconds) {
   constexpr size_t kRecentEpochs = 1024;  // writers of a beam's subbands lag each other by less
   if (const auto known = recent_.find(mjdSeconds); known != recent_.end()) return known->second;
-  frame_.resetEpoch(casacore::MEpoch(casacore::MVEpoch(mjdSeconds / 86400.0), casacore::MEpoch::UTC));
+  frame_.resetEpoch(
+      casacore::MEpoch(casacore::MVEpoch(mjdSeconds / 86400.0), casacore::MEpoch::UTC));
   const casacore::MVDirection direction = phaseCentre_.getValue();
   // rotation[k][axis]: uvw component k of the unit ITRF baseline along axis. A proper
   // rotation's third column is the cross product of the first two.

@@ -10,17 +10,17 @@
 /// per station cost more than writing its visibilities). The rotations of recent
 /// epochs are kept: the writers of a beam's subbands share one calculator (shared()).
 
+#include <casacore/measures/Measures/MBaseline.h>
+#include <casacore/measures/Measures/MCBaseline.h>
+#include <casacore/measures/Measures/MDirection.h>
+#include <casacore/measures/Measures/MPosition.h>
+#include <casacore/measures/Measures/MeasConvert.h>
+#include <casacore/measures/Measures/MeasFrame.h>
+
 #include <array>
 #include <map>
 #include <memory>
 #include <vector>
-
-#include <casacore/measures/Measures/MBaseline.h>
-#include <casacore/measures/Measures/MCBaseline.h>
-#include <casacore/measures/Measures/MeasConvert.h>
-#include <casacore/measures/Measures/MDirection.h>
-#include <casacore/measures/Measures/MPosition.h>
-#include <casacore/measures/Measures/MeasFrame.h>
 
 namespace rtcp::storage {
 

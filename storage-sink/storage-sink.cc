@@ -3,12 +3,11 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
 #include <thread>
-
-#include <boost/program_options.hpp>
 
 #include "StorageSink.h"
 #include "rtcp/CommandLine.h"
@@ -27,29 +26,33 @@ int main(int argc, char** argv) {
   double stagingMb = 256;
   std::string parsetPath;
   bool report = false;
-  po::options_description visible("usage: storage-sink PARSET [options]\n\n"
-                                  "Receives correlated blocks (DESIGN 2.4) on OLAP.Storage.port and writes one\n"
-                                  "MeasurementSet per subband whose output location is this host.\n"
-                                  "PARSET '-' reads the parset from standard input.\n\noptions");
-  visible.add_options()
-      ("help,h", "show this help")
-      ("port", po::value<int>(&options.port), "TCP port (default OLAP.Storage.port; 0: any free port)")
-      ("host", po::value<std::string>(&options.host), "address to listen on (default: every interface)")
-      ("all", po::bool_switch(&options.all), "write every subband, whatever host its location names")
-      ("staging-mb", po::value<double>(&stagingMb)->default_value(256), "staging memory bound, MiB")
-      ("high-watermark", po::value<double>(&options.staging.highWatermark)->default_value(0.75),
-       "fraction of staging that starts writing")
-      ("low-watermark", po::value<double>(&options.staging.lowWatermark)->default_value(0.25),
-       "fraction of staging writing drains down to")
-      ("flush-interval", po::value<double>(&options.staging.flushIntervalSeconds)->default_value(1.0),
-       "seconds a staged block waits at most")
-      ("linger", po::value<double>(&options.lingerSeconds)->default_value(10),
-       "seconds to wait for late blocks after the stop time")
-      ("stop-after-seconds", po::value<double>(&options.stopAfterSeconds)->default_value(0),
-       "stop after this many seconds (0: no limit)")
-      ("report", po::bool_switch(&report),
-       "at the end, print one 'rtcp-ms' line per MeasurementSet on standard output (for observe across hosts)")
-      ("verbose,v", "log debug messages");
+  po::options_description visible(
+      "usage: storage-sink PARSET [options]\n\n"
+      "Receives correlated blocks (DESIGN 2.4) on OLAP.Storage.port and writes one\n"
+      "MeasurementSet per subband whose output location is this host.\n"
+      "PARSET '-' reads the parset from standard input.\n\noptions");
+  visible.add_options()("help,h", "show this help")(
+      "port", po::value<int>(&options.port),
+      "TCP port (default OLAP.Storage.port; 0: any free port)")(
+      "host", po::value<std::string>(&options.host),
+      "address to listen on (default: every interface)")(
+      "all", po::bool_switch(&options.all),
+      "write every subband, whatever host its location names")(
+      "staging-mb", po::value<double>(&stagingMb)->default_value(256), "staging memory bound, MiB")(
+      "high-watermark", po::value<double>(&options.staging.highWatermark)->default_value(0.75),
+      "fraction of staging that starts writing")(
+      "low-watermark", po::value<double>(&options.staging.lowWatermark)->default_value(0.25),
+      "fraction of staging writing drains down to")(
+      "flush-interval",
+      po::value<double>(&options.staging.flushIntervalSeconds)->default_value(1.0),
+      "seconds a staged block waits at most")(
+      "linger", po::value<double>(&options.lingerSeconds)->default_value(10),
+      "seconds to wait for late blocks after the stop time")(
+      "stop-after-seconds", po::value<double>(&options.stopAfterSeconds)->default_value(0),
+      "stop after this many seconds (0: no limit)")(
+      "report", po::bool_switch(&report),
+      "at the end, print one 'rtcp-ms' line per MeasurementSet on standard output (for observe "
+      "across hosts)")("verbose,v", "log debug messages");
   po::variables_map vm;
   try {
     if (!rtcp::parseCommandLine(argc, argv, visible, "PARSET", parsetPath, "\n", &vm)) return 0;
@@ -69,7 +72,8 @@ int main(int argc, char** argv) {
 
   try {
     rtcp::ObservationSettings settings = rtcp::ObservationSettings::fromFile(parsetPath);
-    for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("storage", "unknown parset key " << key);
+    for (const std::string& key : settings.unknownKeys)
+      RTCP_LOG_WARN("storage", "unknown parset key " << key);
     rtcp::storage::StorageSink sink(std::move(settings), options);
     {
       std::lock_guard lock(gSinkMutex);
@@ -89,8 +93,9 @@ int main(int argc, char** argv) {
     summary.log();
     if (report)
       for (const rtcp::storage::SinkSummary::Output& out : summary.outputs)
-        std::cout << "rtcp-ms subband=" << out.subband << " integrations=" << out.gridSize << " missing=" << out.missing
-                  << " bytes=" << out.bytesWritten << " path=" << out.path << std::endl;  // the path last: it may hold spaces
+        std::cout << "rtcp-ms subband=" << out.subband << " integrations=" << out.gridSize
+                  << " missing=" << out.missing << " bytes=" << out.bytesWritten
+                  << " path=" << out.path << std::endl;  // the path last: it may hold spaces
     return summary.failed ? 1 : 0;
   } catch (const std::exception& e) {
     RTCP_LOG_ERROR("storage", parsetPath << ": " << e.what());

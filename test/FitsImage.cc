@@ -45,8 +45,10 @@ FitsImage FitsImage::read(const std::string& path) {
   in.seekg(std::streamoff(headerBytes));
   for (float& pixel : image.pixels) {
     unsigned char bytes[4];
-    if (!in.read(reinterpret_cast<char*>(bytes), 4)) throw std::runtime_error(path + ": data ends early");
-    const uint32_t bits = uint32_t(bytes[0]) << 24 | uint32_t(bytes[1]) << 16 | uint32_t(bytes[2]) << 8 | bytes[3];
+    if (!in.read(reinterpret_cast<char*>(bytes), 4))
+      throw std::runtime_error(path + ": data ends early");
+    const uint32_t bits =
+        uint32_t(bytes[0]) << 24 | uint32_t(bytes[1]) << 16 | uint32_t(bytes[2]) << 8 | bytes[3];
     std::memcpy(&pixel, &bits, 4);  // big-endian IEEE float
   }
   return image;
@@ -73,7 +75,8 @@ FitsImage::Peak FitsImage::peak() const {
 }
 
 double angularDistance(double ra1, double dec1, double ra2, double dec2) {
-  return std::acos(std::min(1.0, std::sin(dec1) * std::sin(dec2) + std::cos(dec1) * std::cos(dec2) * std::cos(ra1 - ra2)));
+  return std::acos(std::min(1.0, std::sin(dec1) * std::sin(dec2) +
+                                     std::cos(dec1) * std::cos(dec2) * std::cos(ra1 - ra2)));
 }
 
 }  // namespace rtcp::test

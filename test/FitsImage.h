@@ -10,7 +10,7 @@ namespace rtcp::test {
 
 struct FitsImage {
   int width = 0, height = 0;
-  std::vector<float> pixels;  // [y][x]
+  std::vector<float> pixels;                                                      // [y][x]
   double crpix1 = 0, crpix2 = 0, cdelt1 = 0, cdelt2 = 0, crval1 = 0, crval2 = 0;  // degrees
 
   static FitsImage read(const std::string& path);  ///< throws std::runtime_error
@@ -28,4 +28,4 @@ struct FitsImage {
 /// Angle between two J2000 directions (radians).
 double angularDistance(double ra1, double dec1, double ra2, double dec2);
 
-}  // namespace rtcp::storage::test
+}  // namespace rtcp::test

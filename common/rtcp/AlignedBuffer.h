@@ -23,7 +23,8 @@ class AlignedBuffer {
   AlignedBuffer() = default;
   explicit AlignedBuffer(size_t size) : size_(size) {
     if (size == 0) return;
-    const size_t bytes = (size * sizeof(T) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+    const size_t bytes =
+        (size * sizeof(T) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
     data_ = static_cast<T*>(std::aligned_alloc(kBufferAlignment, bytes));
     if (!data_) throw std::bad_alloc();
     std::memset(static_cast<void*>(data_), 0, bytes);
@@ -50,7 +51,9 @@ class AlignedBuffer {
   const T* end() const { return data_ + size_; }
   std::span<T> span() { return {data_, size_}; }
   std::span<const T> span() const { return {data_, size_}; }
-  void zero() { if (data_) std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T)); }
+  void zero() {
+    if (data_) std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T));
+  }
 
  private:
   T* data_ = nullptr;

@@ -5,8 +5,6 @@
 /// the C++20-compatible Allocator.h that rtcp_common puts first on the include path
 /// (common/casacore-cxx20); link rtcp_common to get it.
 
-#include <mutex>  // casacore 3.5's MC*.h use std::once_flag without including <mutex>
-
 #include <casacore/casa/Quanta/MVEpoch.h>
 #include <casacore/casa/Quanta/MVPosition.h>
 #include <casacore/measures/Measures/MBaseline.h>
@@ -23,3 +21,5 @@
 #include <casacore/measures/Measures/MeasConvert.h>
 #include <casacore/measures/Measures/MeasFrame.h>
 #include <casacore/measures/Measures/Muvw.h>
+
+#include <mutex>  // casacore 3.5's MC*.h use std::once_flag without including <mutex>

@@ -1,7 +1,8 @@
 #pragma once
 /// \file Crc64.h
 /// CRC-64/XZ (polynomial 0x42F0E1EBA9EA3693, reflected, init and xor-out all ones),
-/// the specification being Boost.CRC (crc64Reference). Check value of "123456789": 0x995DC9BBDF1939FA.
+/// the specification being Boost.CRC (crc64Reference). Check value of "123456789":
+/// 0x995DC9BBDF1939FA.
 
 #include <cstddef>
 #include <cstdint>

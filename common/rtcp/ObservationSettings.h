@@ -22,10 +22,11 @@ struct Direction {
 };
 
 struct StationSettings {
-  std::string name;                 ///< Observation.VirtualInstrument.stationList entry, e.g. CS001
-  int id = 0;                       ///< LOFAR numeric station ID (packet station field / 32)
-  std::string field;                ///< antenna field, LBA or HBA (from Observation.antennaSet)
-  std::array<double, 3> position{}; ///< ITRF metres: PIC.Core.<name><field>.phaseCenter, else the table
+  std::string name;   ///< Observation.VirtualInstrument.stationList entry, e.g. CS001
+  int id = 0;         ///< LOFAR numeric station ID (packet station field / 32)
+  std::string field;  ///< antenna field, LBA or HBA (from Observation.antennaSet)
+  std::array<double, 3>
+      position{};  ///< ITRF metres: PIC.Core.<name><field>.phaseCenter, else the table
   std::vector<std::string> inputs;  ///< PIC.Core.<name><field>.RSP.ports stream descriptors
   double clockCorrection = 0;       ///< PIC.Core.<name><field>.clockCorrectionTime, seconds
   bool operator==(const StationSettings&) const = default;
@@ -47,21 +48,21 @@ struct SimSource {
 
 /// Sky and faults that station-sim simulates (Sim.* keys, all optional).
 struct SimSettings {
-  std::vector<SimSource> sources;      ///< Sim.nrSources, Sim.Source[i].*
-  double noisePower = 1.0;             ///< Sim.noisePower, per station and polarisation
-  double toneFrequency = 0;            ///< Sim.tone.frequency (Hz, sky); 0 = no tone
-  double toneAmplitude = 0;            ///< Sim.tone.amplitude
-  double packetLossProbability = 0;    ///< Sim.packetLossProbability
-  uint64_t seed = 1;                   ///< Sim.seed
+  std::vector<SimSource> sources;    ///< Sim.nrSources, Sim.Source[i].*
+  double noisePower = 1.0;           ///< Sim.noisePower, per station and polarisation
+  double toneFrequency = 0;          ///< Sim.tone.frequency (Hz, sky); 0 = no tone
+  double toneAmplitude = 0;          ///< Sim.tone.amplitude
+  double packetLossProbability = 0;  ///< Sim.packetLossProbability
+  uint64_t seed = 1;                 ///< Sim.seed
   bool operator==(const SimSettings&) const = default;
 };
 
 struct CorrelatedOutputSettings {
-  bool enabled = true;                 ///< Observation.DataProducts.Output_Correlated.enabled
-  std::vector<std::string> filenames;  ///< one per subband (default L<obs>_SB<nnn>_uv.MS)
-  std::vector<std::string> hosts;      ///< one per subband, from locations HOST:DIR
-  std::vector<std::string> directories;///< one per subband, from locations HOST:DIR
-  int storagePort = 4100;              ///< OLAP.Storage.port
+  bool enabled = true;                   ///< Observation.DataProducts.Output_Correlated.enabled
+  std::vector<std::string> filenames;    ///< one per subband (default L<obs>_SB<nnn>_uv.MS)
+  std::vector<std::string> hosts;        ///< one per subband, from locations HOST:DIR
+  std::vector<std::string> directories;  ///< one per subband, from locations HOST:DIR
+  int storagePort = 4100;                ///< OLAP.Storage.port
   bool operator==(const CorrelatedOutputSettings&) const = default;
 };
 
@@ -92,34 +93,34 @@ struct ComputeNode {
 };
 
 struct ObservationSettings {
-  int64_t observationId = 0;       ///< Observation.ObsID
-  double startTime = 0;            ///< Observation.startTime, Unix seconds UTC
-  double stopTime = 0;             ///< Observation.stopTime, Unix seconds UTC
-  int clockMHz = 200;              ///< Observation.sampleClock: 200 or 160
-  int bitsPerSample = 16;          ///< Observation.nrBitsPerSample: 16, 8 or 4
-  std::string antennaSet;          ///< Observation.antennaSet, e.g. LBA_OUTER
-  std::string antennaField;        ///< LBA or HBA, derived from antennaSet
-  std::string bandFilter;          ///< Observation.bandFilter
-  int nyquistZone = 1;             ///< derived from bandFilter
+  int64_t observationId = 0;  ///< Observation.ObsID
+  double startTime = 0;       ///< Observation.startTime, Unix seconds UTC
+  double stopTime = 0;        ///< Observation.stopTime, Unix seconds UTC
+  int clockMHz = 200;         ///< Observation.sampleClock: 200 or 160
+  int bitsPerSample = 16;     ///< Observation.nrBitsPerSample: 16, 8 or 4
+  std::string antennaSet;     ///< Observation.antennaSet, e.g. LBA_OUTER
+  std::string antennaField;   ///< LBA or HBA, derived from antennaSet
+  std::string bandFilter;     ///< Observation.bandFilter
+  int nyquistZone = 1;        ///< derived from bandFilter
   std::vector<StationSettings> stations;
-  std::vector<Direction> beams;    ///< Observation.Beam[i].angle1/2 (J2000)
+  std::vector<Direction> beams;                       ///< Observation.Beam[i].angle1/2 (J2000)
   std::vector<std::vector<std::string>> beamTargets;  ///< Observation.Beam[i].target, per beam
   std::optional<AnalogBeamSettings> analogBeam;       ///< Observation.AnaBeam[0], when given
   CampaignSettings campaign;                          ///< Observation.Campaign.*
-  std::vector<SubbandSettings> subbands;  ///< all beams' subbands, in order
-  std::array<double, 3> referencePhaseCenter{};  ///< Observation.referencePhaseCenter (ITRF m)
-  int channelsPerSubband = 64;     ///< Observation.channelsPerSubband
-  int spectraPerBlock = 3052;      ///< OLAP.CNProc.integrationSteps
-  int blocksPerIntegration = 1;    ///< OLAP.IONProc.integrationSteps
-  bool delayCompensation = true;   ///< OLAP.delayCompensation
-  bool correctBandPass = true;     ///< OLAP.correctBandPass
-  bool realTime = true;            ///< OLAP.realTime
-  double secondsOfBuffer = 2.5;    ///< OLAP.nrSecondsOfBuffer
-  std::vector<std::string> tiedArrayStationNames;  ///< OLAP.tiedArrayStationNames
+  std::vector<SubbandSettings> subbands;              ///< all beams' subbands, in order
+  std::array<double, 3> referencePhaseCenter{};       ///< Observation.referencePhaseCenter (ITRF m)
+  int channelsPerSubband = 64;                        ///< Observation.channelsPerSubband
+  int spectraPerBlock = 3052;                         ///< OLAP.CNProc.integrationSteps
+  int blocksPerIntegration = 1;                       ///< OLAP.IONProc.integrationSteps
+  bool delayCompensation = true;                      ///< OLAP.delayCompensation
+  bool correctBandPass = true;                        ///< OLAP.correctBandPass
+  bool realTime = true;                               ///< OLAP.realTime
+  double secondsOfBuffer = 2.5;                       ///< OLAP.nrSecondsOfBuffer
+  std::vector<std::string> tiedArrayStationNames;     ///< OLAP.tiedArrayStationNames
   CorrelatedOutputSettings correlatedOutput;
   std::vector<ComputeNode> computeNodes;  ///< Cobalt.Nodes, rank i on node i; empty: not given
   SimSettings sim;
-  std::string parsetText;          ///< the parset as read, for HISTORY
+  std::string parsetText;                ///< the parset as read, for HISTORY
   std::vector<std::string> unknownKeys;  ///< keys that no setting took, with "file:line"
 
   double clockHz() const { return clockMHz * 1e6; }
@@ -139,7 +140,9 @@ struct ObservationSettings {
   int64_t nrBlocks() const;
   int64_t nrIntegrations() const { return nrBlocks() / blocksPerIntegration; }
   /// Absolute sample number of the first sample of block b.
-  int64_t blockStartSample(int64_t block) const { return startSample() + block * samplesPerBlock(); }
+  int64_t blockStartSample(int64_t block) const {
+    return startSample() + block * samplesPerBlock();
+  }
   /// Beamlets one RSP packet holds in this bit mode (61/122/244).
   int beamletsPerPacket() const;
   int nrStations() const { return int(stations.size()); }

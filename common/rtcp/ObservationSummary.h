@@ -21,21 +21,22 @@ struct StationSummary {
 
 struct ObservationSummary {
   int64_t observationId = 0;
-  std::string parset;                 ///< the effective parset
-  bool ok = false;                    ///< "status": "ok" | "failed"
-  std::string reason;                 ///< why it failed, or what went wrong but did not fail it
-  std::string start, stop;            ///< UTC
-  double durationSeconds = 0;         ///< stop - start
-  double wallSeconds = 0;             ///< from starting the parts to the end
-  double realTimeFactor = 0;          ///< observed seconds per wall second (replays: > 1 is faster)
-  uint64_t bytesWritten = 0;          ///< bytes of the MeasurementSets on disk
+  std::string parset;          ///< the effective parset
+  bool ok = false;             ///< "status": "ok" | "failed"
+  std::string reason;          ///< why it failed, or what went wrong but did not fail it
+  std::string start, stop;     ///< UTC
+  double durationSeconds = 0;  ///< stop - start
+  double wallSeconds = 0;      ///< from starting the parts to the end
+  double realTimeFactor = 0;   ///< observed seconds per wall second (replays: > 1 is faster)
+  uint64_t bytesWritten = 0;   ///< bytes of the MeasurementSets on disk
   std::vector<std::string> measurementSets;
   std::vector<StationSummary> stations;
-  uint64_t blocksDropped = 0;         ///< blocks served flagged because the ranks fell behind
-  uint64_t integrationsDropped = 0;   ///< integrations that never reached storage
+  uint64_t blocksDropped = 0;            ///< blocks served flagged because the ranks fell behind
+  uint64_t integrationsDropped = 0;      ///< integrations that never reached storage
   std::map<std::string, int> exitCodes;  ///< per part; -1: not started or killed by observe
-  std::map<std::string, double> cpuSeconds;  ///< per part: user + system CPU (mpirun: with its ranks)
-  std::vector<std::string> plots;     ///< PNGs made by tools/rtcp-inspect
+  std::map<std::string, double>
+      cpuSeconds;                  ///< per part: user + system CPU (mpirun: with its ranks)
+  std::vector<std::string> plots;  ///< PNGs made by tools/rtcp-inspect
   std::vector<std::string> warnings;
 
   std::string toJson() const;

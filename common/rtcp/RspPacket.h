@@ -47,16 +47,16 @@ struct RspHeader {
 /// Why a packet was rejected; each fault has its own reason.
 enum class RspReject {
   kNone = 0,
-  kTruncated,      ///< shorter than a header
-  kVersion,        ///< version not 3 (or 2 with 16-bit samples)
-  kClock,          ///< clock bit differs from the observation's clock
-  kBitMode,        ///< bit mode invalid or differs from the observation's
-  kBeamletCount,   ///< 0, above the maximum for the bit mode, or not what is expected
-  kBlockCount,     ///< nrBlocks not 16
-  kSize,           ///< datagram size differs from header + payload
-  kPayloadError,   ///< the station flagged the payload as bad
-  kTimestamp,      ///< timestamp 0xFFFFFFFF (no time yet) or sequence beyond the second
-  kStation,        ///< station ID differs from the expected one
+  kTruncated,     ///< shorter than a header
+  kVersion,       ///< version not 3 (or 2 with 16-bit samples)
+  kClock,         ///< clock bit differs from the observation's clock
+  kBitMode,       ///< bit mode invalid or differs from the observation's
+  kBeamletCount,  ///< 0, above the maximum for the bit mode, or not what is expected
+  kBlockCount,    ///< nrBlocks not 16
+  kSize,          ///< datagram size differs from header + payload
+  kPayloadError,  ///< the station flagged the payload as bad
+  kTimestamp,     ///< timestamp 0xFFFFFFFF (no time yet) or sequence beyond the second
+  kStation,       ///< station ID differs from the expected one
 };
 constexpr int kNrRspRejects = 11;
 const char* toString(RspReject reason);
@@ -84,8 +84,7 @@ int maxSampleValue(int bitsPerSample);
 
 /// Writes header and payload. samples: [beamlet][time][pol] complex integers that must
 /// already fit the bit mode. out must hold rspPacketSize() bytes.
-void encodeRspPacket(const RspHeader& header, const std::complex<int16_t>* samples,
-                     uint8_t* out);
+void encodeRspPacket(const RspHeader& header, const std::complex<int16_t>* samples, uint8_t* out);
 /// Decodes a payload into samples[beamlet][time][pol].
 void decodeRspPayload(const uint8_t* payload, int bitsPerSample, int nrBeamlets, int nrBlocks,
                       std::complex<int16_t>* samples);

@@ -5,10 +5,10 @@
 /// A second starts at sample floor((timestamp * clockHz + 512) / 1024), so at 200 MHz
 /// even seconds hold 195313 samples and odd seconds 195312.
 
+#include <casacore/measures/Measures/MEpoch.h>
+
 #include <cstdint>
 #include <string>
-
-#include <casacore/measures/Measures/MEpoch.h>
 
 namespace rtcp {
 
@@ -33,7 +33,9 @@ class SampleClock {
   int64_t secondStart(uint32_t timestamp) const;
   /// Number of samples in the given second (195313 or 195312 at 200 MHz).
   int64_t samplesInSecond(uint32_t timestamp) const;
-  int64_t sampleNumber(RspStamp stamp) const { return secondStart(stamp.timestamp) + stamp.sequence; }
+  int64_t sampleNumber(RspStamp stamp) const {
+    return secondStart(stamp.timestamp) + stamp.sequence;
+  }
   RspStamp stamp(int64_t sample) const;
 
   /// Unix time (UTC seconds) of a sample.

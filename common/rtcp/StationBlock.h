@@ -25,18 +25,18 @@ inline int nrHistorySamples(const ObservationSettings& settings) {
 
 /// Fixed-size description of a StationBlock; travels as the link's inline head.
 struct StationBlockHeader {
-  int64_t block = 0;              ///< block number since the observation start
-  int32_t station = 0;            ///< index in the observation's station list
-  int32_t firstSubband = 0;       ///< index in the observation's subband list
+  int64_t block = 0;         ///< block number since the observation start
+  int32_t station = 0;       ///< index in the observation's station list
+  int32_t firstSubband = 0;  ///< index in the observation's subband list
   int32_t nrSubbands = 0;
-  int32_t nrSamples = 0;          ///< history + samplesPerBlock
+  int32_t nrSamples = 0;  ///< history + samplesPerBlock
   int32_t bitsPerSample = 16;
   int32_t coarseDelay = 0;        ///< n_s = round(tau_s * fs) at the block middle
   double residualDelayStart = 0;  ///< tau_s - n_s / fs at the block start, seconds
   double residualDelayEnd = 0;    ///< tau_s - n_s / fs at the block end, seconds
   int32_t flaggedByIonproc = 0;   ///< 1: served fully flagged because the ranks fell behind
   int32_t reserved = 0;
-  int64_t reserved2 = 0;          ///< pads the header to 64 bytes
+  int64_t reserved2 = 0;  ///< pads the header to 64 bytes
 };
 static_assert(sizeof(StationBlockHeader) == 64);
 

@@ -13,9 +13,9 @@ namespace rtcp {
 class StationTable {
  public:
   struct Field {
-    std::string station;  ///< e.g. CS001
-    int id = 0;           ///< LOFAR numeric station ID
-    std::string field;    ///< LBA, HBA, HBA0, HBA1
+    std::string station;               ///< e.g. CS001
+    int id = 0;                        ///< LOFAR numeric station ID
+    std::string field;                 ///< LBA, HBA, HBA0, HBA1
     std::array<double, 3> position{};  ///< ITRF metres
   };
 

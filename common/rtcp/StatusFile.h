@@ -29,11 +29,11 @@ struct IonStatus {
     bool operator==(const Station&) const = default;
   };
 
-  double wallTime = 0;         ///< time: Unix seconds when written
-  bool finished = false;       ///< finished: 1 once ionproc has finished
-  int64_t nrBlocks = 0;        ///< blocks: in the observation
-  double blockDuration = 0;    ///< blockDuration: seconds
-  int64_t newestBlock = -1;    ///< newestBlock: newest block served to any rank
+  double wallTime = 0;       ///< time: Unix seconds when written
+  bool finished = false;     ///< finished: 1 once ionproc has finished
+  int64_t nrBlocks = 0;      ///< blocks: in the observation
+  double blockDuration = 0;  ///< blockDuration: seconds
+  int64_t newestBlock = -1;  ///< newestBlock: newest block served to any rank
   /// newestBlockLag: wall clock minus the (replay-shifted) end time of newestBlock, s.
   double newestBlockLag = 0;
   std::vector<Station> stations;

@@ -37,8 +37,9 @@ class StepTimes {
     return now;
   }
   void add(size_t step, Clock::duration duration) {
-    nanoseconds_[step].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count(),
-                                 std::memory_order_relaxed);
+    nanoseconds_[step].fetch_add(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count(),
+        std::memory_order_relaxed);
     calls_[step].fetch_add(1, std::memory_order_relaxed);
   }
 

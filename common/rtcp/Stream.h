@@ -19,9 +19,9 @@ class StreamError : public std::runtime_error {
 struct StreamDescriptor {
   enum class Kind { kUdp, kTcp, kFile };
   Kind kind = Kind::kFile;
-  std::string host;  ///< udp/tcp
-  uint16_t port = 0; ///< udp/tcp
-  std::string path;  ///< file
+  std::string host;   ///< udp/tcp
+  uint16_t port = 0;  ///< udp/tcp
+  std::string path;   ///< file
 
   /// Parses a descriptor; throws StreamError naming the descriptor and the problem.
   static StreamDescriptor parse(const std::string& text);

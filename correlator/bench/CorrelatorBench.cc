@@ -26,8 +26,10 @@ double kernelGflops(int nrStations, int nrThreads, CorrelatorKernel::Isa isa) {
   std::mt19937 random(1);
   std::normal_distribution<float> gauss;
   for (float& v : samples) v = gauss(random);
-  AlignedBuffer<std::complex<float>> visibilities(size_t(nrStations) * (nrStations + 1) / 2 * kChannels * 4);
-  const double seconds = bestSecondsPerCall([&] { kernel.correlate(samples.data(), visibilities.data()); });
+  AlignedBuffer<std::complex<float>> visibilities(size_t(nrStations) * (nrStations + 1) / 2 *
+                                                  kChannels * 4);
+  const double seconds =
+      bestSecondsPerCall([&] { kernel.correlate(samples.data(), visibilities.data()); });
   return kernel.flopsPerCall() / seconds / 1e9;
 }
 
@@ -35,8 +37,10 @@ int run(int argc, char** argv) {
   CorrelatorKernel::Isa isa = CorrelatorKernel::Isa::kAuto;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--avx2") isa = CorrelatorKernel::Isa::kAvx2;
-    else if (arg == "--generic") isa = CorrelatorKernel::Isa::kGeneric;
+    if (arg == "--avx2")
+      isa = CorrelatorKernel::Isa::kAvx2;
+    else if (arg == "--generic")
+      isa = CorrelatorKernel::Isa::kGeneric;
   }
   // The machine is shared: the peak is measured before and after the kernels and the
   // larger value kept, so that a busy moment does not inflate the fractions.

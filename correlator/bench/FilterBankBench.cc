@@ -68,11 +68,15 @@ int run(int, char**) {
     flagger.flag(block, 0, mask);
     bank.filter(samples.data(), kSpectra, spectra.data());
   });
-  const double firFftSeconds = bestSecondsPerCall([&] { bank.filter(samples.data(), kSpectra, spectra.data()); });
+  const double firFftSeconds =
+      bestSecondsPerCall([&] { bank.filter(samples.data(), kSpectra, spectra.data()); });
   printFigure("filterbank.channels", kChannels);
-  printFigure("filterbank.station_subbands_per_core", realTimeStationSubbands(1 / filterSeconds, one));
-  printFigure("filterbank.fir_fft_only.station_subbands_per_core", realTimeStationSubbands(1 / firFftSeconds, one));
-  printFigure("filterbank.msamples_per_second_per_core", one.samplesPerBlock() / filterSeconds / 1e6);
+  printFigure("filterbank.station_subbands_per_core",
+              realTimeStationSubbands(1 / filterSeconds, one));
+  printFigure("filterbank.fir_fft_only.station_subbands_per_core",
+              realTimeStationSubbands(1 / firFftSeconds, one));
+  printFigure("filterbank.msamples_per_second_per_core",
+              one.samplesPerBlock() / filterSeconds / 1e6);
 
   const int nrStations = 16;
   const double subbands = chainSubbandsPerCore(nrStations);
@@ -92,7 +96,8 @@ double chainSubbandsPerCore(int nrStations) {
   for (const StationBlock& b : blocks) pointers.push_back(&b);
   SubbandProcessor processor(settings, 1);
   CorrelatedData output = processor.makeOutput();
-  const double chainSeconds = bestSecondsPerCall([&] { processor.process(pointers, 0, 0, output); });
+  const double chainSeconds =
+      bestSecondsPerCall([&] { processor.process(pointers, 0, 0, output); });
   return settings.blockDuration() / chainSeconds;
 }
 

@@ -61,8 +61,8 @@ CorrelatorPipeline::CorrelatorPipeline(const ObservationSettings& settings, MPI_
   for (int i = 0; i < std::max(1, options.queueBlocks); ++i) {
     auto set = std::make_unique<BlockSet>();
     for (int s = 0; s < settings.nrStations(); ++s) {
-      set->stations.push_back(std::make_unique<StationBlock>(
-          distribution_.maxSubbandsPerRank(), nrSamples, settings.bitsPerSample));
+      set->stations.push_back(std::make_unique<StationBlock>(distribution_.maxSubbandsPerRank(),
+                                                             nrSamples, settings.bitsPerSample));
       set->pointers.push_back(set->stations.back().get());
     }
     pool_.add(std::move(set));
@@ -99,7 +99,8 @@ void CorrelatorPipeline::fetchAndExchange() {
   const int64_t nrBlocks = nrProcessedBlocks(settings_);
   for (int64_t block = 0; block < nrBlocks; ++block) {
     const auto fetchStart = Clock::now();
-    for (size_t k = 0; k < ownStations_.size(); ++k) fetcher_.fetch(block, ownStations_[k], *fetched[k]);
+    for (size_t k = 0; k < ownStations_.size(); ++k)
+      fetcher_.fetch(block, ownStations_[k], *fetched[k]);
     statistics_.fetchSeconds += secondsSince(fetchStart);
 
     std::optional<std::unique_ptr<BlockSet>> set = pool_.free.pop();

@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "Transpose.h"
 #include "StationBlockFetcher.h"
+#include "Transpose.h"
 #include "VisibilityOutput.h"
 #include "WorkDistribution.h"
 #include "rtcp/ObservationSettings.h"
@@ -35,15 +35,15 @@ class CorrelatorPipeline {
     int nrThreads = 0;    ///< OpenMP threads of the signal chain; 0: OpenMP's default
   };
   struct Statistics {
-    int64_t blocks = 0;             ///< blocks exchanged
-    int64_t subbandBlocks = 0;      ///< (subband, block) pairs this rank correlated
-    double processingSeconds = 0;   ///< processing thread busy time
-    double fetchSeconds = 0;        ///< main thread waiting for its stations' blocks
-    double exchangeWaitSeconds = 0; ///< main thread waiting for the other ranks
-    double exchangeSeconds = 0;     ///< transfers of the all-to-all
-    uint64_t bytesExchanged = 0;    ///< sent to other ranks
+    int64_t blocks = 0;              ///< blocks exchanged
+    int64_t subbandBlocks = 0;       ///< (subband, block) pairs this rank correlated
+    double processingSeconds = 0;    ///< processing thread busy time
+    double fetchSeconds = 0;         ///< main thread waiting for its stations' blocks
+    double exchangeWaitSeconds = 0;  ///< main thread waiting for the other ranks
+    double exchangeSeconds = 0;      ///< transfers of the all-to-all
+    uint64_t bytesExchanged = 0;     ///< sent to other ranks
     double wallSeconds = 0;
-    StepTimes steps;                ///< the signal chain's time per step (SubbandProcessor)
+    StepTimes steps;  ///< the signal chain's time per step (SubbandProcessor)
   };
 
   CorrelatorPipeline(const ObservationSettings& settings, MPI_Comm comm,

@@ -2,15 +2,17 @@
 
 #include <sstream>
 
-#include "StationInput.h"
-#include "LinkClient.h"
 #include "CorrelatorFunctions.h"
+#include "LinkClient.h"
+#include "StationInput.h"
 
 namespace rtcp::correlator {
 
-LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links, const ObservationSettings& settings,
-                         const std::vector<int>& needed)
-    : links_(std::move(links)), linkOfStation_(size_t(settings.nrStations()), -1), nrSubbands_(settings.nrSubbands()) {
+LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links,
+                         const ObservationSettings& settings, const std::vector<int>& needed)
+    : links_(std::move(links)),
+      linkOfStation_(size_t(settings.nrStations()), -1),
+      nrSubbands_(settings.nrSubbands()) {
   auto name = [&](int station) { return settings.stations.at(size_t(station)).name; };
   for (size_t l = 0; l < links_.size(); ++l) {
     std::vector<int32_t> served(size_t(settings.nrStations()));
@@ -18,19 +20,23 @@ LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links, co
     ion::servedStations.call(*links_[l], list);
     for (const int32_t station : list) {
       if (station < 0 || station >= settings.nrStations())
-        throw std::runtime_error("ionproc " + std::to_string(l + 1) + " serves station index " + std::to_string(station) +
-                                 ", which the parset does not have (do ionproc and correlator read the same parset?)");
+        throw std::runtime_error(
+            "ionproc " + std::to_string(l + 1) + " serves station index " +
+            std::to_string(station) +
+            ", which the parset does not have (do ionproc and correlator read the same parset?)");
       int& link = linkOfStation_[size_t(station)];
       if (link >= 0)
-        throw std::runtime_error("station " + name(station) + " is served by ionproc " + std::to_string(link + 1) +
-                                 " and by ionproc " + std::to_string(l + 1));
+        throw std::runtime_error("station " + name(station) + " is served by ionproc " +
+                                 std::to_string(link + 1) + " and by ionproc " +
+                                 std::to_string(l + 1));
       link = int(l);
     }
   }
   for (const int station : needed)
     if (linkOfStation_.at(size_t(station)) < 0)
       throw std::runtime_error("no ionproc serves station " + name(station) + " (asked " +
-                               std::to_string(links_.size()) + " ionproc" + (links_.size() > 1 ? "s" : "") + ")");
+                               std::to_string(links_.size()) + " ionproc" +
+                               (links_.size() > 1 ? "s" : "") + ")");
 }
 
 void LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
@@ -44,14 +50,16 @@ void LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
                              std::to_string(station) + " with " + std::to_string(samples.size()) +
                              " sample bytes and " + std::to_string(valid.size()) +
                              " valid words; expected " + std::to_string(expectedSamples) + " and " +
-                             std::to_string(expectedValid) + " (do ionproc and correlator read the same parset?)");
+                             std::to_string(expectedValid) +
+                             " (do ionproc and correlator read the same parset?)");
   ++fetched_;
   if (out.header.flaggedByIonproc) ++flaggedByIonproc_;
 }
 
 std::string LinkFetcher::summary() const {
   std::ostringstream s;
-  s << fetched_ << " station blocks fetched from " << links_.size() << " ionproc" << (links_.size() > 1 ? "s" : "") << ", " << flaggedByIonproc_
+  s << fetched_ << " station blocks fetched from " << links_.size() << " ionproc"
+    << (links_.size() > 1 ? "s" : "") << ", " << flaggedByIonproc_
     << " of them served flagged (the ranks were late)";
   return s.str();
 }

@@ -36,8 +36,8 @@ class LinkFetcher : public StationBlockFetcher {
   /// Asks every ionproc which stations it serves (servedStations). Throws
   /// std::runtime_error naming the station when one of `needed` (indices) is served by
   /// none of them or a station by two.
-  LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links, const ObservationSettings& settings,
-              const std::vector<int>& needed);
+  LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links,
+              const ObservationSettings& settings, const std::vector<int>& needed);
   void fetch(int64_t block, int station, StationBlock& out) override;
   std::string summary() const override;
 

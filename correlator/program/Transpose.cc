@@ -44,7 +44,7 @@ void Transpose::Layout::add(const void* address, size_t bytes) {
 }
 
 Transpose::Layout Transpose::sendLayout(std::span<StationBlock* const> fetched,
-                                                const std::vector<int>& subbands) const {
+                                        const std::vector<int>& subbands) const {
   Layout layout;
   for (const StationBlock* block : fetched) {
     layout.add(&block->header, sizeof(StationBlockHeader));
@@ -57,9 +57,8 @@ Transpose::Layout Transpose::sendLayout(std::span<StationBlock* const> fetched,
   return layout;
 }
 
-Transpose::Layout Transpose::receiveLayout(int source,
-                                                   std::span<StationBlock* const> received,
-                                                   size_t nrSubbands) const {
+Transpose::Layout Transpose::receiveLayout(int source, std::span<StationBlock* const> received,
+                                           size_t nrSubbands) const {
   Layout layout;
   for (int s : distribution_.stationsOf(source)) {
     StationBlock* block = received[size_t(s)];
@@ -83,7 +82,7 @@ MPI_Datatype Transpose::commit(const Layout& layout) {
 }
 
 void Transpose::transpose(int64_t block, std::span<StationBlock* const> fetched,
-                             std::span<StationBlock* const> received, std::vector<int>& subbands) {
+                          std::span<StationBlock* const> received, std::vector<int>& subbands) {
   if (int(received.size()) != nrStations_ ||
       fetched.size() != distribution_.stationsOf(rank_).size())
     throw std::invalid_argument("Transpose: wrong number of station blocks");
@@ -111,7 +110,8 @@ void Transpose::transpose(int64_t block, std::span<StationBlock* const> fetched,
   check(MPI_Alltoallw(MPI_BOTTOM, ones.data(), zeros.data(), sendTypes.data(), MPI_BOTTOM,
                       ones.data(), zeros.data(), receiveTypes.data(), comm_),
         "MPI_Alltoallw");
-  secondsTransferring_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  secondsTransferring_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (int r = 0; r < nrRanks_; ++r) {
     MPI_Type_free(&sendTypes[size_t(r)]);
     MPI_Type_free(&receiveTypes[size_t(r)]);
@@ -134,7 +134,8 @@ void Transpose::waitSleeping(MPI_Request& request) {
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(2000));
   }
-  secondsWaiting_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  secondsWaiting_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace rtcp::correlator

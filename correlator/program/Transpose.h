@@ -32,7 +32,7 @@ class Transpose {
   /// return it holds the sender's header with nrSubbands (and firstSubband = -1: see
   /// subbands) set to this rank's share, subbands[j] the index of local subband j.
   void transpose(int64_t block, std::span<StationBlock* const> fetched,
-                std::span<StationBlock* const> received, std::vector<int>& subbands);
+                 std::span<StationBlock* const> received, std::vector<int>& subbands);
 
   /// Bytes this rank sent to other ranks; seconds it waited for the other ranks to be
   /// ready, and seconds the transfers took.
@@ -48,7 +48,8 @@ class Transpose {
     void add(const void* address, size_t bytes);
   };
   Layout sendLayout(std::span<StationBlock* const> fetched, const std::vector<int>& subbands) const;
-  Layout receiveLayout(int source, std::span<StationBlock* const> received, size_t nrSubbands) const;
+  Layout receiveLayout(int source, std::span<StationBlock* const> received,
+                       size_t nrSubbands) const;
   static MPI_Datatype commit(const Layout& layout);
   void waitSleeping(MPI_Request& request);
 

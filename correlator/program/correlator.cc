@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "CorrelatorPipeline.h"
+#include "LinkClient.h"
 #include "StationBlockFetcher.h"
 #include "VisibilityOutput.h"
-#include "LinkClient.h"
 #include "rtcp/CommandLine.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
@@ -31,7 +31,8 @@ namespace {
 
 struct Options {
   std::string parset;
-  std::vector<std::string> ionprocs;  ///< empty: read the inputs in-process; the first also integrates
+  std::vector<std::string>
+      ionprocs;  ///< empty: read the inputs in-process; the first also integrates
   std::string dumpDirectory;
   bool noStorage = false;
   double linger = 10;
@@ -42,22 +43,31 @@ struct Options {
 std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
   Options o;
   po::options_description visible("usage: mpirun -np N correlator PARSET [options]\n\noptions");
-  visible.add_options()
-    ("help,h", "this help")
-    ("ionproc", po::value(&o.ionprocs), "fetch station blocks from ionproc at tcp:HOST:PORT or unix:PATH; repeat it for one ionproc per input host (each station from the one serving it); visibilities go to the first")
-    ("dump", po::value(&o.dumpDirectory), "without --ionproc: also write each rank's integrations to DIR/rank<R>.vis (DESIGN 2.4 blocks)")
-    ("no-storage", po::bool_switch(&o.noStorage), "without --ionproc: do not send integrations to storage-sink")
-    ("linger", po::value(&o.linger), "without --ionproc: seconds to wait at the end for storage-sink to take the last integrations (default 10)")
-    ("threads", po::value(&o.threads), "signal-chain threads per rank (default: the node's cores / its ranks)")
-    ("queue-blocks", po::value(&o.queueBlocks), "exchanged blocks that may wait for processing (default 2)");
+  visible.add_options()("help,h", "this help")(
+      "ionproc", po::value(&o.ionprocs),
+      "fetch station blocks from ionproc at tcp:HOST:PORT or unix:PATH; repeat it for one ionproc "
+      "per input host (each station from the one serving it); visibilities go to the first")(
+      "dump", po::value(&o.dumpDirectory),
+      "without --ionproc: also write each rank's integrations to DIR/rank<R>.vis (DESIGN 2.4 "
+      "blocks)")("no-storage", po::bool_switch(&o.noStorage),
+                 "without --ionproc: do not send integrations to storage-sink")(
+      "linger", po::value(&o.linger),
+      "without --ionproc: seconds to wait at the end for storage-sink to take the last "
+      "integrations (default 10)")(
+      "threads", po::value(&o.threads),
+      "signal-chain threads per rank (default: the node's cores / its ranks)")(
+      "queue-blocks", po::value(&o.queueBlocks),
+      "exchanged blocks that may wait for processing (default 2)");
   const std::string about =
       "\nWith --ionproc, ionproc reads the stations and integrates; without it each rank\n"
       "reads its stations' inputs (udp: or file:) and integrates its own subbands.\n"
       "PARSET '-': rank 0 reads the parset from standard input (mpiexec forwards it to\n"
       "rank 0 only) and gives it to the other ranks.\n";
-  if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about, nullptr, printHelp)) return std::nullopt;
+  if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about, nullptr, printHelp))
+    return std::nullopt;
   if (!o.ionprocs.empty() && (!o.dumpDirectory.empty() || o.noStorage))
-    throw po::error("--dump and --no-storage apply only without --ionproc (ionproc does the output)");
+    throw po::error(
+        "--dump and --no-storage apply only without --ionproc (ionproc does the output)");
   if (o.linger < 0) throw po::error("--linger must not be negative");
   if (o.queueBlocks < 1) throw po::error("--queue-blocks must be at least 1");
   if (o.threads < 0) throw po::error("--threads must not be negative");
@@ -88,13 +98,15 @@ ObservationSettings readSettings(const std::string& path, int rank) {
   MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   text.resize(size_t(size));
   MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, MPI_COMM_WORLD);
-  return ObservationSettings::fromText(text, "<standard input>", std::filesystem::current_path().string());
+  return ObservationSettings::fromText(text, "<standard input>",
+                                       std::filesystem::current_path().string());
 }
 
 int run(const Options& options, int rank, int nrRanks) {
   const ObservationSettings settings = readSettings(options.parset, rank);
   if (rank == 0)
-    for (const std::string& key : settings.unknownKeys) RTCP_LOG_WARN("correlator", "unknown parset key " << key);
+    for (const std::string& key : settings.unknownKeys)
+      RTCP_LOG_WARN("correlator", "unknown parset key " << key);
   const int threads = options.threads > 0 ? options.threads : defaultThreads();
 
   std::unique_ptr<StationBlockFetcher> fetcher;
@@ -106,10 +118,12 @@ int run(const Options& options, int rank, int nrRanks) {
     // every ionproc), core 1 sends (to the first).
     std::vector<std::shared_ptr<ion::LinkClient>> links;
     for (const std::string& ionproc : options.ionprocs)
-      links.push_back(std::make_shared<ion::LinkClient>(ion::LinkEndpoint::parse(ionproc), rank, 0));
-    fetcher = std::make_unique<LinkFetcher>(std::move(links), settings, distribution.stationsOf(rank));
-    output = std::make_unique<LinkOutput>(
-        std::make_shared<ion::LinkClient>(ion::LinkEndpoint::parse(options.ionprocs.front()), rank, 1));
+      links.push_back(
+          std::make_shared<ion::LinkClient>(ion::LinkEndpoint::parse(ionproc), rank, 0));
+    fetcher =
+        std::make_unique<LinkFetcher>(std::move(links), settings, distribution.stationsOf(rank));
+    output = std::make_unique<LinkOutput>(std::make_shared<ion::LinkClient>(
+        ion::LinkEndpoint::parse(options.ionprocs.front()), rank, 1));
   } else {
     ion::OutputPathOptions outputOptions;
     outputOptions.toStorage = !options.noStorage;
@@ -117,7 +131,8 @@ int run(const Options& options, int rank, int nrRanks) {
     if (!options.dumpDirectory.empty()) {
       std::filesystem::create_directories(options.dumpDirectory);
       outputOptions.dumpPath =
-          (std::filesystem::path(options.dumpDirectory) / ("rank" + std::to_string(rank) + ".vis")).string();
+          (std::filesystem::path(options.dumpDirectory) / ("rank" + std::to_string(rank) + ".vis"))
+              .string();
     }
     fetcher = std::make_unique<LocalInputFetcher>(settings, distribution.stationsOf(rank));
     output = std::make_unique<LocalOutput>(settings, outputOptions);
@@ -127,23 +142,28 @@ int run(const Options& options, int rank, int nrRanks) {
                               CorrelatorPipeline::Options{options.queueBlocks, threads});
   RTCP_LOG_INFO("correlator", "rank " << rank << " of " << nrRanks << ": stations "
                                       << distribution.stationsOf(rank).size() << ", up to "
-                                      << distribution.maxSubbandsPerRank() << " subbands per block, "
-                                      << threads << " threads, " << nrProcessedBlocks(settings) << " blocks");
+                                      << distribution.maxSubbandsPerRank()
+                                      << " subbands per block, " << threads << " threads, "
+                                      << nrProcessedBlocks(settings) << " blocks");
   pipeline.run();
 
   const CorrelatorPipeline::Statistics& st = pipeline.statistics();
-  const double perSubbandBlock = st.subbandBlocks ? st.processingSeconds / double(st.subbandBlocks) : 0;
+  const double perSubbandBlock =
+      st.subbandBlocks ? st.processingSeconds / double(st.subbandBlocks) : 0;
   // Real-time factor: observed time over the time this rank needed for its share.
   const double realTimeFactor =
-      st.processingSeconds > 0 ? double(st.blocks) * settings.blockDuration() / st.processingSeconds : 0;
-  RTCP_LOG_INFO("correlator", "rank " << rank << ": " << st.blocks << " blocks, " << st.subbandBlocks
-                                      << " subband-blocks processed, mean " << perSubbandBlock
-                                      << " s per subband-block, real-time factor " << realTimeFactor
-                                      << "; waited " << st.fetchSeconds << " s for input and "
-                                      << st.exchangeWaitSeconds << " s for the other ranks; exchanged "
-                                      << st.bytesExchanged / 1e6 << " MB in " << st.exchangeSeconds << " s ("
-                                      << (st.exchangeSeconds > 0 ? st.bytesExchanged / st.exchangeSeconds / 1e9 : 0)
-                                      << " GB/s)");
+      st.processingSeconds > 0 ? double(st.blocks) * settings.blockDuration() / st.processingSeconds
+                               : 0;
+  RTCP_LOG_INFO(
+      "correlator",
+      "rank " << rank << ": " << st.blocks << " blocks, " << st.subbandBlocks
+              << " subband-blocks processed, mean " << perSubbandBlock
+              << " s per subband-block, real-time factor " << realTimeFactor << "; waited "
+              << st.fetchSeconds << " s for input and " << st.exchangeWaitSeconds
+              << " s for the other ranks; exchanged " << st.bytesExchanged / 1e6 << " MB in "
+              << st.exchangeSeconds << " s ("
+              << (st.exchangeSeconds > 0 ? st.bytesExchanged / st.exchangeSeconds / 1e9 : 0)
+              << " GB/s)");
   RTCP_LOG_INFO("correlator", "rank " << rank << ": steps: " << st.steps.report());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": queues: " << pipeline.queueReport());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": input: " << fetcher->summary());

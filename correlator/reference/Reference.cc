@@ -25,7 +25,8 @@ void flagSpectra(const std::vector<bool>& sampleValid, int nrChannels, int nrSpe
   const int window = nrChannels > 1 ? kFilterTaps * nrChannels : 1;
   for (int s = 0; s < nrSpectra; ++s) {
     bool ok = true;
-    for (int t = s * nrChannels; t < s * nrChannels + window; ++t) ok = ok && sampleValid[size_t(t)];
+    for (int t = s * nrChannels; t < s * nrChannels + window; ++t)
+      ok = ok && sampleValid[size_t(t)];
     mask.set(s, ok);
   }
 }
@@ -59,10 +60,9 @@ void filterBank(const std::complex<float>* input, int nrChannels, int nrSpectra,
 }
 
 void correctDelayAndBandpass(const std::complex<float>* spectra, const SpectrumMask& valid,
-                             int nrChannels, int nrSpectra, int paddedSpectra,
-                             double subbandWidth, double subbandFrequency, bool delayCompensation,
-                             bool correctBandPass, double delayAtStart, double delayAtEnd,
-                             float* output) {
+                             int nrChannels, int nrSpectra, int paddedSpectra, double subbandWidth,
+                             double subbandFrequency, bool delayCompensation, bool correctBandPass,
+                             double delayAtStart, double delayAtEnd, float* output) {
   const std::vector<double> gain = correctBandPass
                                        ? StationFilter::lofar().bandpassCorrection(nrChannels)
                                        : std::vector<double>(size_t(nrChannels), 1.0);
@@ -97,7 +97,8 @@ void correlate(std::span<const float* const> stations, int nrChannels, int nrSam
         for (int p = 0; p < 2; ++p)
           for (int q = 0; q < 2; ++q) {
             std::complex<double> sum = 0;
-            for (int t = 0; t < nrSamples; ++t) sum += sample(s1, c, p, t) * std::conj(sample(s2, c, q, t));
+            for (int t = 0; t < nrSamples; ++t)
+              sum += sample(s1, c, p, t) * std::conj(sample(s2, c, q, t));
             visibilities[(size_t(baselineIndex(s1, s2)) * nrChannels + c) * 4 + 2 * p + q] =
                 std::complex<float>(sum);
           }

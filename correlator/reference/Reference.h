@@ -29,10 +29,9 @@ void filterBank(const std::complex<float>* input, int nrChannels, int nrSpectra,
 /// DelayAndBandpassCorrection: spectra[s][c][pol] -> output[c][pol][reim][padded] with
 /// exp(-2 pi i f_c tau(s)) gain[c] evaluated directly per spectrum.
 void correctDelayAndBandpass(const std::complex<float>* spectra, const SpectrumMask& valid,
-                             int nrChannels, int nrSpectra, int paddedSpectra,
-                             double subbandWidth, double subbandFrequency, bool delayCompensation,
-                             bool correctBandPass, double delayAtStart, double delayAtEnd,
-                             float* output);
+                             int nrChannels, int nrSpectra, int paddedSpectra, double subbandWidth,
+                             double subbandFrequency, bool delayCompensation, bool correctBandPass,
+                             double delayAtStart, double delayAtEnd, float* output);
 
 /// CorrelatorKernel: visibilities[baseline][channel][pol] = sum over time of
 /// x_s1,P conj(x_s2,Q); stations[s] -> [channel][pol][reim][padded].

@@ -53,16 +53,19 @@ inline void encodeSamples(const std::vector<std::complex<double>>& samples, Stat
   const double limit = maxSampleValue(bits);
   auto q = [&](double v) { return int16_t(std::clamp(std::round(v), -limit, limit)); };
   for (int t = 0; t < block.header.nrSamples; ++t) {
-    const std::complex<int16_t> pols[2] = {{q(samples[2 * t].real()), q(samples[2 * t].imag())},
-                                           {q(samples[2 * t + 1].real()), q(samples[2 * t + 1].imag())}};
+    const std::complex<int16_t> pols[2] = {
+        {q(samples[2 * t].real()), q(samples[2 * t].imag())},
+        {q(samples[2 * t + 1].real()), q(samples[2 * t + 1].imag())}};
     uint8_t* out = block.sample(0, t);
     if (bits == 16) {
       const int16_t v[4] = {pols[0].real(), pols[0].imag(), pols[1].real(), pols[1].imag()};
       std::memcpy(out, v, 8);
     } else if (bits == 8) {
-      for (int i = 0; i < 4; ++i) out[i] = uint8_t(int8_t(i % 2 ? pols[i / 2].imag() : pols[i / 2].real()));
+      for (int i = 0; i < 4; ++i)
+        out[i] = uint8_t(int8_t(i % 2 ? pols[i / 2].imag() : pols[i / 2].real()));
     } else {
-      for (int p = 0; p < 2; ++p) out[p] = uint8_t((pols[p].real() & 0xf) | ((pols[p].imag() & 0xf) << 4));
+      for (int p = 0; p < 2; ++p)
+        out[p] = uint8_t((pols[p].real() & 0xf) | ((pols[p].imag() & 0xf) << 4));
     }
   }
 }
@@ -74,7 +77,8 @@ inline void randomiseSamples(StationBlock& block, std::mt19937& random) {
 }
 
 /// Complex Gaussian noise samples[time][pol] of the given power per polarisation.
-inline std::vector<std::complex<double>> noise(size_t nrSamples, double power, std::mt19937& random) {
+inline std::vector<std::complex<double>> noise(size_t nrSamples, double power,
+                                               std::mt19937& random) {
   std::normal_distribution<double> gauss(0, std::sqrt(power / 2));
   std::vector<std::complex<double>> samples(2 * nrSamples);
   for (auto& s : samples) s = {gauss(random), gauss(random)};

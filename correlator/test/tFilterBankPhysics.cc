@@ -37,14 +37,16 @@ std::vector<double> channelPower(const AlignedBuffer<std::complex<float>>& spect
   std::vector<double> power(static_cast<size_t>(channels), 0.0);
   const size_t nrSpectra = spectra.size() / 2 / size_t(channels);
   for (size_t s = 0; s < nrSpectra; ++s)
-    for (int c = 0; c < channels; ++c) power[size_t(c)] += std::norm(spectra[2 * (s * channels + c)]);
+    for (int c = 0; c < channels; ++c)
+      power[size_t(c)] += std::norm(spectra[2 * (s * channels + c)]);
   for (double& p : power) p /= double(nrSpectra);
   return power;
 }
 
 std::vector<double> filterTone(double frequency, int nrSpectra = 16) {
   PolyphaseFilterBank bank(kChannels, nrSpectra);
-  const auto input = tone(size_t(bank.nrHistorySamples()) + size_t(nrSpectra) * kChannels, frequency);
+  const auto input =
+      tone(size_t(bank.nrHistorySamples()) + size_t(nrSpectra) * kChannels, frequency);
   AlignedBuffer<std::complex<float>> spectra(2 * size_t(nrSpectra) * kChannels);
   bank.filter(input.data(), nrSpectra, spectra.data());
   return channelPower(spectra, kChannels);
@@ -74,7 +76,8 @@ class FilterBankPhysicsTest : public CppUnit::TestFixture {
       for (int c = 0; c < kChannels; ++c) {
         if (c == channel) continue;
         const int offset = std::abs(c - channel);
-        const double design = dB(std::pow(filterResponse(h, kChannels, std::min(offset, kChannels - offset)), 2));
+        const double design =
+            dB(std::pow(filterResponse(h, kChannels, std::min(offset, kChannels - offset)), 2));
         const double measured = dB(power[size_t(c)] / power[size_t(channel)]);
         // Every other channel at or below the design's stop band (float32 rounding: 1 dB).
         CPPUNIT_ASSERT_MESSAGE("tone in channel " + std::to_string(channel) + ", channel " +
@@ -82,8 +85,9 @@ class FilterBankPhysicsTest : public CppUnit::TestFixture {
                                measured < std::max(design, -120.0) + 1);
         if (offset != 1) continue;
         if (channel == 20)
-          RTCP_LOG_INFO("test", "tone at the centre of channel " << channel << ": channel " << c
-                                  << " at " << measured << " dB (design " << neighbourDesign << " dB)");
+          RTCP_LOG_INFO("test", "tone at the centre of channel "
+                                    << channel << ": channel " << c << " at " << measured
+                                    << " dB (design " << neighbourDesign << " dB)");
         CPPUNIT_ASSERT_DOUBLES_EQUAL(neighbourDesign, measured, 0.2);
       }
     }
@@ -93,10 +97,12 @@ class FilterBankPhysicsTest : public CppUnit::TestFixture {
     // 0.4 channel above the centre of channel 40: channel 41 sees it 0.6 channel away.
     const std::vector<double> h = prototypeFilter(kChannels, kFilterTaps);
     const auto power = filterTone((40 + 0.4 - kChannels / 2) / kChannels);
-    const double design = dB(std::pow(filterResponse(h, kChannels, 0.6) / filterResponse(h, kChannels, 0.4), 2));
+    const double design =
+        dB(std::pow(filterResponse(h, kChannels, 0.6) / filterResponse(h, kChannels, 0.4), 2));
     CPPUNIT_ASSERT_DOUBLES_EQUAL(-26.9, design, 0.1);  // the design itself, for the record
     CPPUNIT_ASSERT_DOUBLES_EQUAL(design, dB(power[41] / power[40]), 0.01);
-    CPPUNIT_ASSERT_DOUBLES_EQUAL(dB(std::pow(filterResponse(h, kChannels, 0.4), 2)), dB(power[40]), 0.01);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(dB(std::pow(filterResponse(h, kChannels, 0.4), 2)), dB(power[40]),
+                                 0.01);
     CPPUNIT_ASSERT(dB(power[39] / power[40]) < -91);  // 1.4 channel away: stop band
   }
 
@@ -107,7 +113,8 @@ class FilterBankPhysicsTest : public CppUnit::TestFixture {
     const int spectra = 4096;
     std::mt19937 random(11);
     PolyphaseFilterBank bank(kChannels, spectra);
-    const auto noise = test::noise(size_t(bank.nrHistorySamples()) + size_t(spectra) * kChannels, 1.0, random);
+    const auto noise =
+        test::noise(size_t(bank.nrHistorySamples()) + size_t(spectra) * kChannels, 1.0, random);
     AlignedBuffer<std::complex<float>> input(noise.size()), output(2 * size_t(spectra) * kChannels);
     for (size_t i = 0; i < noise.size(); ++i) input[i] = std::complex<float>(noise[i]);
     bank.filter(input.data(), spectra, output.data());
@@ -130,8 +137,8 @@ class FilterBankPhysicsTest : public CppUnit::TestFixture {
     PolyphaseFilterBank whole(kChannels, spectra), streamed(kChannels, spectra);
     const size_t history = size_t(whole.nrHistorySamples());
     const auto noise = test::noise(history + size_t(spectra) * kChannels, 1.0, random);
-    AlignedBuffer<std::complex<float>> input(noise.size()), reference(2 * size_t(spectra) * kChannels),
-        pieces(reference.size());
+    AlignedBuffer<std::complex<float>> input(noise.size()),
+        reference(2 * size_t(spectra) * kChannels), pieces(reference.size());
     for (size_t i = 0; i < noise.size(); ++i) input[i] = std::complex<float>(noise[i]);
     whole.filter(input.data(), spectra, reference.data());
     const size_t perSpectrum = 2 * size_t(kChannels);

@@ -30,7 +30,8 @@ double relativeError(const T* a, const T* b, size_t n) {
 
 std::vector<CorrelatorKernel::Isa> supportedIsas() {
   std::vector<CorrelatorKernel::Isa> isas = {CorrelatorKernel::Isa::kGeneric};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isas.push_back(CorrelatorKernel::Isa::kAvx2);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    isas.push_back(CorrelatorKernel::Isa::kAvx2);
   if (__builtin_cpu_supports("avx512f")) isas.push_back(CorrelatorKernel::Isa::kAvx512);
   return isas;
 }
@@ -70,7 +71,8 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
       int t = 0;
       while (!block.isValid(0, t)) ++t;
       uint8_t* extreme = block.sample(0, t);
-      for (int i = 0; i < bytesPerDualPolSample(bits); ++i) extreme[i] = bits == 16 ? (i % 2 ? 0x80 : 0) : bits == 8 ? 0x80 : 0x88;
+      for (int i = 0; i < bytesPerDualPolSample(bits); ++i)
+        extreme[i] = bits == 16 ? (i % 2 ? 0x80 : 0) : bits == 8 ? 0x80 : 0x88;
       InputConverter(bits).convert(block, 0, fast.data());
       const float lowest = -float(maxSampleValue(bits) + 1);
       CPPUNIT_ASSERT(fast[2 * size_t(t)] == std::complex<float>(lowest, lowest));
@@ -166,9 +168,11 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
             for (int s = 0; s < stations; ++s)
               for (int row = 0; row < 4 * channels; ++row)
                 for (int t = 0; t < samples; ++t)  // the padding stays zero
-                  data[s * kernel.floatsPerStation() + size_t(row) * kernel.paddedSamples() + t] = gauss(random);
+                  data[s * kernel.floatsPerStation() + size_t(row) * kernel.paddedSamples() + t] =
+                      gauss(random);
             std::vector<const float*> pointers;
-            for (int s = 0; s < stations; ++s) pointers.push_back(&data[s * kernel.floatsPerStation()]);
+            for (int s = 0; s < stations; ++s)
+              pointers.push_back(&data[s * kernel.floatsPerStation()]);
             slow.resize(size_t(nrBaselines(stations)) * channels * 4);
             reference::correlate(pointers, channels, samples, kernel.paddedSamples(), slow.data());
           }
@@ -176,8 +180,8 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
           kernel.correlate(data.data(), fast.data());
           const double error = relativeError(fast.data(), slow.data(), fast.size());
           CPPUNIT_ASSERT_MESSAGE(CorrelatorKernel::toString(isa) + " " + std::to_string(stations) +
-                                     " stations " + std::to_string(channels) + " channels: " +
-                                     std::to_string(error),
+                                     " stations " + std::to_string(channels) +
+                                     " channels: " + std::to_string(error),
                                  error < 1e-5);
         }
       }

@@ -1,7 +1,6 @@
 // The whole chain of one subband: against the chained reference twins, delay physics,
 // lost packets, superstations.
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <fftw3.h>
 
 #include <cmath>
@@ -45,11 +44,10 @@ CorrelatedData referenceChain(const ObservationSettings& settings,
     reference::flagSpectra(valid, C, S, masks.back());
     reference::filterBank(samples.data(), C, S, spectra.data());
     data.emplace_back(size_t(C) * 4 * padded);
-    reference::correctDelayAndBandpass(spectra.data(), masks.back(), C, S, padded,
-                                       settings.subbandWidth(), settings.subbands[0].frequency,
-                                       settings.delayCompensation, settings.correctBandPass,
-                                       block.header.residualDelayStart,
-                                       block.header.residualDelayEnd, data.back().data());
+    reference::correctDelayAndBandpass(
+        spectra.data(), masks.back(), C, S, padded, settings.subbandWidth(),
+        settings.subbands[0].frequency, settings.delayCompensation, settings.correctBandPass,
+        block.header.residualDelayStart, block.header.residualDelayEnd, data.back().data());
   }
   std::vector<int> outputs;
   for (int s = 0; s < nrStations; ++s)
@@ -57,13 +55,15 @@ CorrelatedData referenceChain(const ObservationSettings& settings,
         std::find(members.begin(), members.end(), s) == members.end())
       outputs.push_back(s);
   for (size_t m = 1; m < members.size(); ++m) {
-    for (size_t i = 0; i < data[0].size(); ++i) data[size_t(members[0])][i] += data[size_t(members[m])][i];
+    for (size_t i = 0; i < data[0].size(); ++i)
+      data[size_t(members[0])][i] += data[size_t(members[m])][i];
     masks[size_t(members[0])].intersect(masks[size_t(members[m])]);
   }
   if (!members.empty())
     for (int s = 0; s < S; ++s)
       if (!masks[size_t(members[0])].valid(s))
-        for (int row = 0; row < 4 * C; ++row) data[size_t(members[0])][size_t(row) * padded + s] = 0;
+        for (int row = 0; row < 4 * C; ++row)
+          data[size_t(members[0])][size_t(row) * padded + s] = 0;
   std::vector<const float*> inputs;
   for (int s : outputs) inputs.push_back(data[size_t(s)].data());
   CorrelatedData result(int(outputs.size()), C);
@@ -73,7 +73,8 @@ CorrelatedData referenceChain(const ObservationSettings& settings,
       for (int c = 0; c < C; ++c) {
         const int baseline = baselineIndex(int(a), int(b));
         const bool edge = C > 1 && c == 0;
-        result.valid(baseline, c) = edge ? 0 : uint32_t(masks[size_t(outputs[a])].countBoth(masks[size_t(outputs[b])]));
+        result.valid(baseline, c) =
+            edge ? 0 : uint32_t(masks[size_t(outputs[a])].countBoth(masks[size_t(outputs[b])]));
         if (edge)
           for (int pol = 0; pol < 4; ++pol) result.visibility(baseline, c, pol) = 0;
       }
@@ -95,7 +96,8 @@ double wrap(double phase) { return std::remainder(phase, 2 * std::numbers::pi); 
 /// be read at any fractional delay: e(t + shift) by an exact shift in the frequency domain.
 class PeriodicSignal {
  public:
-  PeriodicSignal(int length, std::mt19937& random) : length_(length), spectrum_(2 * size_t(length)) {
+  PeriodicSignal(int length, std::mt19937& random)
+      : length_(length), spectrum_(2 * size_t(length)) {
     std::normal_distribution<double> gauss;
     for (auto& value : spectrum_) value = {gauss(random), gauss(random)};
     for (int pol = 0; pol < 2; ++pol) spectrum_[size_t(pol) * length + length / 2] = 0;  // Nyquist
@@ -107,14 +109,17 @@ class PeriodicSignal {
     for (int pol = 0; pol < 2; ++pol) {
       for (int k = 0; k < length_; ++k) {
         const int frequency = k < length_ / 2 ? k : k - length_;  // signed
-        buffer[size_t(k)] = std::complex<float>(spectrum_[size_t(pol) * length_ + k] *
-            std::polar(scale / std::sqrt(double(length_)), 2 * std::numbers::pi * frequency * shift / length_));
+        buffer[size_t(k)] =
+            std::complex<float>(spectrum_[size_t(pol) * length_ + k] *
+                                std::polar(scale / std::sqrt(double(length_)),
+                                           2 * std::numbers::pi * frequency * shift / length_));
       }
       auto* data = reinterpret_cast<fftwf_complex*>(buffer.data());
       fftwf_plan plan = fftwf_plan_dft_1d(length_, data, data, FFTW_BACKWARD, FFTW_ESTIMATE);
       fftwf_execute(plan);
       fftwf_destroy_plan(plan);
-      for (int t = 0; t < length_; ++t) samples[2 * size_t(t) + pol] = std::complex<double>(buffer[size_t(t)]);
+      for (int t = 0; t < length_; ++t)
+        samples[2 * size_t(t) + pol] = std::complex<double>(buffer[size_t(t)]);
     }
     return samples;
   }
@@ -142,7 +147,8 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
  public:
   void compareWithReference(ObservationSettings settings, const std::vector<int>& members) {
     std::mt19937 random(21);
-    for (int member : members) settings.tiedArrayStationNames.push_back(settings.stations[size_t(member)].name);
+    for (int member : members)
+      settings.tiedArrayStationNames.push_back(settings.stations[size_t(member)].name);
     std::vector<StationBlock> blocks;
     for (int s = 0; s < settings.nrStations(); ++s) {
       blocks.push_back(makeBlock(settings, s));
@@ -178,11 +184,14 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
     for (int repeat = 0; repeat < 2; ++repeat) processor.process(pointers(blocks), 0, 0, output);
     const StepTimes& times = processor.stepTimes();
     CPPUNIT_ASSERT_EQUAL(size_t(7), times.size());
-    CPPUNIT_ASSERT_EQUAL(std::string("input conversion"), times.name(SubbandProcessor::kInputConversion));
+    CPPUNIT_ASSERT_EQUAL(std::string("input conversion"),
+                         times.name(SubbandProcessor::kInputConversion));
     CPPUNIT_ASSERT_EQUAL(std::string("beamformer"), times.name(SubbandProcessor::kBeamformer));
-    for (size_t step = SubbandProcessor::kInputConversion; step <= SubbandProcessor::kDelayAndBandpass; ++step)
+    for (size_t step = SubbandProcessor::kInputConversion;
+         step <= SubbandProcessor::kDelayAndBandpass; ++step)
       CPPUNIT_ASSERT_EQUAL(uint64_t(2 * 3), times.calls(step));
-    for (size_t step = SubbandProcessor::kBeamformer; step <= SubbandProcessor::kValidSamples; ++step)
+    for (size_t step = SubbandProcessor::kBeamformer; step <= SubbandProcessor::kValidSamples;
+         ++step)
       CPPUNIT_ASSERT_EQUAL(uint64_t(2), times.calls(step));
     CPPUNIT_ASSERT(times.seconds(SubbandProcessor::kFilterBank) > 0);
     CPPUNIT_ASSERT(times.seconds(SubbandProcessor::kCorrelator) > 0);
@@ -214,11 +223,13 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
     // early: block sample t is station sample t - coarse (a periodic signal: t + length).
     test::encodeSamples(sky.shifted(0, 1000), blocks[0]);
     const auto recorded = sky.shifted(tau * fs, 1000);
-    const std::complex<double> lo = std::polar(1.0, 2 * std::numbers::pi * settings.subbands[0].frequency * tau);
+    const std::complex<double> lo =
+        std::polar(1.0, 2 * std::numbers::pi * settings.subbands[0].frequency * tau);
     std::vector<std::complex<double>> station1(recorded.size());
     for (int t = 0; t < length; ++t)
       for (int pol = 0; pol < 2; ++pol)
-        station1[2 * size_t(t) + pol] = recorded[2 * size_t((t - coarse + length) % length) + pol] * lo;
+        station1[2 * size_t(t) + pol] =
+            recorded[2 * size_t((t - coarse + length) % length) + pol] * lo;
     test::encodeSamples(station1, blocks[1]);
     blocks[1].header.coarseDelay = coarse;
     blocks[1].header.residualDelayStart = blocks[1].header.residualDelayEnd = tau - coarse / fs;
@@ -234,7 +245,8 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
     const double fs = 195312.5;
     for (double samples : {3.3, -5.7, 0.49}) {
       const auto cross = delayedPair(samples / fs, true);
-      for (int c = 1; c < 64; ++c) CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, std::arg(cross[size_t(c)]), 0.005);
+      for (int c = 1; c < 64; ++c)
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, std::arg(cross[size_t(c)]), 0.005);
     }
   }
 
@@ -252,15 +264,16 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_DOUBLES_EQUAL(expectedSlope, slope, 0.05);
       sumSlope += slope;
       const double f = 150 * fs + (c - 32) * channelWidth;
-      CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, wrap(std::arg(cross[size_t(c)]) + 2 * std::numbers::pi * f * tau), 0.05);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(
+          0.0, wrap(std::arg(cross[size_t(c)]) + 2 * std::numbers::pi * f * tau), 0.05);
     }
     CPPUNIT_ASSERT_DOUBLES_EQUAL(expectedSlope, sumSlope / 62, 0.002);
   }
 
   void lostPacketCounts() {
     for (int channels : {16, 64})
-      for (int first : {0, 15 * channels - 8, 15 * channels + 3 * channels, 15 * channels + 3 * channels + 8,
-                        15 * channels + 20 * channels - 16}) {
+      for (int first : {0, 15 * channels - 8, 15 * channels + 3 * channels,
+                        15 * channels + 3 * channels + 8, 15 * channels + 20 * channels - 16}) {
         const int spectra = 20;
         ObservationSettings settings = makeSettings(3, channels, spectra, 16);
         std::vector<StationBlock> blocks;
@@ -276,13 +289,15 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
         const int spoiled = spoiledSpectra(channels, spectra, first, 16);
         // 16 aligned samples inside one group of C spoil 16 spectra; across two groups 17.
         if (first == 15 * channels + 3 * channels) CPPUNIT_ASSERT_EQUAL(16, spoiled);
-        if (channels == 16 && first == 15 * channels + 3 * channels + 8) CPPUNIT_ASSERT_EQUAL(17, spoiled);
+        if (channels == 16 && first == 15 * channels + 3 * channels + 8)
+          CPPUNIT_ASSERT_EQUAL(17, spoiled);
         if (first == 0) CPPUNIT_ASSERT_EQUAL(1, spoiled);
         for (int s2 = 0; s2 < 3; ++s2)
           for (int s1 = 0; s1 <= s2; ++s1) {
             const uint32_t expected = uint32_t(spectra - (s1 == 1 || s2 == 1 ? spoiled : 0));
             CPPUNIT_ASSERT_EQUAL(0u, output.valid(baselineIndex(s1, s2), 0));
-            for (int c = 1; c < channels; ++c) CPPUNIT_ASSERT_EQUAL(expected, output.valid(baselineIndex(s1, s2), c));
+            for (int c = 1; c < channels; ++c)
+              CPPUNIT_ASSERT_EQUAL(expected, output.valid(baselineIndex(s1, s2), c));
           }
       }
   }

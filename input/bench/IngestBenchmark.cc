@@ -80,7 +80,8 @@ class Sender {
       }
       const int n = ::sendmmsg(fd_, messages_.data(), kSendBatch, 0);
       if (n > 0) sent += uint64_t(n);
-      if (rate > 0) std::this_thread::sleep_until(start + std::chrono::duration<double>(sent / rate));
+      if (rate > 0)
+        std::this_thread::sleep_until(start + std::chrono::duration<double>(sent / rate));
     }
     return sent;
   }
@@ -103,7 +104,8 @@ double memcpyGbps() {
     std::memcpy(b.data(), a.data(), a.size());
     ++rounds;
   }
-  return 8.0 * double(a.size()) * rounds / std::chrono::duration<double>(Clock::now() - start).count() / 1e9;
+  return 8.0 * double(a.size()) * rounds /
+         std::chrono::duration<double>(Clock::now() - start).count() / 1e9;
 }
 
 double cpuSeconds(clockid_t id) {
@@ -132,14 +134,14 @@ int runIngest(int argc, char** argv) {
     if (arg == "--seconds" && i + 1 < argc) seconds = std::stod(argv[++i]);
   }
   const SampleClock clock(200);
-  CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()),
-                              {{0, kBeamlets}}, false);
+  CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
+                              false);
   StreamCounters counters;
   ReceiverOptions options;
   options.expect = {200, kBits, kBeamlets, kStationId};
   options.neededBeamlets = kBeamlets;
-  PacketReceiver receiver("ingest", StreamDescriptor::parse("udp:127.0.0.1:0"), 0, buffer,
-                          counters, options);
+  PacketReceiver receiver("ingest", StreamDescriptor::parse("udp:127.0.0.1:0"), 0, buffer, counters,
+                          options);
   receiver.start();
   Sender sender(receiver.localPort());
   const double bitsPerPacket = 8.0 * double(sender.packetSize());
@@ -153,7 +155,8 @@ int runIngest(int argc, char** argv) {
     t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // drain the socket
     t.received = counters.accepted - before;
-    t.receiverCpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    t.receiverCpu =
+        cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
     return t;
   };
 
@@ -188,12 +191,13 @@ int runIngest(int argc, char** argv) {
   printFigure("ingest.loss_free_limited_by", senderLimited ? "sender" : "receiver");
   printFigure("ingest.memcpy_gbps_one_thread", reference);
   printFigure("ingest.receiver_core_fraction_of_memcpy", corePps * bitsPerPacket / 1e9 / reference);
-  printFigure("ingest.rejected_or_late", double(counters.late + counters.duplicated +
-                                                counters.received - counters.accepted));
+  printFigure("ingest.rejected_or_late",
+              double(counters.late + counters.duplicated + counters.received - counters.accepted));
   return 0;
 }
 
-RTCP_REGISTER_BENCHMARK("ingest", "UDP packets/s and Gb/s one receiving thread sustains", runIngest);
+RTCP_REGISTER_BENCHMARK("ingest", "UDP packets/s and Gb/s one receiving thread sustains",
+                        runIngest);
 
 }  // namespace
 }  // namespace rtcp::ion

@@ -34,8 +34,8 @@ inline std::complex<int16_t> testValue(int64_t n, int subband, int pol, int bits
 }
 
 /// An RSP packet of samples [firstSample, +16) of subbands [firstSubband, +nrBeamlets).
-inline std::vector<uint8_t> makePacket(int stationId, int bits, int nrBeamlets,
-                                       int64_t firstSample, int firstSubband, int board = 0) {
+inline std::vector<uint8_t> makePacket(int stationId, int bits, int nrBeamlets, int64_t firstSample,
+                                       int firstSubband, int board = 0) {
   const SampleClock clock(200);
   RspHeader h;
   h.setClockMHz(200);
@@ -48,16 +48,19 @@ inline std::vector<uint8_t> makePacket(int stationId, int bits, int nrBeamlets,
   std::vector<std::complex<int16_t>> samples;
   for (int b = 0; b < nrBeamlets; ++b)
     for (int t = 0; t < kRspSamplesPerPacket; ++t)
-      for (int p = 0; p < 2; ++p) samples.push_back(testValue(firstSample + t, firstSubband + b, p, bits));
+      for (int p = 0; p < 2; ++p)
+        samples.push_back(testValue(firstSample + t, firstSubband + b, p, bits));
   std::vector<uint8_t> packet(rspPacketSize(bits, nrBeamlets));
   encodeRspPacket(h, samples.data(), packet.data());
   return packet;
 }
 
 /// Writes packets one after another: a recording.
-inline void writeRecording(const std::string& path, const std::vector<std::vector<uint8_t>>& packets) {
+inline void writeRecording(const std::string& path,
+                           const std::vector<std::vector<uint8_t>>& packets) {
   std::ofstream out(path, std::ios::binary);
-  for (const auto& p : packets) out.write(reinterpret_cast<const char*>(p.data()), std::streamsize(p.size()));
+  for (const auto& p : packets)
+    out.write(reinterpret_cast<const char*>(p.data()), std::streamsize(p.size()));
 }
 
 /// A fresh directory under the system temporary directory, removed on destruction.
@@ -92,8 +95,7 @@ inline ObservationSettings makeSettings(int nrStations, int nrSubbands, double s
   s.bandFilter = "LBA_30_90";
   s.nyquistZone = 1;
   s.beams = {{5.2336866848, 0.7109425145}};
-  for (int i = 0; i < nrSubbands; ++i)
-    s.subbands.push_back({i, 100 + i, 0, (100 + i) * 195312.5});
+  for (int i = 0; i < nrSubbands; ++i) s.subbands.push_back({i, 100 + i, 0, (100 + i) * 195312.5});
   for (int i = 0; i < nrStations; ++i) {
     StationSettings st;
     st.name = "CS00" + std::to_string(i + 1);
@@ -128,8 +130,10 @@ inline std::string checkSample(const StationBlock& b, int row, int subband, int 
   std::complex<int16_t> x, y;
   decodeRspSample(blockSample(b, row, t), b.header.bitsPerSample, x, y);
   const int bits = b.header.bitsPerSample;
-  const auto ex = expectValid ? testValue(stationSample, subband, 0, bits) : std::complex<int16_t>();
-  const auto ey = expectValid ? testValue(stationSample, subband, 1, bits) : std::complex<int16_t>();
+  const auto ex =
+      expectValid ? testValue(stationSample, subband, 0, bits) : std::complex<int16_t>();
+  const auto ey =
+      expectValid ? testValue(stationSample, subband, 1, bits) : std::complex<int16_t>();
   if (x != ex || y != ey)
     return "sample " + std::to_string(t) + " of row " + std::to_string(row) +
            " does not hold station sample " + std::to_string(stationSample);

@@ -149,9 +149,11 @@ class CircularSampleBufferTest : public CppUnit::TestFixture {
     f.write({0, 1}, 0);
     f.write({1}, 1);
     f.read(0, 32, 1);
-    f.expect(0, [](int64_t s) { return s >= 16; }, 1);
+    f.expect(
+        0, [](int64_t s) { return s >= 16; }, 1);
     f.read(0, 32, 0);
-    f.expect(0, [](int64_t) { return true; }, 0);
+    f.expect(
+        0, [](int64_t) { return true; }, 0);
   }
 
   void testFourBitLayout() {
@@ -178,7 +180,8 @@ class CircularSampleBufferTest : public CppUnit::TestFixture {
   void testWaitUntilPassed() {
     Fixture f;
     using Clock = std::chrono::steady_clock;
-    CPPUNIT_ASSERT(!f.buffer.waitUntilPassed(0, kBase + 32, -1, Clock::now() + std::chrono::milliseconds(20)));
+    CPPUNIT_ASSERT(
+        !f.buffer.waitUntilPassed(0, kBase + 32, -1, Clock::now() + std::chrono::milliseconds(20)));
     auto waiter = std::async(std::launch::async, [&] {
       return f.buffer.waitUntilPassed(0, kBase + 32, -1, Clock::now() + std::chrono::seconds(10));
     });
@@ -187,9 +190,11 @@ class CircularSampleBufferTest : public CppUnit::TestFixture {
     f.write({1});
     CPPUNIT_ASSERT(waiter.get());
     // A stream without progress passes after the stall timeout.
-    CPPUNIT_ASSERT(f.buffer.waitUntilPassed(1, kBase + 32, 0.05, Clock::now() + std::chrono::seconds(10)));
+    CPPUNIT_ASSERT(
+        f.buffer.waitUntilPassed(1, kBase + 32, 0.05, Clock::now() + std::chrono::seconds(10)));
     f.buffer.markEnded(0);
-    CPPUNIT_ASSERT(f.buffer.waitUntilPassed(0, kBase + 1000, -1, Clock::now() + std::chrono::seconds(10)));
+    CPPUNIT_ASSERT(
+        f.buffer.waitUntilPassed(0, kBase + 1000, -1, Clock::now() + std::chrono::seconds(10)));
   }
 };
 

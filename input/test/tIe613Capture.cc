@@ -59,8 +59,9 @@ class Ie613CaptureTest : public CppUnit::TestFixture {
                 "Observation.Beam[0].angle1 = 5.530512067257031\n"
                 "Observation.Beam[0].angle2 = 0.45553093477052004\n"
                 "Observation.Beam[0].subbandList = [12..499]\n"
-                "PIC.Core.IE613HBA.RSP.ports = [file:" << capture(0) << ", file:" << capture(1)
-             << ", file:" << capture(2) << ", file:" << capture(3) << "]\n"
+                "PIC.Core.IE613HBA.RSP.ports = [file:"
+             << capture(0) << ", file:" << capture(1) << ", file:" << capture(2)
+             << ", file:" << capture(3) << "]\n"
              << "OLAP.CNProc.integrationSteps = 4\n"
                 "OLAP.realTime = F\n"
                 "OLAP.nrSecondsOfBuffer = 0.05\n";

@@ -20,7 +20,7 @@ using Packets = std::vector<std::vector<uint8_t>>;
 
 constexpr double kStart = 1700000000.0;  ///< an even second
 constexpr int kHistory = 15 * 16;
-constexpr int kBlock = 256;              ///< 16 spectra x 16 channels
+constexpr int kBlock = 256;  ///< 16 spectra x 16 channels
 
 double wallClock() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -119,7 +119,8 @@ class StationInputTest : public CppUnit::TestFixture {
       checkBlock(*b, s.blockStartSample(block), arrived);
     }
 
-    CPPUNIT_ASSERT(eventually([&] { return input.buffer(0).ended(0) && input.buffer(0).ended(1); }));
+    CPPUNIT_ASSERT(
+        eventually([&] { return input.buffer(0).ended(0) && input.buffer(0).ended(1); }));
     const StationStatistics st = input.statistics().at(0);
     CPPUNIT_ASSERT_EQUAL(uint64_t(p0.size() + p1.size()), st.packetsReceived);
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.rejected[size_t(RspReject::kStation)]);
@@ -128,7 +129,8 @@ class StationInputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.late);
     CPPUNIT_ASSERT_EQUAL(uint64_t(6), st.blocksServed);
     // Block 4 is [S + 784, S + 1280): stream 0 ended at S + 1024, stream 1 at S + 512.
-    CPPUNIT_ASSERT_DOUBLES_EQUAL((61.0 * 256 + 3.0 * 496) / (64.0 * 496), st.lastBlockFlaggedFraction, 1e-12);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL((61.0 * 256 + 3.0 * 496) / (64.0 * 496),
+                                 st.lastBlockFlaggedFraction, 1e-12);
   }
 
   void testUdpWithFaults() {
@@ -139,8 +141,8 @@ class StationInputTest : public CppUnit::TestFixture {
     options.stallTimeout = 20;
     StationInput input(s, {}, options);
     input.start();
-    auto out = openStreamForWriting(StreamDescriptor::parse(
-        "udp:127.0.0.1:" + std::to_string(input.udpPort(0, 0))));
+    auto out = openStreamForWriting(
+        StreamDescriptor::parse("udp:127.0.0.1:" + std::to_string(input.udpPort(0, 0))));
     Packets packets = streamPackets(1, 8, 0, S - 256, S + 528, {S - 16, S + 256});
     std::swap(packets[20], packets[21]);
     packets.insert(packets.begin() + 30, packets[29]);  // a duplicate
@@ -189,7 +191,8 @@ class StationInputTest : public CppUnit::TestFixture {
       const double served = wallClock();
       const double due = clock.unixTime(s.blockStartSample(block + 1)) + options.maxLatency;
       CPPUNIT_ASSERT(served >= due - 0.002);
-      CPPUNIT_ASSERT_MESSAGE("served " + std::to_string(served - due) + " s late", served < due + 0.25);
+      CPPUNIT_ASSERT_MESSAGE("served " + std::to_string(served - due) + " s late",
+                             served < due + 0.25);
       for (size_t w = 0; w < b->valid.size(); ++w) CPPUNIT_ASSERT_EQUAL(uint64_t(0), b->valid[w]);
       CPPUNIT_ASSERT_EQUAL(0, b->header.flaggedByIonproc);
     }
@@ -214,7 +217,8 @@ class StationInputTest : public CppUnit::TestFixture {
     options.maxDelaySeconds = 120 / fs;
     const int64_t S = s.startSample();
     for (int st = 0; st < 2; ++st) {
-      writeRecording(dir.file("s" + std::to_string(st)), streamPackets(st + 1, 4, 0, S - 600, S + 2000));
+      writeRecording(dir.file("s" + std::to_string(st)),
+                     streamPackets(st + 1, 4, 0, S - 600, S + 2000));
       s.stations[size_t(st)].inputs = {"file:" + dir.file("s" + std::to_string(st))};
     }
     StationInput input(s, {}, options);
@@ -228,15 +232,18 @@ class StationInputTest : public CppUnit::TestFixture {
         const double middle = clock.unixTime(start0) + 0.5 * kBlock / fs;
         const int n = int(std::llround(tau(st, middle) * fs));
         CPPUNIT_ASSERT_EQUAL(n, b->header.coarseDelay);
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(tau(st, clock.unixTime(start0)) - n / fs, b->header.residualDelayStart, 1e-13);
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(tau(st, clock.unixTime(start0 + kBlock)) - n / fs, b->header.residualDelayEnd, 1e-13);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tau(st, clock.unixTime(start0)) - n / fs,
+                                     b->header.residualDelayStart, 1e-13);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tau(st, clock.unixTime(start0 + kBlock)) - n / fs,
+                                     b->header.residualDelayEnd, 1e-13);
         checkBlock(*b, start0, [](int, int64_t) { return true; });
         shifts[st].insert(n);
       }
     CPPUNIT_ASSERT(*shifts[0].begin() > 0 && shifts[0].size() > 3);
     CPPUNIT_ASSERT(*shifts[1].rbegin() < 0 && shifts[1].size() > 3);
     // The blocks straddle the second boundary (odd seconds hold 195312 samples).
-    CPPUNIT_ASSERT(clock.stamp(s.blockStartSample(2)).timestamp < clock.stamp(s.blockStartSample(3)).timestamp);
+    CPPUNIT_ASSERT(clock.stamp(s.blockStartSample(2)).timestamp <
+                   clock.stamp(s.blockStartSample(3)).timestamp);
   }
 
   /// DelayModel toward the beam: a station 60 km from the reference.
@@ -248,7 +255,8 @@ class StationInputTest : public CppUnit::TestFixture {
                               s.referencePhaseCenter[2] + 30000};
     const int64_t S = s.startSample();
     for (int st = 0; st < 2; ++st) {
-      writeRecording(dir.file("s" + std::to_string(st)), streamPackets(st + 1, 4, 0, S - 600, S + 1200));
+      writeRecording(dir.file("s" + std::to_string(st)),
+                     streamPackets(st + 1, 4, 0, S - 600, S + 1200));
       s.stations[size_t(st)].inputs = {"file:" + dir.file("s" + std::to_string(st))};
     }
     StationInput input(s);
@@ -273,7 +281,8 @@ class StationInputTest : public CppUnit::TestFixture {
   /// observation start plays at start(); blocks are served at their shifted time.
   void testRealTimeReplayPacesRecording() {
     TempDir dir;
-    ObservationSettings s = recordedStation(dir, 0.5);  // slack for a slow (sanitised, loaded) test run
+    ObservationSettings s =
+        recordedStation(dir, 0.5);  // slack for a slow (sanitised, loaded) test run
     StationInputOptions options;
     options.maxLatency = 0.02;
     StationInput input(s, {}, options);
@@ -306,7 +315,8 @@ class StationInputTest : public CppUnit::TestFixture {
       StationInput input(s, {}, options);
       input.start();
       CPPUNIT_ASSERT_EQUAL(!fromFirstRequest, input.started());
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // ranks starting: 6 buffers long
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(300));  // ranks starting: 6 buffers long
       const double asked = wallClock();
       auto b = getBlock(input, 0, 0, 0, 4);
       CPPUNIT_ASSERT(input.started());

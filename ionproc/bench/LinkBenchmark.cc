@@ -2,6 +2,7 @@
 // unix transports, and a forwarded call), against a raw socket of the same transport and
 // a raw memcpy of the same size, measured in the same run.
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -9,11 +10,10 @@
 #include <filesystem>
 #include <string>
 #include <thread>
-#include <unistd.h>
 
-#include "daemon/CallService.h"
 #include "LinkClient.h"
 #include "LinkServer.h"
+#include "daemon/CallService.h"
 #include "rtcp/Benchmark.h"
 
 namespace rtcp::ion {
@@ -81,7 +81,8 @@ struct ForwardedPair {
   std::unique_ptr<LinkServer> server;
   std::unique_ptr<LinkClient> client;
   ForwardedPair(const LinkEndpoint& endpoint, const AlignedBuffer<uint8_t>& source) {
-    functions.serve(benchmarkFetch, [&source](OutArray<uint8_t>& out) { out.lend(source.span(), nullptr); });
+    functions.serve(benchmarkFetch,
+                    [&source](OutArray<uint8_t>& out) { out.lend(source.span(), nullptr); });
     calls = std::make_unique<CallService>(functions);
     server = std::make_unique<LinkServer>(endpoint, *calls);
     client = std::make_unique<LinkClient>(server->endpoint(), 0, 0);
@@ -98,15 +99,18 @@ int runLinkBenchmark(int argc, char** argv) {
   std::vector<size_t> sizesMiB = {8, 64};
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--repeat" && i + 1 < argc) repeats = std::stoi(argv[++i]);
-    else if (arg == "--size" && i + 1 < argc) sizesMiB = {size_t(std::stoul(argv[++i]))};
+    if (arg == "--repeat" && i + 1 < argc)
+      repeats = std::stoi(argv[++i]);
+    else if (arg == "--size" && i + 1 < argc)
+      sizesMiB = {size_t(std::stoul(argv[++i]))};
     else {
       std::fprintf(stderr, "usage: rtcp-bench link [--size MiB] [--repeat N]\n");
       return arg == "--help" ? 0 : 1;
     }
   }
-  const std::string unixPath =
-      (std::filesystem::temp_directory_path() / ("rtcp-link-bench-" + std::to_string(getpid()) + ".sock")).string();
+  const std::string unixPath = (std::filesystem::temp_directory_path() /
+                                ("rtcp-link-bench-" + std::to_string(getpid()) + ".sock"))
+                                   .string();
   const LinkEndpoint tcp = LinkEndpoint::parse("tcp:127.0.0.1:0");
   const LinkEndpoint unix = LinkEndpoint::parse("unix:" + unixPath);
   for (size_t mib : sizesMiB) {
@@ -119,10 +123,11 @@ int runLinkBenchmark(int argc, char** argv) {
     LinkPair linkUnixPair(LinkEndpoint::parse(unix.toString() + ".link"), source);
     ForwardedPair forwardedPair(LinkEndpoint::parse(unix.toString() + ".call"), source);
     // Interleaved, best of each: the machine is shared, so load hits all alike.
-    double memcpyTime = 1e9, rawTcpTime = 1e9, rawUnixTime = 1e9, linkTcpTime = 1e9, linkUnixTime = 1e9,
-           forwardedTime = 1e9;
+    double memcpyTime = 1e9, rawTcpTime = 1e9, rawUnixTime = 1e9, linkTcpTime = 1e9,
+           linkUnixTime = 1e9, forwardedTime = 1e9;
     for (int r = 0; r < repeats; ++r) {
-      memcpyTime = std::min(memcpyTime, timed([&] { std::memcpy(sink.data(), source.data(), bytes); }));
+      memcpyTime =
+          std::min(memcpyTime, timed([&] { std::memcpy(sink.data(), source.data(), bytes); }));
       rawTcpTime = std::min(rawTcpTime, timed([&] { rawTcpPair.transfer(source, sink); }));
       linkTcpTime = std::min(linkTcpTime, timed([&] { linkTcpPair.transfer(sink); }));
       rawUnixTime = std::min(rawUnixTime, timed([&] { rawUnixPair.transfer(source, sink); }));
@@ -131,8 +136,10 @@ int runLinkBenchmark(int argc, char** argv) {
     }
     const double memcpyRate = double(bytes) / memcpyTime, rawTcp = double(bytes) / rawTcpTime,
                  rawUnix = double(bytes) / rawUnixTime, linkTcp = double(bytes) / linkTcpTime,
-                 linkUnix = double(bytes) / linkUnixTime, forwardedUnix = double(bytes) / forwardedTime;
-    if (std::memcmp(source.data(), sink.data(), bytes) != 0) throw std::runtime_error("data corrupted");
+                 linkUnix = double(bytes) / linkUnixTime,
+                 forwardedUnix = double(bytes) / forwardedTime;
+    if (std::memcmp(source.data(), sink.data(), bytes) != 0)
+      throw std::runtime_error("data corrupted");
     printFigure(p + "memcpy_bytes_per_second", memcpyRate);
     printFigure(p + "tcp.bytes_per_second", linkTcp);
     printFigure(p + "tcp.fraction_of_raw_socket", linkTcp / rawTcp);

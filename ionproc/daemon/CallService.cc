@@ -34,11 +34,13 @@ LinkPosting CallService::postCall(const LinkRequest& request) {
     return refuse("no plug-in serves function id " + std::to_string(functionId(request.head)));
   }
   if (request.size > maxCallBytes_)
-    return refuse(function->name + ": " + std::to_string(request.size) + " input bytes exceed the limit");
+    return refuse(function->name + ": " + std::to_string(request.size) +
+                  " input bytes exceed the limit");
   auto bulk = std::make_shared<AlignedBuffer<uint8_t>>(request.size);
   LinkPosting posting;
   posting.data = {{bulk->data(), bulk->size()}};
-  posting.done = [this, function, bulk, rank = request.rank, core = request.core, connection = request.connection,
+  posting.done = [this, function, bulk, rank = request.rank, core = request.core,
+                  connection = request.connection,
                   head = std::vector<uint8_t>(request.head.begin(), request.head.end())](size_t) {
     forwarding::CallResult answer;
     bool failed = false;
@@ -47,8 +49,8 @@ LinkPosting CallService::postCall(const LinkRequest& request) {
     } catch (const std::exception& e) {
       failed = true;
       answer = forwarding::errorResult(function->name + ": " + e.what());
-      RTCP_LOG_WARN("ionproc", "call of " << function->name << " by rank " << rank << " core " << core
-                                          << " failed: " << e.what());
+      RTCP_LOG_WARN("ionproc", "call of " << function->name << " by rank " << rank << " core "
+                                          << core << " failed: " << e.what());
     }
     std::lock_guard lock(mutex_);
     ++calls_;

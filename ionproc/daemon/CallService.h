@@ -7,8 +7,8 @@
 #include <map>
 #include <mutex>
 
-#include "daemon/FunctionRegistry.h"
 #include "LinkServer.h"
+#include "daemon/FunctionRegistry.h"
 
 namespace rtcp::ion {
 
@@ -21,7 +21,7 @@ class CallService : public LinkService {
   LinkPosting post(const LinkRequest& request) override;
   void connectionClosed(uint64_t connection) override;
 
-  uint64_t calls() const;   ///< calls completed
+  uint64_t calls() const;     ///< calls completed
   uint64_t failures() const;  ///< calls whose function threw or was unknown
 
  private:

@@ -32,8 +32,8 @@ class FunctionRegistry {
   void add(Function function) {
     const auto [it, inserted] = functions_.try_emplace(function.id, function);
     if (!inserted)
-      throw LinkError("forwarded function '" + function.name + "' clashes with '" + it->second.name +
-                      "' (same id)");
+      throw LinkError("forwarded function '" + function.name + "' clashes with '" +
+                      it->second.name + "' (same id)");
   }
   const Function* find(uint32_t id) const {
     const auto it = functions_.find(id);

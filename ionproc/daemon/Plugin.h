@@ -38,5 +38,6 @@ using PluginEntryPoint = void (*)(PluginContext&);
 }  // namespace rtcp::ion
 
 /// Defines a plug-in's entry point.
-#define RTCP_PLUGIN(context) \
-  extern "C" __attribute__((visibility("default"))) void rtcp_plugin_register(::rtcp::ion::PluginContext& context)
+#define RTCP_PLUGIN(context)                                                   \
+  extern "C" __attribute__((visibility("default"))) void rtcp_plugin_register( \
+      ::rtcp::ion::PluginContext& context)

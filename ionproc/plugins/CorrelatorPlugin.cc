@@ -4,12 +4,12 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <vector>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "daemon/Plugin.h"
 #include "CorrelatorFunctions.h"
+#include "daemon/Plugin.h"
 #include "rtcp/Logger.h"
 #include "rtcp/StepTimes.h"
 
@@ -30,10 +30,11 @@ class StationBlockPool : public std::enable_shared_from_this<StationBlockPool> {
       }
     }
     if (!block) block = std::make_unique<StationBlock>();
-    return std::shared_ptr<StationBlock>(block.release(), [pool = shared_from_this()](StationBlock* b) {
-      std::lock_guard lock(pool->mutex_);
-      pool->free_.emplace_back(b);
-    });
+    return std::shared_ptr<StationBlock>(block.release(),
+                                         [pool = shared_from_this()](StationBlock* b) {
+                                           std::lock_guard lock(pool->mutex_);
+                                           pool->free_.emplace_back(b);
+                                         });
   }
 
  private:
@@ -56,8 +57,9 @@ struct CorrelatorPlugin {
     if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
     if (station < 0 || station >= settings->nrStations() || first < 0 || n < 1 ||
         first + n > settings->nrSubbands() || block < 0 || block >= settings->nrBlocks())
-      throw std::invalid_argument("no block " + std::to_string(block) + " of station " + std::to_string(station) +
-                                  " subbands " + std::to_string(first) + "+" + std::to_string(n));
+      throw std::invalid_argument("no block " + std::to_string(block) + " of station " +
+                                  std::to_string(station) + " subbands " + std::to_string(first) +
+                                  "+" + std::to_string(n));
     // The input never waits for slow ranks: a block that left the buffer comes back
     // flagged by ionproc (BlockSource::serveInto).
     std::shared_ptr<StationBlock> result = pool->take();
@@ -69,8 +71,9 @@ struct CorrelatorPlugin {
       ++flagged;
       static RateLimiter limiter(5);
       if (limiter.allow())
-        RTCP_LOG_WARN("correlator-plugin", "compute ranks behind: block " << block << " of station "
-                                           << station << " served flagged (" << flagged << " so far)");
+        RTCP_LOG_WARN("correlator-plugin", "compute ranks behind: block "
+                                               << block << " of station " << station
+                                               << " served flagged (" << flagged << " so far)");
     }
     header = result->header;
     samples.lend(result->samples.span(), result);
@@ -92,8 +95,8 @@ struct CorrelatorPlugin {
 
   std::string summary() const {
     return "correlator plug-in: " + std::to_string(served) + " station blocks served, " +
-           std::to_string(flagged) + " served flagged because the ranks fell behind, " + std::to_string(correlated) +
-           " correlated blocks received; steps: " + times.report();
+           std::to_string(flagged) + " served flagged because the ranks fell behind, " +
+           std::to_string(correlated) + " correlated blocks received; steps: " + times.report();
   }
 };
 
@@ -112,12 +115,13 @@ RTCP_PLUGIN(context) {
                                    OutArray<uint64_t>& valid) {
                             plugin->serve(block, station, first, n, header, samples, valid);
                           });
-  context.functions.serve(servedStations, [plugin](OutArray<int32_t>& stations) { plugin->listStations(stations); });
-  context.functions.serve(acceptVisibilities,
-                          [plugin](int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
-                                   std::span<const std::complex<float>> data,
-                                   std::span<const uint32_t> counts) {
-                            plugin->accept(subband, block, nrStations, nrChannels, data, counts);
-                          });
+  context.functions.serve(
+      servedStations, [plugin](OutArray<int32_t>& stations) { plugin->listStations(stations); });
+  context.functions.serve(
+      acceptVisibilities,
+      [plugin](int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
+               std::span<const std::complex<float>> data, std::span<const uint32_t> counts) {
+        plugin->accept(subband, block, nrStations, nrChannels, data, counts);
+      });
   if (context.summaries) context.summaries->push_back([plugin] { return plugin->summary(); });
 }

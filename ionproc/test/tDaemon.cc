@@ -6,12 +6,12 @@
 #include <thread>
 #include <vector>
 
+#include "CorrelatorFunctions.h"
+#include "Integrator.h"
+#include "LinkServer.h"
 #include "TestFunctions.h"
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
-#include "LinkServer.h"
-#include "Integrator.h"
-#include "CorrelatorFunctions.h"
 #include "rtcp/Baselines.h"
 
 using namespace rtcp;
@@ -36,18 +36,22 @@ struct Daemon {
   ~Daemon() { server->stop(); }
 };
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 /// A compute rank's fetch of a StationBlock (as LinkFetcher does it), into a new block.
-std::unique_ptr<StationBlock> fetchStationBlock(LinkClient& client, int64_t block, int station, int firstSubband,
-                                                int nrSubbands, int nrSamples, int bitsPerSample) {
+std::unique_ptr<StationBlock> fetchStationBlock(LinkClient& client, int64_t block, int station,
+                                                int firstSubband, int nrSubbands, int nrSamples,
+                                                int bitsPerSample) {
   auto result = std::make_unique<StationBlock>(nrSubbands, nrSamples, bitsPerSample);
   std::span<uint8_t> samples = result->samples.span();
   std::span<uint64_t> valid = result->valid.span();
-  serveStationBlock.call(client, block, station, firstSubband, nrSubbands, result->header, samples, valid);
+  serveStationBlock.call(client, block, station, firstSubband, nrSubbands, result->header, samples,
+                         valid);
   if (samples.size() != result->samples.size() || valid.size() != result->valid.size())
-    throw LinkError("serveStationBlock: block " + std::to_string(block) + " of station " + std::to_string(station) +
-                    " came back with a different shape");
+    throw LinkError("serveStationBlock: block " + std::to_string(block) + " of station " +
+                    std::to_string(station) + " came back with a different shape");
   return result;
 }
 
@@ -86,7 +90,8 @@ class PatternBlocks : public BlockSource {
     }
     const size_t perSubband = b->samples.size() / n;
     for (int sb = 0; sb < n; ++sb) {
-      for (size_t i = 0; i < perSubband; ++i) b->samples[sb * perSubband + i] = value(block, station, first + sb, i);
+      for (size_t i = 0; i < perSubband; ++i)
+        b->samples[sb * perSubband + i] = value(block, station, first + sb, i);
       for (int t = 0; t < nrSamples; t += 2) b->setValid(sb, t, true);
     }
     return b;
@@ -188,7 +193,7 @@ class DaemonTest : public CppUnit::TestFixture {
     for (int core = 0; core < 4; ++core)
       cores.emplace_back([&, core] {
         LinkClient client(daemon.server->endpoint(), 1, core);
-            for (int call = 0; call < 25; ++call) {
+        for (int call = 0; call < 25; ++call) {
           std::vector<float> in(1000 + call * 100 + core, float(core + 1));
           std::vector<float> outStorage(in.size());
           std::span<float> out(outStorage);
@@ -252,7 +257,8 @@ class DaemonTest : public CppUnit::TestFixture {
     const size_t perSubband = block->samples.size() / 3;
     for (int sb = 0; sb < 3; ++sb)
       for (size_t i = 0; i < perSubband; i += 97)
-        CPPUNIT_ASSERT_EQUAL(PatternBlocks::value(2, 1, 1 + sb, i), block->samples[sb * perSubband + i]);
+        CPPUNIT_ASSERT_EQUAL(PatternBlocks::value(2, 1, 1 + sb, i),
+                             block->samples[sb * perSubband + i]);
     CPPUNIT_ASSERT(block->isValid(2, 10) && !block->isValid(2, 11));
     // A block that left the buffer comes flagged, with no valid sample.
     auto gone = fetchStationBlock(client, 3, 0, 0, 4, nrSamples, 16);

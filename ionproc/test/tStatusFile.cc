@@ -1,7 +1,6 @@
 // The --status file: its text round-trips, malformed lines are named, replacement is
 // atomic, and the ionproc executable writes it (finished=1 at the end).
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rtcp/StatusFile.h"
 #include "TestData.h"
+#include "rtcp/StatusFile.h"
 
 namespace rtcp::ion {
 
@@ -40,7 +39,8 @@ class StatusFileTest : public CppUnit::TestFixture {
     status.blockDuration = 0.99999744;
     status.newestBlock = 12;
     status.newestBlockLag = -0.25;
-    status.stations = {{"CS001", 100, 98, 1, 1, 13, 13000, 16, 0, 12}, {"RS106", 7, 7, 0, 0, 2, 2000, 0, 3, 11}};
+    status.stations = {{"CS001", 100, 98, 1, 1, 13, 13000, 16, 0, 12},
+                       {"RS106", 7, 7, 0, 0, 2, 2000, 0, 3, 11}};
     status.blocksIntegrated = 26;
     status.integrations = 24;
     status.incompleteIntegrations = 1;
@@ -74,28 +74,31 @@ class StatusFileTest : public CppUnit::TestFixture {
     writeFileAtomically(path, "blocks=2\n");
     CPPUNIT_ASSERT_EQUAL(int64_t(2), IonStatus::read(path).nrBlocks);
     CPPUNIT_ASSERT(!std::filesystem::exists(path + ".tmp"));
-    CPPUNIT_ASSERT_THROW(writeFileAtomically(dir_ + "/no/such/dir/status", "x=1\n"), std::runtime_error);
+    CPPUNIT_ASSERT_THROW(writeFileAtomically(dir_ + "/no/such/dir/status", "x=1\n"),
+                         std::runtime_error);
   }
 
   /// An observation long past with no input: ionproc gives up at once (linger 0) and
   /// leaves a final status naming the observation's block count.
   void testIonprocWritesStatus() {
     const std::string parset = dir_ + "/past.parset";
-    std::ofstream(parset) << "Observation.ObsID = 5\n"
-                             "Observation.startTime = '2020-01-01 00:00:00'\n"
-                             "Observation.stopTime = '2020-01-01 00:00:04'\n"
-                             "Observation.antennaSet = LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
-                             "Observation.VirtualInstrument.stationList = [CS001]\n"
-                             "Observation.channelsPerSubband = 16\n"
-                             "Observation.Beam[0].angle1 = 5.23\nObservation.Beam[0].angle2 = 0.71\n"
-                             "Observation.Beam[0].subbandList = [300]\n"
-                             "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:1]\n"
-                             "OLAP.CNProc.integrationSteps = 12207\n"
-                             "Observation.DataProducts.Output_Correlated.locations = [localhost:" + dir_ + "]\n";
+    std::ofstream(parset)
+        << "Observation.ObsID = 5\n"
+           "Observation.startTime = '2020-01-01 00:00:00'\n"
+           "Observation.stopTime = '2020-01-01 00:00:04'\n"
+           "Observation.antennaSet = LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
+           "Observation.VirtualInstrument.stationList = [CS001]\n"
+           "Observation.channelsPerSubband = 16\n"
+           "Observation.Beam[0].angle1 = 5.23\nObservation.Beam[0].angle2 = 0.71\n"
+           "Observation.Beam[0].subbandList = [300]\n"
+           "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:1]\n"
+           "OLAP.CNProc.integrationSteps = 12207\n"
+           "Observation.DataProducts.Output_Correlated.locations = [localhost:" +
+               dir_ + "]\n";
     const std::string status = dir_ + "/ionproc.status";
     const std::string command = test::binaryDir() + "/ionproc/ionproc " + parset +
-                                " --no-input --link tcp:127.0.0.1:0 --linger 0 --status " + status + " 2> " +
-                                dir_ + "/ionproc.log";
+                                " --no-input --link tcp:127.0.0.1:0 --linger 0 --status " + status +
+                                " 2> " + dir_ + "/ionproc.log";
     CPPUNIT_ASSERT_EQUAL(0, std::system(command.c_str()));
     const IonStatus result = IonStatus::read(status);
     CPPUNIT_ASSERT(result.finished);

@@ -43,11 +43,14 @@ class TestService : public LinkService {
     p.head.assign(r.head.rbegin(), r.head.rend());
     const int transfer = r.head.empty() ? 0 : r.head[0];
     if (r.op == LinkOp::kWrite) {
-      auto buffer = std::make_shared<std::vector<uint8_t>>(capToRequest ? std::min<size_t>(writeSize, r.size) : writeSize);
+      auto buffer = std::make_shared<std::vector<uint8_t>>(
+          capToRequest ? std::min<size_t>(writeSize, r.size) : writeSize);
       p.data = {{buffer->data(), buffer->size()}};
-      p.done = [this, buffer, r, transfer, head = std::vector<uint8_t>(r.head.begin(), r.head.end())](size_t agreed) {
+      p.done = [this, buffer, r, transfer,
+                head = std::vector<uint8_t>(r.head.begin(), r.head.end())](size_t agreed) {
         bool ok = true;
-        for (size_t i = 0; i < agreed; ++i) ok = ok && (*buffer)[i] == pattern(r.rank, r.core, transfer, i);
+        for (size_t i = 0; i < agreed; ++i)
+          ok = ok && (*buffer)[i] == pattern(r.rank, r.core, transfer, i);
         ++(ok ? goodWrites : badWrites);
         std::lock_guard lock(mutex);
         lastHead = head;
@@ -220,7 +223,8 @@ class LinkTest : public CppUnit::TestFixture {
 
   void testUnixTransport() {
     const std::string path = (std::filesystem::temp_directory_path() /
-                              ("rtcp-link-test-" + std::to_string(getpid()) + ".sock")).string();
+                              ("rtcp-link-test-" + std::to_string(getpid()) + ".sock"))
+                                 .string();
     TestService service;
     {
       LinkServer server(LinkEndpoint::parse("unix:" + path), service);

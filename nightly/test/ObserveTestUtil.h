@@ -1,11 +1,12 @@
 #pragma once
 // Helpers of the tests that run the real observe and nightly executables.
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <sys/wait.h>
 
 namespace rtcp::nightly::test {
 

@@ -63,13 +63,16 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
     // absolutely (observe resolves relative paths against its working directory).
     TempDir dir;
     std::string text = readText(shipped);
-    text = std::regex_replace(text, std::regex("localhost:ie613-output/L613"), "localhost:" + dir.path + "/ms");
-    text = std::regex_replace(text, std::regex("file:\\.\\./"), "file:" + rtcp::test::sourceDir() + "/");
+    text = std::regex_replace(text, std::regex("localhost:ie613-output/L613"),
+                              "localhost:" + dir.path + "/ms");
+    text = std::regex_replace(text, std::regex("file:\\.\\./"),
+                              "file:" + rtcp::test::sourceDir() + "/");
     std::ofstream(dir.path + "/ie613.parset") << text;
     // storage-sink takes longer than 5 s to create 488 MSs before it listens: observe
     // must wait for it rather than call the replay stalled (the integrations would be lost).
-    const int code = run(std::string(RTCP_OBSERVE_EXECUTABLE) + " " + dir.path + "/ie613.parset --dir " +
-                         dir.path + "/obs --keep-going-seconds 5 > " + dir.path + "/observe.out 2> " + dir.path + "/observe.err");
+    const int code = run(std::string(RTCP_OBSERVE_EXECUTABLE) + " " + dir.path +
+                         "/ie613.parset --dir " + dir.path + "/obs --keep-going-seconds 5 > " +
+                         dir.path + "/observe.out 2> " + dir.path + "/observe.err");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readText(dir.path + "/observe.err"), 0, code);
 
     const std::vector<double> raw = rawPower();
@@ -90,7 +93,8 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_MESSAGE("subband " + std::to_string(sb.number) + " all flagged", n > 0);
       collectChannelLevels(ms, channelLevels);
       const double power = sum / double(n), mhz = sb.frequency / 1e6;
-      CPPUNIT_ASSERT_MESSAGE("subband " + std::to_string(sb.number) + ": power " + std::to_string(power), power > 0);
+      CPPUNIT_ASSERT_MESSAGE(
+          "subband " + std::to_string(sb.number) + ": power " + std::to_string(power), power > 0);
       if (mhz < 110) below.push_back(power);
       if (mhz > 190) above.push_back(power);
       if (mhz > 120 && mhz < 180) inBand.push_back(power);

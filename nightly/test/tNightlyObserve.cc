@@ -15,16 +15,24 @@ std::string parset(const std::string& stations, const std::string& dir, int port
          "Observation.nrBitsPerSample = 16\n"
          "Observation.antennaSet = LBA_OUTER\n"
          "Observation.bandFilter = LBA_30_90\n"
-         "Observation.VirtualInstrument.stationList = [" + stations + "]\n"
+         "Observation.VirtualInstrument.stationList = [" +
+         stations +
+         "]\n"
          "Observation.channelsPerSubband = 16\n"
          "Observation.Beam[0].angle1 = 5.2336866848\n"
          "Observation.Beam[0].angle2 = 0.7109425145\n"
          "Observation.Beam[0].subbandList = [300]\n"
-         "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:" + std::to_string(port) + "]\n"
-         "PIC.Core.CS002LBA.RSP.ports = [udp:127.0.0.1:" + std::to_string(port + 1) + "]\n"
-         "OLAP.CNProc.integrationSteps = 6104\n"   // 16 x 6104 samples = 0.5 s
+         "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:" +
+         std::to_string(port) +
+         "]\n"
+         "PIC.Core.CS002LBA.RSP.ports = [udp:127.0.0.1:" +
+         std::to_string(port + 1) +
+         "]\n"
+         "OLAP.CNProc.integrationSteps = 6104\n"  // 16 x 6104 samples = 0.5 s
          "OLAP.realTime = T\n"
-         "Observation.DataProducts.Output_Correlated.locations = [localhost:" + dir + "]\n"
+         "Observation.DataProducts.Output_Correlated.locations = [localhost:" +
+         dir +
+         "]\n"
          "Sim.nrSources = 1\nSim.Source[0].angle1 = 5.2336866848\n"
          "Sim.Source[0].angle2 = 0.7109425145\nSim.Source[0].flux = 2\n";
 }
@@ -39,10 +47,12 @@ class NightlyObserveTest : public CppUnit::TestFixture {
  public:
   void testBrokenAndGood() {
     TempDir dir;
-    std::ofstream(dir.path + "/broken.parset") << parset("CS001, XX999", dir.path + "/broken-out", 16410);
-    std::ofstream(dir.path + "/good.parset") << parset("CS001, CS002", dir.path + "/good-out", 16420);
+    std::ofstream(dir.path + "/broken.parset")
+        << parset("CS001, XX999", dir.path + "/broken-out", 16410);
+    std::ofstream(dir.path + "/good.parset")
+        << parset("CS001, CS002", dir.path + "/good-out", 16420);
     std::ofstream(dir.path + "/night.schedule") << "# a broken, then a good observation\n"
-                                                  "broken.parset\ngood.parset\n";
+                                                   "broken.parset\ngood.parset\n";
     const std::string report = dir.path + "/report";
     const int code = run(std::string(RTCP_NIGHTLY_EXECUTABLE) + " " + dir.path +
                          "/night.schedule --now --report " + report + " > " + dir.path +

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rtcp/ObservationSummary.h"
 #include "ObservationRunner.h"
 #include "Schedule.h"
+#include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp::nightly {
@@ -44,7 +44,8 @@ class ScheduleTest : public CppUnit::TestFixture {
     Fixture f;
     std::ofstream(f.dir + "/night.schedule")
         << "# tonight\n\nsub/a.parset   # at its own time\n"
-           "'2026-11-23 01:00:00' b.parset\n2026-11-23T02:00:00 " << f.dir << "/b.parset\n"
+           "'2026-11-23 01:00:00' b.parset\n2026-11-23T02:00:00 "
+        << f.dir << "/b.parset\n"
         << "missing.parset\n";
     const Schedule s = Schedule::fromFile(f.dir + "/night.schedule");
     CPPUNIT_ASSERT_EQUAL(size_t(4), s.entries().size());
@@ -63,14 +64,15 @@ class ScheduleTest : public CppUnit::TestFixture {
 
   void testPlan() {
     Fixture f;
-    const std::string text = "sub/a.parset\n'2026-11-23 01:00:00' b.parset\nmissing.parset\nb.parset\n";
+    const std::string text =
+        "sub/a.parset\n'2026-11-23 01:00:00' b.parset\nmissing.parset\nb.parset\n";
     Schedule s = Schedule::fromString(text, f.dir);
     s.plan(false, 0);
     const auto& e = s.entries();
     CPPUNIT_ASSERT_DOUBLES_EQUAL(parseUtc("2026-11-22 20:00:00"), e[0].plannedStart, 1e-6);
     CPPUNIT_ASSERT(!e[0].startNow);  // observe waits for the parset's own time
     CPPUNIT_ASSERT_DOUBLES_EQUAL(parseUtc("2026-11-23 01:00:00"), e[1].plannedStart, 1e-6);
-    CPPUNIT_ASSERT(e[1].startNow);   // moved by the schedule
+    CPPUNIT_ASSERT(e[1].startNow);                 // moved by the schedule
     CPPUNIT_ASSERT_EQUAL(0.0, e[2].plannedStart);  // unknown: right after the one before
     CPPUNIT_ASSERT(!e[3].startNow);
     const double now = parseUtc("2030-01-01 00:00:00");
@@ -90,7 +92,8 @@ class ScheduleTest : public CppUnit::TestFixture {
       }
       return std::string("no error");
     };
-    CPPUNIT_ASSERT(message("a.parset\n2026-13-45 25:00:00 b.parset\n").starts_with("night.schedule:2: bad start time"));
+    CPPUNIT_ASSERT(message("a.parset\n2026-13-45 25:00:00 b.parset\n")
+                       .starts_with("night.schedule:2: bad start time"));
     CPPUNIT_ASSERT(message("a.parset b.parset\n").starts_with("night.schedule:1: "));
     CPPUNIT_ASSERT(message("2026-11-22 20:00:00\n").starts_with("night.schedule:1: "));
     CPPUNIT_ASSERT(message("# nothing\n").find("lists no parsets") != std::string::npos);
@@ -104,7 +107,8 @@ class ScheduleTest : public CppUnit::TestFixture {
       "stations": [{"name": "CS001", "packetsReceived": 990, "packetsExpected": 1000,
                     "packetsLost": 10, "lossFraction": 0.01}],
       "blocksDropped": 2, "integrationsDropped": 1, "exitCodes": {"ionproc": 134, "correlator": 0},
-      "plots": []})", "summary.json");
+      "plots": []})",
+                                                              "summary.json");
     CPPUNIT_ASSERT_EQUAL(int64_t(1001), s.observationId);
     CPPUNIT_ASSERT(!s.ok);
     CPPUNIT_ASSERT_EQUAL(std::string("ionproc died"), s.reason);
@@ -114,8 +118,10 @@ class ScheduleTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(0.01, s.stations.at(0).lossFraction, 1e-12);
     CPPUNIT_ASSERT_EQUAL(134, s.exitCodes.at("ionproc"));
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.blocksDropped);
-    CPPUNIT_ASSERT_THROW(ObservationSummary::fromJson("{\"status\": \"ok\",", "s.json"), std::runtime_error);
-    CPPUNIT_ASSERT_THROW(ObservationSummary::fromJson("{\"status\": \"maybe\"}", "s.json"), std::runtime_error);
+    CPPUNIT_ASSERT_THROW(ObservationSummary::fromJson("{\"status\": \"ok\",", "s.json"),
+                         std::runtime_error);
+    CPPUNIT_ASSERT_THROW(ObservationSummary::fromJson("{\"status\": \"maybe\"}", "s.json"),
+                         std::runtime_error);
   }
 
   void testErrorLines() {
@@ -123,8 +129,9 @@ class ScheduleTest : public CppUnit::TestFixture {
         "2026-11-22 20:00:00.000 observe[12] INFO  observe: checking parset\n"
         "2026-11-22 20:00:00.001 observe[12] ERROR parset: x.parset:3: unknown station 'XX999'\n"
         "2026-11-22 20:00:00.002 observe[12] ERROR observe: 1 error in the parset\n";
-    CPPUNIT_ASSERT_EQUAL(std::string("parset: x.parset:3: unknown station 'XX999'; observe: 1 error in the parset"),
-                         errorLines(log));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("parset: x.parset:3: unknown station 'XX999'; observe: 1 error in the parset"),
+        errorLines(log));
     CPPUNIT_ASSERT_EQUAL(std::string("c; d; e"), errorLines("a\nb\nc\nd\ne\n"));
     CPPUNIT_ASSERT_EQUAL(std::string("terminate: std::runtime_error"),
                          errorLines("x\nterminate: std::runtime_error\ny\n"));

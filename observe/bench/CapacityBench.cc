@@ -37,19 +37,23 @@ struct CapacityOptions {
   std::string directory;  ///< empty: a temporary one, removed afterwards
 };
 
-const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS011",
-                                 "CS013", "CS017", "CS021", "CS024", "CS026", "CS028", "CS030", "CS031",
-                                 "CS032", "CS101", "CS103", "CS201", "CS301", "CS302", "CS401", "CS501"};
+const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "CS006",
+                                 "CS007", "CS011", "CS013", "CS017", "CS021", "CS024",
+                                 "CS026", "CS028", "CS030", "CS031", "CS032", "CS101",
+                                 "CS103", "CS201", "CS301", "CS302", "CS401", "CS501"};
 
 constexpr int kBeamletsPerPort = 61;  ///< 16-bit RSP packets
 
 /// 0.25 s blocks of 768 spectra x 64 channels, 1 s integrations, 16-bit samples.
-std::string parset(const CapacityOptions& o, int nrSubbands, const std::string& inputs, const std::string& output) {
+std::string parset(const CapacityOptions& o, int nrSubbands, const std::string& inputs,
+                   const std::string& output) {
   std::ostringstream p;
   p << "Observation.ObsID = " << 7000 + nrSubbands << "\n"
     << "Observation.startTime = '2026-01-01 00:00:00'\n"
-    << "Observation.stopTime = '2026-01-01 00:00:" << (o.seconds < 10 ? "0" : "") << o.seconds << "'\n"
-    << "Observation.nrBitsPerSample = 16\nObservation.antennaSet = LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
+    << "Observation.stopTime = '2026-01-01 00:00:" << (o.seconds < 10 ? "0" : "") << o.seconds
+    << "'\n"
+    << "Observation.nrBitsPerSample = 16\nObservation.antennaSet = "
+       "LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
     << "Observation.VirtualInstrument.stationList = [";
   for (int s = 0; s < o.nrStations; ++s) p << (s ? ", " : "") << kStations[s];
   p << "]\nObservation.channelsPerSubband = 64\nObservation.nrBeams = 1\n"
@@ -91,7 +95,8 @@ std::string readFile(const std::string& path) {
 }
 
 /// Runs a program to its end with its output in a log; its exit code.
-int run(const std::string& name, const std::vector<std::string>& arguments, const std::string& log) {
+int run(const std::string& name, const std::vector<std::string>& arguments,
+        const std::string& log) {
   ChildProcess child(name, arguments, log);
   child.start();
   child.waitFor(1e9);
@@ -119,14 +124,15 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands)
   fs::create_directories(dir);
   const std::string recordings = dir + "/recordings";
   writeFile(dir + "/record.parset", parset(o, nrSubbands, "", dir + "/ms"));
-  if (run("station-sim", {partExecutable("station-sim"), dir + "/record.parset", "--record", recordings},
+  if (run("station-sim",
+          {partExecutable("station-sim"), dir + "/record.parset", "--record", recordings},
           dir + "/record.log") != 0)
     throw std::runtime_error("station-sim could not record (see " + dir + "/record.log)");
   writeFile(dir + "/replay.parset", parset(o, nrSubbands, recordings, dir + "/ms"));
   const std::string obs = dir + "/obs";
   const int code = run("observe",
-                       {partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs, "--ranks",
-                        std::to_string(o.ranks)},
+                       {partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs,
+                        "--ranks", std::to_string(o.ranks)},
                        dir + "/observe.log");
   fs::remove_all(recordings);
   fs::remove_all(dir + "/ms");
@@ -135,14 +141,18 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands)
   const std::string json = readFile(obs + "/summary.json");
   double lost = 0;
   for (double n : numbersOf(json, "packetsLost")) lost += n;
-  const double blocks = numbersOf(json, "blocksDropped").empty() ? -1 : numbersOf(json, "blocksDropped")[0];
-  const double integrations = numbersOf(json, "integrationsDropped").empty() ? -1 : numbersOf(json, "integrationsDropped")[0];
+  const double blocks =
+      numbersOf(json, "blocksDropped").empty() ? -1 : numbersOf(json, "blocksDropped")[0];
+  const double integrations = numbersOf(json, "integrationsDropped").empty()
+                                  ? -1
+                                  : numbersOf(json, "integrationsDropped")[0];
   trial.sustained = code == 0 && lost == 0 && blocks == 0 && integrations == 0;
   std::ostringstream why;
-  why << "observe exit " << code << ", " << lost << " packets lost, " << blocks << " blocks dropped, "
-      << integrations << " integrations dropped";
+  why << "observe exit " << code << ", " << lost << " packets lost, " << blocks
+      << " blocks dropped, " << integrations << " integrations dropped";
   trial.why = why.str();
-  if (!numbersOf(json, "wallSeconds").empty()) trial.wallSeconds = numbersOf(json, "wallSeconds")[0];
+  if (!numbersOf(json, "wallSeconds").empty())
+    trial.wallSeconds = numbersOf(json, "wallSeconds")[0];
   for (const char* part : {"ionproc", "correlator", "storage-sink", "station-sim"}) {
     const std::vector<double> cpu = numbersOf(json, part);  // exitCodes first, then cpuSeconds
     if (cpu.size() >= 2) trial.cpuSeconds[part] = cpu[1];
@@ -153,20 +163,22 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands)
 std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
   CapacityOptions o;
   po::options_description d("usage: rtcp-bench capacity [options]");
-  d.add_options()("help,h", "this help")
-    ("stations", po::value(&o.nrStations), "stations (default 16, at most 24)")
-    ("seconds", po::value(&o.seconds), "seconds per trial observation (default 5)")
-    ("ranks", po::value(&o.ranks), "correlator ranks (default 2)")
-    ("max-subbands", po::value(&o.maxSubbands), "largest number of subbands tried (default 64)")
-    ("dir", po::value(&o.directory), "keep the trials' logs and summaries here");
+  d.add_options()("help,h", "this help")("stations", po::value(&o.nrStations),
+                                         "stations (default 16, at most 24)")(
+      "seconds", po::value(&o.seconds), "seconds per trial observation (default 5)")(
+      "ranks", po::value(&o.ranks), "correlator ranks (default 2)")(
+      "max-subbands", po::value(&o.maxSubbands), "largest number of subbands tried (default 64)")(
+      "dir", po::value(&o.directory), "keep the trials' logs and summaries here");
   po::variables_map vm;
-  po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(), vm);
+  po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(),
+            vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << d;
     return std::nullopt;
   }
-  if (o.nrStations < 2 || o.nrStations > int(std::size(kStations))) throw po::error("--stations: 2..24");
+  if (o.nrStations < 2 || o.nrStations > int(std::size(kStations)))
+    throw po::error("--stations: 2..24");
   return o;
 }
 
@@ -177,15 +189,16 @@ int capacity(int argc, char** argv) {
   const int cores = coresOfThisMachine();
   // The prediction first, on a quiet machine.
   const double predicted = cores * correlator::bench::chainSubbandsPerCore(o.nrStations);
-  const std::string top = o.directory.empty() ? fs::temp_directory_path().string() + "/rtcp-capacity" : o.directory;
+  const std::string top =
+      o.directory.empty() ? fs::temp_directory_path().string() + "/rtcp-capacity" : o.directory;
   fs::remove_all(top);
   fs::create_directories(top);
 
   std::map<int, Trial> trials;
   auto attempt = [&](int n) -> bool {
     Trial t = runTrial(o, top, n);
-    std::cerr << "capacity: " << n << " subbands: " << (t.sustained ? "sustained" : "NOT sustained") << " (" << t.why
-              << ")\n";
+    std::cerr << "capacity: " << n << " subbands: " << (t.sustained ? "sustained" : "NOT sustained")
+              << " (" << t.why << ")\n";
     const bool ok = t.sustained;
     trials[n] = std::move(t);
     return ok;
@@ -207,13 +220,15 @@ int capacity(int argc, char** argv) {
   printFigure("capacity.channels", 64);
   printFigure("capacity.cores", cores);
   printFigure("capacity.subbands_sustained", good);
-  printFigure("capacity.first_subbands_not_sustained", bad > o.maxSubbands ? std::string("none tried") : std::to_string(bad));
+  printFigure("capacity.first_subbands_not_sustained",
+              bad > o.maxSubbands ? std::string("none tried") : std::to_string(bad));
   printFigure("capacity.predicted_subbands_compute_bound", predicted);
   printFigure("capacity.ratio_to_prediction", predicted > 0 ? good / predicted : 0);
   if (good > 0) {
     const Trial& t = trials.at(good);
     for (const auto& [part, seconds] : t.cpuSeconds)
-      printFigure("capacity.cpu_share." + part, t.wallSeconds > 0 ? seconds / (t.wallSeconds * cores) : 0);
+      printFigure("capacity.cpu_share." + part,
+                  t.wallSeconds > 0 ? seconds / (t.wallSeconds * cores) : 0);
   }
   if (o.directory.empty()) fs::remove_all(top);
   return 0;
@@ -221,9 +236,10 @@ int capacity(int argc, char** argv) {
 
 }  // namespace
 
-RTCP_REGISTER_BENCHMARK("capacity",
-                        "the whole chain's real-time capacity in subbands (16 stations, 64 channels, "
-                        "recordings replayed through observe) and its ratio to the correlator bench's prediction",
-                        capacity);
+RTCP_REGISTER_BENCHMARK(
+    "capacity",
+    "the whole chain's real-time capacity in subbands (16 stations, 64 channels, "
+    "recordings replayed through observe) and its ratio to the correlator bench's prediction",
+    capacity);
 
 }  // namespace rtcp::observe::bench

@@ -1,7 +1,6 @@
 #include "ObserveTestUtil.h"
 
 #include <cppunit/TestAssert.h>
-
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -52,19 +51,24 @@ std::string makeParset(const SmallObservation& o) {
   for (size_t i = 0; i < o.stations.size(); ++i) p << (i ? ", " : "") << o.stations[i];
   p << "]\nObservation.channelsPerSubband = " << o.channels << "\n"
     << "Observation.nrBeams = 1\n"
-    << "Observation.Beam[0].angle1 = " << o.beamRa << "\nObservation.Beam[0].angle2 = " << o.beamDec << "\n"
+    << "Observation.Beam[0].angle1 = " << o.beamRa << "\nObservation.Beam[0].angle2 = " << o.beamDec
+    << "\n"
     << "Observation.Beam[0].subbandList = " << o.subbands << "\n"
     << "Observation.referencePhaseCenter = [3826577.066, 461022.948, 5064892.786]\n";
   for (size_t i = 0; i < o.stations.size(); ++i)
     p << "PIC.Core." << o.stations[i] << "LBA.RSP.ports = ["
-      << (i < o.inputs.size() ? o.inputs[i] : "udp:127.0.0.1:" + std::to_string(freeUdpPort())) << "]\n";
+      << (i < o.inputs.size() ? o.inputs[i] : "udp:127.0.0.1:" + std::to_string(freeUdpPort()))
+      << "]\n";
   p.precision(17);
-  p << "OLAP.CNProc.integrationSteps = " << o.steps << "\nOLAP.IONProc.integrationSteps = " << o.blocksPerIntegration << "\n"
+  p << "OLAP.CNProc.integrationSteps = " << o.steps
+    << "\nOLAP.IONProc.integrationSteps = " << o.blocksPerIntegration << "\n"
     << "OLAP.realTime = " << (o.realTime ? "T" : "F") << "\n"
     << "OLAP.delayCompensation = " << (o.delayCompensation ? "T" : "F") << "\n"
-    << "Observation.DataProducts.Output_Correlated.locations = [" << o.outputHost << ":" << o.outputDir << "]\n"
-    << "Sim.nrSources = 1\nSim.Source[0].angle1 = " << o.sourceRa << "\nSim.Source[0].angle2 = " << o.sourceDec
-    << "\nSim.Source[0].flux = " << o.flux << "\nSim.noisePower = 1.0\nSim.seed = 3\n"
+    << "Observation.DataProducts.Output_Correlated.locations = [" << o.outputHost << ":"
+    << o.outputDir << "]\n"
+    << "Sim.nrSources = 1\nSim.Source[0].angle1 = " << o.sourceRa
+    << "\nSim.Source[0].angle2 = " << o.sourceDec << "\nSim.Source[0].flux = " << o.flux
+    << "\nSim.noisePower = 1.0\nSim.seed = 3\n"
     << o.extra;
   return p.str();
 }
@@ -86,8 +90,10 @@ std::vector<std::string> observeCommand(const std::vector<std::string>& argument
 
 std::string summaryValue(const std::string& directory, const std::string& key) {
   const std::string out = directory + "/summary-value.txt";
-  const std::string command = "/usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))[sys.argv[2]]))' " +
-                              directory + "/summary.json " + key + " > " + out + " 2>&1";
+  const std::string command =
+      "/usr/bin/python3 -c 'import json,sys; "
+      "print(json.dumps(json.load(open(sys.argv[1]))[sys.argv[2]]))' " +
+      directory + "/summary.json " + key + " > " + out + " 2>&1";
   const int status = std::system(command.c_str());
   std::string value = readFile(out);
   if (status != 0) throw std::runtime_error("summary.json: " + value);
@@ -96,14 +102,16 @@ std::string summaryValue(const std::string& directory, const std::string& key) {
 }
 
 std::string observeSuccessfully(const std::string& parset, const std::string& observationDir,
-                                const std::vector<std::string>& arguments, const std::string& logPath) {
+                                const std::vector<std::string>& arguments,
+                                const std::string& logPath) {
   std::vector<std::string> command{parset, "--dir", observationDir};
   command.insert(command.end(), arguments.begin(), arguments.end());
   const int code = runProgram(observeCommand(command), logPath);
   const std::string log = readFile(logPath);
   CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, code);
   CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"ok\""), summaryValue(observationDir, "status"));
-  CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("0"), summaryValue(observationDir, "integrationsDropped"));
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("0"),
+                               summaryValue(observationDir, "integrationsDropped"));
   return log;
 }
 

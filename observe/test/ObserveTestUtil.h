@@ -28,8 +28,8 @@ struct SmallObservation {
   std::vector<std::string> stations = {"CS001", "CS002", "RS106", "RS205"};
   std::string subbands = "[300, 301]";
   int channels = 16;
-  int steps = 12207;            ///< spectra per block: 16 x 12207 samples = 0.99999 s
-  int blocksPerIntegration = 1; ///< OLAP.IONProc.integrationSteps
+  int steps = 12207;             ///< spectra per block: 16 x 12207 samples = 0.99999 s
+  int blocksPerIntegration = 1;  ///< OLAP.IONProc.integrationSteps
   double beamRa = kCentreRa, beamDec = kCentreDec;  ///< the phase centre (J2000)
   double sourceRa = kCentreRa, sourceDec = kCentreDec;
   double flux = 4;
@@ -38,7 +38,7 @@ struct SmallObservation {
   std::string outputHost = "localhost";  ///< Output_Correlated.locations = [outputHost:outputDir]
   std::string outputDir;
   std::vector<std::string> inputs;  ///< per station; empty: udp:127.0.0.1:<free port>
-  std::string extra;            ///< more parset lines
+  std::string extra;                ///< more parset lines
 };
 
 std::string makeParset(const SmallObservation& o);
@@ -61,6 +61,7 @@ std::string summaryValue(const std::string& directory, const std::string& key);
 /// Runs `observe parset --dir observationDir arguments...` with its output in logPath and
 /// asserts a good observation: exit 0, status ok, no integration dropped. Returns the log.
 std::string observeSuccessfully(const std::string& parset, const std::string& observationDir,
-                                const std::vector<std::string>& arguments, const std::string& logPath);
+                                const std::vector<std::string>& arguments,
+                                const std::string& logPath);
 
 }  // namespace rtcp::observe::test

@@ -26,7 +26,8 @@ void placeSourceOffCentre(SmallObservation& o) {
 void checkFringes(const storage::test::MsContents& c, const SmallObservation& o) {
   const double dRa = o.sourceRa - o.beamRa;
   const double l = std::cos(o.sourceDec) * std::sin(dRa);
-  const double m = std::sin(o.sourceDec) * std::cos(o.beamDec) - std::cos(o.sourceDec) * std::sin(o.beamDec) * std::cos(dRa);
+  const double m = std::sin(o.sourceDec) * std::cos(o.beamDec) -
+                   std::cos(o.sourceDec) * std::sin(o.beamDec) * std::cos(dRa);
   const double n = std::sqrt(1 - l * l - m * m);
   constexpr double kSpeedOfLight = 299792458.0;
   double worst = 0;
@@ -37,7 +38,8 @@ void checkFringes(const storage::test::MsContents& c, const SmallObservation& o)
     for (int ch = 0; ch < c.nrChannels; ++ch) {
       const size_t i = (row * size_t(c.nrChannels) + size_t(ch)) * 4;  // XX
       if (c.flag[i]) continue;
-      const double fringe = 2 * M_PI * c.channelFrequencies[size_t(ch)] * (u * l + v * m + w * (n - 1)) / kSpeedOfLight;
+      const double fringe = 2 * M_PI * c.channelFrequencies[size_t(ch)] *
+                            (u * l + v * m + w * (n - 1)) / kSpeedOfLight;
       sum += std::complex<double>(c.data[i]) * std::polar(1.0, -fringe);
     }
     worst = std::max(worst, std::abs(std::arg(sum)) / kDegree);
@@ -45,24 +47,28 @@ void checkFringes(const storage::test::MsContents& c, const SmallObservation& o)
   // Measured 2-3.5 degrees (noise and smearing on the longest baselines); a sign flip
   // gives 179, UVW one second off in time about 40 on the 8 km baselines at 60 MHz.
   std::cerr << "largest fringe phase error " << worst << " degrees\n";
-  CPPUNIT_ASSERT_MESSAGE("largest fringe phase error " + std::to_string(worst) + " degrees", worst < 10);
+  CPPUNIT_ASSERT_MESSAGE("largest fringe phase error " + std::to_string(worst) + " degrees",
+                         worst < 10);
 }
 
 void checkImagePeak(const std::vector<std::string>& measurementSets, const SmallObservation& o,
                     const std::string& directory) {
   // Natural weighting, 20" pixels: the longest baseline (RS106, 8.9 km) resolves ~2'.
   const std::string image = directory + "/image";
-  std::string command = "wsclean -quiet -j 2 -size 512 512 -scale 20asec -weight natural -niter 0 -name " + image;
+  std::string command =
+      "wsclean -quiet -j 2 -size 512 512 -scale 20asec -weight natural -niter 0 -name " + image;
   for (const std::string& ms : measurementSets) command += " " + ms;
   command += " > " + directory + "/wsclean.log 2>&1";
-  CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(directory + "/wsclean.log"), 0, std::system(command.c_str()));
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(directory + "/wsclean.log"), 0,
+                               std::system(command.c_str()));
   const rtcp::test::FitsImage fits = rtcp::test::FitsImage::read(image + "-image.fits");
   const rtcp::test::FitsImage::Peak peak = fits.peak();
   const double pixel = 20.0 / 3600 * kDegree;
   const double error = rtcp::test::angularDistance(peak.ra, peak.dec, o.sourceRa, o.sourceDec);
   std::ostringstream where;
   where << "peak at RA " << peak.ra / kDegree << " Dec " << peak.dec / kDegree << ", source at RA "
-        << o.sourceRa / kDegree << " Dec " << o.sourceDec / kDegree << ": " << error / pixel << " pixels off";
+        << o.sourceRa / kDegree << " Dec " << o.sourceDec / kDegree << ": " << error / pixel
+        << " pixels off";
   std::cerr << where.str() << "\n";
   CPPUNIT_ASSERT_MESSAGE(where.str(), error <= pixel);
 }

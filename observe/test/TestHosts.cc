@@ -17,12 +17,15 @@ std::string quote(const std::string& text) { return "'" + text + "'"; }
 
 }  // namespace
 
-TestHosts::TestHosts(const std::string& launch, const std::vector<std::string>& hosts, const std::string& absent)
-    : directory_(std::filesystem::temp_directory_path() / ("rtcp-hosts-" + std::to_string(getpid()))),
+TestHosts::TestHosts(const std::string& launch, const std::vector<std::string>& hosts,
+                     const std::string& absent)
+    : directory_(std::filesystem::temp_directory_path() /
+                 ("rtcp-hosts-" + std::to_string(getpid()))),
       launch_(launch),
       script_(std::string(RTCP_TEST_SOURCE_DIR) + "/observe/test/hosts/test-hosts.sh") {
   const std::string log = directory_ + ".log";
-  std::ostringstream command;  // (a stream: GCC 12 misreads a chain of string + as overlapping copies)
+  std::ostringstream
+      command;  // (a stream: GCC 12 misreads a chain of string + as overlapping copies)
   command << script_ << " create " << quote(directory_) << " " << quote(launch);
   for (const std::string& host : hosts) command << " " << quote(host);
   if (!absent.empty()) command << " --absent " << quote(absent);
@@ -42,10 +45,13 @@ TestHosts::~TestHosts() {
 }
 
 std::string TestHosts::diskOf(const std::string& host) const {
-  return host == launch_ ? disk() : directory_ + "/disks/" + host;  // the launching host keeps this machine's files
+  return host == launch_
+             ? disk()
+             : directory_ + "/disks/" + host;  // the launching host keeps this machine's files
 }
 
-std::vector<std::string> TestHosts::on(const std::string& host, const std::vector<std::string>& command) const {
+std::vector<std::string> TestHosts::on(const std::string& host,
+                                       const std::vector<std::string>& command) const {
   std::vector<std::string> arguments{directory_ + "/on", host};
   arguments.insert(arguments.end(), command.begin(), command.end());
   return arguments;
@@ -54,7 +60,9 @@ std::vector<std::string> TestHosts::on(const std::string& host, const std::vecto
 std::vector<pid_t> TestHosts::processes(const std::string& host) const {
   const std::string list = directory_ + "/pids";
   const std::string id = std::filesystem::path(directory_).filename().string();
-  if (std::system(("ip netns pids " + id + "-" + host + " > " + list + " 2>/dev/null").c_str()) != 0) return {};
+  if (std::system(("ip netns pids " + id + "-" + host + " > " + list + " 2>/dev/null").c_str()) !=
+      0)
+    return {};
   std::istringstream in(rtcp::test::readFile(list));
   std::vector<pid_t> pids;
   for (pid_t pid; in >> pid;) pids.push_back(pid);

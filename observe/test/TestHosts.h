@@ -16,7 +16,8 @@ class TestHosts {
   /// Makes the hosts: launch is the launching host (observe runs there), hosts the others;
   /// absent names a host that /etc/hosts knows but that does not exist. Skips the test
   /// program (exit 77) when this machine cannot make namespaces.
-  TestHosts(const std::string& launch, const std::vector<std::string>& hosts, const std::string& absent = "");
+  TestHosts(const std::string& launch, const std::vector<std::string>& hosts,
+            const std::string& absent = "");
   ~TestHosts();  ///< kills what is left in the hosts and removes them
   TestHosts(const TestHosts&) = delete;
   TestHosts& operator=(const TestHosts&) = delete;
@@ -28,7 +29,8 @@ class TestHosts {
   /// A host's disk as the test sees it.
   std::string diskOf(const std::string& host) const;
   /// The command that runs a program (a path) on a host.
-  std::vector<std::string> on(const std::string& host, const std::vector<std::string>& command) const;
+  std::vector<std::string> on(const std::string& host,
+                              const std::vector<std::string>& command) const;
   /// The processes running on a host (in its network namespace).
   std::vector<pid_t> processes(const std::string& host) const;
   /// The processes on a host whose program is named program (/proc/PID/comm).

@@ -1,9 +1,10 @@
 // End to end through `observe --now`: a short simulated observation (4 LOFAR stations,
-// 2 subbands, 16 channels, 4 s; 11 stations for the image) with a point source 1 degree off the phase centre images
-// with WSClean to where the source is; with the source at the phase centre, every
-// cross-correlation has phase ~0 (delay compensation, filter bank and MS conventions
-// all agree).
+// 2 subbands, 16 channels, 4 s; 11 stations for the image) with a point source 1 degree off the
+// phase centre images with WSClean to where the source is; with the source at the phase centre,
+// every cross-correlation has phase ~0 (delay compensation, filter bank and MS conventions all
+// agree).
 #include <cppunit/extensions/HelperMacros.h>
+#include <signal.h>
 
 #include <cmath>
 #include <complex>
@@ -12,8 +13,6 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
-
-#include <signal.h>
 
 #include "MsReader.h"
 #include "ObserveTestUtil.h"
@@ -41,12 +40,14 @@ class EndToEndTest : public CppUnit::TestFixture {
     // A 4 s snapshot of the inner core's stations has a fan-shaped beam, its ridge along
     // the core's east-west extent: stations spread in both directions out to 8 km (55
     // baselines) and subbands 30 MHz apart make a beam that pins the source down.
-    o.stations = {"CS001", "CS002", "CS003", "CS028", "CS302", "CS103", "CS501", "RS106", "RS205", "RS305", "RS503"};
+    o.stations = {"CS001", "CS002", "CS003", "CS028", "CS302", "CS103",
+                  "CS501", "RS106", "RS205", "RS305", "RS503"};
     o.subbands = "[250, 400]";
     const std::vector<std::string> ms = observe(dir.path(), o);
     for (const std::string& path : ms) checkFringes(readMeasurementSet(path), o);
     const MsContents contents = readMeasurementSet(ms[0]);
-    CPPUNIT_ASSERT_EQUAL(size_t(4 * 66), contents.nrRows);  // 4 integrations of 66 baselines (with autos)
+    CPPUNIT_ASSERT_EQUAL(size_t(4 * 66),
+                         contents.nrRows);  // 4 integrations of 66 baselines (with autos)
     CPPUNIT_ASSERT_EQUAL(16, contents.nrChannels);
     checkImagePeak(ms, o, dir.path());
   }
@@ -86,7 +87,8 @@ class EndToEndTest : public CppUnit::TestFixture {
     o.outputDir = dir.path() + "/out";
     const std::string parset = writeParset(dir.path() + "/long.parset", o);
     const std::string obs = dir.path() + "/obs";
-    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), dir.path() + "/observe.log");
+    const pid_t observer =
+        startProgram(observeCommand({parset, "--now", "--dir", obs}), dir.path() + "/observe.log");
     // Wait until data flows (the status file shows a block served), then interrupt.
     const double giveUp = wallClock() + 30;
     for (std::string status; wallClock() < giveUp;) {
@@ -110,7 +112,8 @@ class EndToEndTest : public CppUnit::TestFixture {
 
  private:
   static double wallClock() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
   }
 
   /// Runs observe --now on the observation; returns the MSs after checking the summary.
@@ -124,7 +127,8 @@ class EndToEndTest : public CppUnit::TestFixture {
     std::vector<std::string> ms;
     for (const SubbandSettings& subband : ObservationSettings::fromFile(parset).subbands) {
       char file[64];
-      std::snprintf(file, sizeof file, "/L%lld_SB%03d_uv.MS", static_cast<long long>(o.obsId), subband.number);
+      std::snprintf(file, sizeof file, "/L%lld_SB%03d_uv.MS", static_cast<long long>(o.obsId),
+                    subband.number);
       ms.push_back(o.outputDir + file);
       CPPUNIT_ASSERT_MESSAGE(ms.back(), std::filesystem::is_directory(ms.back()));
     }

@@ -35,17 +35,23 @@ class HostsTest : public CppUnit::TestFixture {
     placeSourceOffCentre(o);
     o.stations = {"CS001", "CS002", "CS302", "RS106", "CS028", "CS103", "RS205", "RS503"};
     for (size_t i = 0; i < o.stations.size(); ++i)
-      o.inputs.push_back("udp:" + std::string(i < 4 ? "in1" : "in2") + ":" + std::to_string(10000 + i));
+      o.inputs.push_back("udp:" + std::string(i < 4 ? "in1" : "in2") + ":" +
+                         std::to_string(10000 + i));
     o.subbands = "[250, 400]";
     o.outputHost = "st1";
     o.outputDir = hosts.disk() + "/out";  // st1's own disk
-    o.extra = "Cobalt.Nodes = [cn1_0, cn2_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\nPIC.Core.Cobalt.cn2_0.host = cn2\n";
-    const std::string parset = writeParset(hosts.disk() + "/hosts.parset", o);  // on the launching host
+    o.extra =
+        "Cobalt.Nodes = [cn1_0, cn2_0]\nPIC.Core.Cobalt.cn1_0.host = "
+        "cn1\nPIC.Core.Cobalt.cn2_0.host = cn2\n";
+    const std::string parset =
+        writeParset(hosts.disk() + "/hosts.parset", o);  // on the launching host
     const std::string obs = hosts.disk() + "/obs";
     const std::string logPath = hosts.disk() + "/observe.log";
-    const std::vector<std::string> environment{"/usr/bin/env", "UCX_TLS=tcp,self", "UCX_LOG_LEVEL=info"};
+    const std::vector<std::string> environment{"/usr/bin/env", "UCX_TLS=tcp,self",
+                                               "UCX_LOG_LEVEL=info"};
     std::vector<std::string> command = environment;
-    for (const std::string& a : observeCommand({parset, "--now", "--dir", obs, "--launcher-exec", hosts.remoteShell()}))
+    for (const std::string& a :
+         observeCommand({parset, "--now", "--dir", obs, "--launcher-exec", hosts.remoteShell()}))
       command.push_back(a);
     const int code = runProgram(hosts.on("launch", command), logPath);
     const std::string log = readFile(logPath);
@@ -54,9 +60,12 @@ class HostsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("0"), summaryValue(obs, "integrationsDropped"));
 
     // Every part on its host, started through mpiexec; logs and status came back here.
-    for (const char* hostList : {"-hosts in1 ", "-hosts in2 ", "-hosts st1 ", "-hosts cn1:1,cn2:1 "})
-      CPPUNIT_ASSERT_MESSAGE(std::string(hostList) + "\n" + log, log.find(hostList) != std::string::npos);
-    for (const char* part : {"ionproc", "ionproc-2", "correlator", "storage-sink@st1", "station-sim@in1", "station-sim@in2"})
+    for (const char* hostList :
+         {"-hosts in1 ", "-hosts in2 ", "-hosts st1 ", "-hosts cn1:1,cn2:1 "})
+      CPPUNIT_ASSERT_MESSAGE(std::string(hostList) + "\n" + log,
+                             log.find(hostList) != std::string::npos);
+    for (const char* part : {"ionproc", "ionproc-2", "correlator", "storage-sink@st1",
+                             "station-sim@in1", "station-sim@in2"})
       CPPUNIT_ASSERT_MESSAGE(part, !readFile(obs + "/" + part + ".log").empty());
     CPPUNIT_ASSERT(readFile(obs + "/ionproc-2.out").find("rtcp-status ") != std::string::npos);
     CPPUNIT_ASSERT(std::filesystem::exists(obs + "/ionproc-2.status"));
@@ -65,7 +74,8 @@ class HostsTest : public CppUnit::TestFixture {
     // UCX (its log on standard output) names the host of each rank and the transports
     // between them: TCP over eth0, no shared memory.
     const std::string ucx = readFile(obs + "/correlator.out");
-    CPPUNIT_ASSERT_MESSAGE(ucx, ucx.find("[cn1:") != std::string::npos && ucx.find("[cn2:") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        ucx, ucx.find("[cn1:") != std::string::npos && ucx.find("[cn2:") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(ucx, ucx.find("tag(tcp/eth0)") != std::string::npos);
     for (const char* sharedMemory : {"sysv/memory", "posix/memory", "cma/memory"})
       CPPUNIT_ASSERT_MESSAGE(ucx, ucx.find(sharedMemory) == std::string::npos);
@@ -76,17 +86,20 @@ class HostsTest : public CppUnit::TestFixture {
     std::vector<std::string> ms;
     for (const char* subband : {"250", "400"}) {
       const std::string name = "/out/L4720_SB" + std::string(subband) + "_uv.MS";
-      CPPUNIT_ASSERT_MESSAGE(written, written.find("st1:" + hosts.disk() + name) != std::string::npos);
+      CPPUNIT_ASSERT_MESSAGE(written,
+                             written.find("st1:" + hosts.disk() + name) != std::string::npos);
       ms.push_back(hosts.diskOf("st1") + name);
     }
     for (const std::string& path : ms) {
       const MsContents contents = readMeasurementSet(path);
-      CPPUNIT_ASSERT_EQUAL(size_t(4 * 36), contents.nrRows);  // 4 integrations of 36 baselines (with autos)
+      CPPUNIT_ASSERT_EQUAL(size_t(4 * 36),
+                           contents.nrRows);  // 4 integrations of 36 baselines (with autos)
       checkFringes(contents, o);
     }
     checkImagePeak(ms, o, hosts.disk());
     for (const char* host : {"in1", "in2", "cn1", "cn2", "st1"})
-      CPPUNIT_ASSERT_MESSAGE(std::string("processes left on ") + host, hosts.processes(host).empty());
+      CPPUNIT_ASSERT_MESSAGE(std::string("processes left on ") + host,
+                             hosts.processes(host).empty());
   }
 };
 

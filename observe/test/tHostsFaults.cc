@@ -4,7 +4,6 @@
 // parts in order (they exit 0), keep what was written, say in the summary what is
 // missing, and leave no process behind on any host.
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <signal.h>
 
 #include <chrono>
@@ -31,7 +30,8 @@ double wallClock() {
 const std::vector<std::string> kHosts{"in1", "in2", "cn1", "st1"};
 
 /// 4 stations, 2 on each input host, one rank on cn1, storage on outputHost.
-SmallObservation smallObservation(const TestHosts& hosts, int64_t obsId, const std::string& outputHost) {
+SmallObservation smallObservation(const TestHosts& hosts, int64_t obsId,
+                                  const std::string& outputHost) {
   SmallObservation o;
   o.obsId = obsId;
   o.inputs = {"udp:in1:10000", "udp:in1:10001", "udp:in2:10000", "udp:in2:10001"};
@@ -45,10 +45,25 @@ SmallObservation smallObservation(const TestHosts& hosts, int64_t obsId, const s
 pid_t startObserve(const TestHosts& hosts, const SmallObservation& o) {
   const std::string parset = writeParset(hosts.disk() + "/faults.parset", o);
   std::vector<std::string> command{"/usr/bin/env", "UCX_TLS=tcp,self"};
-  for (const std::string& a : observeCommand({parset, "--now", "--dir", hosts.disk() + "/obs", "--launcher-exec",
-                                              hosts.remoteShell(), "--startup-seconds", "8"}))
+  for (const std::string& a :
+       observeCommand({parset, "--now", "--dir", hosts.disk() + "/obs", "--launcher-exec",
+                       hosts.remoteShell(), "--startup-seconds", "8"}))
     command.push_back(a);
   return startProgram(hosts.on("launch", command), hosts.disk() + "/observe.log");
+}
+
+/// Waits until the second ionproc served two blocks (as its status, relayed to the
+/// launching host, shows).
+void waitForBlocks(const TestHosts& hosts) {
+  const std::string status = hosts.disk() + "/obs/ionproc-2.status";
+  for (const double giveUp = wallClock() + 40; wallClock() < giveUp;) {
+    const std::string text = readFile(status);
+    if (!text.empty() && text.find("newestBlock=-1") == std::string::npos &&
+        text.find("newestBlock=0") == std::string::npos)
+      return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CPPUNIT_FAIL("no blocks served within 40 s: " + readFile(hosts.disk() + "/observe.log"));
 }
 
 /// observe's exit code, once it ended.
@@ -61,14 +76,16 @@ int waitForObserve(pid_t observer) {
 
 /// Asserts that observe failed (its own non-zero exit code), that the summary's reason
 /// names every text in reasonHas, and that no host has a process left. Returns the log.
-std::string observeFailed(const TestHosts& hosts, int code, const std::vector<std::string>& reasonHas) {
+std::string observeFailed(const TestHosts& hosts, int code,
+                          const std::vector<std::string>& reasonHas) {
   const std::string log = readFile(hosts.disk() + "/observe.log");
   CPPUNIT_ASSERT_MESSAGE(log, code != 0 && code < 128);  // observe itself ends, non-zero
   const std::string obs = hosts.disk() + "/obs";
   CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"failed\""), summaryValue(obs, "status"));
   const std::string reason = summaryValue(obs, "reason");
   std::cerr << "reason: " << reason << "\n";
-  for (const std::string& text : reasonHas) CPPUNIT_ASSERT_MESSAGE(reason, reason.find(text) != std::string::npos);
+  for (const std::string& text : reasonHas)
+    CPPUNIT_ASSERT_MESSAGE(reason, reason.find(text) != std::string::npos);
   for (const std::string& host : kHosts)
     CPPUNIT_ASSERT_MESSAGE("processes left on " + host + "\n" + log, hosts.processes(host).empty());
   return log;
@@ -81,6 +98,7 @@ class HostsFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testUnreachableHost);
   CPPUNIT_TEST(testPartDiesOnItsHost);
   CPPUNIT_TEST(testPortInUseThere);
+  CPPUNIT_TEST(testInterruptStopsEveryHost);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -90,16 +108,17 @@ class HostsFaultsTest : public CppUnit::TestFixture {
   void testUnreachableHost() {
     TestHosts hosts("launch", kHosts, "gone");
     const pid_t observer = startObserve(hosts, smallObservation(hosts, 4731, "gone"));
-    const std::string log = observeFailed(hosts, waitForObserve(observer),
-                                          {"cannot start storage-sink@gone on gone", "No route to host"});
+    const std::string log =
+        observeFailed(hosts, waitForObserve(observer),
+                      {"cannot start storage-sink@gone on gone", "No route to host"});
     CPPUNIT_ASSERT_MESSAGE(log, log.find("starting correlator") == std::string::npos);
     const std::string obs = hosts.disk() + "/obs";
     const std::string codes = summaryValue(obs, "exitCodes");
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc\": 0") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc-2\": 0") != std::string::npos);
     const std::string warnings = summaryValue(obs, "warnings");
-    CPPUNIT_ASSERT_MESSAGE(warnings, warnings.find("not written: gone:" + hosts.disk() + "/out/L4731_SB300_uv.MS") !=
-                                         std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(warnings, warnings.find("not written: gone:" + hosts.disk() +
+                                                   "/out/L4731_SB300_uv.MS") != std::string::npos);
   }
 
   /// The second input host's ionproc is killed in the middle: observe names it and its
@@ -110,26 +129,24 @@ class HostsFaultsTest : public CppUnit::TestFixture {
     SmallObservation o = smallObservation(hosts, 4732, "st1");
     o.seconds = 10;
     const pid_t observer = startObserve(hosts, o);
-    const std::string status = hosts.disk() + "/obs/ionproc-2.status";
-    for (const double giveUp = wallClock() + 40; wallClock() < giveUp;) {  // until it served a block
-      const std::string text = readFile(status);
-      if (!text.empty() && text.find("newestBlock=-1") == std::string::npos && text.find("newestBlock=0") == std::string::npos)
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    waitForBlocks(hosts);
     const std::vector<pid_t> ionproc = hosts.processes("in2", "ionproc");
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(hosts.disk() + "/observe.log"), size_t(1), ionproc.size());
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(hosts.disk() + "/observe.log"), size_t(1),
+                                 ionproc.size());
     kill(ionproc[0], SIGKILL);
-    observeFailed(hosts, waitForObserve(observer), {"ionproc-2 on in2 failed with exit code 137 (SIGKILL)"});
+    observeFailed(hosts, waitForObserve(observer),
+                  {"ionproc-2 on in2 failed with exit code 137 (SIGKILL)"});
     const std::string obs = hosts.disk() + "/obs";
     const std::string codes = summaryValue(obs, "exitCodes");
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc\": 0") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink@st1\": 0") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE(summaryValue(obs, "integrationsDropped"), summaryValue(obs, "integrationsDropped") != "0");
+    CPPUNIT_ASSERT_MESSAGE(summaryValue(obs, "integrationsDropped"),
+                           summaryValue(obs, "integrationsDropped") != "0");
     const std::string written = summaryValue(obs, "measurementSets");
     for (const char* subband : {"300", "301"}) {
       const std::string name = "/out/L4732_SB" + std::string(subband) + "_uv.MS";
-      CPPUNIT_ASSERT_MESSAGE(written, written.find("st1:" + hosts.disk() + name) != std::string::npos);
+      CPPUNIT_ASSERT_MESSAGE(written,
+                             written.find("st1:" + hosts.disk() + name) != std::string::npos);
       const MsContents ms = readMeasurementSet(hosts.diskOf("st1") + name);
       CPPUNIT_ASSERT(ms.nrRows > 0);
     }
@@ -140,9 +157,11 @@ class HostsFaultsTest : public CppUnit::TestFixture {
   void testPortInUseThere() {
     TestHosts hosts("launch", kHosts);
     const pid_t squatter = startProgram(
-        hosts.on("in2", {"/usr/bin/python3", "-c",
-                         "import socket, time\ns = socket.socket()\ns.bind(('0.0.0.0', 4200))\ns.listen()\n"
-                         "print('listening', flush=True)\ntime.sleep(60)"}),
+        hosts.on(
+            "in2",
+            {"/usr/bin/python3", "-c",
+             "import socket, time\ns = socket.socket()\ns.bind(('0.0.0.0', 4200))\ns.listen()\n"
+             "print('listening', flush=True)\ntime.sleep(60)"}),
         hosts.disk() + "/squatter.log");
     for (const double giveUp = wallClock() + 10; wallClock() < giveUp;) {
       if (readFile(hosts.disk() + "/squatter.log").find("listening") != std::string::npos) break;
@@ -153,12 +172,35 @@ class HostsFaultsTest : public CppUnit::TestFixture {
     const int code = waitForObserve(observer);
     kill(squatter, SIGKILL);
     waitProgram(squatter);
-    const std::string log = observeFailed(
-        hosts, code, {"ionproc-2 on in2 failed with exit code 1 while starting", "4200", "Address already in use"});
-    CPPUNIT_ASSERT_MESSAGE(log, log.find("starting correlator") == std::string::npos);  // the ranks never started
+    const std::string log =
+        observeFailed(hosts, code,
+                      {"ionproc-2 on in2 failed with exit code 1 while starting", "4200",
+                       "Address already in use"});
+    CPPUNIT_ASSERT_MESSAGE(
+        log, log.find("starting correlator") == std::string::npos);  // the ranks never started
     const std::string codes = summaryValue(hosts.disk() + "/obs", "exitCodes");
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc\": 0") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink@st1\": 0") != std::string::npos);
+  }
+
+  /// Ctrl-C (SIGINT) in the middle: observe stops the parts on every host in order, each
+  /// ends normally, and the MSs on the storage host are closed and readable.
+  void testInterruptStopsEveryHost() {
+    TestHosts hosts("launch", kHosts);
+    SmallObservation o = smallObservation(hosts, 4734, "st1");
+    o.seconds = 10;
+    const pid_t observer = startObserve(hosts, o);  // observe itself: the remote shell execs it
+    waitForBlocks(hosts);
+    kill(observer, SIGINT);
+    observeFailed(hosts, waitForObserve(observer), {"interrupted by SIGINT"});
+    const std::string codes = summaryValue(hosts.disk() + "/obs", "exitCodes");
+    for (const char* part : {"ionproc", "ionproc-2", "storage-sink@st1"}) {
+      std::string entry(1, '"');  // "part": 0 (appended: GCC 12 misreads a chain of string +)
+      entry.append(part).append("\": 0");
+      CPPUNIT_ASSERT_MESSAGE(codes, codes.find(entry) != std::string::npos);
+    }
+    const MsContents ms = readMeasurementSet(hosts.diskOf("st1") + "/out/L4734_SB300_uv.MS");
+    CPPUNIT_ASSERT(ms.nrRows > 0);
   }
 };
 

@@ -32,14 +32,17 @@ class InputHostsTest : public CppUnit::TestFixture {
     o.obsId = 4717;
     o.seconds = 3;
     o.stations = {"CS001", "CS002", "RS106"};
-    o.inputs = {"udp:127.0.0.1:" + std::to_string(freeUdpPort()), "udp:127.0.0.2:" + std::to_string(freeUdpPort()),
+    o.inputs = {"udp:127.0.0.1:" + std::to_string(freeUdpPort()),
+                "udp:127.0.0.2:" + std::to_string(freeUdpPort()),
                 "udp:127.0.0.2:" + std::to_string(freeUdpPort())};
     o.outputDir = dir.path() + "/out";
     const std::string obs = dir.path() + "/obs";
-    const std::string log = observeSuccessfully(writeParset(dir.path() + "/hosts.parset", o), obs,
-                                                {"--now", "--ranks", "2"}, dir.path() + "/observe.log");
+    const std::string log =
+        observeSuccessfully(writeParset(dir.path() + "/hosts.parset", o), obs,
+                            {"--now", "--ranks", "2"}, dir.path() + "/observe.log");
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--stations CS001\n") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE(log, log.find("--stations CS002,RS106 --no-output") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(log,
+                           log.find("--stations CS002,RS106 --no-output") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(log, std::filesystem::exists(obs + "/ionproc-2.log"));
     const std::string ranks = readFile(obs + "/correlator.log");
     CPPUNIT_ASSERT_MESSAGE(ranks, ranks.find("fetched from 2 ionprocs") != std::string::npos);
@@ -49,11 +52,13 @@ class InputHostsTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(size_t(3 * 6), ms.nrRows);  // 3 integrations of 6 baselines
       double weightedPhase = 0, amplitude = 0;
       for (size_t row = 0; row < ms.nrRows; ++row) {
-        for (size_t i = row * size_t(ms.nrChannels) * 4; i < (row + 1) * size_t(ms.nrChannels) * 4; ++i) {
+        for (size_t i = row * size_t(ms.nrChannels) * 4; i < (row + 1) * size_t(ms.nrChannels) * 4;
+             ++i) {
           // Nothing lost: flags only in channel 0 (the subband's edge, always flagged) and
           // in the first integration (its filter history precedes the start).
           const bool edge = (i / 4) % size_t(ms.nrChannels) == 0;
-          if (row >= 6 && !edge) CPPUNIT_ASSERT_MESSAGE("row " + std::to_string(row) + " flagged", !ms.flag[i]);
+          if (row >= 6 && !edge)
+            CPPUNIT_ASSERT_MESSAGE("row " + std::to_string(row) + " flagged", !ms.flag[i]);
           if (ms.flag[i]) continue;
           if (ms.antenna1[row] == ms.antenna2[row] || i % 4 == 1 || i % 4 == 2) continue;
           weightedPhase += std::abs(ms.data[i]) * std::abs(std::arg(ms.data[i]));
@@ -61,7 +66,8 @@ class InputHostsTest : public CppUnit::TestFixture {
         }
       }
       const double meanPhase = weightedPhase / amplitude / kDegree;
-      CPPUNIT_ASSERT_MESSAGE("mean |phase| " + std::to_string(meanPhase) + " degrees", meanPhase < 3);
+      CPPUNIT_ASSERT_MESSAGE("mean |phase| " + std::to_string(meanPhase) + " degrees",
+                             meanPhase < 3);
     }
   }
 };

@@ -25,14 +25,16 @@ class MpiHostsTest : public CppUnit::TestFixture {
     o.seconds = 3;
     o.stations = {"CS001", "CS002", "RS106"};
     o.outputDir = dir.path() + "/out";
-    const std::string log = observeSuccessfully(writeParset(dir.path() + "/hosts.parset", o), dir.path() + "/obs",
-                                                {"--now", "--mpi-hosts", "localhost", "--ranks", "2"},
-                                                dir.path() + "/observe.log");
+    const std::string log = observeSuccessfully(
+        writeParset(dir.path() + "/hosts.parset", o), dir.path() + "/obs",
+        {"--now", "--mpi-hosts", "localhost", "--ranks", "2"}, dir.path() + "/observe.log");
     CPPUNIT_ASSERT_MESSAGE(log, log.find("-hosts localhost -n 2") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE(log, log.find("correlator -") != std::string::npos);  // the parset on standard input
+    CPPUNIT_ASSERT_MESSAGE(
+        log, log.find("correlator -") != std::string::npos);  // the parset on standard input
     const std::string out = readFile(dir.path() + "/obs/correlator.out");
-    CPPUNIT_ASSERT_MESSAGE(out, out.find("rtcp-part-exit 0\nrtcp-part-exit 0\n") != std::string::npos ||
-                                    out.find("rtcp-part-exit 0\n") != out.rfind("rtcp-part-exit 0\n"));
+    CPPUNIT_ASSERT_MESSAGE(out,
+                           out.find("rtcp-part-exit 0\nrtcp-part-exit 0\n") != std::string::npos ||
+                               out.find("rtcp-part-exit 0\n") != out.rfind("rtcp-part-exit 0\n"));
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--link tcp:0.0.0.0:") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(log, log.find("--ionproc tcp:") != std::string::npos);
   }

@@ -2,7 +2,6 @@
 // plan (--now shift, effective parset), child processes, the summary's JSON, the
 // progress line.
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -14,11 +13,11 @@
 #include "ChildProcess.h"
 #include "HydraLaunch.h"
 #include "ObservationPlan.h"
-#include "rtcp/ObservationSummary.h"
 #include "ObserveTestUtil.h"
 #include "ParsetChecker.h"
 #include "ProgressMonitor.h"
 #include "StorageTestUtil.h"
+#include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp::observe::test {
@@ -27,9 +26,12 @@ using storage::test::TempDir;
 
 namespace {
 
-bool hasProblem(const CheckResult& r, const std::string& key, int line, const std::string& text, bool error = true) {
+bool hasProblem(const CheckResult& r, const std::string& key, int line, const std::string& text,
+                bool error = true) {
   for (const ParsetProblem& p : r.problems)
-    if (p.key == key && p.line == line && p.error == error && p.message.find(text) != std::string::npos) return true;
+    if (p.key == key && p.line == line && p.error == error &&
+        p.message.find(text) != std::string::npos)
+      return true;
   return false;
 }
 
@@ -63,30 +65,42 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     const std::string file = dir.path() + "/file";
     std::ofstream(file) << "not a directory\n";
     const std::string parset = dir.path() + "/bad.parset";
-    std::ofstream(parset) << "Observation.ObsID = 7\n"                                       // 1
-                             "Observation.startTime = '2020-01-01 00:00:10'\n"               // 2
-                             "Observation.stopTime = '2020-01-01 00:00:05'\n"                // 3
-                             "Observation.antennaSet = LBA_OUTER\n"                          // 4
-                             "Observation.bandFilter = LBA_30_90\n"                          // 5
-                             "Observation.VirtualInstrument.stationList = [CS001, XX999, CS002, CS003]\n"  // 6
-                             "Observation.Beam[0].angle1 = 5.23\nObservation.Beam[0].angle2 = 0.71\n"  // 7, 8
-                             "Observation.Beam[0].subbandList = [300, 512]\n"                // 9
-                             "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:10010]\n"         // 10
-                             "PIC.Core.CS002LBA.RSP.ports = [udp:localhost:10010, file:missing.rsp]\n"  // 11
-                             "PIC.Core.CS003LBA.RSP.ports = [udp:10.255.255.1:10030]\n"     // 12
-                             "Observation.DataProducts.Output_Correlated.locations = [localhost:" + file + "/out]\n";  // 13
-    const CheckResult r = ParsetChecker({false, 3, 2, file + "/obs", parseUtc("2026-01-01 00:00:00")}).check(parset);
+    std::ofstream(parset)
+        << "Observation.ObsID = 7\n"                                                     // 1
+           "Observation.startTime = '2020-01-01 00:00:10'\n"                             // 2
+           "Observation.stopTime = '2020-01-01 00:00:05'\n"                              // 3
+           "Observation.antennaSet = LBA_OUTER\n"                                        // 4
+           "Observation.bandFilter = LBA_30_90\n"                                        // 5
+           "Observation.VirtualInstrument.stationList = [CS001, XX999, CS002, CS003]\n"  // 6
+           "Observation.Beam[0].angle1 = 5.23\nObservation.Beam[0].angle2 = 0.71\n"      // 7, 8
+           "Observation.Beam[0].subbandList = [300, 512]\n"                              // 9
+           "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:10010]\n"                       // 10
+           "PIC.Core.CS002LBA.RSP.ports = [udp:localhost:10010, file:missing.rsp]\n"     // 11
+           "PIC.Core.CS003LBA.RSP.ports = [udp:10.255.255.1:10030]\n"                    // 12
+           "Observation.DataProducts.Output_Correlated.locations = [localhost:" +
+               file + "/out]\n";  // 13
+    const CheckResult r =
+        ParsetChecker({false, 3, 2, file + "/obs", parseUtc("2026-01-01 00:00:00")}).check(parset);
     CPPUNIT_ASSERT(r.hasErrors());
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.stopTime", 3, "is not after start time"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r),
+                           hasProblem(r, "Observation.stopTime", 3, "is not after start time"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.startTime", 2, "in the past"));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.VirtualInstrument.stationList", 6, "unknown station 'XX999'"));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.Beam[0].subbandList", 9, "subband 512 is outside 0..511"));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "already an input of station 'CS001'"));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "missing.rsp' of station 'CS002' does not exist"));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "reach different hosts"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.VirtualInstrument.stationList",
+                                                   6, "unknown station 'XX999'"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.Beam[0].subbandList", 9,
+                                                   "subband 512 is outside 0..511"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11,
+                                                   "already an input of station 'CS001'"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r),
+                           hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11,
+                                      "missing.rsp' of station 'CS002' does not exist"));
+    CPPUNIT_ASSERT_MESSAGE(
+        describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "reach different hosts"));
     // An input on another host is that host's ionproc's (observe starts it there).
     CPPUNIT_ASSERT_MESSAGE(describe(r), !hasProblem(r, "PIC.Core.CS003LBA.RSP.ports", 12, ""));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.DataProducts.Output_Correlated.locations", 13, "cannot be created"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r),
+                           hasProblem(r, "Observation.DataProducts.Output_Correlated.locations", 13,
+                                      "cannot be created"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "--dir", 0, "cannot be created"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "--ranks", 0, "more ranks than the 2 cores"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), !r.settings);
@@ -96,9 +110,12 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     address.sin_family = AF_INET;
     address.sin_port = htons(10010);
     const bool bound = bind(busy, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-    const CheckResult now = ParsetChecker({true, 1, 2, "", parseUtc("2026-01-01 00:00:00")}).check(parset);
+    const CheckResult now =
+        ParsetChecker({true, 1, 2, "", parseUtc("2026-01-01 00:00:00")}).check(parset);
     CPPUNIT_ASSERT(!hasProblem(now, "Observation.startTime", 2, "in the past"));
-    if (bound) CPPUNIT_ASSERT_MESSAGE(describe(now), hasProblem(now, "PIC.Core.CS001LBA.RSP.ports", 10, "port in use"));
+    if (bound)
+      CPPUNIT_ASSERT_MESSAGE(describe(now),
+                             hasProblem(now, "PIC.Core.CS001LBA.RSP.ports", 10, "port in use"));
     close(busy);
   }
 
@@ -108,12 +125,14 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     o.outputDir = dir.path() + "/out";
     o.extra = "Observation.typo = 1\n";
     const std::string parset = writeParset(dir.path() + "/good.parset", o);
-    const CheckResult r = ParsetChecker({false, 2, 2, "", parseUtc("2025-12-31 23:00:00")}).check(parset);
+    const CheckResult r =
+        ParsetChecker({false, 2, 2, "", parseUtc("2025-12-31 23:00:00")}).check(parset);
     CPPUNIT_ASSERT_MESSAGE(describe(r), !r.hasErrors());
     CPPUNIT_ASSERT(r.settings);
     const std::string text = readFile(parset);
     const int typoLine = int(std::count(text.begin(), text.end(), '\n'));
-    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.typo", typoLine, "unknown key", false));
+    CPPUNIT_ASSERT_MESSAGE(describe(r),
+                           hasProblem(r, "Observation.typo", typoLine, "unknown key", false));
   }
 
   void testEvenShift() {
@@ -123,7 +142,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(1006.0, shift);  // 1004.3 rounded up to even
     CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, std::fmod(shift, 2.0), 0.0);
     CPPUNIT_ASSERT(start + shift >= now + 4);
-    CPPUNIT_ASSERT_EQUAL(-100.0, ObservationPlan::evenShift(start, start - 104, 4));  // a later start comes forward
+    CPPUNIT_ASSERT_EQUAL(
+        -100.0, ObservationPlan::evenShift(start, start - 104, 4));  // a later start comes forward
   }
 
   void testPlan() {
@@ -136,13 +156,16 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     o.inputs = {"udp:127.0.0.1:" + std::to_string(freeUdpPort()), "file:CS002.rsp"};
     const std::string path = writeParset(dir.path() + "/plan.parset", o);
     const double now = parseUtc("2026-03-01 12:00:00.5");
-    const ObservationPlan plan = ObservationPlan::make(Parset::fromFile(path), {true, dir.path() + "/obs", now, 4, 4200, ""});
+    const ObservationPlan plan = ObservationPlan::make(
+        Parset::fromFile(path), {true, dir.path() + "/obs", now, 4, 4200, ""});
     const ObservationSettings& s = plan.settings;
-    CPPUNIT_ASSERT_DOUBLES_EQUAL(parseUtc("2026-03-01 12:00:06"), s.startTime, 1e-6);  // even shift, >= now + 4
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(parseUtc("2026-03-01 12:00:06"), s.startTime,
+                                 1e-6);  // even shift, >= now + 4
     CPPUNIT_ASSERT_DOUBLES_EQUAL(o.seconds, s.stopTime - s.startTime, 1e-6);
     CPPUNIT_ASSERT_EQUAL(int(plan.storagePort), s.correlatedOutput.storagePort);
     CPPUNIT_ASSERT_EQUAL("file:" + recording, s.stations[1].inputs[0]);  // relative to the parset
-    CPPUNIT_ASSERT_EQUAL((std::filesystem::current_path() / "relative-out").string(), s.correlatedOutput.directories[0]);
+    CPPUNIT_ASSERT_EQUAL((std::filesystem::current_path() / "relative-out").string(),
+                         s.correlatedOutput.directories[0]);
     CPPUNIT_ASSERT_EQUAL(dir.path() + "/obs", plan.directory);
     CPPUNIT_ASSERT_EQUAL(size_t(2), plan.measurementSets.size());
     // Only CS001 is simulated here: station-sim gets a parset of its own.
@@ -157,7 +180,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
 
   void testChildProcess() {
     TempDir dir;
-    ChildProcess exits("exits", {"/bin/sh", "-c", "echo to-the-log >&2; exit 3"}, dir.path() + "/exits.log");
+    ChildProcess exits("exits", {"/bin/sh", "-c", "echo to-the-log >&2; exit 3"},
+                       dir.path() + "/exits.log");
     exits.start();
     CPPUNIT_ASSERT(exits.waitFor(10));
     CPPUNIT_ASSERT_EQUAL(3, *exits.exitCode());
@@ -168,7 +192,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     sigaddset(&block, SIGINT);
     sigset_t old;
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    ChildProcess sleeper("sleeper", {"/bin/sh", "-c", "sleep 30 & wait"}, dir.path() + "/sleeper.log");
+    ChildProcess sleeper("sleeper", {"/bin/sh", "-c", "sleep 30 & wait"},
+                         dir.path() + "/sleeper.log");
     sleeper.start();
     CPPUNIT_ASSERT(!sleeper.waitFor(0.2));
     sleeper.signal(SIGINT);
@@ -190,11 +215,14 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     s.exitCodes = {{"ionproc", 0}, {"correlator", 1}};
     s.write(dir.path());
     CPPUNIT_ASSERT_EQUAL(std::string("\"failed\""), summaryValue(dir.path(), "status"));
-    CPPUNIT_ASSERT_EQUAL(std::string("\"line one\\nline two\""), summaryValue(dir.path(), "reason"));
-    CPPUNIT_ASSERT_EQUAL(std::string("[{\"name\": \"CS001\", \"packetsReceived\": 90, \"packetsExpected\": 100, "
-                                     "\"packetsLost\": 10, \"lossFraction\": 0.1}]"),
-                         summaryValue(dir.path(), "stations"));
-    CPPUNIT_ASSERT_EQUAL(std::string("{\"correlator\": 1, \"ionproc\": 0}"), summaryValue(dir.path(), "exitCodes"));
+    CPPUNIT_ASSERT_EQUAL(std::string("\"line one\\nline two\""),
+                         summaryValue(dir.path(), "reason"));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("[{\"name\": \"CS001\", \"packetsReceived\": 90, \"packetsExpected\": 100, "
+                    "\"packetsLost\": 10, \"lossFraction\": 0.1}]"),
+        summaryValue(dir.path(), "stations"));
+    CPPUNIT_ASSERT_EQUAL(std::string("{\"correlator\": 1, \"ionproc\": 0}"),
+                         summaryValue(dir.path(), "exitCodes"));
     CPPUNIT_ASSERT(readFile(dir.path() + "/summary.txt").find("FAILED") != std::string::npos);
   }
 
@@ -203,18 +231,21 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     SmallObservation o;
     o.stations = {"CS001", "CS002"};
     o.outputDir = dir.path();
-    const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
+    const ObservationSettings s =
+        ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
     ProgressMonitor monitor(s, {dir.path() + "/status"}, false);
     ion::IonStatus before, now;
     before.wallTime = 100;
     before.nrBlocks = now.nrBlocks = 4;
     before.blockDuration = now.blockDuration = 1;
-    before.stations = {{"CS001", 0, 0, 0, 0, 0, 0, 0, 0, -1}, {"CS002", 0, 0, 0, 0, 0, 0, 0, 0, -1}};
+    before.stations = {{"CS001", 0, 0, 0, 0, 0, 0, 0, 0, -1},
+                       {"CS002", 0, 0, 0, 0, 0, 0, 0, 0, -1}};
     now = before;
     now.wallTime = 101;
     now.newestBlock = 1;
     now.newestBlockLag = 0.5;
-    now.stations = {{"CS001", 12207, 12207, 0, 0, 2, 1000, 10, 0, 1}, {"CS002", 12207, 12207, 0, 0, 2, 1000, 0, 3, 1}};
+    now.stations = {{"CS001", 12207, 12207, 0, 0, 2, 1000, 10, 0, 1},
+                    {"CS002", 12207, 12207, 0, 0, 2, 1000, 0, 3, 1}};
     const std::string line = monitor.line(now, &before);
     // 2 subbands x 16 samples x 8 bytes + 16 header bytes per packet
     const double gbps = 2 * 12207 * (16 + 2 * 16 * 8) * 8 / 1e9;
@@ -227,7 +258,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(line, line.find("margin 2.00 s of 2.50 s buffer") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(line, line.find("storage-sink") == std::string::npos);
     now.storageQueued = 2;  // integrations ready, storage-sink not reached yet
-    CPPUNIT_ASSERT(monitor.line(now, &before).find("waiting for storage-sink") != std::string::npos);
+    CPPUNIT_ASSERT(monitor.line(now, &before).find("waiting for storage-sink") !=
+                   std::string::npos);
     now.storageConnections = 1;
     CPPUNIT_ASSERT(monitor.line(now, &before).find("storage-sink") == std::string::npos);
   }
@@ -238,14 +270,16 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     SmallObservation o;
     o.stations = {"CS001", "CS002", "RS106"};
     o.outputDir = "/tmp";
-    const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
+    const ObservationSettings s =
+        ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
     ion::IonStatus output, other;
     output.wallTime = 10, other.wallTime = 11;
     output.finished = true;
     output.newestBlock = 5, other.newestBlock = 3;
     output.integrations = 12, output.storageSent = 10, output.storageConnections = 1;
     output.stations = {{"CS002", 7, 7, 0, 0, 6, 600, 0, 0, 5}};
-    other.stations = {{"RS106", 5, 5, 0, 0, 4, 400, 0, 0, 3}, {"CS001", 5, 5, 0, 0, 4, 400, 0, 0, 3}};
+    other.stations = {{"RS106", 5, 5, 0, 0, 4, 400, 0, 0, 3},
+                      {"CS001", 5, 5, 0, 0, 4, 400, 0, 0, 3}};
     const ion::IonStatus merged = mergeStatuses(s, {output, other});
     CPPUNIT_ASSERT_EQUAL(size_t(3), merged.stations.size());
     CPPUNIT_ASSERT_EQUAL(std::string("CS001"), merged.stations[0].name);
@@ -267,14 +301,21 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     o.inputs = {"udp:in1.example:10010", "udp:in2.example:10010"};  // the same port on two hosts
     o.outputHost = "st1.example";
     o.outputDir = "relative/out";
-    o.extra = "Cobalt.Nodes = [cn1_0, cn2_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\nPIC.Core.Cobalt.cn2_0.host = cn2\n";
+    o.extra =
+        "Cobalt.Nodes = [cn1_0, cn2_0]\nPIC.Core.Cobalt.cn1_0.host = "
+        "cn1\nPIC.Core.Cobalt.cn2_0.host = cn2\n";
     const std::string parset = writeParset(dir.path() + "/hosts.parset", o);
     const double wall = parseUtc("2025-12-31 23:00:00");
-    const CheckResult r = ParsetChecker({false, 3, 2, dir.path() + "/obs", wall, true, false}).check(parset);
-    CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("'st1.example:relative/out' on another host needs an "
-                                                         "absolute directory") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("names 2 compute nodes (one rank each), but --ranks is 3") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("more ranks than") == std::string::npos);  // their cores
+    const CheckResult r =
+        ParsetChecker({false, 3, 2, dir.path() + "/obs", wall, true, false}).check(parset);
+    CPPUNIT_ASSERT_MESSAGE(describe(r),
+                           describe(r).find("'st1.example:relative/out' on another host needs an "
+                                            "absolute directory") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        describe(r), describe(r).find("names 2 compute nodes (one rank each), but --ranks is 3") !=
+                         std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        describe(r), describe(r).find("more ranks than") == std::string::npos);  // their cores
     CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("RSP.ports") == std::string::npos);
     o.outputDir = "/data/out";
     const CheckResult good = ParsetChecker({false, 2, 1, dir.path() + "/obs", wall, false, false})
@@ -291,8 +332,9 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     o.inputs = {"udp:in1.example:10010", "udp:in2.example:10010", "udp:in2.example:10011"};
     o.outputHost = "st1.example";
     o.outputDir = "/data/out";
-    o.extra = "Cobalt.Nodes = [cn1_0, cn1_1, cn2_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\n"
-              "PIC.Core.Cobalt.cn1_1.host = cn1\nPIC.Core.Cobalt.cn2_0.host = cn2\n";
+    o.extra =
+        "Cobalt.Nodes = [cn1_0, cn1_1, cn2_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\n"
+        "PIC.Core.Cobalt.cn1_1.host = cn1\nPIC.Core.Cobalt.cn2_0.host = cn2\n";
     const std::string path = writeParset(dir.path() + "/hosts.parset", o);
     PlanOptions options{true, dir.path() + "/obs", parseUtc("2026-03-01 12:00:00.5"), 4, 4321, ""};
     ObservationPlan plan = ObservationPlan::make(Parset::fromFile(path), options);
@@ -302,40 +344,49 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("in2.example"), plan.ionprocs[1].inputHost);
     CPPUNIT_ASSERT_EQUAL(uint16_t(4321), plan.ionprocs[1].linkPort);
     CPPUNIT_ASSERT((plan.ionprocs[1].stations == std::vector<std::string>{"CS002", "RS106"}));
-    CPPUNIT_ASSERT_EQUAL(uint16_t(4100), plan.storagePort);  // the parset's (default) port, not a local free one
+    CPPUNIT_ASSERT_EQUAL(uint16_t(4100),
+                         plan.storagePort);  // the parset's (default) port, not a local free one
     CPPUNIT_ASSERT_EQUAL(size_t(1), plan.remoteStorageSinks.size());
     CPPUNIT_ASSERT_EQUAL(std::string("storage-sink@st1.example"), plan.remoteStorageSinks[0].name);
     CPPUNIT_ASSERT(plan.measurementSets.empty());
-    CPPUNIT_ASSERT_EQUAL(std::string("st1.example:/data/out/L4711_SB301_uv.MS"), plan.remoteMeasurementSets.at(1));
+    CPPUNIT_ASSERT_EQUAL(std::string("st1.example:/data/out/L4711_SB301_uv.MS"),
+                         plan.remoteMeasurementSets.at(1));
     CPPUNIT_ASSERT_EQUAL(std::string("cn1:2,cn2:1"), plan.computeHosts);
     CPPUNIT_ASSERT_EQUAL(3, plan.computeNodes);
     CPPUNIT_ASSERT(plan.stationSimParsetPath.empty());  // nothing simulated here
     CPPUNIT_ASSERT_EQUAL(size_t(2), plan.remoteStationSims.size());
     CPPUNIT_ASSERT_EQUAL(std::string("in2.example"), plan.remoteStationSims[1].host);
     plan.write();
-    const ObservationSettings sim = ObservationSettings::fromFile(plan.remoteStationSims[1].parsetPath);
+    const ObservationSettings sim =
+        ObservationSettings::fromFile(plan.remoteStationSims[1].parsetPath);
     CPPUNIT_ASSERT_EQUAL(2, sim.nrStations());
     CPPUNIT_ASSERT_EQUAL(std::string("RS106"), sim.stations[1].name);
     // --mpi-hosts overrides the parset's nodes.
     options.computeHosts = "a,b";
-    CPPUNIT_ASSERT_EQUAL(std::string("a,b"), ObservationPlan::make(Parset::fromFile(path), options).computeHosts);
+    CPPUNIT_ASSERT_EQUAL(std::string("a,b"),
+                         ObservationPlan::make(Parset::fromFile(path), options).computeHosts);
   }
 
   void testHydraCommand() {
     const std::vector<std::string> command =
-        hydraCommand(LauncherOptions{"ssh", "/opt/remote-shell"}, "in1", 1, {"/opt/rtcp/ionproc", "-", "--status", "-"});
+        hydraCommand(LauncherOptions{"ssh", "/opt/remote-shell"}, "in1", 1,
+                     {"/opt/rtcp/ionproc", "-", "--status", "-"});
     const std::string text = [&] {
       std::string t;
       for (const std::string& a : command) t += a + "|";
       return t;
     }();
-    CPPUNIT_ASSERT_MESSAGE(text, text.find("|-launcher|ssh|-launcher-exec|/opt/remote-shell|-hosts|in1|-n|1|-wdir|/|sh|-c|") !=
-                                     std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        text,
+        text.find(
+            "|-launcher|ssh|-launcher-exec|/opt/remote-shell|-hosts|in1|-n|1|-wdir|/|sh|-c|") !=
+            std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(text, text.ends_with("|sh|/opt/rtcp/ionproc|-|--status|-|"));
     // The wrapper, run here by sh, reports the start and the part's exit code.
     TempDir dir;
     const std::string out = dir.path() + "/out";
-    std::vector<std::string> wrapped(std::find(command.begin(), command.end(), std::string("sh")), command.end());
+    std::vector<std::string> wrapped(std::find(command.begin(), command.end(), std::string("sh")),
+                                     command.end());
     wrapped.resize(4);
     wrapped.front() = "/bin/sh";  // runProgram takes a path
     wrapped.insert(wrapped.end(), {"/bin/sh", "-c", "echo part; exit 3"});
@@ -355,16 +406,20 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     status.nrBlocks = 7;
     status.stations = {{"CS001", 1, 1, 0, 0, 1, 1, 0, 0, 0}};
     std::ofstream file(path);
-    file << "rtcp-part-started\n" << status.formatLine().substr(0, 20) << std::flush;  // a line half written
+    file << "rtcp-part-started\n"
+         << status.formatLine().substr(0, 20) << std::flush;  // a line half written
     CPPUNIT_ASSERT(!output.update());
     CPPUNIT_ASSERT(!output.started());  // one of two
-    file << status.formatLine().substr(20) << "\nrtcp-part-started\nrtcp-part-exit 0\n" << std::flush;
+    file << status.formatLine().substr(20) << "\nrtcp-part-started\nrtcp-part-exit 0\n"
+         << std::flush;
     CPPUNIT_ASSERT(output.update());
     CPPUNIT_ASSERT(output.started());
     CPPUNIT_ASSERT_EQUAL(int64_t(7), output.status()->nrBlocks);
     CPPUNIT_ASSERT(!output.exitCode());  // one of two
-    file << "rtcp-ms subband=301 integrations=4 missing=1 bytes=123456 path=/data/out dir/L1_SB301_uv.MS\n"
-         << "rtcp-part-exit 137\n" << std::flush;
+    file << "rtcp-ms subband=301 integrations=4 missing=1 bytes=123456 path=/data/out "
+            "dir/L1_SB301_uv.MS\n"
+         << "rtcp-part-exit 137\n"
+         << std::flush;
     output.update();
     CPPUNIT_ASSERT(output.exitCode() == 137);
     CPPUNIT_ASSERT_EQUAL(size_t(1), output.measurementSets().size());
@@ -374,11 +429,14 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(int64_t(1), ms.missing);
     CPPUNIT_ASSERT_EQUAL(uint64_t(123456), ms.bytes);
     // What a part's log says went wrong: its last error, not Hydra's noise.
-    std::ofstream(dir.path() + "/log") << "2026-01-01 00:00:00.000 ionproc[9] ERROR ionproc: cannot listen on tcp:0.0.0.0:4200: Address in use\n"
+    std::ofstream(dir.path() + "/log") << "2026-01-01 00:00:00.000 ionproc[9] ERROR ionproc: "
+                                          "cannot listen on tcp:0.0.0.0:4200: Address in use\n"
                                        << "[mpiexec@launch] Press Ctrl-C again to force abort\n";
-    CPPUNIT_ASSERT_EQUAL(std::string("ionproc: cannot listen on tcp:0.0.0.0:4200: Address in use"), lastProblem(dir.path() + "/log"));
+    CPPUNIT_ASSERT_EQUAL(std::string("ionproc: cannot listen on tcp:0.0.0.0:4200: Address in use"),
+                         lastProblem(dir.path() + "/log"));
     std::ofstream(dir.path() + "/log2") << "ssh: connect to host in9 port 22: No route to host\n";
-    CPPUNIT_ASSERT_EQUAL(std::string("ssh: connect to host in9 port 22: No route to host"), lastProblem(dir.path() + "/log2"));
+    CPPUNIT_ASSERT_EQUAL(std::string("ssh: connect to host in9 port 22: No route to host"),
+                         lastProblem(dir.path() + "/log2"));
   }
 };
 

@@ -49,40 +49,50 @@ class PacketLossTest : public CppUnit::TestFixture {
     o.extra = "Sim.packetLossProbability = 0.0005\n";
     const std::string recordings = dir.path() + "/recordings";
     const std::string recordParset = writeParset(dir.path() + "/record.parset", o);
-    CPPUNIT_ASSERT_EQUAL(0, runProgram({executable("station-sim/station-sim"), recordParset, "--record", recordings},
-                                       dir.path() + "/record.log"));
+    CPPUNIT_ASSERT_EQUAL(
+        0, runProgram({executable("station-sim/station-sim"), recordParset, "--record", recordings},
+                      dir.path() + "/record.log"));
     o.inputs.clear();
-    for (const std::string& station : o.stations) o.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
+    for (const std::string& station : o.stations)
+      o.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
     const std::string replayParset = writeParset(dir.path() + "/replay.parset", o);
     const std::string obs = dir.path() + "/obs";
-    const int code = runProgram(observeCommand({replayParset, "--dir", obs}), dir.path() + "/observe.log");
+    const int code =
+        runProgram(observeCommand({replayParset, "--dir", obs}), dir.path() + "/observe.log");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir.path() + "/observe.log"), 0, code);
 
     const ObservationSettings settings = ObservationSettings::fromFile(obs + "/observation.parset");
     const auto lost = droppedPackets(recordings + "/dropped-packets.txt", settings);
     size_t nrLost = 0;
     for (const auto& [station, packets] : lost) nrLost += packets.size();
-    CPPUNIT_ASSERT_MESSAGE("station-sim dropped no packet: the test would prove nothing", nrLost > 0);
+    CPPUNIT_ASSERT_MESSAGE("station-sim dropped no packet: the test would prove nothing",
+                           nrLost > 0);
     // The summary counts the lost packets, station by station.
     const std::string stations = summaryValue(obs, "stations");
     for (const std::string& station : o.stations) {
       const size_t entry = stations.find("\"name\": \"" + station + "\"");
       CPPUNIT_ASSERT_MESSAGE(stations, entry != std::string::npos);
       const auto it = lost.find(station);
-      const std::string count = "\"packetsLost\": " + std::to_string(it == lost.end() ? 0 : it->second.size()) + ",";
-      CPPUNIT_ASSERT_MESSAGE(count + " in " + stations, stations.substr(entry, stations.find('}', entry) - entry).find(count) != std::string::npos);
+      const std::string count =
+          "\"packetsLost\": " + std::to_string(it == lost.end() ? 0 : it->second.size()) + ",";
+      CPPUNIT_ASSERT_MESSAGE(
+          count + " in " + stations,
+          stations.substr(entry, stations.find('}', entry) - entry).find(count) !=
+              std::string::npos);
     }
     size_t flaggedSpectra = 0;
     for (const SubbandSettings& sb : settings.subbands) {
-      const MsContents ms = readMeasurementSet(settings.correlatedOutput.directories[0] + "/" +
-                                               settings.correlatedOutput.filenames[size_t(sb.index)]);
+      const MsContents ms =
+          readMeasurementSet(settings.correlatedOutput.directories[0] + "/" +
+                             settings.correlatedOutput.filenames[size_t(sb.index)]);
       flaggedSpectra += checkWeights(ms, settings, lost);
     }
     CPPUNIT_ASSERT(flaggedSpectra > 0);
   }
 
  private:
-  using Lost = std::map<std::string, std::set<int64_t>>;  ///< station -> first sample of each dropped packet
+  using Lost =
+      std::map<std::string, std::set<int64_t>>;  ///< station -> first sample of each dropped packet
 
   static Lost droppedPackets(const std::string& path, const ObservationSettings& settings) {
     std::ifstream file(path);
@@ -103,7 +113,8 @@ class PacketLossTest : public CppUnit::TestFixture {
   }
 
   /// valid[spectrum] of one station and block.
-  static std::vector<bool> validSpectra(const ObservationSettings& s, const std::set<int64_t>& lost, int64_t block) {
+  static std::vector<bool> validSpectra(const ObservationSettings& s, const std::set<int64_t>& lost,
+                                        int64_t block) {
     const SampleClock clock(s.clockMHz);
     const int64_t first = clock.firstSampleAtOrAfter(s.startTime);
     const int64_t end = first + (clock.firstSampleAtOrAfter(s.stopTime) - first + 15) / 16 * 16;
@@ -145,8 +156,8 @@ class PacketLossTest : public CppUnit::TestFixture {
         for (int pol = 0; pol < 4; ++pol) {
           const size_t i = (row * size_t(ms.nrChannels) + size_t(ch)) * 4 + size_t(pol);
           std::ostringstream where;
-          where << "row " << row << " (block " << block << ", stations " << ms.antenna1[row] << "-" << ms.antenna2[row]
-                << ") channel " << ch << " pol " << pol;
+          where << "row " << row << " (block " << block << ", stations " << ms.antenna1[row] << "-"
+                << ms.antenna2[row] << ") channel " << ch << " pol " << pol;
           CPPUNIT_ASSERT_EQUAL_MESSAGE(where.str(), float(expected), ms.weightSpectrum[i]);
           CPPUNIT_ASSERT_EQUAL_MESSAGE(where.str(), expected == 0, ms.flag[i] != 0);
         }

@@ -28,11 +28,13 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
     o.start = "2020-01-01 00:00:00";  // in the past, no --now
     o.stations = {"CS001", "CS999", "RS106"};
     const int port = freeUdpPort();
-    o.inputs = {"udp:127.0.0.1:" + std::to_string(port), "udp:127.0.0.1:" + std::to_string(port + 1),
+    o.inputs = {"udp:127.0.0.1:" + std::to_string(port),
+                "udp:127.0.0.1:" + std::to_string(port + 1),
                 "udp:localhost:" + std::to_string(port)};
     o.subbands = "[300, 777]";
     o.outputDir = dir.path() + "/out";
-    o.extra = "Observation.stopTime = '2019-12-31 23:59:00'\nOLAP.realTme = T\n";  // replaces the stop time
+    o.extra = "Observation.stopTime = '2019-12-31 23:59:00'\nOLAP.realTme = T\n";  // replaces the
+                                                                                   // stop time
     const std::string parset = writeParset(dir.path() + "/broken.parset", o);
     const std::string obs = dir.path() + "/obs";
     const std::string log = dir.path() + "/observe.log";
@@ -40,12 +42,14 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
     const std::string text = readFile(log);
     for (const std::string& expected : std::vector<std::string>{
              "key 'Observation.stopTime': stop time '2019-12-31 23:59:00' is not after start time",
-          "key 'Observation.startTime': start time '2020-01-01 00:00:00' is in the past",
-          "key 'Observation.VirtualInstrument.stationList': unknown station 'CS999'",
-          "key 'Observation.Beam[0].subbandList': subband 777 is outside 0..511",
-          "key 'PIC.Core.RS106LBA.RSP.ports': input 'udp:localhost:" + std::to_string(port) + "'",
-          "--ranks 64: more ranks than the", "nothing started"})
-      CPPUNIT_ASSERT_MESSAGE("missing '" + expected + "' in:\n" + text, text.find(expected) != std::string::npos);
+             "key 'Observation.startTime': start time '2020-01-01 00:00:00' is in the past",
+             "key 'Observation.VirtualInstrument.stationList': unknown station 'CS999'",
+             "key 'Observation.Beam[0].subbandList': subband 777 is outside 0..511",
+             "key 'PIC.Core.RS106LBA.RSP.ports': input 'udp:localhost:" + std::to_string(port) +
+                 "'",
+             "--ranks 64: more ranks than the", "nothing started"})
+      CPPUNIT_ASSERT_MESSAGE("missing '" + expected + "' in:\n" + text,
+                             text.find(expected) != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(text, !std::filesystem::exists(obs));
     CPPUNIT_ASSERT_MESSAGE(text, !std::filesystem::exists(o.outputDir));
   }
@@ -138,7 +142,8 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
   void testHelp() {
     storage::test::TempDir dir;
     CPPUNIT_ASSERT_EQUAL(0, runProgram(observeCommand({"--help"}), dir.path() + "/help.log"));
-    CPPUNIT_ASSERT(readFile(dir.path() + "/help.log").find("usage: observe PARSET") != std::string::npos);
+    CPPUNIT_ASSERT(readFile(dir.path() + "/help.log").find("usage: observe PARSET") !=
+                   std::string::npos);
     CPPUNIT_ASSERT(runProgram(observeCommand({}), dir.path() + "/none.log") != 0);
   }
 };

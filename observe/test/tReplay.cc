@@ -48,11 +48,13 @@ class ReplayTest : public CppUnit::TestFixture {
     o.delayCompensation = false;
     o.outputDir = dir.path() + "/record-out";
     const std::string recordings = dir.path() + "/recordings";
-    CPPUNIT_ASSERT_EQUAL(0, runProgram({executable("station-sim/station-sim"), writeParset(dir.path() + "/record.parset", o),
-                                        "--record", recordings},
-                                       dir.path() + "/record.log"));
+    CPPUNIT_ASSERT_EQUAL(
+        0, runProgram({executable("station-sim/station-sim"),
+                       writeParset(dir.path() + "/record.parset", o), "--record", recordings},
+                      dir.path() + "/record.log"));
     SmallObservation replay = o;
-    for (const std::string& station : o.stations) replay.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
+    for (const std::string& station : o.stations)
+      replay.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
 
     replay.realTime = false;
     replay.outputDir = dir.path() + "/fast";
@@ -73,11 +75,13 @@ class ReplayTest : public CppUnit::TestFixture {
     const ObservationSettings s = ObservationSettings::fromFile(obs + "/observation.parset");
     std::vector<MsContents> result;
     for (size_t i = 0; i < s.correlatedOutput.filenames.size(); ++i)
-      result.push_back(readMeasurementSet(s.correlatedOutput.directories[i] + "/" + s.correlatedOutput.filenames[i]));
+      result.push_back(readMeasurementSet(s.correlatedOutput.directories[i] + "/" +
+                                          s.correlatedOutput.filenames[i]));
     return result;
   }
 
-  static std::vector<MsContents> observe(const std::string& dir, const std::string& name, const SmallObservation& o,
+  static std::vector<MsContents> observe(const std::string& dir, const std::string& name,
+                                         const SmallObservation& o,
                                          const std::vector<std::string>& options) {
     const std::string obs = dir + "/" + name + "-obs";
     std::vector<std::string> arguments{writeParset(dir + "/" + name + ".parset", o), "--dir", obs};
@@ -99,17 +103,19 @@ class ReplayTest : public CppUnit::TestFixture {
     }
     live.outputDir = dir + "/live";
     const std::string obs = dir + "/live-obs";
-    const pid_t observer = startProgram(observeCommand({writeParset(dir + "/live.parset", live), "--now", "--no-station-sim",
-                                                 "--dir", obs, "--margin", "6"}),
-                                 dir + "/live.log");
+    const pid_t observer =
+        startProgram(observeCommand({writeParset(dir + "/live.parset", live), "--now",
+                                     "--no-station-sim", "--dir", obs, "--margin", "6"}),
+                     dir + "/live.log");
     while (!std::filesystem::exists(obs + "/observation.parset"))
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // written completely
     const double start = ObservationSettings::fromFile(obs + "/observation.parset").startTime;
     std::this_thread::sleep_for(std::chrono::duration<double>(start - 1 - wallClock()));
-    const int replayed = runProgram({executable("station-sim/station-sim"), writeParset(dir + "/replay-live.parset", replay),
-                                     "--replay", "--replay-to", destinations, "--restamp"},
-                                    dir + "/replay-live.log");
+    const int replayed = runProgram(
+        {executable("station-sim/station-sim"), writeParset(dir + "/replay-live.parset", replay),
+         "--replay", "--replay-to", destinations, "--restamp"},
+        dir + "/replay-live.log");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir + "/replay-live.log"), 0, replayed);
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir + "/live.log"), 0, waitProgram(observer));
     return readOutputs(obs);
@@ -120,12 +126,14 @@ class ReplayTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL_MESSAGE(what, a.data.size(), b.data.size());
     size_t differences = 0, first = 0;
     for (size_t i = 0; i < a.data.size(); ++i)
-      if (a.data[i] != b.data[i] || a.weightSpectrum[i] != b.weightSpectrum[i] || a.flag[i] != b.flag[i])
+      if (a.data[i] != b.data[i] || a.weightSpectrum[i] != b.weightSpectrum[i] ||
+          a.flag[i] != b.flag[i])
         if (differences++ == 0) first = i;
     std::ostringstream message;
     if (differences)
-      message << what << ": " << differences << " of " << a.data.size() << " values differ, first at " << first
-              << ": " << a.data[first] << " weight " << a.weightSpectrum[first] << " vs " << b.data[first] << " weight "
+      message << what << ": " << differences << " of " << a.data.size()
+              << " values differ, first at " << first << ": " << a.data[first] << " weight "
+              << a.weightSpectrum[first] << " vs " << b.data[first] << " weight "
               << b.weightSpectrum[first];
     CPPUNIT_ASSERT_MESSAGE(message.str(), differences == 0);
   }

@@ -2,7 +2,6 @@
 // storage-sink that stops and restarts (a test listener that checks every block), and the
 // OutputPath that joins them (and the dump file) for ionproc and a rank's local mode.
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <unistd.h>
 
 #include <atomic>
@@ -112,7 +111,8 @@ class TestSink {
         }
         std::vector<uint8_t> payload(header.payloadSize);
         if (!stream.readExact(payload.data(), payload.size())) return;
-        if (crc64(payload.data(), payload.size()) != header.payloadCrc || header.observationId != 42) {
+        if (crc64(payload.data(), payload.size()) != header.payloadCrc ||
+            header.observationId != 42) {
           ++bad_;
           continue;
         }
@@ -137,7 +137,8 @@ std::unique_ptr<CorrelatedData> integration(int subband, int64_t number) {
   auto d = std::make_unique<CorrelatedData>(kStations, kChannels);
   d->subband = subband;
   d->integration = number;
-  for (size_t i = 0; i < d->visibilities.size(); ++i) d->visibilities[i] = {float(i), float(number)};
+  for (size_t i = 0; i < d->visibilities.size(); ++i)
+    d->visibilities[i] = {float(i), float(number)};
   for (auto& v : d->validSamples) v = uint32_t(number);
   return d;
 }
@@ -172,8 +173,10 @@ class OutputTest : public CppUnit::TestFixture {
       const int64_t first = d->integration * 3;
       const int sb = d->subband - 150;
       for (size_t i = 0; i < kCells * 4; i += 7)
-        CPPUNIT_ASSERT_EQUAL(std::complex<float>(3.0f * i + 3 * first + 3, 3.0f * sb), d->visibilities[i]);
-      for (size_t i = 0; i < kCells; ++i) CPPUNIT_ASSERT_EQUAL(uint32_t(30 + 3 * first + 3), d->validSamples[i]);
+        CPPUNIT_ASSERT_EQUAL(std::complex<float>(3.0f * i + 3 * first + 3, 3.0f * sb),
+                             d->visibilities[i]);
+      for (size_t i = 0; i < kCells; ++i)
+        CPPUNIT_ASSERT_EQUAL(uint32_t(30 + 3 * first + 3), d->validSamples[i]);
     }
     const auto s = integrator.statistics();
     CPPUNIT_ASSERT_EQUAL(uint64_t(12), s.blocks);
@@ -196,7 +199,7 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(size_t(2), out.items.size());
     CPPUNIT_ASSERT_EQUAL(int64_t(0), out.items[1]->integration);
     CPPUNIT_ASSERT_EQUAL(uint32_t(10), out.items[1]->validSamples[0]);  // one block's count
-    add(1);  // too late for integration 0
+    add(1);              // too late for integration 0
     integrator.flush();  // integration 2, incomplete
     CPPUNIT_ASSERT_EQUAL(size_t(3), out.items.size());
     const auto s = integrator.statistics();
@@ -210,13 +213,17 @@ class OutputTest : public CppUnit::TestFixture {
     Collector out;
     Integrator integrator(2, {150}, 4, out.emit());
     const BlockData data(0, 0);
-    CPPUNIT_ASSERT_THROW(integrator.add(1, 0, kStations, kChannels, data.vis, data.valid), std::invalid_argument);
-    CPPUNIT_ASSERT_THROW(integrator.add(0, 4, kStations, kChannels, data.vis, data.valid), std::invalid_argument);
-    CPPUNIT_ASSERT_THROW(integrator.add(0, 0, kStations + 1, kChannels, data.vis, data.valid), std::invalid_argument);
+    CPPUNIT_ASSERT_THROW(integrator.add(1, 0, kStations, kChannels, data.vis, data.valid),
+                         std::invalid_argument);
+    CPPUNIT_ASSERT_THROW(integrator.add(0, 4, kStations, kChannels, data.vis, data.valid),
+                         std::invalid_argument);
+    CPPUNIT_ASSERT_THROW(integrator.add(0, 0, kStations + 1, kChannels, data.vis, data.valid),
+                         std::invalid_argument);
     integrator.add(0, 0, kStations, kChannels, data.vis, data.valid);
     const std::vector<std::complex<float>> otherVis(size_t(nrBaselines(3)) * kChannels * 4);
     const std::vector<uint32_t> otherValid(size_t(nrBaselines(3)) * kChannels);
-    CPPUNIT_ASSERT_THROW(integrator.add(0, 1, 3, kChannels, otherVis, otherValid), std::invalid_argument);
+    CPPUNIT_ASSERT_THROW(integrator.add(0, 1, 3, kChannels, otherVis, otherValid),
+                         std::invalid_argument);
   }
 
   void testDestinations() {
@@ -326,7 +333,8 @@ class OutputTest : public CppUnit::TestFixture {
       const int64_t first = 2 * d.integration;
       const float index = float(d.subband - 300);
       for (size_t k = 0; k < d.visibilities.size(); k += 7)
-        CPPUNIT_ASSERT_EQUAL(std::complex<float>(float(2 * k + 2 * first + 1), 2 * index), d.visibilities[k]);
+        CPPUNIT_ASSERT_EQUAL(std::complex<float>(float(2 * k + 2 * first + 1), 2 * index),
+                             d.visibilities[k]);
       CPPUNIT_ASSERT_EQUAL(uint32_t(20 + 2 * first + 1), d.validSamples[0]);
     }
     std::filesystem::remove(dump);
@@ -364,7 +372,9 @@ class OutputTest : public CppUnit::TestFixture {
     return s;
   }
   static std::string tempPath(const std::string& name) {
-    return (std::filesystem::temp_directory_path() / ("rtcp-output-" + std::to_string(getpid()) + "-" + name)).string();
+    return (std::filesystem::temp_directory_path() /
+            ("rtcp-output-" + std::to_string(getpid()) + "-" + name))
+        .string();
   }
 };
 

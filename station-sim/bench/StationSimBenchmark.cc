@@ -50,8 +50,8 @@ Sim.seed = 1
 int run(int argc, char** argv) {
   const double seconds = argc > 0 ? std::atof(argv[0]) : 2.0;
   rtcp::Logger::setLevel(rtcp::LogLevel::kWarning);
-  const rtcp::ObservationSettings settings =
-      rtcp::ObservationSettings::fromParset(rtcp::Parset::fromString(kParset, "stationsim-benchmark"));
+  const rtcp::ObservationSettings settings = rtcp::ObservationSettings::fromParset(
+      rtcp::Parset::fromString(kParset, "stationsim-benchmark"));
   rtcp::sim::SimulatorOptions options;
   options.threads = 1;
   options.duration = seconds;
@@ -61,12 +61,14 @@ int run(int argc, char** argv) {
   int64_t samples = 0;
   const auto start = std::chrono::steady_clock::now();
   while (simulator.generateNext(*chunk)) samples += int64_t(chunk->nrPackets) * 16;
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double dataSeconds = samples / settings.subbandWidth();
   const double stationSubbands = double(settings.nrStations()) * settings.nrSubbands();
   rtcp::printFigure("stationsim.station_subbands", stationSubbands);
   rtcp::printFigure("stationsim.realtime_factor_one_core", dataSeconds / elapsed);
-  rtcp::printFigure("stationsim.station_subbands_per_core_realtime", stationSubbands * dataSeconds / elapsed);
+  rtcp::printFigure("stationsim.station_subbands_per_core_realtime",
+                    stationSubbands * dataSeconds / elapsed);
   return 0;
 }
 

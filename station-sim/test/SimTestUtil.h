@@ -24,7 +24,8 @@ namespace rtcp::sim::test {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "station-sim-test-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "station-sim-test-XXXXXX").string();
     if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }
@@ -45,10 +46,14 @@ inline std::string makeParset(const std::vector<std::string>& stations, const st
                               const std::string& start = "2026-11-22 20:00:00") {
   std::string text =
       "Observation.ObsID = 7\n"
-      "Observation.startTime = '" + start + "'\n"
+      "Observation.startTime = '" +
+      start +
+      "'\n"
       "Observation.stopTime = '2026-11-22 20:10:00'\n"
       "Observation.sampleClock = 200\n"
-      "Observation.nrBitsPerSample = " + std::to_string(bits) + "\n"
+      "Observation.nrBitsPerSample = " +
+      std::to_string(bits) +
+      "\n"
       "Observation.antennaSet = LBA_OUTER\n"
       "Observation.bandFilter = LBA_30_90\n"
       "Observation.channelsPerSubband = 64\n"
@@ -56,13 +61,16 @@ inline std::string makeParset(const std::vector<std::string>& stations, const st
       "Observation.Beam[0].directionType = J2000\n"
       "Observation.Beam[0].angle1 = 5.2336866848\n"
       "Observation.Beam[0].angle2 = 0.7109425145\n"
-      "Observation.Beam[0].subbandList = " + subbands + "\n"
+      "Observation.Beam[0].subbandList = " +
+      subbands +
+      "\n"
       "Observation.referencePhaseCenter = [3826577.066, 461022.948, 5064892.786]\n";
   std::string list;
   for (size_t i = 0; i < stations.size(); ++i) {
     list += (i ? ", " : "") + stations[i];
-    text += "PIC.Core." + stations[i] + "LBA.RSP.ports = [udp:127.0.0.1:" +
-            std::to_string(31000 + 10 * i) + ", udp:127.0.0.1:" + std::to_string(31001 + 10 * i) + "]\n";
+    text += "PIC.Core." + stations[i] +
+            "LBA.RSP.ports = [udp:127.0.0.1:" + std::to_string(31000 + 10 * i) +
+            ", udp:127.0.0.1:" + std::to_string(31001 + 10 * i) + "]\n";
   }
   text += "Observation.VirtualInstrument.stationList = [" + list + "]\n";
   return text + extra;
@@ -112,7 +120,8 @@ inline std::vector<std::vector<uint8_t>> readPackets(const std::string& path) {
     if (!in.read(reinterpret_cast<char*>(packet.data()), kRspHeaderSize)) break;
     const RspHeader h = RspHeader::read(packet.data());
     packet.resize(rspPacketSize(h.bitsPerSample(), h.nrBeamlets, h.nrBlocks));
-    if (!in.read(reinterpret_cast<char*>(packet.data() + kRspHeaderSize), packet.size() - kRspHeaderSize))
+    if (!in.read(reinterpret_cast<char*>(packet.data() + kRspHeaderSize),
+                 packet.size() - kRspHeaderSize))
       throw std::runtime_error(path + ": truncated packet");
     packets.push_back(std::move(packet));
   }
@@ -125,7 +134,9 @@ struct Decoded {
   int nrBeamlets = 0;
   int64_t nrSamples = 0;
   std::vector<std::complex<float>> samples;
-  std::complex<float>* at(int beamlet, int pol) { return &samples[(size_t(beamlet) * 2 + pol) * nrSamples]; }
+  std::complex<float>* at(int beamlet, int pol) {
+    return &samples[(size_t(beamlet) * 2 + pol) * nrSamples];
+  }
   const std::complex<float>* at(int beamlet, int pol) const {
     return &samples[(size_t(beamlet) * 2 + pol) * nrSamples];
   }

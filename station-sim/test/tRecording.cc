@@ -42,8 +42,9 @@ class RecordingTest : public CppUnit::TestFixture {
     const double fs = 195312.5;
     const double tone = (firstNumber + toneIndex) * fs + 0.2 * fs;  // LBA_30_90: zone 1
     const ObservationSettings settings = settingsFrom(makeParset(
-        {"CS001", "RS106"}, subbandRange(firstNumber, firstNumber + nrSubbands - 1),
-        bits, "Sim.noisePower = 1\nSim.tone.frequency = " + std::to_string(tone) + "\nSim.tone.amplitude = 1\n",
+        {"CS001", "RS106"}, subbandRange(firstNumber, firstNumber + nrSubbands - 1), bits,
+        "Sim.noisePower = 1\nSim.tone.frequency = " + std::to_string(tone) +
+            "\nSim.tone.amplitude = 1\n",
         "2026-11-22 20:00:00.95"));
     SimulatorOptions options;
     options.recordDirectory = dir.path();
@@ -53,7 +54,8 @@ class RecordingTest : public CppUnit::TestFixture {
     if (bits == 4) CPPUNIT_ASSERT(summary.clipped > 0);  // 2.5 rms against +-7: some clip
     const SampleClock clock(200);
     const int64_t firstSample = clock.firstSampleAtOrAfter(parseUtc("2026-11-22 20:00:00.95"));
-    const int64_t nrPackets = (clock.firstSampleAtOrAfter(parseUtc("2026-11-22 20:00:01.05")) - firstSample + 15) / 16;
+    const int64_t nrPackets =
+        (clock.firstSampleAtOrAfter(parseUtc("2026-11-22 20:00:01.05")) - firstSample + 15) / 16;
 
     for (const StationSettings& station : settings.stations)
       for (int port = 0; port < 2; ++port) {
@@ -65,7 +67,8 @@ class RecordingTest : public CppUnit::TestFixture {
         bool crossedSecond = false;
         for (size_t p = 0; p < packets.size(); ++p) {
           RspHeader h;
-          CPPUNIT_ASSERT_EQUAL(std::string("accepted"), std::string(toString(validateRspPacket(packets[p], expect, h))));
+          CPPUNIT_ASSERT_EQUAL(std::string("accepted"),
+                               std::string(toString(validateRspPacket(packets[p], expect, h))));
           CPPUNIT_ASSERT_EQUAL(port, h.rspBoard());
           CPPUNIT_ASSERT_EQUAL(station.id * 32 + port, int(h.station));
           CPPUNIT_ASSERT_EQUAL(firstSample + int64_t(p) * 16, clock.sampleNumber(h.stamp()));
@@ -85,7 +88,8 @@ class RecordingTest : public CppUnit::TestFixture {
       const std::complex<float>* x = d.at(b, 0);
       for (int64_t t = 0; t < d.nrSamples; ++t) {
         power += std::norm(x[t]);
-        line += std::complex<double>(x[t]) * std::polar(1.0, -2 * M_PI * 0.2 * double(d.firstSample + t));
+        line += std::complex<double>(x[t]) *
+                std::polar(1.0, -2 * M_PI * 0.2 * double(d.firstSample + t));
       }
       const double rms = std::sqrt(power / d.nrSamples / 2);
       const double lineFraction = std::norm(line) / d.nrSamples / power;  // ~ A^2 / P with a tone
@@ -109,7 +113,8 @@ class RecordingTest : public CppUnit::TestFixture {
     options.duration = 0.05;
     const SimulationSummary summary = StationSimulator(settings, options).run();
     CPPUNIT_ASSERT_EQUAL(dir / "dropped-packets.txt", summary.dropLogPath);
-    using Key = std::tuple<std::string, int, uint32_t, uint32_t>;  // station port timestamp sequence
+    using Key =
+        std::tuple<std::string, int, uint32_t, uint32_t>;  // station port timestamp sequence
     std::set<Key> dropped, recorded;
     std::ifstream log(summary.dropLogPath);
     for (std::string line; std::getline(log, line);) {
@@ -127,7 +132,8 @@ class RecordingTest : public CppUnit::TestFixture {
       }
     const SampleClock clock(200);
     const int64_t first = settings.startSample();
-    const int64_t nrPackets = (clock.firstSampleAtOrAfter(settings.startTime + 0.05) - first + 15) / 16;
+    const int64_t nrPackets =
+        (clock.firstSampleAtOrAfter(settings.startTime + 0.05) - first + 15) / 16;
     CPPUNIT_ASSERT_EQUAL(uint64_t(dropped.size()), summary.dropped);
     const double expected = 0.05 * 2 * nrPackets;
     CPPUNIT_ASSERT(std::abs(double(dropped.size()) - expected) < 5 * std::sqrt(expected));

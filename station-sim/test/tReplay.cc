@@ -1,7 +1,6 @@
 // A recording replayed over UDP arrives byte-identical and at the real-time pace of its
 // timestamps; re-stamped, it starts now, shifted by a whole even number of seconds.
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -92,7 +91,8 @@ class ReplayTest : public CppUnit::TestFixture {
     RecordingReplayer replayer({{recording, receiver.descriptor()}}, {});
     const auto start = std::chrono::steady_clock::now();
     const auto totals = replayer.run();
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto& received = receiver.wait(5.0);
     CPPUNIT_ASSERT_EQUAL(sent.size(), size_t(totals.back().packets));
     CPPUNIT_ASSERT_EQUAL(sent.size(), received.size());
@@ -119,14 +119,17 @@ class ReplayTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(sent.size(), received.size());
     const SampleClock clock(200);
     for (size_t i = 0; i < sent.size(); ++i) {
-      const RspHeader original = RspHeader::read(sent[i].data()), now = RspHeader::read(received[i].data());
+      const RspHeader original = RspHeader::read(sent[i].data()),
+                      now = RspHeader::read(received[i].data());
       CPPUNIT_ASSERT_EQUAL(int64_t(original.timestamp) + shift, int64_t(now.timestamp));
       CPPUNIT_ASSERT_EQUAL(original.blockSequenceNumber, now.blockSequenceNumber);
       // The same sample count, moved by a whole number of samples.
-      CPPUNIT_ASSERT_EQUAL(clock.sampleNumber(original.stamp()) + shift * 390625 / 2, clock.sampleNumber(now.stamp()));
+      CPPUNIT_ASSERT_EQUAL(clock.sampleNumber(original.stamp()) + shift * 390625 / 2,
+                           clock.sampleNumber(now.stamp()));
       CPPUNIT_ASSERT(std::equal(sent[i].begin() + 16, sent[i].end(), received[i].begin() + 16));
     }
-    const double firstTime = clock.unixTime(clock.sampleNumber(RspHeader::read(received[0].data()).stamp()));
+    const double firstTime =
+        clock.unixTime(clock.sampleNumber(RspHeader::read(received[0].data()).stamp()));
     CPPUNIT_ASSERT(firstTime >= before - 0.01 && firstTime < before + 2.01);
   }
 };

@@ -107,19 +107,24 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
           const double t = delays.t0 + (start + block / 2.0) / fs;
           std::vector<std::vector<cd>> spectra(nStations, std::vector<cd>(block));
           for (int s = 0; s < nStations; ++s) {
-            const auto& x = fft(r.stations[s].samples.data() + (size_t(b) * 2 + pol) * n + start - shift[s]);
+            const auto& x =
+                fft(r.stations[s].samples.data() + (size_t(b) * 2 + pol) * n + start - shift[s]);
             const double tau = delays.at(s, t), residual = tau - shift[s] / fs;
             for (int k = 0; k < block; ++k)
-              spectra[s][k] = cd(x[k]) * std::polar(1.0, -kTwoPi * (fft.frequency(k) * fs * residual + f * tau));
+              spectra[s][k] =
+                  cd(x[k]) *
+                  std::polar(1.0, -kTwoPi * (fft.frequency(k) * fs * residual + f * tau));
           }
           for (int s1 = 0; s1 < nStations; ++s1)
             for (int s2 = 0; s2 < nStations; ++s2)
-              for (int k = 0; k < block; ++k) cross[s1 * nStations + s2] += spectra[s1][k] * std::conj(spectra[s2][k]);
+              for (int k = 0; k < block; ++k)
+                cross[s1 * nStations + s2] += spectra[s1][k] * std::conj(spectra[s2][k]);
         }
         for (int s = 0; s < nStations; ++s) autos[s] = cross[s * nStations + s].real();
         // Power per polarisation: flux/2 + noise = 2, scaled to 1024 rms per component.
         for (int s = 0; s < nStations; ++s)
-          CPPUNIT_ASSERT_DOUBLES_EQUAL(2.0 * 1024 * 1024, autos[s] / (double(samples) * block), 0.03 * 2 * 1024 * 1024);
+          CPPUNIT_ASSERT_DOUBLES_EQUAL(2.0 * 1024 * 1024, autos[s] / (double(samples) * block),
+                                       0.03 * 2 * 1024 * 1024);
         for (int s1 = 0; s1 < nStations; ++s1)
           for (int s2 = s1 + 1; s2 < nStations; ++s2) {
             const cd c = cross[s1 * nStations + s2] / std::sqrt(autos[s1] * autos[s2]);
@@ -153,7 +158,8 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
         largestDelay = std::max(largestDelay, std::abs(dtau) * fs);
         cd agreement = 0;
         for (int k = 0; k < block; ++k)
-          agreement += std::polar(1.0, std::arg(cross[k]) - kTwoPi * (f + fft.frequency(k) * fs) * dtau);
+          agreement +=
+              std::polar(1.0, std::arg(cross[k]) - kTwoPi * (f + fft.frequency(k) * fs) * dtau);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, std::arg(agreement) * 180 / M_PI, 4.0);
         CPPUNIT_ASSERT(std::abs(agreement) / block > 0.7);  // bins agree with each other
       }
@@ -168,7 +174,8 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
     const Recorded r = record(makeParset({"CS001", "RS310"}, "[400]", 16,
                                          "Sim.nrSources = 1\nSim.Source[0].angle1 = 4.2\n"
                                          "Sim.Source[0].angle2 = 0.5\nSim.Source[0].flux = 2.0\n"
-                                         "Sim.noisePower = 0\n"), 0.2);
+                                         "Sim.noisePower = 0\n"),
+                              0.2);
     const LinearDelays delays = delaysOf(r, r.settings.sim.sources[0].direction);
     const double fs = r.settings.subbandWidth(), f = r.settings.subbands[0].frequency;
     const double tMid = (delays.t0 + delays.t1) / 2;
@@ -186,7 +193,8 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
         const auto& x = fft(r.stations[s].at(0, 0) + start - shift[s]);
         const double tau = delays.at(s, t), residual = tau - shift[s] / fs;
         for (int k = 0; k < block; ++k)
-          spectrum[s].push_back(cd(x[k]) * std::polar(1.0, -kTwoPi * (fft.frequency(k) * fs * residual + f * tau)));
+          spectrum[s].push_back(
+              cd(x[k]) * std::polar(1.0, -kTwoPi * (fft.frequency(k) * fs * residual + f * tau)));
       }
       for (int k = 0; k < block; ++k) cross += spectrum[0][k] * std::conj(spectrum[1][k]);
       worst = std::max(worst, std::abs(std::arg(cross)) * 180 / M_PI);
@@ -204,9 +212,11 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
     const double fs = probe.subbandWidth(), f = probe.subbands[0].frequency;
     const int size = 4096, bin = 1234;
     const double tone = f + (bin + 0.25) * fs / size;  // not bin-centred: still the peak
-    const Recorded r = record(makeParset({"CS001", "RS106"}, "[299..301]", 8,
-                                         "Sim.noisePower = 1.0\nSim.tone.frequency = " + std::to_string(tone) +
-                                         "\nSim.tone.amplitude = 0.5\nSim.seed = 3\n"), 0.05);
+    const Recorded r =
+        record(makeParset({"CS001", "RS106"}, "[299..301]", 8,
+                          "Sim.noisePower = 1.0\nSim.tone.frequency = " + std::to_string(tone) +
+                              "\nSim.tone.amplitude = 0.5\nSim.seed = 3\n"),
+               0.05);
     const LinearDelays delays = delaysOf(r, r.settings.beams[0]);
     Fftw fft(size);
     for (int b = 0; b < 3; ++b) {
@@ -216,7 +226,8 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
       for (int k = 0; k < size; ++k)
         if (std::norm(spectra[0][k]) > std::norm(spectra[0][peak])) peak = k;
       const double peakToMean = std::norm(spectra[0][peak]) * size /
-          std::accumulate(spectra[0].begin(), spectra[0].end(), 0.0, [](double a, cf x) { return a + std::norm(x); });
+                                std::accumulate(spectra[0].begin(), spectra[0].end(), 0.0,
+                                                [](double a, cf x) { return a + std::norm(x); });
       if (b != 1) {  // the tone lies in subband 300 only
         CPPUNIT_ASSERT(peakToMean < 30);
         continue;
@@ -225,7 +236,8 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT(peakToMean > 100);
       const double t = delays.t0 + size / 2.0 / fs;
       const double expected = kTwoPi * tone * (delays.at(0, t) - delays.at(1, t));
-      const double phase = std::arg(cd(spectra[0][peak]) * std::conj(cd(spectra[1][peak])) * std::polar(1.0, -expected));
+      const double phase = std::arg(cd(spectra[0][peak]) * std::conj(cd(spectra[1][peak])) *
+                                    std::polar(1.0, -expected));
       CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, phase * 180 / M_PI, 3.0);
     }
   }

@@ -1,9 +1,9 @@
 // The station-sim executable: --help, errors that name the problem, a small recording.
 #include <cppunit/extensions/HelperMacros.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <sys/wait.h>
 
 #include "SimTestUtil.h"
 #include "TestData.h"
@@ -17,7 +17,8 @@ struct Result {
 };
 
 Result run(const std::string& arguments) {
-  const std::string command = rtcp::test::binaryDir() + "/station-sim/station-sim " + arguments + " 2>&1";
+  const std::string command =
+      rtcp::test::binaryDir() + "/station-sim/station-sim " + arguments + " 2>&1";
   Result result;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return result;
@@ -28,7 +29,9 @@ Result run(const std::string& arguments) {
   return result;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -58,7 +61,8 @@ class StationSimExecutableTest : public CppUnit::TestFixture {
 
   void testBadParsetValue() {
     TempDir dir;
-    writeFile(dir / "bad.parset", makeParset({"CS001"}, "[300]", 16, "Observation.sampleClock = 201\n"));
+    writeFile(dir / "bad.parset",
+              makeParset({"CS001"}, "[300]", 16, "Observation.sampleClock = 201\n"));
     const Result r = run(dir / "bad.parset" + " --record " + dir / "out");
     CPPUNIT_ASSERT(r.status != 0);
     CPPUNIT_ASSERT(contains(r.output, "Observation.sampleClock"));
@@ -76,7 +80,8 @@ class StationSimExecutableTest : public CppUnit::TestFixture {
 
   void testRecords() {
     TempDir dir;
-    writeFile(dir / "obs.parset", makeParset({"CS001", "RS106"}, "[300..303]", 8, "Sim.seed = 2\n"));
+    writeFile(dir / "obs.parset",
+              makeParset({"CS001", "RS106"}, "[300..303]", 8, "Sim.seed = 2\n"));
     const Result r = run(dir / "obs.parset" + " --record " + dir / "rec" + " --duration 0.05");
     CPPUNIT_ASSERT_EQUAL(0, r.status);
     const int64_t packets = (int64_t(0.05 * 195312.5) + 1 + 15) / 16;

@@ -60,7 +60,8 @@ ObservationSettings benchSettings(const BenchOptions& o, const std::string& dir)
   int port = 20000;
   for (const std::string& name : lbaStations(o.stations)) {
     stations += (stations.empty() ? "" : ", ") + name;
-    ports += "PIC.Core." + name + "LBA.RSP.ports = [udp:127.0.0.1:" + std::to_string(port++) + "]\n";
+    ports +=
+        "PIC.Core." + name + "LBA.RSP.ports = [udp:127.0.0.1:" + std::to_string(port++) + "]\n";
   }
   for (int s = 0; s < o.subbands; ++s) subbands += (s ? ", " : "") + std::to_string(300 + s);
   const int steps = int(195312.5 / o.channels);  // about 1 s integrations
@@ -68,18 +69,22 @@ ObservationSettings benchSettings(const BenchOptions& o, const std::string& dir)
   const double start = parseUtc("2025-06-01 12:00:00");
   const std::string text =
       "Observation.ObsID = 99\nObservation.startTime = '2025-06-01 12:00:00'\n"
-      "Observation.stopTime = '" + formatUtc(start + std::ceil(seconds) + 0.5) + "'\n" +
+      "Observation.stopTime = '" +
+      formatUtc(start + std::ceil(seconds) + 0.5) + "'\n" +
       "Observation.antennaSet = LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
-      "Observation.VirtualInstrument.stationList = [" + stations + "]\n" +
-      "Observation.channelsPerSubband = " + std::to_string(o.channels) + "\n" +
+      "Observation.VirtualInstrument.stationList = [" +
+      stations + "]\n" + "Observation.channelsPerSubband = " + std::to_string(o.channels) + "\n" +
       "Observation.nrBeams = 1\nObservation.Beam[0].angle1 = 5.2336866848\n"
-      "Observation.Beam[0].angle2 = 0.7109425145\nObservation.Beam[0].subbandList = [" + subbands + "]\n" +
+      "Observation.Beam[0].angle2 = 0.7109425145\nObservation.Beam[0].subbandList = [" +
+      subbands + "]\n" +
       "Observation.referencePhaseCenter = [3826577.066, 461022.948, 5064892.786]\n" + ports +
       "OLAP.CNProc.integrationSteps = " + std::to_string(steps) + "\nOLAP.realTime = F\n" +
       "Observation.DataProducts.Output_Correlated.locations = [localhost:" + dir + "]\n";
-  ObservationSettings settings = ObservationSettings::fromParset(Parset::fromString(text, "storage benchmark"));
+  ObservationSettings settings =
+      ObservationSettings::fromParset(Parset::fromString(text, "storage benchmark"));
   if (settings.nrIntegrations() < o.integrations)
-    throw std::runtime_error("benchmark parset holds only " + std::to_string(settings.nrIntegrations()) + " integrations");
+    throw std::runtime_error("benchmark parset holds only " +
+                             std::to_string(settings.nrIntegrations()) + " integrations");
   return settings;
 }
 
@@ -109,7 +114,8 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
   options.port = 0;
   options.staging.capacityBytes = size_t(o.stagingMb * 1024 * 1024);
   CorrelatedData block(o.stations, o.channels);
-  for (size_t i = 0; i < block.visibilities.size(); ++i) block.visibilities[i] = {float(i % 97), -float(i % 89)};
+  for (size_t i = 0; i < block.visibilities.size(); ++i)
+    block.visibilities[i] = {float(i % 97), -float(i % 89)};
   for (uint32_t& n : block.validSamples) n = 3052;
   std::vector<uint8_t> bytes = block.serialise(uint64_t(settings.observationId));
 
@@ -174,17 +180,25 @@ int storageBenchmark(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--stations") o.stations = std::stoi(value());
-    else if (arg == "--channels") o.channels = std::stoi(value());
-    else if (arg == "--integrations") o.integrations = std::stoi(value());
-    else if (arg == "--subbands") o.subbands = std::stoi(value());
-    else if (arg == "--staging-mb") o.stagingMb = std::stod(value());
-    else if (arg == "--dir") o.dir = value();
+    if (arg == "--stations")
+      o.stations = std::stoi(value());
+    else if (arg == "--channels")
+      o.channels = std::stoi(value());
+    else if (arg == "--integrations")
+      o.integrations = std::stoi(value());
+    else if (arg == "--subbands")
+      o.subbands = std::stoi(value());
+    else if (arg == "--staging-mb")
+      o.stagingMb = std::stod(value());
+    else if (arg == "--dir")
+      o.dir = value();
     else if (arg == "--help") {
-      std::printf("rtcp-bench storage [--stations 16] [--channels 64] [--integrations 300] [--subbands 2]\n"
-                  "                   [--staging-mb 32] [--dir /tmp]\n");
+      std::printf(
+          "rtcp-bench storage [--stations 16] [--channels 64] [--integrations 300] [--subbands 2]\n"
+          "                   [--staging-mb 32] [--dir /tmp]\n");
       return 0;
-    } else throw std::invalid_argument("unknown argument " + arg);
+    } else
+      throw std::invalid_argument("unknown argument " + arg);
   }
   std::string dir = o.dir + "/rtcp-bench-storage-XXXXXX";
   if (!mkdtemp(dir.data())) throw std::runtime_error(dir + ": mkdtemp failed");
@@ -230,7 +244,8 @@ int storageBenchmark(int argc, char** argv) {
 
 }  // namespace
 
-RTCP_REGISTER_BENCHMARK("storage", "MS write speed through storage-sink vs a sequential write; staging high-water mark",
-                        storageBenchmark);
+RTCP_REGISTER_BENCHMARK(
+    "storage", "MS write speed through storage-sink vs a sequential write; staging high-water mark",
+    storageBenchmark);
 
 }  // namespace rtcp::storage

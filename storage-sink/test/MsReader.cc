@@ -33,7 +33,8 @@ MsContents readMeasurementSet(const std::string& path, bool withUvwJ2000) {
   MsContents c;
   c.nrRows = ms.nrow();
   if (c.nrRows) {
-    c.data = flatten<std::complex<float>>(casacore::ArrayColumn<casacore::Complex>(ms, "DATA").getColumn());
+    c.data = flatten<std::complex<float>>(
+        casacore::ArrayColumn<casacore::Complex>(ms, "DATA").getColumn());
     c.flag = flatten<uint8_t>(columns.flag().getColumn());
     c.weightSpectrum = flatten<float>(columns.weightSpectrum().getColumn());
     c.weight = flatten<float>(columns.weight().getColumn());
@@ -46,7 +47,8 @@ MsContents readMeasurementSet(const std::string& path, bool withUvwJ2000) {
     c.antenna2 = flatten<int>(columns.antenna2().getColumn());
     c.uvw = triples(columns.uvw().getColumn());
     if (withUvwJ2000) {
-      casacore::Table result = casacore::tableCommand("SELECT mscal.uvwj2000() AS U FROM $1", ms).table();
+      casacore::Table result =
+          casacore::tableCommand("SELECT mscal.uvwj2000() AS U FROM $1", ms).table();
       c.uvwJ2000 = triples(casacore::ArrayColumn<double>(result, "U").getColumn());
     }
   }

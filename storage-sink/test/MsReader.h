@@ -12,15 +12,15 @@ namespace rtcp::storage::test {
 struct MsContents {
   size_t nrRows = 0;
   int nrChannels = 0;
-  std::vector<std::complex<float>> data;  // [row][channel][pol]
-  std::vector<uint8_t> flag;              // [row][channel][pol]
-  std::vector<float> weightSpectrum;      // [row][channel][pol]
-  std::vector<float> weight;              // [row][pol]
-  std::vector<uint8_t> flagRow;           // [row]
+  std::vector<std::complex<float>> data;                       // [row][channel][pol]
+  std::vector<uint8_t> flag;                                   // [row][channel][pol]
+  std::vector<float> weightSpectrum;                           // [row][channel][pol]
+  std::vector<float> weight;                                   // [row][pol]
+  std::vector<uint8_t> flagRow;                                // [row]
   std::vector<double> time, timeCentroid, interval, exposure;  // [row]
-  std::vector<int> antenna1, antenna2;    // [row]
-  std::vector<std::array<double, 3>> uvw;         // [row]
-  std::vector<std::array<double, 3>> uvwJ2000;    // [row], TaQL mscal.uvwj2000 (when asked)
+  std::vector<int> antenna1, antenna2;                         // [row]
+  std::vector<std::array<double, 3>> uvw;                      // [row]
+  std::vector<std::array<double, 3>> uvwJ2000;  // [row], TaQL mscal.uvwj2000 (when asked)
   std::vector<std::string> antennaNames;
   std::vector<std::array<double, 3>> antennaPositions;
   std::vector<double> dishDiameters;

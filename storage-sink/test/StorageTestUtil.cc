@@ -29,30 +29,30 @@ std::string makeParset(const TestObservation& o) {
   int port = 10010;
   for (const std::string& s : o.stations) {
     stationList += (stationList.empty() ? "" : ", ") + s;
-    ports += "PIC.Core." + s + o.antennaSet.substr(0, 3) + ".RSP.ports = [udp:127.0.0.1:" +
-             std::to_string(port++) + "]\n";
+    ports += "PIC.Core." + s + o.antennaSet.substr(0, 3) +
+             ".RSP.ports = [udp:127.0.0.1:" + std::to_string(port++) + "]\n";
   }
-  return "Observation.ObsID = " + std::to_string(o.obsId) + "\n" +
-         "Observation.startTime = '" + o.start + "'\n" +
-         "Observation.stopTime = '" + o.stop + "'\n" +
+  return "Observation.ObsID = " + std::to_string(o.obsId) + "\n" + "Observation.startTime = '" +
+         o.start + "'\n" + "Observation.stopTime = '" + o.stop + "'\n" +
          "Observation.sampleClock = 200\n"
          "Observation.nrBitsPerSample = 16\n"
-         "Observation.antennaSet = " + o.antennaSet + "\n" +
-         "Observation.bandFilter = " + o.bandFilter + "\n" +
+         "Observation.antennaSet = " +
+         o.antennaSet + "\n" + "Observation.bandFilter = " + o.bandFilter + "\n" +
          "Observation.VirtualInstrument.stationList = [" + stationList + "]\n" +
          "Observation.channelsPerSubband = " + std::to_string(o.channels) + "\n" +
          "Observation.nrBeams = 1\n"
          "Observation.Beam[0].directionType = J2000\n"
          "Observation.Beam[0].angle1 = 5.2336866848\n"
          "Observation.Beam[0].angle2 = 0.7109425145\n"
-         "Observation.Beam[0].subbandList = " + o.subbands + "\n" +
+         "Observation.Beam[0].subbandList = " +
+         o.subbands + "\n" +
          "Observation.referencePhaseCenter = [3826577.066, 461022.948, 5064892.786]\n" + ports +
          "OLAP.CNProc.integrationSteps = " + std::to_string(o.steps) + "\n" +
          "OLAP.IONProc.integrationSteps = 1\n"
          "OLAP.realTime = F\n"
          "Observation.DataProducts.Output_Correlated.enabled = T\n"
-         "Observation.DataProducts.Output_Correlated.locations = [" + o.location + "]\n" +
-         "OLAP.Storage.port = 4100\n" + o.extra;
+         "Observation.DataProducts.Output_Correlated.locations = [" +
+         o.location + "]\n" + "OLAP.Storage.port = 4100\n" + o.extra;
 }
 
 std::string writeParset(const std::string& dir, const TestObservation& observation,
@@ -78,7 +78,8 @@ CorrelatedData makeBlock(int nrStations, int nrChannels, int subband, int64_t in
     for (int c = 0; c < nrChannels; ++c) {
       const uint32_t n = validCount(b, c, integration);
       block.valid(b, c) = n;
-      for (int p = 0; p < 4; ++p) block.visibility(b, c, p) = blockValue(b, c, p, integration) * float(n);
+      for (int p = 0; p < 4; ++p)
+        block.visibility(b, c, p) = blockValue(b, c, p, integration) * float(n);
     }
   return block;
 }

@@ -33,7 +33,7 @@ struct TestObservation {
   std::vector<std::string> stations = {"CS001", "CS002", "CS003", "RS106"};
   std::string subbands = "[300, 301]";
   int channels = 8;
-  int steps = 24414;  ///< spectra per block: 8 * 24414 samples = 0.99999 s
+  int steps = 24414;                     ///< spectra per block: 8 * 24414 samples = 0.99999 s
   std::string antennaSet = "LBA_OUTER";  ///< the field is its first three letters
   std::string bandFilter = "LBA_30_90";
   std::string location;  ///< HOST:DIR of the outputs

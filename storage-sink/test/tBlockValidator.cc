@@ -62,7 +62,8 @@ class BlockValidatorTest : public CppUnit::TestFixture {
       h.nrStations = 100000;
       h.payloadSize = h.expectedPayloadSize();
     });
-    expect(BlockReject::kPayloadSize, false, [](CorrelatedHeader& h) { h.payloadSize = 1ull << 62; });
+    expect(BlockReject::kPayloadSize, false,
+           [](CorrelatedHeader& h) { h.payloadSize = 1ull << 62; });
     expect(BlockReject::kPayloadSize, false, [](CorrelatedHeader& h) { h.payloadSize -= 4; });
   }
 
@@ -74,13 +75,15 @@ class BlockValidatorTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("CS002+CS003"), stations[1].name);
     CPPUNIT_ASSERT_EQUAL(std::string("RS106"), stations[2].name);
     // The correlator's order: the superstation takes the first listed member's place.
-    const std::vector<OutputStation> swapped = outputStations(settings("OLAP.tiedArrayStationNames = [CS003, CS001]\n"));
+    const std::vector<OutputStation> swapped =
+        outputStations(settings("OLAP.tiedArrayStationNames = [CS003, CS001]\n"));
     CPPUNIT_ASSERT_EQUAL(size_t(3), swapped.size());
     CPPUNIT_ASSERT_EQUAL(std::string("CS002"), swapped[0].name);
     CPPUNIT_ASSERT_EQUAL(std::string("CS003+CS001"), swapped[1].name);
     const auto& p1 = s.stations[0].position;
     const auto& p3 = s.stations[2].position;
-    for (int k = 0; k < 3; ++k) CPPUNIT_ASSERT_DOUBLES_EQUAL((p1[k] + p3[k]) / 2, swapped[1].position[k], 1e-6);
+    for (int k = 0; k < 3; ++k)
+      CPPUNIT_ASSERT_DOUBLES_EQUAL((p1[k] + p3[k]) / 2, swapped[1].position[k], 1e-6);
     CPPUNIT_ASSERT_EQUAL(4, nrOutputStations(settings("OLAP.tiedArrayStationNames = [CS003]\n")));
     const BlockValidator validator(s, {{300, 0}});
     CorrelatedHeader h = CorrelatedHeader::read(makeBlock(3, 8, 300, 0).serialise(4242).data());

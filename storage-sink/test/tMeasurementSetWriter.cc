@@ -92,8 +92,10 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
       const double length = std::hypot(p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2]);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(length, std::hypot(uvw[0], uvw[1], uvw[2]), 1e-4);
       // ...and w = c (tau_s2 - tau_s1) toward the phase centre (DESIGN §2.3, §2.5).
-      const std::vector<double> tau = delays.delays(settings_.beams[0], mjdSecondsToUnix(ms.time[row]));
-      const double w = kSpeedOfLight * (tau[size_t(ms.antenna2[row])] - tau[size_t(ms.antenna1[row])]);
+      const std::vector<double> tau =
+          delays.delays(settings_.beams[0], mjdSecondsToUnix(ms.time[row]));
+      const double w =
+          kSpeedOfLight * (tau[size_t(ms.antenna2[row])] - tau[size_t(ms.antenna1[row])]);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(w, uvw[2], 0.01);
     }
     // The sky turns: a long baseline's UVW changes over the 6 integrations.
@@ -111,12 +113,14 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
     for (size_t s = 0; s < 4; ++s) {
       CPPUNIT_ASSERT_EQUAL(settings_.stations[s].name, ms.antennaNames[s]);
       for (int k = 0; k < 3; ++k)
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.stations[s].position[k], ms.antennaPositions[s][k], 1e-6);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.stations[s].position[k], ms.antennaPositions[s][k],
+                                     1e-6);
       CPPUNIT_ASSERT(ms.dishDiameters[s] > 0);
     }
     CPPUNIT_ASSERT_EQUAL(8, ms.nrChannels);
     for (int c = 0; c < 8; ++c) {
-      CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.channelFrequency(0, c), ms.channelFrequencies[size_t(c)], 1e-3);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.channelFrequency(0, c),
+                                   ms.channelFrequencies[size_t(c)], 1e-3);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.channelWidth(), ms.channelWidths[size_t(c)], 1e-6);
     }
     // Subband 300 in the first Nyquist zone at 200 MHz, channel 4 at its centre.
@@ -127,7 +131,8 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(5.2336866848, ms.phaseDirection[0], 1e-12);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(0.7109425145, ms.phaseDirection[1], 1e-12);
     bool hasObsId = false;
-    for (const std::string& line : ms.historyParams) hasObsId |= line.find("Observation.ObsID = 4242") != std::string::npos;
+    for (const std::string& line : ms.historyParams)
+      hasObsId |= line.find("Observation.ObsID = 4242") != std::string::npos;
     CPPUNIT_ASSERT(hasObsId);
   }
 
@@ -139,7 +144,7 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT(writer.reopened());
       CPPUNIT_ASSERT_EQUAL(int64_t(3), writer.gridSize());
       CPPUNIT_ASSERT_EQUAL(int64_t(1), writer.nrMissing());
-      std::vector<uint8_t> other = makeBlock(4, 8, 300, 5).serialise(4242);  // other values
+      std::vector<uint8_t> other = makeBlock(4, 8, 300, 5).serialise(4242);    // other values
       CPPUNIT_ASSERT(!writer.write(2, other.data() + kCorrelatedHeaderSize));  // written rows stay
       for (int64_t i : {1, 4}) {
         const std::vector<uint8_t> bytes = makeBlock(4, 8, 300, i).serialise(4242);
@@ -159,8 +164,10 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
     }
     for (size_t row = 0; row < 5 * nb; ++row)
       CPPUNIT_ASSERT_EQUAL(uint8_t(row / nb == 3), after.flagRow[row]);
-    const size_t filled = (1 * nb + 2) * 8 * 4 + 3 * 4 + 1;  // integration 1, baseline 2, channel 3, XY
-    CPPUNIT_ASSERT_DOUBLES_EQUAL(std::conj(blockValue(2, 3, 1, 1)).imag(), after.data[filled].imag(), 1e-4);
+    const size_t filled =
+        (1 * nb + 2) * 8 * 4 + 3 * 4 + 1;  // integration 1, baseline 2, channel 3, XY
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(std::conj(blockValue(2, 3, 1, 1)).imag(),
+                                 after.data[filled].imag(), 1e-4);
   }
 
   void testReopenRefusesAnotherObservation() {

@@ -41,12 +41,14 @@ class StagingAreaTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(size_t(800), staging.capacityBytes());
     auto batch = std::async(std::launch::async, [&] { return staging.nextBatch(0); });
     for (uint64_t i = 0; i < 5; ++i) stageOne(staging, 0, i);
-    CPPUNIT_ASSERT(batch.wait_for(200ms) == std::future_status::timeout);  // below the high watermark
+    CPPUNIT_ASSERT(batch.wait_for(200ms) ==
+                   std::future_status::timeout);  // below the high watermark
     stageOne(staging, 0, 5);
     CPPUNIT_ASSERT(batch.wait_for(5s) == std::future_status::ready);
     const auto blocks = batch.get();
     CPPUNIT_ASSERT_EQUAL(size_t(4), blocks.size());  // drained from 6 down to the low watermark, 2
-    for (size_t i = 0; i < blocks.size(); ++i) CPPUNIT_ASSERT_EQUAL(uint64_t(i), blocks[i]->header.integration);
+    for (size_t i = 0; i < blocks.size(); ++i)
+      CPPUNIT_ASSERT_EQUAL(uint64_t(i), blocks[i]->header.integration);
     CPPUNIT_ASSERT_EQUAL(size_t(600), staging.highWaterBytes());
   }
 
@@ -64,7 +66,8 @@ class StagingAreaTest : public CppUnit::TestFixture {
     StagingArea staging(2, 100, options(1000));
     auto batch = std::async(std::launch::async, [&] { return staging.nextBatch(1); });
     stageOne(staging, 1, 3);
-    CPPUNIT_ASSERT(batch.wait_for(200ms) == std::future_status::timeout);  // below the high watermark
+    CPPUNIT_ASSERT(batch.wait_for(200ms) ==
+                   std::future_status::timeout);  // below the high watermark
     staging.writeAll();
     CPPUNIT_ASSERT(batch.wait_for(5s) == std::future_status::ready);
     CPPUNIT_ASSERT_EQUAL(size_t(1), batch.get().size());

@@ -90,23 +90,23 @@ class StorageSinkTest : public CppUnit::TestFixture {
     std::vector<uint8_t> a;  // skippable rejects between good blocks
     append(a, block(300, 0));
     std::vector<uint8_t> badCrc = makeBlock(4, 8, 300, 4).serialise(4242);
-    badCrc[32] = 1;                          // claims integration 1 ...
+    badCrc[32] = 1;                                                 // claims integration 1 ...
     std::memcpy(badCrc.data() + 48, block(300, 1).data() + 48, 8);  // ... with its CRC
     append(a, badCrc);
     append(a, block(300, 1));
-    append(a, block(999, 2));                // not in the parset
-    append(a, block(300, 2, 17));            // another observation
+    append(a, block(999, 2));      // not in the parset
+    append(a, block(300, 2, 17));  // another observation
     append(a, block(300, 2));
-    append(a, block(300, 6));                // beyond the observation
-    append(a, block(300, 2));                // duplicate: the writer keeps the first
-    std::vector<uint8_t> b;                  // garbage ends the connection
+    append(a, block(300, 6));  // beyond the observation
+    append(a, block(300, 2));  // duplicate: the writer keeps the first
+    std::vector<uint8_t> b;    // garbage ends the connection
     append(b, block(301, 0));
     append(b, std::vector<uint8_t>(64, 0xAB));
     append(b, block(301, 1));
     std::vector<uint8_t> c = block(301, 3);  // a half-sent block
     const std::vector<uint8_t> half = block(301, 4);
     c.insert(c.end(), half.begin(), half.begin() + long(half.size() / 2));
-    std::vector<uint8_t> d(64);              // an impossible size
+    std::vector<uint8_t> d(64);  // an impossible size
     CorrelatedHeader huge;
     huge.observationId = 4242;
     huge.subband = 301;
@@ -153,7 +153,7 @@ class StorageSinkTest : public CppUnit::TestFixture {
     TestObservation observation;
     observation.location = "localhost:" + dir.path();
     SinkOptions o = options();
-    o.staging.capacityBytes = 3 * 3520;  // a few blocks: the receivers must wait for the writers
+    o.staging.capacityBytes = 3 * 3520;   // a few blocks: the receivers must wait for the writers
     o.staging.flushIntervalSeconds = 10;  // so only the watermarks trigger writing
     StorageSink sink(settings(observation), o);
     auto run = std::async(std::launch::async, [&] { return sink.run(); });
@@ -182,8 +182,8 @@ class StorageSinkTest : public CppUnit::TestFixture {
     observation.location = "localhost:" + dir.path();
     observation.subbands = "[300]";
     observation.steps = 244140;  // 10 s integrations, six of them, ending in the future
-    const double now = std::floor(std::chrono::duration<double>(
-        std::chrono::system_clock::now().time_since_epoch()).count());
+    const double now = std::floor(
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
     observation.start = formatUtc(now - 1);
     observation.stop = formatUtc(now + 59);
     const std::string path = dir.path() + "/L4242_SB300_uv.MS";
@@ -214,7 +214,8 @@ class StorageSinkTest : public CppUnit::TestFixture {
     const MsContents after = readMeasurementSet(path);
     CPPUNIT_ASSERT_EQUAL(size_t(60), after.nrRows);
     for (int64_t i = 0; i < 6; ++i) checkIntegration(after, i, true);
-    for (size_t cell = 0; cell < 10 * 8 * 4; ++cell) CPPUNIT_ASSERT(before.data[cell] == after.data[cell]);
+    for (size_t cell = 0; cell < 10 * 8 * 4; ++cell)
+      CPPUNIT_ASSERT(before.data[cell] == after.data[cell]);
     for (size_t row = 0; row < 30; ++row) CPPUNIT_ASSERT_EQUAL(before.time[row], after.time[row]);
   }
 

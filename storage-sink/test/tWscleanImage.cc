@@ -5,7 +5,6 @@
 // and none of the three may warn about it (run with measures tables that cover the date,
 // so that casacore has nothing to warn about either).
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,19 +75,23 @@ class WscleanImageTest : public CppUnit::TestFixture {
     observation.stop = "2025-06-01 22:30:00";  // 60 integrations, 7.5 degrees of hour angle
     observation.location = "localhost:" + dir.path();
     const std::string parset = writeParset(dir.path(), observation);
-    const ObservationSettings settings = ObservationSettings::fromParset(Parset::fromString(makeParset(observation)));
+    const ObservationSettings settings =
+        ObservationSettings::fromParset(Parset::fromString(makeParset(observation)));
     const Direction centre = settings.beams[0];
-    const Direction source{centre.ra + 0.6 * kDegree / std::cos(centre.dec), centre.dec + 0.8 * kDegree};
+    const Direction source{centre.ra + 0.6 * kDegree / std::cos(centre.dec),
+                           centre.dec + 0.8 * kDegree};
 
     const uint16_t port = freePort();
-    const pid_t sink = ::rtcp::test::startProgram({rtcp::test::binaryDir() + "/storage-sink/storage-sink", parset, "--port",
-                              std::to_string(port), "--host", "127.0.0.1", "--staging-mb", "1"},
-                             dir.path() + "/storage-sink.log");
+    const pid_t sink = ::rtcp::test::startProgram(
+        {rtcp::test::binaryDir() + "/storage-sink/storage-sink", parset, "--port",
+         std::to_string(port), "--host", "127.0.0.1", "--staging-mb", "1"},
+        dir.path() + "/storage-sink.log");
     std::vector<std::thread> senders;  // a connection per subband, all at once
     for (int s = 0; s < settings.nrSubbands(); ++s)
       senders.emplace_back([&, s] { sendModel(settings, s, centre, source, port); });
     for (std::thread& sender : senders) sender.join();
-    CPPUNIT_ASSERT_EQUAL(0, ::rtcp::test::waitProgram(sink));  // exits by itself once every integration arrived
+    CPPUNIT_ASSERT_EQUAL(
+        0, ::rtcp::test::waitProgram(sink));  // exits by itself once every integration arrived
 
     // casacore tables covering the observation (Debian's are too old or absent).
     const double today = std::floor(::rtcp::test::mjdNow());
@@ -110,7 +113,8 @@ class WscleanImageTest : public CppUnit::TestFixture {
     checkPeak(FitsImage::read(image + "-image.fits"), source, centre);
 
     // casacore's query tool reads the MS: 8 x 7 / 2 cross-correlations per integration.
-    CPPUNIT_ASSERT_EQUAL(size_t(60 * 28), taqlCount("select from " + ms + " where ANTENNA1 != ANTENNA2"));
+    CPPUNIT_ASSERT_EQUAL(size_t(60 * 28),
+                         taqlCount("select from " + ms + " where ANTENNA1 != ANTENNA2"));
     run("taql -noph 'select gmax(abs(UVW - mscal.uvwj2000())) from " + ms + "'",
         dir.path() + "/taql.log");
     run("taql -noph 'select from " + ms + "::LOFAR_ANTENNA_FIELD where NAME == \"LBA\"'",
@@ -128,8 +132,8 @@ class WscleanImageTest : public CppUnit::TestFixture {
   /// x_s = exp(+2 pi i f dtau_s) with dtau_s = tau_s(source) - tau_s(centre) from the
   /// delay model (independent of the writer's UVW). The MS then holds the conjugate,
   /// conj(x_s1) x_s2 (DESIGN §2.5).
-  static void sendModel(const ObservationSettings& settings, int subbandIndex, const Direction& centre,
-                        const Direction& source, uint16_t port) {
+  static void sendModel(const ObservationSettings& settings, int subbandIndex,
+                        const Direction& centre, const Direction& source, uint16_t port) {
     const DelayModel delays(settings);
     const int nrStations = settings.nrStations();
     std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, 20.0);
@@ -146,11 +150,13 @@ class WscleanImageTest : public CppUnit::TestFixture {
         const double dtau1 = toSource[size_t(s1)] - toCentre[size_t(s1)];
         const double dtau2 = toSource[size_t(s2)] - toCentre[size_t(s2)];
         for (int c = 0; c < settings.channelsPerSubband; ++c) {
-          const double phase = 2 * M_PI * settings.channelFrequency(subbandIndex, c) * (dtau1 - dtau2);
+          const double phase =
+              2 * M_PI * settings.channelFrequency(subbandIndex, c) * (dtau1 - dtau2);
           const uint32_t n = 1000;
           block.valid(b, c) = n;
           for (int p : {0, 3})  // XX, YY; WSClean's Stokes I is their mean
-            block.visibility(b, c, p) = float(n) * std::complex<float>(float(std::cos(phase)), float(std::sin(phase)));
+            block.visibility(b, c, p) =
+                float(n) * std::complex<float>(float(std::cos(phase)), float(std::sin(phase)));
         }
       }
       const std::vector<uint8_t> bytes = block.serialise(uint64_t(settings.observationId));
@@ -159,7 +165,8 @@ class WscleanImageTest : public CppUnit::TestFixture {
   }
 
   static void checkPeak(const FitsImage& image, const Direction& source, const Direction& centre) {
-    CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, std::remainder(centre.ra / kDegree - image.crval1, 360.0), 1e-6);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0, std::remainder(centre.ra / kDegree - image.crval1, 360.0),
+                                 1e-6);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(centre.dec / kDegree, image.crval2, 1e-6);
     size_t peak = 0;
     for (size_t i = 0; i < image.pixels.size(); ++i)
@@ -168,11 +175,13 @@ class WscleanImageTest : public CppUnit::TestFixture {
     image.worldOf(double(peak % size_t(image.width)), double(peak / size_t(image.width)), ra, dec);
     const double pixel = 30.0 / 3600 * kDegree;
     const double error = ::rtcp::test::angularDistance(ra, dec, source.ra, source.dec);
-    const double separation = ::rtcp::test::angularDistance(source.ra, source.dec, centre.ra, centre.dec);
+    const double separation =
+        ::rtcp::test::angularDistance(source.ra, source.dec, centre.ra, centre.dec);
     std::ostringstream where;
     where << "peak " << image.pixels[peak] << " at RA " << ra / kDegree << " Dec " << dec / kDegree
-          << ", source at RA " << source.ra / kDegree << " Dec " << source.dec / kDegree << ": off by "
-          << error / pixel << " pixels (source " << separation / kDegree << " deg from the centre)";
+          << ", source at RA " << source.ra / kDegree << " Dec " << source.dec / kDegree
+          << ": off by " << error / pixel << " pixels (source " << separation / kDegree
+          << " deg from the centre)";
     CPPUNIT_ASSERT_MESSAGE(where.str(), error <= pixel);
     CPPUNIT_ASSERT_MESSAGE(where.str(), image.pixels[peak] > 0.5f);  // a 1 Jy source, no beam
   }

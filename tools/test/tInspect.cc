@@ -2,6 +2,7 @@
 // observation (autocorrelations, three baseline waterfalls, flags), a single-station one
 // (baseline plots skipped, said so) and one where everything is flagged.
 #include <cppunit/extensions/HelperMacros.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <cstdint>
@@ -11,7 +12,6 @@
 #include <iterator>
 #include <set>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "StorageSink.h"
 #include "StorageTestUtil.h"
@@ -32,7 +32,8 @@ std::string readText(const std::string& path) {
 /// subband, or (flagged = true) nothing at all, so that the sink pads the grid with
 /// flagged integrations.
 std::vector<std::string> writeObservation(const TestObservation& observation, bool flagged) {
-  const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(makeParset(observation)));
+  const ObservationSettings s =
+      ObservationSettings::fromParset(Parset::fromString(makeParset(observation)));
   SinkOptions options;
   options.host = "127.0.0.1";
   options.port = 0;
@@ -144,7 +145,8 @@ class InspectTest : public CppUnit::TestFixture {
     const std::set<std::string> files = names(r.pngs);
     CPPUNIT_ASSERT(files.count("autocorrelations.png") && files.count("flags.png"));
     int withRs106 = 0;
-    for (const std::string& f : files) withRs106 += f.starts_with("baseline_") && f.find("RS106") != std::string::npos;
+    for (const std::string& f : files)
+      withRs106 += f.starts_with("baseline_") && f.find("RS106") != std::string::npos;
     CPPUNIT_ASSERT(withRs106 >= 1);
     for (const std::string& png : r.pngs) checkPng(png);
     // ...and writes the overview of both MSs beside them.

@@ -17,7 +17,7 @@ uint64_t le64(const uint8_t* p) {
   for (int i = 0; i < 8; ++i) v |= uint64_t(p[i]) << (8 * i);
   return v;
 }
-uint32_t le32(const uint8_t* p) { return uint32_t(le64(p) & 0xffffffffu) ; }
+uint32_t le32(const uint8_t* p) { return uint32_t(le64(p) & 0xffffffffu); }
 
 /// Data with distinct values everywhere.
 CorrelatedData randomData(int nrStations, int nrChannels, unsigned seed) {
@@ -104,8 +104,10 @@ class CorrelatedBlockTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(32, back.nrChannels);
     CPPUNIT_ASSERT_EQUAL(12, back.subband);
     CPPUNIT_ASSERT_EQUAL(int64_t(99), back.integration);
-    CPPUNIT_ASSERT(std::equal(data.visibilities.begin(), data.visibilities.end(), back.visibilities.begin()));
-    CPPUNIT_ASSERT(std::equal(data.validSamples.begin(), data.validSamples.end(), back.validSamples.begin()));
+    CPPUNIT_ASSERT(
+        std::equal(data.visibilities.begin(), data.visibilities.end(), back.visibilities.begin()));
+    CPPUNIT_ASSERT(
+        std::equal(data.validSamples.begin(), data.validSamples.end(), back.validSamples.begin()));
   }
 
   void testCrcCatchesAFlippedByte() {
@@ -131,7 +133,7 @@ class CorrelatedBlockTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(bad([](auto& h) { h.headerSize = 48; }));
     CPPUNIT_ASSERT(bad([](auto& h) { h.nrPolarisations = 2; }));
     CPPUNIT_ASSERT(bad([](auto& h) { h.nrStations = 0; }));
-    CPPUNIT_ASSERT(bad([](auto& h) { h.nrChannels = 5; }));       // payload size no longer fits
+    CPPUNIT_ASSERT(bad([](auto& h) { h.nrChannels = 5; }));  // payload size no longer fits
     CPPUNIT_ASSERT(bad([](auto& h) { h.payloadSize += 4; }));
     CPPUNIT_ASSERT(bad([](auto& h) { h.nrStations = 100000; }));  // absurd shapes
     CPPUNIT_ASSERT(bad([](auto& h) { h.reserved = 1; }));

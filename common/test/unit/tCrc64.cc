@@ -55,4 +55,3 @@ class Crc64Test : public CppUnit::TestFixture {
 };
 
 CPPUNIT_TEST_SUITE_REGISTRATION(Crc64Test);
-

@@ -1,10 +1,9 @@
 // Tests of the geometric delay model (DESIGN §2.3) against independent geometry.
-#include "rtcp/CasacoreMeasures.h"
-
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cmath>
 
+#include "rtcp/CasacoreMeasures.h"
 #include "rtcp/DelayModel.h"
 #include "rtcp/SampleTime.h"
 
@@ -14,8 +13,8 @@ namespace {
 using Vec = std::array<double, 3>;
 
 const Vec kReference{3826577.066, 461022.948, 5064892.786};  // LOFAR core
-const Direction kCasA{6.123487681, 1.026515139};  // circumpolar at LOFAR
-const double kTime = 1795377600.0;                 // 2026-11-22 20:00:00 UTC
+const Direction kCasA{6.123487681, 1.026515139};             // circumpolar at LOFAR
+const double kTime = 1795377600.0;                           // 2026-11-22 20:00:00 UTC
 constexpr double kSiderealDay = 86164.0905;
 
 Vec add(Vec a, Vec b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
@@ -40,15 +39,18 @@ struct LocalFrame {
 
 /// The source direction from azimuth and elevation at the reference position (casacore AZEL).
 Vec directionFromAzEl(const Direction& source, double unixTime) {
-  casacore::MeasFrame frame(toEpoch(unixTime),
-                            casacore::MPosition(casacore::MVPosition(kReference[0], kReference[1], kReference[2]),
-                                                casacore::MPosition::ITRF));
-  const casacore::MDirection j2000(casacore::MVDirection(source.ra, source.dec), casacore::MDirection::J2000);
-  const casacore::MDirection azel =
-      casacore::MDirection::Convert(j2000, casacore::MDirection::Ref(casacore::MDirection::AZEL, frame))();
+  casacore::MeasFrame frame(
+      toEpoch(unixTime),
+      casacore::MPosition(casacore::MVPosition(kReference[0], kReference[1], kReference[2]),
+                          casacore::MPosition::ITRF));
+  const casacore::MDirection j2000(casacore::MVDirection(source.ra, source.dec),
+                                   casacore::MDirection::J2000);
+  const casacore::MDirection azel = casacore::MDirection::Convert(
+      j2000, casacore::MDirection::Ref(casacore::MDirection::AZEL, frame))();
   const casacore::Vector<casacore::Double> angles = azel.getAngle("rad").getValue();
   const double az = angles[0], el = angles[1];
-  return LocalFrame(kReference).toItrf(std::sin(az) * std::cos(el), std::cos(az) * std::cos(el), std::sin(el));
+  return LocalFrame(kReference)
+      .toItrf(std::sin(az) * std::cos(el), std::cos(az) * std::cos(el), std::sin(el));
 }
 
 }  // namespace
@@ -104,12 +106,13 @@ class DelayModelTest : public CppUnit::TestFixture {
   void testAgainstAzEl() {
     // A station 1 km from the reference, in several directions of the local frame.
     const LocalFrame local(kReference);
-    const Vec offsets[] = {local.toItrf(1000, 0, 0), local.toItrf(0, 1000, 0), local.toItrf(0, 0, 1000),
-                           local.toItrf(600, -640, 480)};
+    const Vec offsets[] = {local.toItrf(1000, 0, 0), local.toItrf(0, 1000, 0),
+                           local.toItrf(0, 0, 1000), local.toItrf(600, -640, 480)};
     std::vector<Vec> stations;
     for (const Vec& o : offsets) stations.push_back(add(kReference, o));
     DelayModel model(kReference, stations, {0, 0, 0, 0});
-    for (const Direction& source : {kCasA, Direction{5.2336866848, 0.7109425145}, Direction{1.0, 0.2}}) {
+    for (const Direction& source :
+         {kCasA, Direction{5.2336866848, 0.7109425145}, Direction{1.0, 0.2}}) {
       for (double t = kTime; t < kTime + 86400; t += 5 * 3600.0) {
         const Vec s = directionFromAzEl(source, t);
         const std::vector<double> delays = model.delays(source, t);
@@ -122,7 +125,8 @@ class DelayModelTest : public CppUnit::TestFixture {
   void testSiderealDay() {
     // A 1 km and a 60 km baseline.
     const Vec offsets[] = {{700, 300, -600}, {50000, 30000, -20000}};
-    DelayModel model(kReference, {add(kReference, offsets[0]), add(kReference, offsets[1])}, {0, 0});
+    DelayModel model(kReference, {add(kReference, offsets[0]), add(kReference, offsets[1])},
+                     {0, 0});
     for (double t : {kTime, kTime + 5000.0, kTime + 40000.0}) {
       const std::vector<double> now = model.delays(kCasA, t);
       const std::vector<double> later = model.delays(kCasA, t + kSiderealDay);
@@ -149,7 +153,8 @@ class DelayModelTest : public CppUnit::TestFixture {
     DelayModel fromSettings(settings);
     DelayModel plain(kReference, {a.position, b.position}, {0, 0});
     CPPUNIT_ASSERT_EQUAL(2, fromSettings.nrStations());
-    const std::vector<double> with = fromSettings.delays(kCasA, kTime), without = plain.delays(kCasA, kTime);
+    const std::vector<double> with = fromSettings.delays(kCasA, kTime),
+                              without = plain.delays(kCasA, kTime);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(1e-6, with[0], 1e-15);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(without[1] - 2e-6, with[1], 1e-15);
     CPPUNIT_ASSERT_THROW(DelayModel(kReference, {a.position}, {0.0, 1.0}), std::invalid_argument);

@@ -483,8 +483,9 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(s.analogBeam && s.analogBeam->directionType == "AZELGEO" &&
                    s.analogBeam->angle2 == 0.9);
     CPPUNIT_ASSERT_EQUAL(103, s.nrSubbands());
-    CPPUNIT_ASSERT((s.computeNodes == std::vector<rtcp::ComputeNode>{{"cbt001_0", "cbt001"}, {"cbt001_1", "cbt001"},
-                                                               {"cbt002_0", "cbt002"}}));
+    CPPUNIT_ASSERT((s.computeNodes == std::vector<rtcp::ComputeNode>{{"cbt001_0", "cbt001"},
+                                                                     {"cbt001_1", "cbt001"},
+                                                                     {"cbt002_0", "cbt002"}}));
     CPPUNIT_ASSERT_EQUAL(1795377600.25, s.startTime);
     CPPUNIT_ASSERT((s.stations[0].inputs ==
                     std::vector<std::string>{"file:rec/CS 001.rsp", "udp:[::1]:4000"}));

@@ -69,7 +69,8 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     ObservationSummary s;
     s.ok = false;
     CPPUNIT_ASSERT(!ObservationSummary::fromJson(s.toJson(), "a.json").ok);
-    CPPUNIT_ASSERT(ObservationSummary::fromJson(R"({"status": "ok", "blocksDropped": null})", "b.json").ok);
+    CPPUNIT_ASSERT(
+        ObservationSummary::fromJson(R"({"status": "ok", "blocksDropped": null})", "b.json").ok);
   }
 
   void testErrorsNameTheFile() {
@@ -86,7 +87,8 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
                          message("{\"status\": \"maybe\"}"));
     CPPUNIT_ASSERT(message("{\"status\": \"ok\", \"bytesWritten\": \"many\"}")
                        .starts_with("obs/summary.json: unexpected contents: "));
-    CPPUNIT_ASSERT_THROW(ObservationSummary::fromFile("/nonexistent/summary.json"), std::runtime_error);
+    CPPUNIT_ASSERT_THROW(ObservationSummary::fromFile("/nonexistent/summary.json"),
+                         std::runtime_error);
   }
 };
 

@@ -140,7 +140,8 @@ class QueueTest : public CppUnit::TestFixture {
     int expected = 0;
     while (auto buffer = pool.filled.pop()) {
       CPPUNIT_ASSERT_EQUAL(float(expected++), (**buffer)[0]);
-      CPPUNIT_ASSERT(std::find(addresses.begin(), addresses.end(), (*buffer)->data()) != addresses.end());
+      CPPUNIT_ASSERT(std::find(addresses.begin(), addresses.end(), (*buffer)->data()) !=
+                     addresses.end());
       pool.free.push(std::move(*buffer));
     }
     producer.join();

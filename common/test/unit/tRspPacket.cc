@@ -26,7 +26,8 @@ std::vector<uint8_t> validPacket(RspHeader* headerOut = nullptr) {
   h.nrBeamlets = 122;
   h.timestamp = 1656466200;
   h.blockSequenceNumber = 26;
-  std::vector<Sample> samples(size_t(h.nrBeamlets) * kRspSamplesPerPacket * kNrPolarisations, Sample(1, -1));
+  std::vector<Sample> samples(size_t(h.nrBeamlets) * kRspSamplesPerPacket * kNrPolarisations,
+                              Sample(1, -1));
   std::vector<uint8_t> packet(rspPacketSize(8, h.nrBeamlets));
   encodeRspPacket(h, samples.data(), packet.data());
   if (headerOut) *headerOut = h;
@@ -96,7 +97,7 @@ class RspPacketTest : public CppUnit::TestFixture {
     h.blockSequenceNumber = 0x00050607;
     uint8_t bytes[16];
     h.write(bytes);
-    const uint8_t expected[16] = {3, 0x03, 0x02, 0x5A, 0xA3, 0x0F, 200, 16,
+    const uint8_t expected[16] = {3,    0x03, 0x02, 0x5A, 0xA3, 0x0F, 200,  16,
                                   0x44, 0x33, 0x22, 0x11, 0x07, 0x06, 0x05, 0x00};
     for (int i = 0; i < 16; ++i) CPPUNIT_ASSERT_EQUAL(int(expected[i]), int(bytes[i]));
     const RspHeader r = RspHeader::read(bytes);
@@ -129,15 +130,18 @@ class RspPacketTest : public CppUnit::TestFixture {
       encodeRspPacket(h, in.data(), packet.data());
 
       RspHeader got;
-      CPPUNIT_ASSERT_EQUAL(RspReject::kNone, validateRspPacket(packet, {200, bits, h.nrBeamlets, 7}, got));
+      CPPUNIT_ASSERT_EQUAL(RspReject::kNone,
+                           validateRspPacket(packet, {200, bits, h.nrBeamlets, 7}, got));
       CPPUNIT_ASSERT_EQUAL(bits, got.bitsPerSample());
       std::vector<Sample> out(in.size());
-      decodeRspPayload(packet.data() + kRspHeaderSize, bits, h.nrBeamlets, kRspSamplesPerPacket, out.data());
+      decodeRspPayload(packet.data() + kRspHeaderSize, bits, h.nrBeamlets, kRspSamplesPerPacket,
+                       out.data());
       CPPUNIT_ASSERT(in == out);
       // One dual-pol sample: beamlet 3, time 5.
       Sample x, y;
       const size_t index = size_t(3) * kRspSamplesPerPacket + 5;
-      decodeRspSample(packet.data() + kRspHeaderSize + index * bytesPerDualPolSample(bits), bits, x, y);
+      decodeRspSample(packet.data() + kRspHeaderSize + index * bytesPerDualPolSample(bits), bits, x,
+                      y);
       CPPUNIT_ASSERT(x == in[2 * index] && y == in[2 * index + 1]);
     }
   }
@@ -165,21 +169,37 @@ class RspPacketTest : public CppUnit::TestFixture {
       return check(p);
     };
     CPPUNIT_ASSERT_EQUAL(RspReject::kVersion, mutated([](auto& p) { p[0] = 4; }));
-    CPPUNIT_ASSERT_EQUAL(RspReject::kVersion, mutated([](auto& p) { p[0] = 2; }));  // 2 only with 16 bit
+    CPPUNIT_ASSERT_EQUAL(RspReject::kVersion,
+                         mutated([](auto& p) { p[0] = 2; }));  // 2 only with 16 bit
     CPPUNIT_ASSERT_EQUAL(RspReject::kBitMode, mutated([](auto& p) { p[2] = 3; }));
-    CPPUNIT_ASSERT_EQUAL(RspReject::kBitMode, mutated([](auto& p) { p[2] = 2; }));  // 4 bit, expected 8
+    CPPUNIT_ASSERT_EQUAL(RspReject::kBitMode,
+                         mutated([](auto& p) { p[2] = 2; }));  // 4 bit, expected 8
     CPPUNIT_ASSERT_EQUAL(RspReject::kClock, mutated([](auto& p) { p[1] &= 0x7f; }));
     CPPUNIT_ASSERT_EQUAL(RspReject::kBlockCount, mutated([](auto& p) { p[7] = 15; }));
     CPPUNIT_ASSERT_EQUAL(RspReject::kBeamletCount, mutated([](auto& p) { p[6] = 0; }));
     CPPUNIT_ASSERT_EQUAL(RspReject::kBeamletCount, mutated([](auto& p) { p[6] = 123; }));
     CPPUNIT_ASSERT_EQUAL(RspReject::kBeamletCount, mutated([](auto& p) { p[6] = 100; }));
     CPPUNIT_ASSERT_EQUAL(RspReject::kPayloadError, mutated([](auto& p) { p[1] |= 0x40; }));
-    CPPUNIT_ASSERT_EQUAL(RspReject::kTimestamp, mutated([](auto& p) { p[8] = p[9] = p[10] = p[11] = 0xFF; }));
+    CPPUNIT_ASSERT_EQUAL(RspReject::kTimestamp,
+                         mutated([](auto& p) { p[8] = p[9] = p[10] = p[11] = 0xFF; }));
     // Sequence 195313 is beyond an even second (195313 samples), 195312 is not.
-    CPPUNIT_ASSERT_EQUAL(RspReject::kTimestamp, mutated([](auto& p) { p[12] = 0xF1; p[13] = 0xFA; p[14] = 0x02; }));
-    CPPUNIT_ASSERT_EQUAL(RspReject::kNone, mutated([](auto& p) { p[12] = 0xF0; p[13] = 0xFA; p[14] = 0x02; }));
+    CPPUNIT_ASSERT_EQUAL(RspReject::kTimestamp, mutated([](auto& p) {
+                           p[12] = 0xF1;
+                           p[13] = 0xFA;
+                           p[14] = 0x02;
+                         }));
+    CPPUNIT_ASSERT_EQUAL(RspReject::kNone, mutated([](auto& p) {
+                           p[12] = 0xF0;
+                           p[13] = 0xFA;
+                           p[14] = 0x02;
+                         }));
     // ... but 195312 is beyond an odd second.
-    CPPUNIT_ASSERT_EQUAL(RspReject::kTimestamp, mutated([](auto& p) { p[8] += 1; p[12] = 0xF0; p[13] = 0xFA; p[14] = 0x02; }));
+    CPPUNIT_ASSERT_EQUAL(RspReject::kTimestamp, mutated([](auto& p) {
+                           p[8] += 1;
+                           p[12] = 0xF0;
+                           p[13] = 0xFA;
+                           p[14] = 0x02;
+                         }));
     CPPUNIT_ASSERT_EQUAL(RspReject::kStation, mutated([](auto& p) { p[5] = 0; }));
     // Without expectations, only the packet's own consistency is checked.
     std::vector<uint8_t> other = good;
@@ -245,7 +265,8 @@ class RspPacketTest : public CppUnit::TestFixture {
     const RspExpectation expect{200, 8, 122, 214};
     const size_t packetSize = 7824;
     for (int port = 0; port < 4; ++port) {
-      const std::string path = test::testDataDir() + "/ie613-capture/udp_1613" + std::to_string(port) + ".rsp";
+      const std::string path =
+          test::testDataDir() + "/ie613-capture/udp_1613" + std::to_string(port) + ".rsp";
       const std::vector<uint8_t> file = readFile(path);
       CPPUNIT_ASSERT_EQUAL(size_t(64) * packetSize, file.size());
       int64_t previous = -1;
@@ -253,9 +274,9 @@ class RspPacketTest : public CppUnit::TestFixture {
         RspHeader h;
         const std::span<const uint8_t> datagram(file.data() + offset, packetSize);
         const RspReject reason = validateRspPacket(datagram, expect, h);
-        CPPUNIT_ASSERT_EQUAL_MESSAGE(path + " packet " + std::to_string(offset / packetSize) + ": " +
-                                         toString(reason),
-                                     RspReject::kNone, reason);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(
+            path + " packet " + std::to_string(offset / packetSize) + ": " + toString(reason),
+            RspReject::kNone, reason);
         CPPUNIT_ASSERT_EQUAL(6848 + port, int(h.station));
         CPPUNIT_ASSERT_EQUAL(0xAA, int(h.configuration));
         CPPUNIT_ASSERT_EQUAL(uint32_t(1656466200), h.timestamp);
@@ -276,7 +297,8 @@ class RspPacketTest : public CppUnit::TestFixture {
       }
     }
     // The whole payload decodes to the raw bytes, too (first packet of port 0).
-    const std::vector<uint8_t> file = readFile(test::testDataDir() + "/ie613-capture/udp_16130.rsp");
+    const std::vector<uint8_t> file =
+        readFile(test::testDataDir() + "/ie613-capture/udp_16130.rsp");
     std::vector<Sample> samples(122 * 16 * 2);
     decodeRspPayload(file.data() + kRspHeaderSize, 8, 122, 16, samples.data());
     bool nonZero = false;
@@ -289,4 +311,3 @@ class RspPacketTest : public CppUnit::TestFixture {
 };
 
 CPPUNIT_TEST_SUITE_REGISTRATION(RspPacketTest);
-

@@ -1,18 +1,17 @@
 // Tests of SampleClock, epochs and UTC strings (DESIGN §2.1).
-#include "rtcp/CasacoreMeasures.h"
-
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cmath>
 #include <random>
 #include <stdexcept>
 
+#include "rtcp/CasacoreMeasures.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp {
 namespace {
 
-constexpr uint32_t kDayStart = 1656460800;  // 2022-06-29 00:00:00 UTC
+constexpr uint32_t kDayStart = 1656460800;      // 2022-06-29 00:00:00 UTC
 constexpr uint32_t kCaptureStart = 1656466200;  // 2022-06-29 01:30:00 UTC, the IE613 capture
 
 /// Exactly: is sample n at or after time (ts + micro / 1e6 - slackNs / 1e9)?
@@ -116,8 +115,10 @@ class SampleTimeTest : public CppUnit::TestFixture {
         // A sample's own time maps back to it; half a sample later to the next one.
         const int64_t m = n + micro;
         CPPUNIT_ASSERT_EQUAL(m, clock.firstSampleAtOrAfter(clock.unixTime(m)));
-        CPPUNIT_ASSERT_EQUAL(m + 1, clock.firstSampleAtOrAfter(clock.unixTime(m) + 0.5 / clock.sampleRate()));
-        CPPUNIT_ASSERT_EQUAL(m, clock.firstSampleAtOrAfter(clock.unixTime(m) - 0.5 / clock.sampleRate()));
+        CPPUNIT_ASSERT_EQUAL(
+            m + 1, clock.firstSampleAtOrAfter(clock.unixTime(m) + 0.5 / clock.sampleRate()));
+        CPPUNIT_ASSERT_EQUAL(
+            m, clock.firstSampleAtOrAfter(clock.unixTime(m) - 0.5 / clock.sampleRate()));
       }
     }
   }
@@ -138,7 +139,8 @@ class SampleTimeTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_DOUBLES_EQUAL(t, toUnixTime(toEpoch(t)), 1e-6);
     }
     CPPUNIT_ASSERT_DOUBLES_EQUAL(59759.0625 * 86400.0, unixToMjdSeconds(kCaptureStart), 1e-6);
-    CPPUNIT_ASSERT_DOUBLES_EQUAL(double(kCaptureStart), mjdSecondsToUnix(59759.0625 * 86400.0), 1e-6);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(double(kCaptureStart), mjdSecondsToUnix(59759.0625 * 86400.0),
+                                 1e-6);
   }
 
   void testParseAndFormatUtc() {
@@ -149,7 +151,8 @@ class SampleTimeTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(double(1795377600), parseUtc("2026-11-22 20:00:00"));
     CPPUNIT_ASSERT_EQUAL(std::string("2022-06-29 01:30:00"), formatUtc(kCaptureStart));
     CPPUNIT_ASSERT_EQUAL(std::string("2022-06-29 01:30:00.25"), formatUtc(kCaptureStart + 0.25));
-    CPPUNIT_ASSERT_EQUAL(std::string("2024-02-29 23:59:59"), formatUtc(parseUtc("2024-02-29 23:59:59")));
+    CPPUNIT_ASSERT_EQUAL(std::string("2024-02-29 23:59:59"),
+                         formatUtc(parseUtc("2024-02-29 23:59:59")));
     std::mt19937_64 random(5);
     std::uniform_int_distribution<int64_t> pick(0, 4000000000LL);
     for (int i = 0; i < 1000; ++i) {
@@ -159,15 +162,17 @@ class SampleTimeTest : public CppUnit::TestFixture {
   }
 
   void testBadUtcStrings() {
-    for (const char* bad : {"", "yesterday", "2022-06-29", "2022-06-29 1:30:00", "2022/06/29 01:30:00",
-                            "2022-13-01 00:00:00", "2022-02-30 00:00:00", "2022-06-29 24:00:00",
-                            "2022-06-29 01:30:00xyz", "2022-06-29 01:30:00.", "2022-06-29 01:30:00.5x"}) {
+    for (const char* bad :
+         {"", "yesterday", "2022-06-29", "2022-06-29 1:30:00", "2022/06/29 01:30:00",
+          "2022-13-01 00:00:00", "2022-02-30 00:00:00", "2022-06-29 24:00:00",
+          "2022-06-29 01:30:00xyz", "2022-06-29 01:30:00.", "2022-06-29 01:30:00.5x"}) {
       try {
         parseUtc(bad);
         CPPUNIT_FAIL(std::string("accepted bad time '") + bad + "'");
       } catch (const std::invalid_argument& e) {
         // The message quotes the offending text.
-        CPPUNIT_ASSERT(std::string(e.what()).find(std::string("'") + bad + "'") != std::string::npos);
+        CPPUNIT_ASSERT(std::string(e.what()).find(std::string("'") + bad + "'") !=
+                       std::string::npos);
       }
     }
   }
@@ -176,4 +181,3 @@ class SampleTimeTest : public CppUnit::TestFixture {
 };
 
 CPPUNIT_TEST_SUITE_REGISTRATION(SampleTimeTest);
-

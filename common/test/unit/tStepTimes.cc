@@ -59,8 +59,9 @@ class StepTimesTest : public CppUnit::TestFixture {
     StepTimes times({"filter bank", "correlator"});
     times.add(0, 1500ms);
     times.add(0, 500ms);
-    CPPUNIT_ASSERT_EQUAL(std::string("filter bank 2.000 s (2 x 1000.000 ms), correlator 0.000 s (0 x 0.000 ms)"),
-                         times.report());
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("filter bank 2.000 s (2 x 1000.000 ms), correlator 0.000 s (0 x 0.000 ms)"),
+        times.report());
   }
 };
 

@@ -1,6 +1,5 @@
 // Tests of streams: descriptors, files, UDP, TCP, listeners, shutdown.
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -34,7 +33,8 @@ struct TempDir {
 uint16_t boundPort(const Stream& stream) {
   sockaddr_in address{};
   socklen_t len = sizeof address;
-  CPPUNIT_ASSERT_EQUAL(0, getsockname(stream.fileDescriptor(), reinterpret_cast<sockaddr*>(&address), &len));
+  CPPUNIT_ASSERT_EQUAL(
+      0, getsockname(stream.fileDescriptor(), reinterpret_cast<sockaddr*>(&address), &len));
   return ntohs(address.sin_port);
 }
 
@@ -116,7 +116,8 @@ class StreamTest : public CppUnit::TestFixture {
       out->write(first.data(), first.size());
       out->write(second.data(), second.size());
     }
-    CPPUNIT_ASSERT_EQUAL(uintmax_t(first.size() + second.size()), std::filesystem::file_size(dir.path / "data.bin"));
+    CPPUNIT_ASSERT_EQUAL(uintmax_t(first.size() + second.size()),
+                         std::filesystem::file_size(dir.path / "data.bin"));
     auto in = openStreamForReading(d);
     std::vector<uint8_t> a(first.size()), b(second.size());
     CPPUNIT_ASSERT(in->readExact(a.data(), a.size()));
@@ -132,7 +133,8 @@ class StreamTest : public CppUnit::TestFixture {
       again->readExact(big.data(), big.size());
       CPPUNIT_FAIL("a truncated record passed");
     } catch (const StreamError& e) {
-      CPPUNIT_ASSERT_MESSAGE(e.what(), std::string(e.what()).find(d.toString() + ": ended in the middle") == 0);
+      CPPUNIT_ASSERT_MESSAGE(
+          e.what(), std::string(e.what()).find(d.toString() + ": ended in the middle") == 0);
     }
   }
 
@@ -151,7 +153,8 @@ class StreamTest : public CppUnit::TestFixture {
     auto in = openStreamForReading(StreamDescriptor::parse("udp:127.0.0.1:0"));
     const uint16_t port = boundPort(*in);
     CPPUNIT_ASSERT(port != 0);
-    auto out = openStreamForWriting(StreamDescriptor::parse("udp:localhost:" + std::to_string(port)));
+    auto out =
+        openStreamForWriting(StreamDescriptor::parse("udp:localhost:" + std::to_string(port)));
     std::vector<std::vector<uint8_t>> sent;
     for (int i = 0; i < 20; ++i) {
       sent.push_back(pattern(7824 - i, i));
@@ -199,7 +202,8 @@ class StreamTest : public CppUnit::TestFixture {
     }
     const std::vector<uint8_t> data = pattern(5 << 20, 3);  // beyond any socket buffer
     auto reader = std::async(std::launch::async, [&] {
-      auto in = openStreamForReading(StreamDescriptor::parse("tcp:127.0.0.1:" + std::to_string(port)));
+      auto in =
+          openStreamForReading(StreamDescriptor::parse("tcp:127.0.0.1:" + std::to_string(port)));
       std::vector<uint8_t> got(data.size());
       const bool complete = in->readExact(got.data(), got.size());
       uint8_t extra;
@@ -236,7 +240,8 @@ class StreamTest : public CppUnit::TestFixture {
   void testListenerShutdownWakesAccept() {
     TcpListener listener("127.0.0.1", 0);
     auto acceptor = std::async(std::launch::async, [&] { return listener.accept() == nullptr; });
-    CPPUNIT_ASSERT(acceptor.wait_for(std::chrono::milliseconds(200)) == std::future_status::timeout);
+    CPPUNIT_ASSERT(acceptor.wait_for(std::chrono::milliseconds(200)) ==
+                   std::future_status::timeout);
     listener.shutdown();
     CPPUNIT_ASSERT(acceptor.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
     CPPUNIT_ASSERT(acceptor.get());
@@ -269,7 +274,8 @@ class StreamTest : public CppUnit::TestFixture {
     }
     const auto start = std::chrono::steady_clock::now();
     CPPUNIT_ASSERT_THROW(connectTcp("127.0.0.1", port, 0.3), StreamError);
-    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CPPUNIT_ASSERT(waited >= 0.3 && waited < 3.0);
   }
 };

@@ -28,8 +28,10 @@ using Integrations = std::map<std::pair<int64_t, int>, CorrelatedData>;
 
 Integrations readDumps(const std::string& directory, std::vector<size_t>& perRank) {
   Integrations all;
-  for (int rank = 0; std::filesystem::exists(directory + "/rank" + std::to_string(rank) + ".vis"); ++rank) {
-    std::vector<CorrelatedData> mine = ion::readDump(directory + "/rank" + std::to_string(rank) + ".vis");
+  for (int rank = 0; std::filesystem::exists(directory + "/rank" + std::to_string(rank) + ".vis");
+       ++rank) {
+    std::vector<CorrelatedData> mine =
+        ion::readDump(directory + "/rank" + std::to_string(rank) + ".vis");
     perRank.push_back(mine.size());
     for (CorrelatedData& data : mine) {
       const auto key = std::make_pair(data.integration, data.subband);
@@ -55,14 +57,16 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
     o_.subbands = "[300..302]";  // 3 subbands: an uneven share for 2 ranks
     o_.steps = 3052;             // 16 x 3052 samples = 0.25 s blocks
     o_.blocksPerIntegration = 2;
-    o_.seconds = 2.1;            // 8 blocks, 4 integrations
+    o_.seconds = 2.1;  // 8 blocks, 4 integrations
     o_.outputDir = dir_.path() + "/unused";
     const std::string recordings = dir_.path() + "/recordings";
-    CPPUNIT_ASSERT_EQUAL(0, runProgram({observe::test::executable("station-sim/station-sim"),
-                                        writeParset(dir_.path() + "/record.parset", o_), "--record", recordings},
-                                       dir_.path() + "/record.log"));
+    CPPUNIT_ASSERT_EQUAL(
+        0, runProgram({observe::test::executable("station-sim/station-sim"),
+                       writeParset(dir_.path() + "/record.parset", o_), "--record", recordings},
+                      dir_.path() + "/record.log"));
     o_.realTime = false;
-    for (const std::string& station : o_.stations) o_.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
+    for (const std::string& station : o_.stations)
+      o_.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
   }
 
   void testRankCountDoesNotChangeVisibilities() {
@@ -80,18 +84,21 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
     for (const auto& [key, a] : one) {
       const CorrelatedData& b = two.at(key);
       CPPUNIT_ASSERT_EQUAL(a.visibilities.size(), b.visibilities.size());
-      CPPUNIT_ASSERT_MESSAGE("visibilities of integration " + std::to_string(key.first) + " subband " +
-                                 std::to_string(key.second) + " differ between 1 and 2 ranks",
+      CPPUNIT_ASSERT_MESSAGE("visibilities of integration " + std::to_string(key.first) +
+                                 " subband " + std::to_string(key.second) +
+                                 " differ between 1 and 2 ranks",
                              std::memcmp(a.visibilities.data(), b.visibilities.data(),
                                          a.visibilities.size() * sizeof(a.visibilities[0])) == 0);
-      CPPUNIT_ASSERT(std::equal(a.validSamples.begin(), a.validSamples.end(), b.validSamples.begin()));
+      CPPUNIT_ASSERT(
+          std::equal(a.validSamples.begin(), a.validSamples.end(), b.validSamples.begin()));
       // Recorded without loss: after the first integration (whose filter history and
       // coarse delay reach before the recording), every sample counts.
       if (key.first > 0)
         for (size_t i = 0; i < a.validSamples.size(); ++i)
           if (i % size_t(a.nrChannels) != 0)  // channel 0 (the subband's edge) is always flagged
             CPPUNIT_ASSERT_EQUAL(fullCount, a.validSamples[i]);
-      CPPUNIT_ASSERT(std::abs(a.visibilities[4]) > 0);  // baseline 0, channel 1 (channel 0 is flagged), XX
+      CPPUNIT_ASSERT(std::abs(a.visibilities[4]) >
+                     0);  // baseline 0, channel 1 (channel 0 is flagged), XX
     }
   }
 
@@ -99,19 +106,21 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
     SmallObservation broken = o_;
     broken.inputs[3] = "file:" + dir_.path() + "/recordings/RS999.rsp";
     const std::string log = dir_.path() + "/broken.log";
-    const int code = runProgram({observe::mpirunExecutable(), "-np", "2", observe::partExecutable("correlator"),
-                                 writeParset(dir_.path() + "/broken.parset", broken), "--no-storage"},
-                                log);
+    const int code =
+        runProgram({observe::mpirunExecutable(), "-np", "2", observe::partExecutable("correlator"),
+                    writeParset(dir_.path() + "/broken.parset", broken), "--no-storage"},
+                   log);
     CPPUNIT_ASSERT(code != 0);
     CPPUNIT_ASSERT_MESSAGE(readFile(log), readFile(log).find("RS999.rsp") != std::string::npos);
   }
 
   void testDumpNeedsLocalInput() {
     const std::string log = dir_.path() + "/options.log";
-    const int code = runProgram({observe::mpirunExecutable(), "-np", "1", observe::partExecutable("correlator"),
-                                 writeParset(dir_.path() + "/replay.parset", o_), "--ionproc",
-                                 "tcp:127.0.0.1:1", "--dump", dir_.path()},
-                                log);
+    const int code =
+        runProgram({observe::mpirunExecutable(), "-np", "1", observe::partExecutable("correlator"),
+                    writeParset(dir_.path() + "/replay.parset", o_), "--ionproc", "tcp:127.0.0.1:1",
+                    "--dump", dir_.path()},
+                   log);
     CPPUNIT_ASSERT(code != 0);
     CPPUNIT_ASSERT_MESSAGE(readFile(log), readFile(log).find("--dump") != std::string::npos);
   }
@@ -121,8 +130,8 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
     const std::string dump = dir_.path() + "/dump" + std::to_string(ranks);
     const std::string log = dump + ".log";
     const int code = runProgram({observe::mpirunExecutable(), "-np", std::to_string(ranks),
-                                 observe::partExecutable("correlator"), parset, "--dump", dump, "--no-storage",
-                                 "--threads", "1"},
+                                 observe::partExecutable("correlator"), parset, "--dump", dump,
+                                 "--no-storage", "--threads", "1"},
                                 log);
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, code);
     return readDumps(dump, perRank);

@@ -43,7 +43,8 @@ class WorkDistributionTest : public CppUnit::TestFixture {
     for (int sb = 0; sb < 3; ++sb)
       for (int64_t integration = 0; integration < 5; ++integration)
         for (int k = 1; k < 4; ++k)
-          CPPUNIT_ASSERT_EQUAL(d.processingRank(integration * 4, sb), d.processingRank(integration * 4 + k, sb));
+          CPPUNIT_ASSERT_EQUAL(d.processingRank(integration * 4, sb),
+                               d.processingRank(integration * 4 + k, sb));
     // ... and the next integration moves on, so that an odd subband count balances.
     CPPUNIT_ASSERT(d.processingRank(0, 0) != d.processingRank(4, 0));
   }
