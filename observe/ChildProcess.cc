@@ -53,8 +53,11 @@ void ChildProcess::start() {
                              std::strerror(errno));
   }
   int report[2];  // exec failures travel back through a close-on-exec pipe
-  if (pipe2(report, O_CLOEXEC) != 0)
-    throw std::runtime_error(name_ + ": pipe: " + std::strerror(errno));
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    const int error = errno;
+    close(log), close(input), close(output);
+    throw std::runtime_error(name_ + ": pipe: " + std::strerror(error));
+  }
   std::vector<char*> argv;
   for (const std::string& a : arguments_) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
