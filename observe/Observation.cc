@@ -371,8 +371,14 @@ bool Observation::storageStarting(double now) {
   const std::vector<ChildProcess*> sinks = partsNamed("storage-sink");
   const bool running =
       std::any_of(sinks.begin(), sinks.end(), [](const ChildProcess* p) { return p->running(); });
-  return running && lastStatus_ && lastStatus_->storageConnections == 0 &&
-         now - startedAt_ < options_.storageStartupSeconds;
+  if (!running) return false;
+  // Creating its MSs before it listens, or closing them after the ionprocs ended: neither
+  // moves ionproc's counters, and 488 MSs take tens of seconds on a loaded machine.
+  const bool creating = lastStatus_ && lastStatus_->storageConnections == 0 &&
+                        now - startedAt_ < options_.storageStartupSeconds;
+  const bool closing =
+      ionprocEndedAt_ > 0 && now - ionprocEndedAt_ < options_.storageStartupSeconds;
+  return creating || closing;
 }
 
 void Observation::stop(ChildProcess& p, double seconds) {

@@ -76,8 +76,9 @@ class Observation {
   std::vector<std::string> startIonprocs();
   void startCorrelator(const std::vector<std::string>& ionprocEndpoints);
   void startStationSims();
-  /// storage-sink still creating its MSs: running, not yet reached by ionproc, within
-  /// storageStartupSeconds of the start.
+  /// storage-sink still creating its MSs (running, not yet reached by ionproc, within
+  /// storageStartupSeconds of the start) or closing them (running, within
+  /// storageStartupSeconds of the ionprocs' end): not a stall.
   bool storageStarting(double now);
   /// Waits until every ionproc wrote its status file (it is up and listening).
   bool waitForIonprocs();

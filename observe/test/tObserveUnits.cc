@@ -205,14 +205,19 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     // A part on another host: its parset on standard input, standard output into a file
     // of its own (status lines), and signals to mpiexec alone, not its process group.
     std::ofstream(dir.path() + "/parset") << "Observation.ObsID = 1\n";
-    ChildProcess remote("remote", {"/bin/sh", "-c", "cat; echo to-the-log >&2; trap 'echo got INT; kill $!; exit 0' INT; sleep 30 & wait"},
-                        dir.path() + "/remote.log", ChildStreams{dir.path() + "/parset", dir.path() + "/remote.out", false});
+    ChildProcess remote(
+        "remote",
+        {"/bin/sh", "-c",
+         "cat; echo to-the-log >&2; trap 'echo got INT; kill $!; exit 0' INT; sleep 30 & wait"},
+        dir.path() + "/remote.log",
+        ChildStreams{dir.path() + "/parset", dir.path() + "/remote.out", false});
     remote.start();
     for (int i = 0; i < 100 && readFile(dir.path() + "/remote.log").empty(); ++i) usleep(20000);
     remote.signal(SIGINT);  // to the shell alone: its sleep goes on, the shell ends
     CPPUNIT_ASSERT(remote.waitFor(10));
     CPPUNIT_ASSERT_EQUAL(0, *remote.exitCode());
-    CPPUNIT_ASSERT_EQUAL(std::string("Observation.ObsID = 1\ngot INT\n"), readFile(dir.path() + "/remote.out"));
+    CPPUNIT_ASSERT_EQUAL(std::string("Observation.ObsID = 1\ngot INT\n"),
+                         readFile(dir.path() + "/remote.out"));
     CPPUNIT_ASSERT_EQUAL(std::string("to-the-log\n"), readFile(dir.path() + "/remote.log"));
   }
 
