@@ -15,6 +15,7 @@
 
 #include "Executables.h"
 #include "ObserveTestUtil.h"
+#include "OutputPath.h"
 #include "StorageTestUtil.h"
 #include "TestData.h"
 #include "VisibilityOutput.h"
@@ -40,7 +41,8 @@ std::map<int, std::vector<double>> autocorrelationSpectra(const std::string& dum
   std::map<int, std::vector<double>> sums, counts;
   for (int rank = 0;
        std::filesystem::exists(dumpDirectory + "/rank" + std::to_string(rank) + ".vis"); ++rank)
-    for (CorrelatedData& data : readDump(dumpDirectory + "/rank" + std::to_string(rank) + ".vis")) {
+    for (CorrelatedData& data :
+         ion::readDump(dumpDirectory + "/rank" + std::to_string(rank) + ".vis")) {
       std::vector<double>& sum = sums[data.subband];
       std::vector<double>& count = counts[data.subband];
       sum.resize(size_t(data.nrChannels), 0.0);
