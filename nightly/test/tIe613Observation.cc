@@ -66,13 +66,10 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
     text = std::regex_replace(text, std::regex("localhost:ie613-output/L613"), "localhost:" + dir.path + "/ms");
     text = std::regex_replace(text, std::regex("file:\\.\\./"), "file:" + rtcp::test::sourceDir() + "/");
     std::ofstream(dir.path + "/ie613.parset") << text;
-    // storage-sink takes longer than the keep-going time to create 488 MSs before it
-    // listens (minutes on a busy machine): observe must wait for it rather than call the
-    // replay stalled (the integrations would be lost). After ionproc has sent everything,
-    // storage-sink still writes 1952 integrations into 488 MSs, which observe does not
-    // see as progress: 30 s for that on a busy machine (5 s was not enough).
+    // storage-sink takes longer than 5 s to create 488 MSs before it listens: observe
+    // must wait for it rather than call the replay stalled (the integrations would be lost).
     const int code = run(std::string(RTCP_OBSERVE_EXECUTABLE) + " " + dir.path + "/ie613.parset --dir " +
-                         dir.path + "/obs --keep-going-seconds 30 > " + dir.path + "/observe.out 2> " + dir.path + "/observe.err");
+                         dir.path + "/obs --keep-going-seconds 5 > " + dir.path + "/observe.out 2> " + dir.path + "/observe.err");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readText(dir.path + "/observe.err"), 0, code);
 
     const std::vector<double> raw = rawPower();
