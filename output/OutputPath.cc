@@ -6,6 +6,13 @@
 #include "rtcp/Crc64.h"
 
 namespace rtcp::ion {
+namespace {
+
+/// Time this thread spent in emit(), so that add() can count integration alone (the
+/// Integrator emits finished integrations from inside add()).
+thread_local StepTimes::Clock::duration tEmitting{};
+
+}  // namespace
 
 OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions options)
     : observationId_(settings.observationId), options_(std::move(options)) {
@@ -30,13 +37,15 @@ OutputPath::~OutputPath() = default;
 void OutputPath::add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
                      std::span<const std::complex<float>> visibilities,
                      std::span<const uint32_t> validSamples) {
+  const auto emittingBefore = tEmitting;
   const auto start = StepTimes::Clock::now();
   integrator_->add(subbandIndex, block, nrStations, nrChannels, visibilities, validSamples);
-  times_.lap(kIntegrate, start);  // emit()'s steps included when the block completed one
+  times_.add(kIntegrate, StepTimes::Clock::now() - start - (tEmitting - emittingBefore));
 }
 
 void OutputPath::emit(std::unique_ptr<CorrelatedData> integration) {
-  auto t = StepTimes::Clock::now();
+  const auto start = StepTimes::Clock::now();
+  auto t = start;
   if (dump_.is_open()) {
     const std::vector<uint8_t> bytes = integration->serialise(uint64_t(observationId_));
     dump_.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
@@ -46,8 +55,9 @@ void OutputPath::emit(std::unique_ptr<CorrelatedData> integration) {
   }
   if (storage_) {
     storage_->write(std::move(integration));
-    times_.lap(kQueueForStorage, t);
+    t = times_.lap(kQueueForStorage, t);
   }
+  tEmitting += t - start;
 }
 
 bool OutputPath::finish() {

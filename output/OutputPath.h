@@ -54,7 +54,7 @@ class OutputPath : public VisibilitySink {
   /// Lines for the final log: integration, storage and dump counts, time per step.
   std::vector<std::string> summary() const;
   /// Per block: adding it into its integration; per integration: the dump file write,
-  /// handing it to the storage sender.
+  /// handing it to the storage sender (in a replay, waiting for room in its queue).
   enum Step : size_t { kIntegrate, kDump, kQueueForStorage };
   const StepTimes& stepTimes() const { return times_; }
 
