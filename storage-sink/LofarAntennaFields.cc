@@ -31,13 +31,16 @@ std::array<Vector3, 3> localAxes(const Vector3& position) {
           Vector3{cosLat * cosLon, cosLat * sinLon, sinLat}};
 }
 
-/// The LOFAR_ANTENNA_FIELD rows a station's field makes: a core station's joined HBA is
-/// written as its two halves.
-std::vector<std::string> rowNames(const FieldOfStation& f, const AntennaFieldTable& geometry) {
-  if (f.field == "HBA" && !geometry.axes(f.station, "HBA") && geometry.axes(f.station, "HBA0") &&
-      geometry.axes(f.station, "HBA1"))
-    return {"HBA0", "HBA1"};
-  return {f.field};
+/// The LOFAR_ANTENNA_FIELD rows a station's field makes: a core station's HBA is written
+/// as the halves the antenna set uses (HBA_ZERO*: HBA0, HBA_ONE*: HBA1, else both).
+std::vector<std::string> rowNames(const FieldOfStation& f, const std::string& antennaSet,
+                                  const AntennaFieldTable& geometry) {
+  if (f.field != "HBA" || geometry.axes(f.station, "HBA") || !geometry.axes(f.station, "HBA0") ||
+      !geometry.axes(f.station, "HBA1"))
+    return {f.field};
+  if (antennaSet.starts_with("HBA_ZERO")) return {"HBA0"};
+  if (antennaSet.starts_with("HBA_ONE")) return {"HBA1"};
+  return {"HBA0", "HBA1"};
 }
 
 /// Builds the rows of one observation's antennas, collecting warnings on the way.
@@ -181,7 +184,7 @@ LofarAntennaFields describeLofarAntennaFields(const std::vector<MsAntenna>& ante
     const MsAntenna& antenna = antennas[a];
     std::vector<LofarFieldRow> rows;
     for (const FieldOfStation& member : antenna.members)
-      for (const std::string& name : rowNames(member, geometry))
+      for (const std::string& name : rowNames(member, antennaSet, geometry))
         rows.push_back(builder.row(int(a), member.station, name, antenna.position));
     if (rows.empty()) continue;
     if (antenna.members.size() > 1) {  // a superstation: one field of all its elements

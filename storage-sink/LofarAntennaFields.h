@@ -62,7 +62,8 @@ struct MsAntenna {
 };
 
 /// LOFAR_ANTENNA_FIELD and friends for the antennas under an antenna set (LBA_OUTER, ...).
-/// A joined HBA field of a core station gets two rows, HBA0 and HBA1, as in LOFAR; an
+/// A joined HBA field of a core station gets two rows, HBA0 and HBA1, as in LOFAR (one,
+/// the half in use, under HBA_ZERO or HBA_ONE); an
 /// HBA0 or HBA1 field one row, with the other half's tiles flagged. A superstation gets one
 /// row with the elements of all its members, relative to its position, and the axes (and
 /// tiles) of its first member. Fields the tables lack get rows without elements and a

@@ -24,6 +24,9 @@ namespace {
 using casacore::IPosition;
 using casacore::String;
 
+constexpr const char* kLofarSubtables[] = {"LOFAR_STATION", "LOFAR_ANTENNA_FIELD",
+                                           "LOFAR_ELEMENT_FAILURE"};
+
 template <typename T>
 void addScalar(casacore::TableDesc& td, const String& name, const String& comment) {
   td.addColumn(casacore::ScalarColumnDesc<T>(name, comment));
@@ -113,10 +116,12 @@ casacore::TableDesc elementFailureDesc() {
   return td;
 }
 
+/// A subtable written once at creation: without locking, whose lock-file updates casacore
+/// syncs to disk at every flush (a dozen fsyncs per MS for these three small tables).
 void createSubtable(casacore::MeasurementSet& ms, const String& name,
                     const casacore::TableDesc& desc) {
   casacore::SetupNewTable setup(ms.tableName() + "/" + name, desc, casacore::Table::New);
-  ms.rwKeywordSet().defineTable(name, casacore::Table(setup));
+  ms.rwKeywordSet().defineTable(name, casacore::Table(setup, casacore::TableLock::NoLocking));
 }
 
 /// A casacore matrix [n][3] (3 fastest) of 3-vectors.
@@ -223,9 +228,9 @@ void addLofarObservationColumns(casacore::TableDesc& td) {
 }
 
 void createLofarSubtables(casacore::MeasurementSet& ms) {
-  createSubtable(ms, "LOFAR_STATION", stationDesc());
-  createSubtable(ms, "LOFAR_ANTENNA_FIELD", antennaFieldDesc());
-  createSubtable(ms, "LOFAR_ELEMENT_FAILURE", elementFailureDesc());
+  createSubtable(ms, kLofarSubtables[0], stationDesc());
+  createSubtable(ms, kLofarSubtables[1], antennaFieldDesc());
+  createSubtable(ms, kLofarSubtables[2], elementFailureDesc());
 }
 
 void fillLofarSubtables(casacore::MeasurementSet& ms, const LofarAntennaFields& fields) {
@@ -248,6 +253,13 @@ void fillLofarSubtables(casacore::MeasurementSet& ms, const LofarAntennaFields& 
   antennaFields.addRow(fields.fields.size());
   AntennaFieldColumns columns(antennaFields);
   for (size_t i = 0; i < fields.fields.size(); ++i) columns.put(i, fields.fields[i]);
+}
+
+void closeLofarSubtables(casacore::MeasurementSet& ms) {
+  for (const char* name : kLofarSubtables) {
+    ms.keywordSet().asTable(name).flush(false, false);
+    ms.keywordSet().closeTable(name);
+  }
 }
 
 void fillLofarObservation(casacore::Table& table, const MeasurementSetDescription& d,

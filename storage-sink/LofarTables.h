@@ -26,6 +26,10 @@ void createLofarSubtables(casacore::MeasurementSet& ms);
 
 /// Fills LOFAR_STATION and LOFAR_ANTENNA_FIELD.
 void fillLofarSubtables(casacore::MeasurementSet& ms, const LofarAntennaFields& fields);
+/// Writes LOFAR's subtables out (without fsync) and closes them, so that the MS's flush
+/// with fsync leaves them alone: their rows never change after creation, and 13 more
+/// fsyncs per MS would cost seconds over an observation's hundreds of MSs.
+void closeLofarSubtables(casacore::MeasurementSet& ms);
 /// Fills the OBSERVATION row's LOFAR columns; filename is the MS's base name.
 void fillLofarObservation(casacore::Table& observation, const MeasurementSetDescription& d,
                           const std::string& filename);

@@ -299,6 +299,7 @@ casacore::MeasurementSet createMeasurementSet(const std::string& path,
   fillObservation(ms, d, path);
   fillHistory(ms, d.parsetText, startMjd);
   if (d.antennaFields) fillLofarSubtables(ms, *d.antennaFields);
+  closeLofarSubtables(ms);
   ms.flush(true);
   return ms;
 }

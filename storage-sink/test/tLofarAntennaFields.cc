@@ -91,6 +91,7 @@ class LofarAntennaFieldsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testLbaInner);
   CPPUNIT_TEST(testHbaDualFields);
   CPPUNIT_TEST(testHbaJoined);
+  CPPUNIT_TEST(testHbaZeroAndOne);
   CPPUNIT_TEST(testTilesAsLofarsHbaDeltas);
   CPPUNIT_TEST(testOtherAntennaSets);
   CPPUNIT_TEST(testSuperstation);
@@ -206,6 +207,20 @@ class LofarAntennaFieldsTest : public CppUnit::TestFixture {
                                          {c0[0] - c1[0], c0[1] - c1[1], c0[2] - c1[2]}));
     CPPUNIT_ASSERT(f.antennas[0].dishDiameter > between + 20 &&
                    f.antennas[0].dishDiameter < between + 40);
+  }
+
+  void testHbaZeroAndOne() {
+    // A core station's HBA observed with one half: only that half's row.
+    const LofarAntennaFields zero =
+        describe({antenna("CS003", "HBA"), antenna("RS106", "HBA")}, "HBA_ZERO");
+    CPPUNIT_ASSERT_EQUAL(size_t(2), zero.fields.size());
+    CPPUNIT_ASSERT_EQUAL(std::string("HBA0"), zero.fields[0].name);
+    CPPUNIT_ASSERT((used(zero.fields[0]) == range(0, 23)));
+    CPPUNIT_ASSERT((used(zero.fields[1]) == range(0, 47)));  // remote: every tile
+    const LofarAntennaFields one = describe({antenna("CS003", "HBA")}, "HBA_ONE_INNER");
+    CPPUNIT_ASSERT_EQUAL(size_t(1), one.fields.size());
+    CPPUNIT_ASSERT_EQUAL(std::string("HBA1"), one.fields[0].name);
+    CPPUNIT_ASSERT((used(one.fields[0]) == range(24, 47)));
   }
 
   void testTilesAsLofarsHbaDeltas() {
