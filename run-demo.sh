@@ -11,7 +11,7 @@ cd "$top"  # the demo parset writes to demo-output/ relative to here
 rm -rf demo-output/L1001
 "$build/observe/observe" parsets/demo.parset --now "$@"
 echo
-echo "MeasurementSets: $top/demo-output/L1001/L1001_SB30[0-7]_uv.MS"
+echo "MeasurementSets: $top/demo-output/L1001/L1001_SAP000_SB00[0-7]_uv.MS"
 echo "plots:           $top/demo-output/L1001/plots/"
 echo "summary:         $top/demo-output/L1001/summary.txt"
 echo "image it:        wsclean -size 512 512 -scale 1amin -name demo-output/L1001/image demo-output/L1001/*.MS"

@@ -26,11 +26,17 @@ std::string jsonList(const std::vector<std::string>& items, const std::string& i
 }
 
 std::string stationJson(const StationSummary& s) {
+  std::string ports = "[";
+  for (size_t k = 0; k < s.ports.size(); ++k)
+    ports += std::string(k ? ", " : "") +
+             "{\"packetsReceived\": " + std::to_string(s.ports[k].packetsReceived) +
+             ", \"packetsExpected\": " + std::to_string(s.ports[k].packetsExpected) +
+             ", \"packetsLost\": " + std::to_string(s.ports[k].packetsLost) + "}";
   return "{\"name\": " + jsonString(s.name) +
          ", \"packetsReceived\": " + std::to_string(s.packetsReceived) +
          ", \"packetsExpected\": " + std::to_string(s.packetsExpected) +
          ", \"packetsLost\": " + std::to_string(s.packetsLost) +
-         ", \"lossFraction\": " + jsonNumber(s.lossFraction) + "}";
+         ", \"lossFraction\": " + jsonNumber(s.lossFraction) + ", \"ports\": " + ports + "]}";
 }
 
 using boost::property_tree::ptree;
@@ -95,6 +101,7 @@ std::string ObservationSummary::toJson() const {
     << "  \"realTimeFactor\": " << jsonNumber(realTimeFactor) << ",\n"
     << "  \"bytesWritten\": " << bytesWritten << ",\n"
     << "  \"measurementSets\": " << jsonList(measurementSets, "  ") << ",\n"
+    << "  \"partialMeasurementSets\": " << jsonList(partialMeasurementSets, "  ") << ",\n"
     << "  \"stations\": [";
   for (size_t i = 0; i < stations.size(); ++i)
     j << (i ? ",\n    " : "\n    ") << stationJson(stations[i]);
@@ -125,12 +132,21 @@ std::string ObservationSummary::toText() const {
     << ")\n  written       " << bytesWritten << " bytes in " << measurementSets.size()
     << " MeasurementSet(s)\n";
   for (const std::string& ms : measurementSets) t << "    " << ms << "\n";
+  for (const std::string& ms : partialMeasurementSets)
+    t << "    " << ms << " (incomplete: the observation failed)\n";
   t << "  dropped       " << blocksDropped << " blocks (ranks behind), " << integrationsDropped
     << " integrations (not stored)\n  stations      packets received / expected, lost\n";
-  for (const StationSummary& s : stations)
-    t << "    " << std::left << std::setw(8) << s.name << std::right << " " << s.packetsReceived
+  for (const StationSummary& s : stations) {
+    t << "    " << std::left << std::setw(10) << s.name << std::right << " " << s.packetsReceived
       << " / " << s.packetsExpected << ", " << s.packetsLost << " (" << std::setprecision(3)
-      << 100 * s.lossFraction << " %)\n";
+      << 100 * s.lossFraction << " %)";
+    if (s.ports.size() > 1)
+      for (size_t k = 0; k < s.ports.size(); ++k)
+        t << (k ? ", " : "; ports: ") << k << ": "
+          << (s.ports[k].packetsExpected ? std::to_string(s.ports[k].packetsLost) + " lost"
+                                         : "unused");
+    t << "\n";
+  }
   t << "  exit codes   ";
   for (const auto& [part, code] : exitCodes) t << " " << part << "=" << code;
   t << "\n";
@@ -188,10 +204,12 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.measurementSets = strings(tree, "measurementSets");
     if (const auto stations = tree.get_child_optional("stations"))
       for (const auto& [unused, st] : *stations)
-        s.stations.push_back(
-            {st.get<std::string>("name", "?"), number<uint64_t>(st, "packetsReceived"),
-             number<uint64_t>(st, "packetsExpected"), number<uint64_t>(st, "packetsLost"),
-             number<double>(st, "lossFraction")});
+        s.stations.push_back({st.get<std::string>("name", "?"),
+                              number<uint64_t>(st, "packetsReceived"),
+                              number<uint64_t>(st, "packetsExpected"),
+                              number<uint64_t>(st, "packetsLost"),
+                              number<double>(st, "lossFraction"),
+                              {}});
     s.blocksDropped = number<uint64_t>(tree, "blocksDropped");
     s.integrationsDropped = number<uint64_t>(tree, "integrationsDropped");
     s.exitCodes = numbers<int>(tree, "exitCodes");

@@ -222,19 +222,39 @@ ParsetError::ParsetError(const std::string& file, int line, const std::string& k
       line_(line),
       key_(key) {}
 
+ParsetError::ParsetError(const ParsetError& first, const std::string& message)
+    : std::runtime_error(message), file_(first.file_), line_(first.line_), key_(first.key_) {}
+
+namespace {
+std::string joinMessages(const std::vector<ParsetError>& errors) {
+  if (errors.empty()) return "no errors";
+  std::string text = errors.front().what();
+  for (size_t i = 1; i < errors.size(); ++i) text.append("\n").append(errors[i].what());
+  return text;
+}
+}  // namespace
+
+ParsetErrors::ParsetErrors(std::vector<ParsetError> errors)
+    : ParsetError(errors.empty() ? ParsetError("", 0, "", "no errors") : errors.front(),
+                  joinMessages(errors)),
+      errors_(std::move(errors)) {}
+
 Parset::Parset(const Parset& other) { *this = other; }
 
 Parset& Parset::operator=(const Parset& other) {
   if (this == &other) return *this;
-  std::set<std::string> read;
+  std::set<std::string> read, asked;
   {
     std::lock_guard lock(other.readMutex_);
     read = other.read_;
+    asked = other.asked_;
   }
   std::lock_guard lock(readMutex_);
   name_ = other.name_;
   entries_ = other.entries_;
+  syntaxErrors_ = other.syntaxErrors_;
   read_ = std::move(read);
+  asked_ = std::move(asked);
   nextOrder_ = other.nextOrder_;
   return *this;
 }
@@ -246,57 +266,179 @@ Parset& Parset::operator=(Parset&& other) noexcept {
   std::scoped_lock lock(readMutex_, other.readMutex_);
   name_ = std::move(other.name_);
   entries_ = std::move(other.entries_);
+  syntaxErrors_ = std::move(other.syntaxErrors_);
   read_ = std::move(other.read_);
+  asked_ = std::move(other.asked_);
   nextOrder_ = other.nextOrder_;
   return *this;
 }
 
-Parset Parset::fromFile(const std::string& path) {
+Parset Parset::fromFile(const std::string& path, SyntaxErrors mode) {
   std::ifstream file(path);
   if (!file)
     throw ParsetError(path, 0, "", std::string("cannot open parset: ") + std::strerror(errno));
   std::ostringstream text;
   text << file.rdbuf();
-  return fromString(text.str(), path);
+  return fromString(text.str(), path, mode);
 }
 
-Parset Parset::fromString(const std::string& text, const std::string& name) {
+namespace {
+
+/// The first '=' outside quotes, npos when none.
+size_t findEquals(std::string_view line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '=') {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+/// '[' minus ']' outside quotes.
+int bracketBalance(std::string_view text) {
+  int depth = 0;
+  char quote = 0;
+  for (const char c : text) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '[') {
+      ++depth;
+    } else if (c == ']') {
+      --depth;
+    }
+  }
+  return depth;
+}
+
+/// Removes a trailing backslash (LOFAR's explicit line continuation); true if there was one.
+bool takeBackslash(std::string& text) {
+  if (text.empty() || text.back() != '\\') return false;
+  text = trim(std::string_view(text).substr(0, text.size() - 1));
+  return true;
+}
+
+/// A value being read, possibly over several lines.
+struct OpenValue {
+  std::string key;
+  std::string value;
+  int line = 0;
+  int depth = 0;           ///< brackets still open
+  bool continued = false;  ///< the last line ended in a backslash
+  bool open() const { return !key.empty() && (depth > 0 || continued); }
+};
+
+}  // namespace
+
+Parset Parset::fromString(const std::string& text, const std::string& name, SyntaxErrors mode) {
   Parset parset;
   parset.name_ = name;
   std::istringstream lines(text);
   std::string raw;
+  OpenValue current;
+  auto finish = [&] {
+    if (!current.key.empty()) parset.add(current.key, current.value, current.line);
+    current = OpenValue{};
+  };
+  auto syntaxError = [&](int lineNumber, const std::string& problem) {
+    parset.syntaxErrors_.emplace_back(name, lineNumber, "", problem);
+  };
   for (int lineNumber = 1; std::getline(lines, raw); ++lineNumber) {
     std::string line;
     try {
       line = trim(stripComment(raw));
     } catch (const std::invalid_argument& e) {
-      throw ParsetError(name, lineNumber, "",
-                        std::string(e.what()) + " in line '" + trim(raw) + "'");
+      finish();
+      syntaxError(lineNumber, std::string(e.what()) + " in line '" + trim(raw) + "'");
+      continue;
     }
     if (line.empty()) continue;
-    const size_t equals = line.find('=');
-    if (equals == std::string::npos)
-      throw ParsetError(name, lineNumber, "", "missing '=' in line '" + line + "'");
-    const std::string key = trim(line.substr(0, equals));
-    if (key.empty() || key.find_first_of(" \t'\"") != std::string::npos)
-      throw ParsetError(name, lineNumber, "", "bad key '" + key + "' in line '" + line + "'");
-    const auto previous = parset.entries_.find(key);
-    if (previous != parset.entries_.end())
-      RTCP_LOG_WARN("parset", name << ":" << lineNumber << ": key '" << key
-                                   << "' given again (first at line " << previous->second.line
-                                   << "); the later value wins");
-    parset.entries_[key] = Entry{trim(line.substr(equals + 1)), lineNumber, parset.nextOrder_++};
+    const size_t equals = findEquals(line);
+    if (equals == std::string::npos) {
+      if (!current.open()) {
+        finish();
+        syntaxError(lineNumber, "missing '=' in line '" + line + "'");
+        continue;
+      }
+      current.continued = takeBackslash(line);
+      current.depth += bracketBalance(line);
+      if (!line.empty()) current.value.append(current.value.empty() ? "" : " ").append(line);
+      continue;
+    }
+    finish();
+    const std::string key = trim(std::string_view(line).substr(0, equals));
+    if (key.empty() || key.find_first_of(" \t'\"") != std::string::npos) {
+      syntaxError(lineNumber, "bad key '" + key + "' in line '" + line + "'");
+      continue;
+    }
+    current.key = key;
+    current.value = trim(std::string_view(line).substr(equals + 1));
+    current.line = lineNumber;
+    current.continued = takeBackslash(current.value);
+    current.depth = bracketBalance(current.value);
   }
+  finish();
+  parset.adoptLofarKeys();
+  if (mode == SyntaxErrors::kThrow && !parset.syntaxErrors_.empty())
+    throw ParsetErrors(parset.syntaxErrors_);
   return parset;
+}
+
+void Parset::add(const std::string& key, std::string value, int line) {
+  const auto previous = entries_.find(key);
+  if (previous != entries_.end())
+    RTCP_LOG_WARN("parset", name_ << ":" << line << ": key '" << key
+                                  << "' given again (first at line " << previous->second.line
+                                  << "); the later value wins");
+  entries_[key] = Entry{std::move(value), line, nextOrder_++};
+}
+
+void Parset::adoptLofarKeys() {
+  static const std::string kSas = "ObsSW.";
+  static const std::string kOnline = "Observation.ObservationControl.OnlineControl.";
+  std::vector<std::pair<std::string, Entry>> prefixed;
+  for (auto it = entries_.lower_bound(kSas); it != entries_.end() && it->first.starts_with(kSas);)
+    prefixed.emplace_back(it->first.substr(kSas.size()), it->second), it = entries_.erase(it);
+  std::sort(prefixed.begin(), prefixed.end(),
+            [](const auto& a, const auto& b) { return a.second.order < b.second.order; });
+  for (auto& [key, entry] : prefixed) {
+    const auto previous = entries_.find(key);
+    if (previous != entries_.end() && previous->second.order > entry.order) continue;  // later wins
+    if (previous != entries_.end())
+      RTCP_LOG_WARN("parset", name_ << ":" << entry.line << ": key '" << key
+                                    << "' given again (first at line " << previous->second.line
+                                    << "); the later value wins");
+    entries_[key] = std::move(entry);
+  }
+  for (const std::string group : {"Cobalt.", "OLAP."})
+    for (auto it = entries_.lower_bound(kOnline + group);
+         it != entries_.end() && it->first.starts_with(kOnline + group); ++it)
+      entries_.emplace(it->first.substr(kOnline.size()), it->second);  // only where absent
 }
 
 void Parset::set(const std::string& key, const std::string& value) {
   entries_[key] = Entry{value, 0, nextOrder_++};
 }
 
-bool Parset::isDefined(const std::string& key) const { return entries_.count(key) != 0; }
+bool Parset::isDefined(const std::string& key) const { return ask(key); }
+
+bool Parset::ask(const std::string& key) const {
+  {
+    std::lock_guard lock(readMutex_);
+    asked_.insert(key);
+  }
+  return entries_.count(key) != 0;
+}
 
 const Parset::Entry& Parset::entry(const std::string& key) const {
+  ask(key);
   const auto it = entries_.find(key);
   if (it == entries_.end())
     throw ParsetError(name_, 0, key, "required key '" + key + "' is missing");
@@ -428,6 +570,11 @@ std::vector<std::string> Parset::unusedKeys() const {
   std::vector<std::string> keys;
   for (auto& [order, key] : unused) keys.push_back(std::move(key));
   return keys;
+}
+
+std::vector<std::string> Parset::askedKeys() const {
+  std::lock_guard lock(readMutex_);
+  return {asked_.begin(), asked_.end()};
 }
 
 int Parset::lineOf(const std::string& key) const {

@@ -10,6 +10,7 @@ StationBlock::StationBlock(int nrSubbands, int nrSamples, int bitsPerSample)
   header.nrSamples = nrSamples;
   header.bitsPerSample = bitsPerSample;
   valid = AlignedBuffer<uint64_t>(size_t(nrSubbands) * wordsPerSubband());
+  delays = AlignedBuffer<SubbandDelay>(size_t(nrSubbands));
 }
 
 void StationBlock::setValid(int subband, int time, bool arrived) {

@@ -75,6 +75,10 @@ std::string IonStatus::format() const {
     forEachStationCounter(stations[i], [&](const char* key, const auto& value) {
       out << stationPrefix(i) << key << '=' << value << '\n';
     });
+    out << stationPrefix(i) << "ports=" << stations[i].portsAccepted.size() << '\n';
+    for (size_t k = 0; k < stations[i].portsAccepted.size(); ++k)
+      out << stationPrefix(i) << "port[" << k << "].accepted=" << stations[i].portsAccepted[k]
+          << '\n';
   }
   return out.str();
 }
@@ -106,6 +110,11 @@ IonStatus IonStatus::parse(const std::string& text) {
     station.name = values[prefix + "name"];
     forEachStationCounter(station,
                           [&](const char* key, auto& value) { take(prefix + key, value); });
+    size_t nrPorts = 0;
+    take(prefix + "ports", nrPorts);
+    station.portsAccepted.assign(nrPorts, 0);
+    for (size_t k = 0; k < nrPorts; ++k)
+      take(prefix + "port[" + std::to_string(k) + "].accepted", station.portsAccepted[k]);
     status.stations.push_back(station);
   }
   return status;

@@ -49,6 +49,16 @@ SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrTh
     scratch_.push_back(std::make_unique<Scratch>(size_t(flagger_.nrInputSamples()),
                                                  size_t(nrSpectra_) * nrChannels_));
   samples_ = AlignedBuffer<float>(size_t(nrStations_) * kernel_.floatsPerStation());
+  for (int s = 0; s < nrStations_; ++s) {
+    std::array<double, 2> delay{}, phase{};
+    if (settings.delayCompensation)  // COBALT applies them with the delays
+      for (int pol = 0; pol < 2; ++pol) {
+        delay[size_t(pol)] = settings.polarisationDelay(s, pol);
+        phase[size_t(pol)] = settings.polarisationPhase(s, pol);
+      }
+    polarisations_.emplace_back(nrChannels_, CorrelatorKernel::paddedLength(nrSpectra_),
+                                settings.subbandWidth(), delay, phase);
+  }
   for (int s = 0; s < nrStations_; ++s) masks_.emplace_back(nrSpectra_);
   RTCP_LOG_DEBUG("correlator", "subband processor: " << nrStations_ << " stations -> "
                                                      << nrOutputStations() << ", " << nrChannels_
@@ -108,9 +118,11 @@ void SubbandProcessor::processStation(const StationBlock& block, int localSubban
   t = times_.lap(kSpectrumFlags, t);
   filterBank_.filter(scratch.input.data(), nrSpectra_, scratch.spectra.data());
   t = times_.lap(kFilterBank, t);
+  const SubbandDelay& delay = block.delays[size_t(localSubband)];
+  float* out = samples_.data() + size_t(station) * kernel_.floatsPerStation();
   correction_.apply(scratch.spectra.data(), masks_[size_t(station)], subbandFrequency,
-                    block.header.residualDelayStart, block.header.residualDelayEnd,
-                    samples_.data() + size_t(station) * kernel_.floatsPerStation());
+                    delay.residualStart, delay.residualEnd, out);
+  polarisations_[size_t(station)].apply(subbandFrequency, out);
   times_.lap(kDelayAndBandpass, t);
 }
 

@@ -20,6 +20,7 @@
 #include "CorrelatorKernel.h"
 #include "DelayAndBandpassCorrection.h"
 #include "InputConverter.h"
+#include "PolarisationCorrection.h"
 #include "PolyphaseFilterBank.h"
 #include "SpectrumFlagger.h"
 #include "SpectrumMask.h"
@@ -89,6 +90,7 @@ class SubbandProcessor {
   SpectrumFlagger flagger_;
   PolyphaseFilterBank filterBank_;
   DelayAndBandpassCorrection correction_;
+  std::vector<PolarisationCorrection> polarisations_;  ///< per input station
   Beamformer beamformer_;
   CorrelatorKernel kernel_;
   ValidSampleCounter validSampleCounter_;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rtcp/RspPacket.h"
 
@@ -35,6 +36,7 @@ struct StationStatistics {
   uint64_t blocksGone = 0;      ///< served fully flagged: the ranks fell behind
   int64_t lastBlock = -1;       ///< newest block served
   double lastBlockFlaggedFraction = 0;
+  std::vector<uint64_t> acceptedPerStream;  ///< [stream]: valid packets of each input
 
   uint64_t rejectedTotal() const {
     uint64_t total = 0;

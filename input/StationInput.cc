@@ -25,14 +25,36 @@ std::chrono::system_clock::time_point wallTimePoint(double unixTime) {
           std::chrono::duration<double>(unixTime)));
 }
 
-/// Stream k carries subbands [k * perPacket, ...) of the subband list (DESIGN §2.1).
-std::vector<StreamSubbands> streamLayout(int nrStreams, int nrSubbands, int perPacket) {
-  std::vector<StreamSubbands> layout;
+/// Where a station's subbands lie in its buffer. The buffer holds, per stream, rows for
+/// the beamlets 0 .. (highest the observation uses) of that stream's packets, streams one
+/// after the other; subband i is row rowOf[i] of stream streamOf[i] (-1: no stream).
+struct BeamletRows {
+  std::vector<StreamSubbands> streams;  ///< [stream]: first row, rows (= beamlets stored)
+  std::vector<int> streamOf, rowOf;     ///< [subband index]
+  int nrRows = 0;
+};
+
+BeamletRows beamletRows(const ObservationSettings& settings, const StationSettings& station,
+                        int nrStreams) {
+  BeamletRows rows;
+  const int n = settings.nrSubbands(), perPacket = settings.beamletsPerPacket();
+  std::vector<BeamletSlot> slots = station.beamlets;
+  if (int(slots.size()) != n)  // no map: in order across the streams (DESIGN §2.1)
+    for (int i = int(slots.size()); i < n; ++i) slots.push_back({i / perPacket, i % perPacket});
+  std::vector<int> needed(size_t(nrStreams), 0);
+  for (const BeamletSlot& slot : slots)
+    if (slot.stream >= 0 && slot.stream < nrStreams)
+      needed[size_t(slot.stream)] = std::max(needed[size_t(slot.stream)], slot.beamlet + 1);
   for (int k = 0; k < nrStreams; ++k) {
-    const int first = std::min(k * perPacket, nrSubbands);
-    layout.push_back({first, std::min(perPacket, nrSubbands - first)});
+    rows.streams.push_back({rows.nrRows, needed[size_t(k)]});
+    rows.nrRows += needed[size_t(k)];
   }
-  return layout;
+  for (const BeamletSlot& slot : slots) {
+    const bool carried = slot.stream >= 0 && slot.stream < nrStreams;
+    rows.streamOf.push_back(carried ? slot.stream : -1);
+    rows.rowOf.push_back(carried ? rows.streams[size_t(slot.stream)].first + slot.beamlet : -1);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -41,6 +63,7 @@ struct StationInput::Station {
   int index = 0;
   std::string name;
   std::vector<StreamDescriptor> inputs;
+  BeamletRows rows;  ///< where its subbands lie in the buffer
   std::unique_ptr<CircularSampleBuffer> buffer;
   std::vector<std::unique_ptr<StreamCounters>> counters;   ///< per stream
   std::vector<std::unique_ptr<PacketReceiver>> receivers;  ///< per stream
@@ -61,17 +84,18 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
   if (options_.maxDelaySeconds >= 0) {
     maxDelaySamples_ = int64_t(std::ceil(options_.maxDelaySeconds * fs)) + 1;
   } else if (settings.delayCompensation) {
-    for (const StationSettings& st : settings.stations) {
+    for (int index = 0; index < settings.nrStations(); ++index) {
+      const StationSettings& st = settings.stations[size_t(index)];
       double d2 = 0;
       for (int i = 0; i < 3; ++i)
         d2 += std::pow(st.position[i] - settings.referencePhaseCenter[i], 2);
-      const double tau = std::sqrt(d2) / kSpeedOfLight + std::abs(st.clockCorrection);
+      const double tau =
+          std::sqrt(d2) / kSpeedOfLight + std::abs(settings.instrumentalDelay(index));
       maxDelaySamples_ = std::max(maxDelaySamples_, int64_t(std::ceil(tau * fs)) + 1);
     }
   }
   const int64_t capacity =
       std::max(int64_t(std::ceil(settings.secondsOfBuffer * fs)), minimumCapacity());
-  const int perPacket = settings.beamletsPerPacket();
   for (int index : stations) {
     if (index < 0 || index >= settings.nrStations())
       throw std::invalid_argument("station input: no station " + std::to_string(index));
@@ -80,14 +104,17 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
     s->index = index;
     s->name = st.name;
     for (const std::string& input : st.inputs) s->inputs.push_back(StreamDescriptor::parse(input));
-    if (int64_t(s->inputs.size()) * perPacket < settings.nrSubbands())
-      RTCP_LOG_WARN("ionproc", st.name << ": " << s->inputs.size() << " input streams carry only "
-                                       << s->inputs.size() * perPacket << " of the "
+    s->rows = beamletRows(settings, st, int(s->inputs.size()));
+    const auto carried = std::count_if(s->rows.streamOf.begin(), s->rows.streamOf.end(),
+                                       [](int k) { return k >= 0; });
+    if (carried < settings.nrSubbands())
+      RTCP_LOG_WARN("ionproc", st.name << ": its " << s->inputs.size()
+                                       << " input streams carry only " << carried << " of the "
                                        << settings.nrSubbands()
                                        << " subbands; the rest stays flagged");
-    s->buffer = std::make_unique<CircularSampleBuffer>(
-        settings.nrSubbands(), settings.bitsPerSample, capacity,
-        streamLayout(int(s->inputs.size()), settings.nrSubbands(), perPacket), !settings.realTime);
+    s->buffer =
+        std::make_unique<CircularSampleBuffer>(std::max(s->rows.nrRows, 1), settings.bitsPerSample,
+                                               capacity, s->rows.streams, !settings.realTime);
     for (size_t k = 0; k < s->inputs.size(); ++k) {
       s->counters.push_back(std::make_unique<StreamCounters>());
       ReceiverOptions ro;
@@ -239,19 +266,9 @@ void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex,
     throw std::invalid_argument("station input: subbands [" + std::to_string(firstSubband) + ", +" +
                                 std::to_string(nrSubbands) + ") outside the " +
                                 std::to_string(settings_.nrSubbands()) + " subbands");
-  const int beam = settings_.subbands[size_t(firstSubband)].beam;
-  for (int i = firstSubband; i < firstSubband + nrSubbands; ++i)
-    if (settings_.subbands[size_t(i)].beam != beam)
-      throw std::invalid_argument("station input: subbands [" + std::to_string(firstSubband) +
-                                  ", +" + std::to_string(nrSubbands) +
-                                  ") span beams with different delays; ask per beam");
   const auto delays = delays_.get(block);
-  const size_t d = delays->index(stationIndex, beam);
-  const int32_t coarse = delays->coarse[d];
   const int history = nrHistorySamples(settings_);
   const int nrSamples = history + int(settings_.samplesPerBlock());
-  // Block sample h holds station sample blockStart - history + h - n_s.
-  const int64_t first = settings_.blockStartSample(block) - history - coarse;
 
   if (out.header.nrSubbands != nrSubbands || out.header.nrSamples != nrSamples ||
       out.header.bitsPerSample != settings_.bitsPerSample)
@@ -262,28 +279,36 @@ void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex,
   out.header.nrSubbands = nrSubbands;
   out.header.nrSamples = nrSamples;
   out.header.bitsPerSample = settings_.bitsPerSample;
-  out.header.coarseDelay = coarse;
-  out.header.residualDelayStart = delays->residualStart[d];
-  out.header.residualDelayEnd = delays->residualEnd[d];
   out.header.flaggedByIonproc = 0;
-
-  CircularSampleBuffer& buffer = *s.buffer;
-  const int lastSubband = firstSubband + nrSubbands - 1;
-  // Streams carry consecutive subbands from the first on; the range's streams are k0..k1.
-  int k0 = buffer.nrStreams(), k1 = -1;
-  for (int i = firstSubband; i <= lastSubband; ++i) {
-    const int k = buffer.streamOf(i);
-    if (k >= 0) k0 = std::min(k0, k), k1 = std::max(k1, k);
+  for (int i = firstSubband; i < firstSubband + nrSubbands; ++i) {  // toward the subband's beam
+    const size_t d = delays->index(stationIndex, settings_.subbands[size_t(i)].beam);
+    out.delays[size_t(i - firstSubband)] = {delays->coarse[d], 0, delays->residualStart[d],
+                                            delays->residualEnd[d]};
   }
-  if (!waitForData(s, k0, k1, first + nrSamples))
-    throw std::runtime_error("station input stopped while waiting for block " +
-                             std::to_string(block));
+
   bool gone = false;
-  for (int k = k0; k <= k1; ++k) {
-    const StreamSubbands& sub = buffer.streamSubbands(k);
-    const int lo = std::max(firstSubband, sub.first);
-    const int hi = std::min(lastSubband + 1, sub.first + sub.count);
-    if (lo < hi) gone |= buffer.read(k, first, nrSamples, lo, hi - lo, out, lo - firstSubband).gone;
+  // Runs of subbands with one stream, one coarse delay and consecutive rows: one read each.
+  for (int i = firstSubband; i < firstSubband + nrSubbands;) {
+    const int k = s.rows.streamOf[size_t(i)];
+    if (k < 0) {  // no stream carries it
+      flagRows(out, i - firstSubband, 1);
+      ++i;
+      continue;
+    }
+    const int32_t coarse = out.delays[size_t(i - firstSubband)].coarse;
+    int n = 1;
+    while (i + n < firstSubband + nrSubbands && s.rows.streamOf[size_t(i + n)] == k &&
+           s.rows.rowOf[size_t(i + n)] == s.rows.rowOf[size_t(i)] + n &&
+           out.delays[size_t(i + n - firstSubband)].coarse == coarse)
+      ++n;
+    // Block sample h holds station sample blockStart - history + h - n_s.
+    const int64_t first = settings_.blockStartSample(block) - history - coarse;
+    if (!waitForData(s, k, k, first + nrSamples))
+      throw std::runtime_error("station input stopped while waiting for block " +
+                               std::to_string(block));
+    gone |=
+        s.buffer->read(k, first, nrSamples, s.rows.rowOf[size_t(i)], n, out, i - firstSubband).gone;
+    i += n;
   }
   if (gone) {  // the ranks fell behind: its samples have been overwritten
     flagRows(out, 0, nrSubbands);
@@ -292,8 +317,6 @@ void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex,
     RTCP_LOG_WARN("ionproc", s.name << ": block " << block
                                     << " left the buffer before it was asked for; served flagged");
   }
-  for (int i = firstSubband; i <= lastSubband; ++i)  // subbands no stream carries
-    if (buffer.streamOf(i) < 0) flagRows(out, i - firstSubband, 1);
   int64_t flagged = 0;
   for (size_t w = 0; w < out.valid.size(); ++w) flagged += std::popcount(out.valid[w]);
   flagged = int64_t(nrSubbands) * nrSamples - flagged;
@@ -314,6 +337,7 @@ std::vector<StationStatistics> StationInput::statistics() const {
     for (const auto& c : s->counters) {
       st.packetsReceived += c->received;
       st.packetsAccepted += c->accepted;
+      st.acceptedPerStream.push_back(c->accepted);
       st.late += c->late;
       st.duplicated += c->duplicated;
       for (int r = 0; r < kNrRspRejects; ++r) st.rejected[size_t(r)] += c->rejected[size_t(r)];

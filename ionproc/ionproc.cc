@@ -141,8 +141,7 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
 int run(const Options& options) {
   const sigset_t stopSignals = blockStopSignals();
   const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
-  for (const std::string& key : settings.unknownKeys)
-    RTCP_LOG_WARN("ionproc", "unknown parset key " << key);
+  settings.logReport("ionproc");
 
   OutputPathOptions outputOptions;
   outputOptions.toStorage = !options.noOutput;
@@ -168,7 +167,8 @@ int run(const Options& options) {
       for (const StationStatistics& st : input->statistics())
         inputStatistics.push_back({st.station, st.packetsReceived, st.packetsAccepted, st.late,
                                    st.rejectedTotal(), st.blocksServed, st.samplesServed,
-                                   st.samplesFlagged, st.blocksGone, st.lastBlock});
+                                   st.samplesFlagged, st.blocksGone, st.lastBlock,
+                                   st.acceptedPerStream});
       clockShift = input->clockShift();
     }
     IonStatus status = collectStatus(settings, inputStatistics, clockShift, output);

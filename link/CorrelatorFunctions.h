@@ -12,11 +12,13 @@
 namespace rtcp::ion {
 
 /// One station's delayed samples of a block for subbands [firstSubband, firstSubband +
-/// nrSubbands): the StationBlock's header, samples[subband][time] (RSP encoding) and
-/// valid[subband][time / 64] bits. Waits until the block is due (BlockSource::serveInto).
-RTCP_FORWARDED(serveStationBlock, void(int64_t block, int32_t station, int32_t firstSubband,
-                                       int32_t nrSubbands, Out<StationBlockHeader> header,
-                                       Out<Span<uint8_t>> samples, Out<Span<uint64_t>> valid));
+/// nrSubbands): the StationBlock's header, samples[subband][time] (RSP encoding),
+/// valid[subband][time / 64] bits and delays[subband]. Waits until the block is due
+/// (BlockSource::serveInto).
+RTCP_FORWARDED(serveStationBlock,
+               void(int64_t block, int32_t station, int32_t firstSubband, int32_t nrSubbands,
+                    Out<StationBlockHeader> header, Out<Span<uint8_t>> samples,
+                    Out<Span<uint64_t>> valid, Out<Span<SubbandDelay>> delays));
 
 /// The stations (indices in the station list) this ionproc serves: with one ionproc per
 /// input host, each rank asks every ionproc and fetches each station from its own.

@@ -45,6 +45,20 @@ uint64_t directoryBytes(const std::string& path) {
   return bytes;
 }
 
+/// Whether each input of a station carries a subband of the observation (a port that
+/// carries none is not expected to send anything).
+std::vector<bool> carryingInputs(const ObservationSettings& s, int station) {
+  const StationSettings& st = s.stations[size_t(station)];
+  std::vector<bool> carrying(st.inputs.size(), false);
+  const int perPacket = s.beamletsPerPacket();
+  for (int i = 0; i < s.nrSubbands(); ++i) {
+    const int stream =
+        size_t(i) < st.beamlets.size() ? st.beamlets[size_t(i)].stream : i / perPacket;
+    if (stream >= 0 && size_t(stream) < carrying.size()) carrying[size_t(stream)] = true;
+  }
+  return carrying;
+}
+
 /// Packets of one input stream covering start..stop (as station-sim sends them).
 uint64_t packetsPerStream(const ObservationSettings& s) {
   const SampleClock clock(s.clockMHz);
@@ -447,11 +461,22 @@ ObservationSummary Observation::summarise() {
   if (lastStatus_) {
     const ion::IonStatus& st = *lastStatus_;
     for (size_t i = 0; i < st.stations.size() && int(i) < s.nrStations(); ++i) {
-      StationSummary station{st.stations[i].name, st.stations[i].packetsAccepted,
-                             packetsPerStream(s) * s.stations[i].inputs.size(), 0, 0};
-      station.packetsLost = station.packetsExpected > station.packetsReceived
-                                ? station.packetsExpected - station.packetsReceived
-                                : 0;
+      const int index = s.stationIndex(st.stations[i].name);
+      const std::vector<bool> carrying =
+          index >= 0 ? carryingInputs(s, index) : std::vector<bool>{};
+      StationSummary station{st.stations[i].name, st.stations[i].packetsAccepted, 0, 0, 0, {}};
+      for (size_t k = 0; k < carrying.size(); ++k) {
+        PortSummary port;
+        port.packetsReceived =
+            k < st.stations[i].portsAccepted.size() ? st.stations[i].portsAccepted[k] : 0;
+        port.packetsExpected = carrying[k] ? packetsPerStream(s) : 0;
+        port.packetsLost = port.packetsExpected > port.packetsReceived
+                               ? port.packetsExpected - port.packetsReceived
+                               : 0;
+        station.packetsExpected += port.packetsExpected;
+        station.packetsLost += port.packetsLost;
+        station.ports.push_back(port);
+      }
       station.lossFraction = station.packetsExpected
                                  ? double(station.packetsLost) / double(station.packetsExpected)
                                  : 0;
@@ -486,7 +511,11 @@ ObservationSummary Observation::summarise() {
                std::to_string(expected) + " MeasurementSets were written";
   if (failure_.empty() && !summary.warnings.empty()) summary.reason = summary.warnings.front();
   summary.ok = failure_.empty();
-  if (!summary.ok) summary.reason = failure_;
+  if (!summary.ok) {  // what is on disk is incomplete: not "written"
+    summary.reason = failure_;
+    summary.partialMeasurementSets = std::move(summary.measurementSets);
+    summary.measurementSets.clear();
+  }
   return summary;
 }
 

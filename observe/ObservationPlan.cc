@@ -52,7 +52,7 @@ ObservationSettings quietSettings(const Parset& parset) {
 }
 
 std::string portsKey(const StationSettings& station) {
-  return "PIC.Core." + station.name + station.field + ".RSP.ports";
+  return "PIC.Core." + station.name + ".RSP.ports";
 }
 
 /// Recordings with absolute paths; true when some input is udp:.
@@ -185,6 +185,10 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
                                          [](const std::string& h) { return !isLocalHost(h); });
   plan.storagePort = remoteStorage ? uint16_t(givenOutput.storagePort) : freePort();
   p.set("OLAP.Storage.port", std::to_string(plan.storagePort));
+  // The correlator settings as rtcp runs them, in both generations' keys that apply.
+  for (const auto& [key, value] : given.effectiveProcessingKeys())
+    if (key.starts_with("Cobalt.") || original.isDefined(key)) p.set(key, value);
+  plan.notes.push_back(given.summaryLine());
   plan.settings = quietSettings(p);
   plan.ionprocs = ionprocsByInputHost(plan.settings, options.linkPort);
   if (!options.computeHosts.empty()) {
@@ -198,8 +202,11 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   std::string directory = options.directory;
   for (size_t i = 0; i < out.hosts.size() && directory.empty(); ++i)
     if (isLocalHost(out.hosts[i])) directory = out.directories[i];
-  plan.directory =
-      absolute(directory.empty() ? "L" + std::to_string(plan.settings.observationId) : directory);
+  if (directory.empty()) {  // L<obsid> (appended: GCC 12 warns falsely on "L" + string)
+    directory = "L";
+    directory += std::to_string(plan.settings.observationId);
+  }
+  plan.directory = absolute(directory);
   plan.parsetPath = plan.directory + "/observation.parset";
   for (size_t i = 0; i < out.filenames.size() && out.enabled; ++i) {
     const std::string path = out.directories[i] + "/" + out.filenames[i];

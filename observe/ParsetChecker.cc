@@ -12,6 +12,8 @@
 #include <set>
 
 #include "LocalHost.h"
+#include "rtcp/AntennaFields.h"
+#include "rtcp/DirectionConverter.h"
 #include "rtcp/Logger.h"
 #include "rtcp/MeasuresData.h"
 #include "rtcp/SampleTime.h"
@@ -44,13 +46,21 @@ void guarded(const Parset& p, std::vector<ParsetProblem>& out, Check check) {
   }
 }
 
-std::string antennaField(const Parset& p) {
-  return p.getString("Observation.antennaSet", "LBA_").substr(0, 3);
+/// The antenna fields of the station list (CS001HBA0, ...); throws as ObservationSettings.
+std::vector<std::string> fieldNames(const Parset& p) {
+  std::vector<std::string> names;
+  try {
+    for (const AntennaFieldName& field :
+         antennaFieldNames(p.getStringVector(kStationList), p.getString("Observation.antennaSet")))
+      names.push_back(field.name());
+  } catch (const std::invalid_argument& e) {
+    const bool badSet = std::string(e.what()).starts_with("unknown antenna set");
+    p.fail(badSet ? "Observation.antennaSet" : kStationList, e.what());
+  }
+  return names;
 }
 
-std::string portsKey(const Parset& p, const std::string& station) {
-  return "PIC.Core." + station + antennaField(p) + ".RSP.ports";
-}
+std::string portsKey(const std::string& field) { return "PIC.Core." + field + ".RSP.ports"; }
 
 /// Whether a UDP port can be bound here now (ionproc will bind it).
 bool udpPortFree(uint16_t port, std::string& reason) {
@@ -107,11 +117,14 @@ bool isWritableOrCreatable(const std::string& directory, std::string& reason) {
 CheckResult ParsetChecker::check(const std::string& path) const {
   CheckResult result;
   try {
-    result.parset = Parset::fromFile(path);
-  } catch (const ParsetError& e) {  // syntax: nothing else can be checked
+    result.parset = Parset::fromFile(path, SyntaxErrors::kKeep);
+  } catch (const ParsetError& e) {  // unreadable
     result.problems.push_back({true, e.key(), e.line(), e.what()});
     return result;
   }
+  // A bad line is skipped: the rest of the parset is checked as well.
+  for (const ParsetError& e : result.parset.syntaxErrors())
+    result.problems.push_back({true, e.key(), e.line(), e.what()});
   const Parset& p = result.parset;
   checkSettings(result);
   std::vector<ParsetProblem> own;
@@ -136,19 +149,42 @@ CheckResult ParsetChecker::check(const std::string& path) const {
 }
 
 void ParsetChecker::checkSettings(CheckResult& result) const {
-  const LogLevel level = Logger::level();
-  Logger::setLevel(LogLevel::kError);  // unknown keys are reported below, once
   try {
     result.settings = ObservationSettings::fromParset(result.parset);
+  } catch (const ParsetErrors& e) {
+    for (const ParsetError& error : e.errors())
+      result.problems.push_back({true, error.key(), error.line(), error.what()});
   } catch (const ParsetError& e) {
     result.problems.push_back({true, e.key(), e.line(), e.what()});
   } catch (const std::exception& e) {
     result.problems.push_back({true, "", 0, result.parset.name() + ": " + e.what()});
   }
-  Logger::setLevel(level);
   if (!result.settings) return;
-  for (const std::string& key : result.parset.unusedKeys())
-    result.problems.push_back(problem(result.parset, key, "unknown key, ignored", false));
+  for (const ParsetWarning& warning : result.settings->warnings)
+    result.problems.push_back({false, warning.key, warning.line, warning.message});
+  const UnknownKeys& unknown = result.settings->unknownKeys;
+  const std::vector<std::string> lines = unknown.describe();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const UnknownKeyGroup* group = i ? &unknown.listed[i - 1] : nullptr;
+    const std::string key = group ? group->firstKey : "";
+    result.problems.push_back({false, key, group ? result.parset.lineOf(key) : 0,
+                               result.parset.name() + ": " + lines[i]});
+  }
+  // A beam that tracks a solar-system body needs casacore's ephemeris: try it now.
+  const ObservationSettings& s = *result.settings;
+  for (size_t b = 0; b < s.beams.size(); ++b)
+    if (!s.beams[b].isJ2000()) {
+      try {
+        DirectionConverter(s.referencePhaseCenter).itrf(s.beams[b], s.startTime);
+      } catch (const std::exception& e) {
+        result.problems.push_back(problem(
+            result.parset, "Observation.Beam[" + std::to_string(b) + "].directionType", e.what()));
+      }
+    }
+  if (!result.settings->correlatedOutput.enabled)
+    result.problems.push_back(
+        problem(result.parset, "Observation.DataProducts.Output_Correlated.enabled",
+                "no correlated output: the observation writes nothing", false));
 }
 
 void ParsetChecker::checkStations(const Parset& p, std::vector<ParsetProblem>& out) const {
@@ -179,8 +215,8 @@ void ParsetChecker::checkSubbands(const Parset& p, std::vector<ParsetProblem>& o
 void ParsetChecker::checkInputs(const Parset& p, std::vector<ParsetProblem>& out) const {
   guarded(p, out, [&] {
     std::map<std::string, std::string> users;  // "udp:HOST:PORT" or "file:PATH" -> station
-    for (const std::string& station : p.getStringVector(kStationList)) {
-      const std::string key = portsKey(p, station);
+    for (const std::string& station : fieldNames(p)) {
+      const std::string key = portsKey(station);
       if (!p.isDefined(key)) continue;  // ObservationSettings names it
       guarded(p, out, [&] {
         std::set<std::string> hosts;  // one ionproc reads a station: all its inputs on one host
@@ -240,8 +276,8 @@ void ParsetChecker::checkTimes(const Parset& p, std::vector<ParsetProblem>& out)
   if (!haveStart || options_.now || start >= options_.wallTime) return;
   bool liveInput = false;
   guarded(p, out, [&] {
-    for (const std::string& station : p.getStringVector(kStationList))
-      for (const std::string& input : p.getStringVector(portsKey(p, station), {}))
+    for (const std::string& station : fieldNames(p))
+      for (const std::string& input : p.getStringVector(portsKey(station), {}))
         liveInput = liveInput || input.starts_with("udp:");
   });
   if (liveInput && p.getBool("OLAP.realTime", true))

@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${RTCP_BUILD_DIR:-$top/build}
 
 packages=(build-essential cmake pkg-config git clang-format
-  casacore-dev casacore-tools casacore-data libfftw3-dev
+  casacore-dev casacore-tools casacore-data casacore-data-jpl-de200 libfftw3-dev
   libboost-dev libboost-program-options-dev
   mpich libmpich-dev libcppunit-dev
   python3-casacore python3-numpy python3-matplotlib
@@ -25,6 +25,17 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
+# Debian installs the JPL ephemerides (the Sun's, Moon's and planets' positions for beams
+# that track them) in /usr/share/casacore/data but, unlike the other casacore-data tables,
+# links them not where its casacore looks (/var/lib/casacore/data): link them there.
+for table in DE200 DE405; do
+  target=/var/lib/casacore/data/ephemerides/$table
+  if [ -d "/usr/share/casacore/data/ephemerides/$table" ] && [ -d "$(dirname "$target")" ] && [ ! -e "$target" ]; then
+    echo "setup: linking $target" >&2
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo ln -s "/usr/share/casacore/data/ephemerides/$table" "$target"
+  fi
+done
 if [ "${1:-}" = --packages-only ]; then exit 0; fi
 
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=${RTCP_BUILD_TYPE:-RelWithDebInfo} "$@" >&2

@@ -19,7 +19,7 @@ class PacketBuilder {
  public:
   PacketBuilder(const StreamLayout& stream, int clockMHz, int bitsPerSample);
 
-  size_t packetSize() const { return rspPacketSize(bits_, stream_.nrSubbands); }
+  size_t packetSize() const { return rspPacketSize(bits_, stream_.nrBeamlets()); }
   /// Encodes packets [0, chunk.nrPackets) of the chunk into chunk.packets[streamIndex].
   void build(SampleChunk& chunk, int streamIndex) const;
   /// The header of the packet whose first sample is `sample`.

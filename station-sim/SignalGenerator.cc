@@ -100,18 +100,28 @@ void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<flo
 
   const int first = response_.firstAliasBin(), last = response_.lastAliasBin();
   for (int k = 0; k < sky_.nrSources(); ++k) {
-    const double t0 = delays.start[k][s], t1 = delays.end[k][s], mid = (t0 + t1) / 2;
-    const double shift = mid * fs;  // samples by which e is advanced
-    // exp(2 pi i (f + nu_j) tau_mid) / size, nu_j = j fs / size for signed bin j.
-    fillPhasorRamp(frequencyRamp_.data(), half, f * mid, shift / size, 1.0 / size);
-    fillPhasorRamp(frequencyRamp_.data() + half, half, f * mid - shift / 2, shift / size,
-                   1.0 / size);
-    // Band m lies m fs higher in the sky: exp(2 pi i m fs tau_mid) more.
-    const std::complex<float> below(std::polar(1.0, -2 * M_PI * (shift - std::floor(shift))));
-    const std::complex<float> above = std::conj(below);
-    // exp(2 pi i f (tau(t) - tau_mid)), tau linear across the chunk.
-    fillPhasorRamp(timeRamp_.data(), n, -f * (t1 - t0) / 2, f * (t1 - t0) / n);
+    const double gain = subband_.sourceGains.empty() ? 1.0 : subband_.sourceGains[size_t(k)];
+    if (gain == 0) continue;
+    std::complex<float> below, above;
     for (int p = 0; p < kPolarisations; ++p) {
+      // The polarisation's own signal path: a delay and a phase on top of the geometry.
+      const double offset = delays.pathDelay[s][size_t(p)], phase = delays.pathPhase[s][size_t(p)];
+      const bool sameAsX =
+          p == 1 && offset == delays.pathDelay[s][0] && phase == delays.pathPhase[s][0];
+      if (!sameAsX) {
+        const double t0 = delays.start[k][s] + offset, t1 = delays.end[k][s] + offset;
+        const double mid = (t0 + t1) / 2, shift = mid * fs;  // samples by which e is advanced
+        const double turns = f * mid + phase / (2 * M_PI);
+        // gain exp(2 pi i (f + nu_j) tau_mid + i phase) / size, nu_j = j fs / size (signed bin j).
+        fillPhasorRamp(frequencyRamp_.data(), half, turns, shift / size, gain / size);
+        fillPhasorRamp(frequencyRamp_.data() + half, half, turns - shift / 2, shift / size,
+                       gain / size);
+        // Band m lies m fs higher in the sky: exp(2 pi i m fs tau_mid) more.
+        below = std::polar(1.0f, float(-2 * M_PI * (shift - std::floor(shift))));
+        above = std::conj(below);
+        // exp(2 pi i f (tau(t) - tau_mid)), tau linear across the chunk.
+        fillPhasorRamp(timeRamp_.data(), n, -f * (t1 - t0) / 2, f * (t1 - t0) / n);
+      }
       multiply(skySpectrum(k, 0, p).data(), frequencyRamp_.data(), spectrum_.data(), size_t(size));
       multiplyBands(frequencyRamp_.data() + first, skySpectrum(k, 0, p).data() + first,
                     skySpectrum(k, -1, p).data() + first, below,

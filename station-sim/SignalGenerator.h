@@ -2,16 +2,19 @@
 /// \file SignalGenerator.h
 /// One subband's baseband signals for every station, chunk by chunk (DESIGN §2.3), as a
 /// LOFAR station's polyphase filter bank delivers them (SubbandResponse): station s records
-/// x_s(t) = sum_k sum_{m=-1,0,1} (H_m * e_k,b+m)(t + tau_sk) exp(+2 pi i (f_b + m fs) tau_sk(t))
+/// x_s(t) = sum_k g_k sum_{m=-1,0,1} (H_m * e_k,b+m)(t + tau_sk) exp(+2 pi i (f_b + m fs)
+/// tau_sk(t))
 /// + receiver noise + an optional tone. e_k,b is one complex Gaussian signal per source,
 /// subband and polarisation (power flux/2), common to all stations and kept in a
-/// continuous buffer; subband b's neighbours b-1 and b+1 alias into its edges through the
-/// filter's response H_m(nu) = H(nu + m), each with the delay phase of its own sky
-/// frequency. The delay's whole and fractional parts shift e exactly for a band-limited
-/// signal by a phase gradient in the frequency domain (overlap-save with margins beyond
-/// the largest delay), where the filter's response is applied too; the LO phase
-/// f_b tau(t) follows tau linearly per sample. Receiver noise is white before the filter
-/// bank (ReceiverNoise); a tone is scaled by H at its offset from the subband centre.
+/// continuous buffer; g_k is the station beam's amplitude toward source k. Subband b's
+/// neighbours b-1 and b+1 alias into its edges through the filter's response
+/// H_m(nu) = H(nu + m), each with the delay phase of its own sky frequency. Polarisation P
+/// of station s adds its signal path: tau_sk + d_sP and a phase phi_sP
+/// (Sim.<field>.delay.P / phase0.P). The delay's whole and fractional parts shift e exactly
+/// for a band-limited signal by a phase gradient in the frequency domain (overlap-save with
+/// margins beyond the largest delay), where the filter's response is applied too; the LO
+/// phase f_b tau(t) follows tau linearly per sample. Receiver noise is white before the
+/// filter bank (ReceiverNoise); a tone is scaled by H at its offset from the subband centre.
 
 #include <complex>
 #include <cstdint>
@@ -45,10 +48,13 @@ class SignalGenerator {
     int number = 0;         ///< subband number (seeds the sky signal)
     double frequency = 0;   ///< centre sky frequency, Hz
     double sampleRate = 0;  ///< complex samples per second
+    /// [source]: the station beam's amplitude toward the source (empty: all 1).
+    std::vector<double> sourceGains;
   };
 
-  /// stationIds seed each station's receiver noise; firstSample is the first chunk's.
-  /// response: the station filter on this geometry's FFT grid.
+  /// stationIds seed each station's receiver noise (one distinct key per antenna field);
+  /// firstSample is the first chunk's. response: the station filter on this geometry's FFT
+  /// grid.
   SignalGenerator(const SkyModel& sky, const ChunkGeometry& geometry, const Fft& forward,
                   const Fft& backward, const SubbandResponse& response, Subband subband,
                   const std::vector<int>& stationIds, uint64_t seed, int64_t firstSample);

@@ -4,6 +4,7 @@
 /// direction, receiver noise, an optional tone; and the true geometric delays of every
 /// station toward each of them (rtcp::DelayModel, casacore) at chunk boundaries.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct ChunkDelays {
   std::vector<std::vector<double>> start;  ///< start[source][station] seconds
   std::vector<std::vector<double>> end;    ///< end[source][station] seconds
   std::vector<double> toneStart, toneEnd;  ///< [station], toward the tone (beam 0)
+  /// [station][pol]: the signal path's own delay (seconds) and phase (radians).
+  std::vector<std::array<double, 2>> pathDelay, pathPhase;
 };
 
 class SkyModel {
@@ -37,11 +40,18 @@ class SkyModel {
   /// Delays of every station toward every source for samples [first, first + n).
   ChunkDelays delays(int64_t firstSample, int nrSamples) const;
   /// An upper bound of |tau_s| over stations, directions and time, in seconds:
-  /// |p_s - p_ref| / c plus the clock correction.
+  /// |p_s - p_ref| / c plus the signal path's delay.
   double maxDelay() const { return maxDelay_; }
+  /// [source]: the amplitude of a Gaussian station beam (Sim.stationBeamWidth, FWHM of
+  /// the power) pointed at `beam`, toward each source at the observation start; all 1
+  /// without a station beam.
+  std::vector<double> sourceGains(const Direction& beam) const;
 
  private:
   std::vector<SimSource> sources_;
+  std::vector<std::array<double, 2>> pathDelay_, pathPhase_;  ///< [station][pol]
+  double beamWidth_ = 0;
+  double startTime_ = 0;
   Direction toneDirection_;
   double noisePower_, toneFrequency_, toneAmplitude_;
   SampleClock clock_;

@@ -52,11 +52,16 @@ StationSimulator::StationSimulator(const ObservationSettings& settings, Simulato
   forward_ = std::make_unique<Fft>(geometry_.fftSize, Fft::Direction::kForward);
   backward_ = std::make_unique<Fft>(geometry_.fftSize, Fft::Direction::kBackward);
   response_ = std::make_unique<SubbandResponse>(geometry_.fftSize);
+  // Receiver noise is the antenna field's own: HBA0 and HBA1 of one station (one ID) get
+  // streams of their own; LBA and HBA fields keep the station ID as their key.
   std::vector<int> stationIds;
-  for (const StationSettings& station : settings_.stations) stationIds.push_back(station.id);
+  for (const StationSettings& station : settings_.stations)
+    stationIds.push_back(station.id + (station.field == "HBA0"   ? 1 << 20
+                                       : station.field == "HBA1" ? 2 << 20
+                                                                 : 0));
   for (const SubbandSettings& subband : settings_.subbands) {
-    const SignalGenerator::Subband band{subband.number, subband.frequency,
-                                        settings_.subbandWidth()};
+    const SignalGenerator::Subband band{subband.number, subband.frequency, settings_.subbandWidth(),
+                                        sky_.sourceGains(settings_.beams.at(size_t(subband.beam)))};
     SignalGenerator generator(sky_, geometry_, *forward_, *backward_, *response_, band, stationIds,
                               settings_.sim.seed, firstSample_);
     const Quantiser quantiser(settings_.bitsPerSample, generator.powerPerPolarisation());

@@ -1,5 +1,6 @@
 #include "StreamLayout.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "rtcp/Logger.h"
@@ -12,33 +13,56 @@ std::string StreamLayout::recordingName() const {
   return name.append(".rsp");
 }
 
-std::vector<StreamLayout> layoutStreams(const ObservationSettings& settings) {
+namespace {
+
+/// The station's beamlet map; in order across the streams when the settings give none.
+std::vector<BeamletSlot> beamletsOf(const ObservationSettings& settings,
+                                    const StationSettings& station) {
+  if (int(station.beamlets.size()) == settings.nrSubbands()) return station.beamlets;
+  std::vector<BeamletSlot> slots;
   const int perPacket = settings.beamletsPerPacket();
-  const int nrSubbands = settings.nrSubbands();
-  const int needed = (nrSubbands + perPacket - 1) / perPacket;
+  for (int i = 0; i < settings.nrSubbands(); ++i) slots.push_back({i / perPacket, i % perPacket});
+  return slots;
+}
+
+}  // namespace
+
+std::vector<StreamLayout> layoutStreams(const ObservationSettings& settings) {
   std::vector<StreamLayout> streams;
   for (int s = 0; s < settings.nrStations(); ++s) {
-    const StationSettings& station = settings.stations[s];
+    const StationSettings& station = settings.stations[size_t(s)];
+    const std::vector<BeamletSlot> slots = beamletsOf(settings, station);
+    int needed = 0;
+    for (const BeamletSlot& slot : slots) needed = std::max(needed, slot.stream + 1);
     const int given = int(station.inputs.size());
     if (given != 0 && given < needed)
-      throw std::runtime_error("station " + station.name + ": " + std::to_string(nrSubbands) +
-                               " subbands need " + std::to_string(needed) + " RSP.ports at " +
+      throw std::runtime_error("station " + station.name + ": its " +
+                               std::to_string(settings.nrSubbands()) + " subbands need " +
+                               std::to_string(needed) + " RSP.ports at " +
                                std::to_string(settings.bitsPerSample) + " bit, the parset gives " +
                                std::to_string(given));
-    if (given > needed)
-      RTCP_LOG_WARN("station-sim", "station " << station.name << ": only the first " << needed
-                                              << " of its " << given << " RSP.ports carry data");
+    std::vector<StreamLayout> own(static_cast<size_t>(needed));
+    for (size_t i = 0; i < slots.size(); ++i) {
+      std::vector<int>& beamlets = own[size_t(slots[i].stream)].beamletSubbands;
+      if (int(beamlets.size()) <= slots[i].beamlet)
+        beamlets.resize(size_t(slots[i].beamlet) + 1, -1);
+      beamlets[size_t(slots[i].beamlet)] = int(i);
+    }
+    int carrying = 0;
     for (int port = 0; port < needed; ++port) {
-      StreamLayout stream;
+      StreamLayout& stream = own[size_t(port)];
+      if (stream.beamletSubbands.empty()) continue;
       stream.station = s;
       stream.stationName = station.name;
       stream.stationId = station.id;
       stream.port = port;
-      stream.firstSubband = port * perPacket;
-      stream.nrSubbands = std::min(perPacket, nrSubbands - stream.firstSubband);
-      stream.descriptor = given ? station.inputs[port] : "";
+      stream.descriptor = given ? station.inputs[size_t(port)] : "";
       streams.push_back(stream);
+      ++carrying;
     }
+    if (given > carrying)
+      RTCP_LOG_WARN("station-sim", "station " << station.name << ": " << carrying << " of its "
+                                              << given << " RSP.ports carry data");
   }
   return streams;
 }

@@ -26,7 +26,7 @@ for the sky: sources, receiver noise, tone, packet loss, seed) and
     real time, from Observation.startTime (or --start-now) for the parset's duration
     (or --duration);
   * with --record DIR, writes one recording per input stream instead (the packets
-    exactly as on the wire, concatenated): DIR/CS001.rsp, DIR/CS001-1.rsp for a
+    exactly as on the wire, concatenated): DIR/CS001LBA.rsp, DIR/CS001LBA-1.rsp for a
     second port, ...; dropped packets are listed in DIR/dropped-packets.txt;
   * with --replay (implied when every RSP.ports entry is file:PATH), sends the
     recordings the parset names to the --replay-to destinations (one udp:HOST:PORT per
@@ -103,8 +103,8 @@ int simulate(const ObservationSettings& settings, const po::variables_map& vm) {
     const auto& stream = summary.streams[i];
     const sim::StreamLayout& layout = simulator.streams()[i];
     RTCP_LOG_INFO("station-sim", layout.stationName
-                                     << " port " << layout.port << " (" << layout.nrSubbands
-                                     << " subbands) -> " << stream.output << ": " << stream.packets
+                                     << " port " << layout.port << " (" << layout.nrBeamlets()
+                                     << " beamlets) -> " << stream.output << ": " << stream.packets
                                      << " packets, " << stream.bytes << " bytes, " << stream.dropped
                                      << " dropped");
   }
@@ -151,8 +151,7 @@ int main(int argc, char** argv) {
   const std::string parset = parsetPath;
   try {
     const ObservationSettings settings = ObservationSettings::fromFile(parset);
-    for (const std::string& key : settings.unknownKeys)
-      RTCP_LOG_WARN("station-sim", parset << ": unknown key " << key);
+    settings.logReport("station-sim");
     int inputs = 0, recordings = 0;
     for (const StationSettings& station : settings.stations)
       for (const std::string& input : station.inputs) {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 
 #include "LofarTables.h"
 #include "rtcp/Baselines.h"
@@ -164,10 +165,15 @@ void fillFeeds(casacore::MeasurementSet& ms, size_t nrStations) {
   }
 }
 
+/// The beam's direction in its own frame (J2000, AZELGEO, SUN, ...), as LOFAR writes it.
 void fillField(casacore::MeasurementSet& ms, const MeasurementSetDescription& d, double startMjd) {
   casacore::MSField& table = ms.field();
-  table.addRow();
   casacore::MSFieldColumns columns(table);
+  casacore::MDirection::Types type;
+  if (!casacore::MDirection::getType(type, d.directionType))
+    throw std::invalid_argument("unknown direction type '" + d.directionType + "'");
+  columns.setDirectionRef(type);  // before the first row
+  table.addRow();
   casacore::Matrix<double> direction(2, 1);
   direction(0, 0) = d.ra;
   direction(1, 0) = d.dec;

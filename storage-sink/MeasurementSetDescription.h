@@ -35,10 +35,11 @@ struct MeasurementSetDescription {
   double startTime = 0, stopTime = 0;  ///< Observation.startTime / stopTime (Unix s)
   std::vector<MsStation> stations;     ///< output stations, in correlator order
   std::array<double, 3> referencePosition{};  ///< array reference (ITRF metres)
-  double ra = 0, dec = 0;                     ///< phase centre (J2000, radians)
-  int beam = 0;                      ///< the beam (SAP) of this subband: FIELD NAME BEAM_<beam>
-  TileBeam tileBeam;                 ///< Observation.AnaBeam[0], else the beam itself
-  std::vector<std::string> targets;  ///< Observation.Beam[beam].target
+  double ra = 0, dec = 0;               ///< phase centre: Observation.Beam[b].angle1/2 (radians)
+  std::string directionType = "J2000";  ///< its frame: J2000, AZELGEO, SUN, MOON, ...
+  int beam = 0;                         ///< the beam (SAP) of this subband: FIELD NAME BEAM_<beam>
+  TileBeam tileBeam;                    ///< Observation.AnaBeam[0], else the beam itself
+  std::vector<std::string> targets;     ///< Observation.Beam[beam].target
   int subbandIndex = 0;  ///< in the observation's subband list: SPECTRAL_WINDOW SB-<index>
   int subbandNumber = 0;
   double subbandFrequency = 0;             ///< Hz

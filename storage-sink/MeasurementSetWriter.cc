@@ -134,7 +134,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   weight_.attach(*ms_, "WEIGHT");
   sigma_.attach(*ms_, "SIGMA");
   flagRow_.attach(*ms_, "FLAG_ROW");
-  uvw_ = UvwCalculator::shared(d.referencePosition, positions, d.ra, d.dec);
+  uvw_ = UvwCalculator::shared(d.referencePosition, positions, {d.ra, d.dec, d.directionType});
 }
 
 void MeasurementSetWriter::Impl::openExisting(int64_t observationId) {

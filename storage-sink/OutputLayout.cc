@@ -162,12 +162,13 @@ MeasurementSetDescription describeMeasurementSet(
   d.referencePosition = settings.referencePhaseCenter;
   d.ra = beam.ra;
   d.dec = beam.dec;
+  d.directionType = beam.type;
   d.beam = subband.beam;
   if (settings.analogBeam)
     d.tileBeam = {settings.analogBeam->directionType, settings.analogBeam->angle1,
                   settings.analogBeam->angle2};
   else
-    d.tileBeam = {"J2000", beam.ra, beam.dec};
+    d.tileBeam = {beam.type, beam.ra, beam.dec};
   if (size_t(subband.beam) < settings.beamTargets.size())
     d.targets = settings.beamTargets[size_t(subband.beam)];
   d.subbandIndex = subbandIndex;

@@ -9,9 +9,12 @@
 namespace rtcp::storage {
 
 UvwCalculator::UvwCalculator(const std::array<double, 3>& reference,
-                             const std::vector<std::array<double, 3>>& positions, double ra,
-                             double dec)
-    : phaseCentre_(casacore::MVDirection(ra, dec), casacore::MDirection::J2000) {
+                             const std::vector<std::array<double, 3>>& positions,
+                             const Direction& phaseCentre)
+    : centre_(phaseCentre),
+      moving_(phaseCentre.isJ2000() ? nullptr : std::make_unique<DirectionConverter>(reference)),
+      phaseCentre_(casacore::MVDirection(phaseCentre.ra, phaseCentre.dec),
+                   casacore::MDirection::J2000) {
   const casacore::MPosition array(casacore::MVPosition(reference[0], reference[1], reference[2]),
                                   casacore::MPosition::ITRF);
   frame_.set(array);
@@ -29,6 +32,12 @@ UvwCalculator::Rotation UvwCalculator::rotation(double mjdSeconds) {
   if (const auto known = recent_.find(mjdSeconds); known != recent_.end()) return known->second;
   frame_.resetEpoch(
       casacore::MEpoch(casacore::MVEpoch(mjdSeconds / 86400.0), casacore::MEpoch::UTC));
+  if (moving_) {  // where the centre is now, in J2000
+    constexpr double kUnixEpochMjdSeconds = 40587.0 * 86400.0;
+    const Direction now = moving_->j2000(centre_, mjdSeconds - kUnixEpochMjdSeconds);
+    phaseCentre_ =
+        casacore::MDirection(casacore::MVDirection(now.ra, now.dec), casacore::MDirection::J2000);
+  }
   const casacore::MVDirection direction = phaseCentre_.getValue();
   // rotation[k][axis]: uvw component k of the unit ITRF baseline along axis. A proper
   // rotation's third column is the cross product of the first two.
@@ -59,13 +68,14 @@ std::vector<std::array<double, 3>> UvwCalculator::stationUvw(double mjdSeconds) 
 
 std::shared_ptr<UvwCalculator> UvwCalculator::shared(
     const std::array<double, 3>& reference, const std::vector<std::array<double, 3>>& positions,
-    double ra, double dec) {
-  using Key = std::tuple<std::array<double, 3>, std::vector<std::array<double, 3>>, double, double>;
+    const Direction& phaseCentre) {
+  using Key = std::tuple<std::array<double, 3>, std::vector<std::array<double, 3>>, double, double,
+                         std::string>;
   static std::map<Key, std::weak_ptr<UvwCalculator>> alive;
-  Key key{reference, positions, ra, dec};
+  Key key{reference, positions, phaseCentre.ra, phaseCentre.dec, phaseCentre.type};
   std::shared_ptr<UvwCalculator> calculator = alive[key].lock();
   if (!calculator) {
-    calculator = std::make_shared<UvwCalculator>(reference, positions, ra, dec);
+    calculator = std::make_shared<UvwCalculator>(reference, positions, phaseCentre);
     alive[std::move(key)] = calculator;
   }
   return calculator;

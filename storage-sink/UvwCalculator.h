@@ -9,6 +9,8 @@
 /// casacore; every station is then one 3x3 matrix product (the measures conversion
 /// per station cost more than writing its visibilities). The rotations of recent
 /// epochs are kept: the writers of a beam's subbands share one calculator (shared()).
+/// A phase centre that moves on the sky (a solar-system body, AZELGEO) is taken at each
+/// epoch as casacore gives it in J2000 then.
 
 #include <casacore/measures/Measures/MBaseline.h>
 #include <casacore/measures/Measures/MCBaseline.h>
@@ -22,13 +24,15 @@
 #include <memory>
 #include <vector>
 
+#include "rtcp/DirectionConverter.h"
+
 namespace rtcp::storage {
 
 class UvwCalculator {
  public:
-  /// positions: ITRF metres per station; phaseCentre: J2000 RA, Dec in radians.
+  /// positions: ITRF metres per station; phaseCentre: the beam direction (radians).
   UvwCalculator(const std::array<double, 3>& reference,
-                const std::vector<std::array<double, 3>>& positions, double ra, double dec);
+                const std::vector<std::array<double, 3>>& positions, const Direction& phaseCentre);
 
   /// uvw[station] in metres (J2000) at a UTC time in MJD seconds.
   std::vector<std::array<double, 3>> stationUvw(double mjdSeconds);
@@ -37,13 +41,15 @@ class UvwCalculator {
   /// Not thread-safe, like casacore's measures: callers serialise all uses.
   static std::shared_ptr<UvwCalculator> shared(const std::array<double, 3>& reference,
                                                const std::vector<std::array<double, 3>>& positions,
-                                               double ra, double dec);
+                                               const Direction& phaseCentre);
 
  private:
   using Rotation = std::array<std::array<double, 3>, 3>;  // [uvw][ITRF x, y, z]
   Rotation rotation(double mjdSeconds);
 
-  casacore::MDirection phaseCentre_;
+  Direction centre_;                            // as the parset gives it
+  std::unique_ptr<DirectionConverter> moving_;  // J2000 per epoch, for a moving centre
+  casacore::MDirection phaseCentre_;            // J2000 (of the latest epoch, if moving)
   casacore::MeasFrame frame_;
   std::vector<std::array<double, 3>> offsets_;  // [station][xyz], ITRF offsets from the reference
   casacore::MBaseline::Convert toJ2000_;        // ITRF -> J2000 in frame_

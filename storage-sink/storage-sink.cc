@@ -72,8 +72,7 @@ int main(int argc, char** argv) {
 
   try {
     rtcp::ObservationSettings settings = rtcp::ObservationSettings::fromFile(parsetPath);
-    for (const std::string& key : settings.unknownKeys)
-      RTCP_LOG_WARN("storage", "unknown parset key " << key);
+    settings.logReport("storage");
     rtcp::storage::StorageSink sink(std::move(settings), options);
     {
       std::lock_guard lock(gSinkMutex);

@@ -2,6 +2,11 @@
 /// \file ObservationSettings.h
 /// The observation, parsed once from a parset into typed fields. Every part of rtcp
 /// uses this struct; no part reads parset keys of its own except through it.
+///
+/// Both generations of LOFAR's correlator keys are understood: COBALT's `Cobalt.*` and
+/// BG/P's `OLAP.*` / `Observation.channelsPerSubband`. COBALT's keys win, as in COBALT; a
+/// BG/P key that disagrees is a warning naming both (ProcessingKeys.cc). Every problem
+/// of a parset is reported at once: fromParset() throws ParsetErrors listing them all.
 
 #include <array>
 #include <cstdint>
@@ -11,39 +16,67 @@
 
 #include "rtcp/Parset.h"
 #include "rtcp/StationTable.h"
+#include "rtcp/UnknownKeys.h"
 
 namespace rtcp {
 
-/// A J2000 direction in radians.
+/// A direction in one of casacore's direction frames, angles in radians.
 struct Direction {
-  double ra = 0;   ///< Observation.Beam[i].angle1 / Sim.Source[i].angle1
-  double dec = 0;  ///< Observation.Beam[i].angle2 / Sim.Source[i].angle2
+  double ra = 0;   ///< angle1: RA (J2000), azimuth (AZELGEO); unused for SUN, MOON, ...
+  double dec = 0;  ///< angle2: Dec (J2000), elevation (AZELGEO); unused for SUN, MOON, ...
+  std::string type = "J2000";  ///< J2000, AZELGEO, or a solar-system body (SUN, MOON, ...)
+  /// True for a direction fixed on the sky (J2000): no conversion per time is needed
+  /// to give its J2000 coordinates.
+  bool isJ2000() const { return type == "J2000"; }
   bool operator==(const Direction&) const = default;
 };
 
+/// Where a subband travels in a station's packets: input stream (index in RSP.ports) and
+/// beamlet within that stream's packets.
+struct BeamletSlot {
+  int stream = 0;
+  int beamlet = 0;
+  bool operator==(const BeamletSlot&) const = default;
+};
+
+/// One antenna field: a station of the correlation (LOFAR forms them from the station
+/// list and the antenna set: HBA_DUAL splits a core station into HBA0 and HBA1).
 struct StationSettings {
-  std::string name;   ///< Observation.VirtualInstrument.stationList entry, e.g. CS001
-  int id = 0;         ///< LOFAR numeric station ID (packet station field / 32)
-  std::string field;  ///< antenna field, LBA or HBA (from Observation.antennaSet)
-  std::array<double, 3>
-      position{};  ///< ITRF metres: PIC.Core.<name><field>.phaseCenter, else the table
-  std::vector<std::string> inputs;  ///< PIC.Core.<name><field>.RSP.ports stream descriptors
-  double clockCorrection = 0;       ///< PIC.Core.<name><field>.clockCorrectionTime, seconds
+  std::string name;     ///< antenna field, e.g. CS001HBA0, RS106HBA, CS002LBA: the MS antenna name
+  std::string station;  ///< LOFAR station, e.g. CS001
+  std::string field;    ///< LBA, HBA, HBA0 or HBA1
+  int id = 0;           ///< LOFAR numeric station ID (packet station field / 32)
+  std::array<double, 3> position{};  ///< ITRF metres: PIC.Core.<name>.phaseCenter, else the table
+  std::vector<std::string> inputs;   ///< PIC.Core.<name>.RSP.ports stream descriptors
+  /// [subband index]: the stream and beamlet carrying it (Observation.Dataslots.<name>.*,
+  /// Observation.Beam[b].beamletList, else in order across the streams).
+  std::vector<BeamletSlot> beamlets;
+  double clockCorrection = 0;      ///< PIC.Core.<name>.clockCorrectionTime, seconds
+  std::array<double, 2> delay{};   ///< PIC.Core.<name>.<antennaSet>.<bandFilter>.delay.X/Y, s
+  std::array<double, 2> phase0{};  ///< PIC.Core.<name>.<antennaSet>.<bandFilter>.phase0.X/Y, rad
   bool operator==(const StationSettings&) const = default;
 };
 
 struct SubbandSettings {
   int index = 0;         ///< position in the observation's list of all subbands (0-based)
   int number = 0;        ///< subband number, e.g. 150 (Observation.Beam[b].subbandList)
-  int beam = 0;          ///< the beam whose subband list holds it
+  int beam = 0;          ///< the beam (SAP) whose subband list holds it
   double frequency = 0;  ///< centre frequency in Hz
   bool operator==(const SubbandSettings&) const = default;
 };
 
 struct SimSource {
-  Direction direction;  ///< Sim.Source[i].angle1/angle2
+  Direction direction;  ///< Sim.Source[i].angle1/angle2/directionType
   double flux = 1;      ///< Sim.Source[i].flux: Stokes I, half per polarisation
   bool operator==(const SimSource&) const = default;
+};
+
+/// What a simulated station's signal path adds per polarisation (X, Y), as the
+/// corrections of PIC.Core.<field>.* undo it.
+struct SimSignalPath {
+  std::array<double, 2> delay{};   ///< seconds; the signal arrives this much earlier
+  std::array<double, 2> phase0{};  ///< radians, added to the phase
+  bool operator==(const SimSignalPath&) const = default;
 };
 
 /// Sky and faults that station-sim simulates (Sim.* keys, all optional).
@@ -53,13 +86,17 @@ struct SimSettings {
   double toneFrequency = 0;          ///< Sim.tone.frequency (Hz, sky); 0 = no tone
   double toneAmplitude = 0;          ///< Sim.tone.amplitude
   double packetLossProbability = 0;  ///< Sim.packetLossProbability
+  double stationBeamWidth = 0;       ///< Sim.stationBeamWidth: radians (FWHM); 0 = none
   uint64_t seed = 1;                 ///< Sim.seed
+  /// [station]: Sim.<field>.delay.X/Y and Sim.<field>.phase0.X/Y; by default the
+  /// station's corrections in the parset (clockCorrectionTime, delay.X/Y, phase0.X/Y).
+  std::vector<SimSignalPath> signalPaths;
   bool operator==(const SimSettings&) const = default;
 };
 
 struct CorrelatedOutputSettings {
   bool enabled = true;                   ///< Observation.DataProducts.Output_Correlated.enabled
-  std::vector<std::string> filenames;    ///< one per subband (default L<obs>_SB<nnn>_uv.MS)
+  std::vector<std::string> filenames;    ///< one per subband (default L<obs>_SAP<b>_SB<i>_uv.MS)
   std::vector<std::string> hosts;        ///< one per subband, from locations HOST:DIR
   std::vector<std::string> directories;  ///< one per subband, from locations HOST:DIR
   int storagePort = 4100;                ///< OLAP.Storage.port
@@ -92,36 +129,50 @@ struct ComputeNode {
   bool operator==(const ComputeNode&) const = default;
 };
 
+/// A remark on a parset that does not stop the observation (two keys that disagree, a
+/// value rounded), worded as a ParsetError ("FILE:LINE: key 'K': ...").
+struct ParsetWarning {
+  std::string key;
+  int line = 0;
+  std::string message;
+};
+
 struct ObservationSettings {
-  int64_t observationId = 0;  ///< Observation.ObsID
-  double startTime = 0;       ///< Observation.startTime, Unix seconds UTC
-  double stopTime = 0;        ///< Observation.stopTime, Unix seconds UTC
-  int clockMHz = 200;         ///< Observation.sampleClock: 200 or 160
-  int bitsPerSample = 16;     ///< Observation.nrBitsPerSample: 16, 8 or 4
-  std::string antennaSet;     ///< Observation.antennaSet, e.g. LBA_OUTER
-  std::string antennaField;   ///< LBA or HBA, derived from antennaSet
-  std::string bandFilter;     ///< Observation.bandFilter
-  int nyquistZone = 1;        ///< derived from bandFilter
-  std::vector<StationSettings> stations;
-  std::vector<Direction> beams;                       ///< Observation.Beam[i].angle1/2 (J2000)
+  int64_t observationId = 0;              ///< Observation.ObsID, else Observation.otdbID
+  double startTime = 0;                   ///< Observation.startTime, Unix seconds UTC
+  double stopTime = 0;                    ///< Observation.stopTime, Unix seconds UTC
+  int clockMHz = 200;                     ///< Observation.sampleClock: 200 or 160
+  int bitsPerSample = 16;                 ///< Observation.nrBitsPerSample: 16, 8 or 4
+  std::string antennaSet;                 ///< Observation.antennaSet, e.g. LBA_OUTER, HBA_DUAL
+  std::string antennaField;               ///< LBA or HBA, derived from antennaSet
+  std::string bandFilter;                 ///< Observation.bandFilter
+  int nyquistZone = 1;                    ///< derived from bandFilter
+  std::vector<StationSettings> stations;  ///< antenna fields, in station-list order
+  std::vector<Direction> beams;           ///< Observation.Beam[i].angle1/2/directionType (SAPs)
   std::vector<std::vector<std::string>> beamTargets;  ///< Observation.Beam[i].target, per beam
   std::optional<AnalogBeamSettings> analogBeam;       ///< Observation.AnaBeam[0], when given
   CampaignSettings campaign;                          ///< Observation.Campaign.*
   std::vector<SubbandSettings> subbands;              ///< all beams' subbands, in order
   std::array<double, 3> referencePhaseCenter{};       ///< Observation.referencePhaseCenter (ITRF m)
-  int channelsPerSubband = 64;                        ///< Observation.channelsPerSubband
-  int spectraPerBlock = 3052;                         ///< OLAP.CNProc.integrationSteps
-  int blocksPerIntegration = 1;                       ///< OLAP.IONProc.integrationSteps
-  bool delayCompensation = true;                      ///< OLAP.delayCompensation
-  bool correctBandPass = true;                        ///< OLAP.correctBandPass
-  bool realTime = true;                               ///< OLAP.realTime
-  double secondsOfBuffer = 2.5;                       ///< OLAP.nrSecondsOfBuffer
-  std::vector<std::string> tiedArrayStationNames;     ///< OLAP.tiedArrayStationNames
+  /// Cobalt.Correlator.nrChannelsPerSubband, else Observation.channelsPerSubband
+  int channelsPerSubband = 64;
+  /// Cobalt.blockSize / channels / Cobalt.Correlator.nrIntegrationsPerBlock, else
+  /// OLAP.CNProc.integrationSteps
+  int spectraPerBlock = 3072;
+  /// Cobalt.Correlator.nrBlocksPerIntegration, else OLAP.IONProc.integrationSteps
+  int blocksPerIntegration = 1;
+  bool delayCompensation = true;  ///< Cobalt.delayCompensation, else OLAP.delayCompensation
+  bool correctBandPass = true;    ///< Cobalt.correctBandPass, else OLAP.correctBandPass
+  bool correctClocks = true;      ///< Cobalt.correctClocks, else OLAP.correctClocks
+  bool realTime = true;           ///< Cobalt.realTime, else OLAP.realTime
+  double secondsOfBuffer = 2.5;   ///< OLAP.nrSecondsOfBuffer
+  std::vector<std::string> tiedArrayStationNames;  ///< OLAP.tiedArrayStationNames (field names)
   CorrelatedOutputSettings correlatedOutput;
   std::vector<ComputeNode> computeNodes;  ///< Cobalt.Nodes, rank i on node i; empty: not given
   SimSettings sim;
-  std::string parsetText;                ///< the parset as read, for HISTORY
-  std::vector<std::string> unknownKeys;  ///< keys that no setting took, with "file:line"
+  std::string parsetText;               ///< the parset as read, for HISTORY
+  UnknownKeys unknownKeys;              ///< keys that no setting took, summarised
+  std::vector<ParsetWarning> warnings;  ///< disagreeing keys, rounded values (also logged)
 
   double clockHz() const { return clockMHz * 1e6; }
   /// Complex sample rate of one subband (clockHz / 1024).
@@ -147,9 +198,28 @@ struct ObservationSettings {
   int beamletsPerPacket() const;
   int nrStations() const { return int(stations.size()); }
   int nrSubbands() const { return int(subbands.size()); }
-  int stationIndex(const std::string& name) const;  ///< -1 when absent
+  /// Index of a station by field name (CS001HBA0), or by station name (CS001) when that
+  /// station has one field in the observation; -1 when absent or ambiguous.
+  int stationIndex(const std::string& name) const;
+  /// What the observation does, in one line: fields, beams, subbands, channels, block
+  /// and integration.
+  std::string summaryLine() const;
+  /// Logs what the observation does (fields, beams, channels, block and integration),
+  /// the warnings and the unknown keys, as `component`.
+  void logReport(const std::string& component) const;
+  /// Subband indices of a beam, in order.
+  std::vector<int> subbandsOfBeam(int beam) const;
 
-  /// Parses every known key; throws ParsetError on a missing or bad one.
+  /// The delay (seconds) added to station s's geometric delay for both polarisations:
+  /// with Cobalt.correctClocks, clockCorrectionTime plus the mean of delay.X and delay.Y
+  /// (0 without clock correction).
+  double instrumentalDelay(int station) const;
+  /// The per-polarisation rest of the corrections with Cobalt.correctClocks: delay.P minus
+  /// the mean of delay.X and delay.Y (seconds), and phase0.P (radians); 0 without.
+  double polarisationDelay(int station, int pol) const;
+  double polarisationPhase(int station, int pol) const;
+
+  /// Parses every known key; throws ParsetErrors listing every missing or bad one.
   /// Unread keys end up in unknownKeys. Positions missing from the parset come from
   /// the station table.
   static ObservationSettings fromParset(const Parset& parset, const StationTable& table);
@@ -161,11 +231,16 @@ struct ObservationSettings {
   static ObservationSettings fromText(const std::string& text, const std::string& name,
                                       const std::string& baseDirectory);
 
-  /// Every setting written back as parset keys (positions as phaseCenter keys, one
-  /// location per subband), so that fromParset(toParset()) reproduces these settings.
+  /// Every setting written back as parset keys (COBALT's generation; positions as
+  /// phaseCenter keys, one location per subband), so that fromParset(toParset())
+  /// reproduces these settings.
   Parset toParset() const;
-  /// The default MeasurementSet name of a subband: L<obsId>_SB<nnn>_uv.MS.
-  static std::string defaultFilename(int64_t obsId, int subbandNumber);
+  /// The processing keys of both generations with the values rtcp uses (for the
+  /// effective parset): Cobalt.* and the OLAP.* / Observation.channelsPerSubband keys.
+  std::vector<std::pair<std::string, std::string>> effectiveProcessingKeys() const;
+  /// LOFAR's default MeasurementSet name: L<obsId>_SAP<beam>_SB<index>_uv.MS (index: the
+  /// subband's position in the observation's whole subband list).
+  static std::string defaultFilename(int64_t obsId, int beam, int subbandIndex);
 };
 
 }  // namespace rtcp

@@ -11,12 +11,20 @@
 
 namespace rtcp {
 
-struct StationSummary {
-  std::string name;
+/// One input stream (RSP.ports entry) of a station.
+struct PortSummary {
   uint64_t packetsReceived = 0;  ///< valid packets ionproc took in
-  uint64_t packetsExpected = 0;  ///< packets covering start..stop on all the station's inputs
+  uint64_t packetsExpected = 0;  ///< packets covering start..stop; 0 when it carries no subband
   uint64_t packetsLost = 0;      ///< expected - received (never negative)
+};
+
+struct StationSummary {
+  std::string name;              ///< the antenna field, e.g. CS001HBA0
+  uint64_t packetsReceived = 0;  ///< valid packets ionproc took in
+  uint64_t packetsExpected = 0;  ///< packets covering start..stop on the inputs that carry subbands
+  uint64_t packetsLost = 0;      ///< expected - received on those (never negative)
   double lossFraction = 0;       ///< lost / expected
+  std::vector<PortSummary> ports;  ///< per RSP.ports entry
 };
 
 struct ObservationSummary {
@@ -29,7 +37,8 @@ struct ObservationSummary {
   double wallSeconds = 0;      ///< from starting the parts to the end
   double realTimeFactor = 0;   ///< observed seconds per wall second (replays: > 1 is faster)
   uint64_t bytesWritten = 0;   ///< bytes of the MeasurementSets on disk
-  std::vector<std::string> measurementSets;
+  std::vector<std::string> measurementSets;  ///< written (an observation that failed lists none)
+  std::vector<std::string> partialMeasurementSets;  ///< on disk after a failure: incomplete
   std::vector<StationSummary> stations;
   uint64_t blocksDropped = 0;            ///< blocks served flagged because the ranks fell behind
   uint64_t integrationsDropped = 0;      ///< integrations that never reached storage

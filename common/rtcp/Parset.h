@@ -1,7 +1,14 @@
 #pragma once
 /// \file Parset.h
 /// LOFAR parameter sets: `key = value` lines, `#` comments, quoted strings,
-/// vectors `[a, b]` with ranges `[100..107]`, repeats `[4*0]` and nesting.
+/// vectors `[a, b]` with ranges `[100..107]`, repeats `[4*0]` and nesting. As in LOFAR's
+/// ParameterSet, a value continues over the following lines while its brackets are open
+/// (`Cobalt.Nodes = [` ... `]`) or after a line that ends in a backslash; continuation
+/// lines are joined with a blank. SAS task specifications' `ObsSW.` prefix is removed from
+/// every key, and the OnlineControl copies of COBALT's and BG/P's keys
+/// (`Observation.ObservationControl.OnlineControl.Cobalt.X`, `...OLAP.X`) also answer as
+/// `Cobalt.X` / `OLAP.X` where the parset does not give those itself (as MAC's
+/// OnlineControl hands them to the correlator).
 
 #include <cstdint>
 #include <map>
@@ -26,6 +33,27 @@ class ParsetError : public std::runtime_error {
   std::string file_;
   int line_;
   std::string key_;
+
+ protected:
+  /// A ParsetError with the place of `first` and its own message.
+  ParsetError(const ParsetError& first, const std::string& message);
+};
+
+/// Several problems found at once (a parset's syntax errors, or every bad setting of an
+/// observation). what() lists them one per line; file(), line() and key() are the first's.
+class ParsetErrors : public ParsetError {
+ public:
+  explicit ParsetErrors(std::vector<ParsetError> errors);
+  const std::vector<ParsetError>& errors() const { return errors_; }
+
+ private:
+  std::vector<ParsetError> errors_;
+};
+
+/// What reading a parset does with a syntax error.
+enum class SyntaxErrors {
+  kThrow,  ///< throw ParsetErrors naming every bad line
+  kKeep,   ///< skip the bad line and keep the error in Parset::syntaxErrors()
 };
 
 /// A parsed parameter set. Values are kept as text and converted by typed getters,
@@ -34,11 +62,15 @@ class ParsetError : public std::runtime_error {
 class Parset {
  public:
   Parset() = default;
-  static Parset fromFile(const std::string& path);
-  static Parset fromString(const std::string& text, const std::string& name = "<string>");
+  static Parset fromFile(const std::string& path, SyntaxErrors mode = SyntaxErrors::kThrow);
+  static Parset fromString(const std::string& text, const std::string& name = "<string>",
+                           SyntaxErrors mode = SyntaxErrors::kThrow);
+  /// The syntax errors of a parset read with SyntaxErrors::kKeep, in line order.
+  const std::vector<ParsetError>& syntaxErrors() const { return syntaxErrors_; }
 
   /// Adds or replaces a key (line 0: set by a program, not read from a file).
   void set(const std::string& key, const std::string& value);
+  /// Whether the key is given (the key counts as asked for, see askedKeys()).
   bool isDefined(const std::string& key) const;
 
   std::string getString(const std::string& key) const;
@@ -66,6 +98,9 @@ class Parset {
 
   /// Keys that no getter has read, in file order (for "unknown key" reports).
   std::vector<std::string> unusedKeys() const;
+  /// Keys that a getter or isDefined() asked for, given or not (the keys a program
+  /// knows), sorted.
+  std::vector<std::string> askedKeys() const;
   /// "file:line" of a key, for messages.
   std::string where(const std::string& key) const;
   int lineOf(const std::string& key) const;
@@ -86,10 +121,16 @@ class Parset {
   };
   const Entry& entry(const std::string& key) const;
   void markRead(const std::string& key) const;
+  /// Records the key as asked for; true when it is defined.
+  bool ask(const std::string& key) const;
+  void add(const std::string& key, std::string value, int line);
+  void adoptLofarKeys();
 
   std::string name_ = "<parset>";
   std::map<std::string, Entry> entries_;
+  std::vector<ParsetError> syntaxErrors_;
   mutable std::set<std::string> read_;
+  mutable std::set<std::string> asked_;
   mutable std::mutex readMutex_;
   int nextOrder_ = 0;
 

@@ -1,12 +1,13 @@
 #pragma once
 /// \file StationBlock.h
 /// What ionproc serves a compute rank: one station's samples of one block for a range of
-/// subbands, read n_s samples early (coarse delay), with the filter bank's history in
-/// front, the record of which samples arrived, and the residual delays.
+/// subbands, each subband read n_s samples early (the coarse delay toward its beam), with
+/// the filter bank's history in front, the record of which samples arrived, and the
+/// residual delays per subband.
 ///
 /// Sample index t of a block runs over [0, nrHistorySamples + samplesPerBlock): index
 /// nrHistorySamples is compensated sample blockStartSample(block), i.e. station sample
-/// blockStartSample(block) - coarseDelay.
+/// blockStartSample(block) - delays[subband].coarse.
 
 #include <complex>
 #include <cstdint>
@@ -31,14 +32,19 @@ struct StationBlockHeader {
   int32_t nrSubbands = 0;
   int32_t nrSamples = 0;  ///< history + samplesPerBlock
   int32_t bitsPerSample = 16;
-  int32_t coarseDelay = 0;        ///< n_s = round(tau_s * fs) at the block middle
-  double residualDelayStart = 0;  ///< tau_s - n_s / fs at the block start, seconds
-  double residualDelayEnd = 0;    ///< tau_s - n_s / fs at the block end, seconds
-  int32_t flaggedByIonproc = 0;   ///< 1: served fully flagged because the ranks fell behind
-  int32_t reserved = 0;
-  int64_t reserved2 = 0;  ///< pads the header to 64 bytes
+  int32_t flaggedByIonproc = 0;  ///< 1: served fully flagged because the ranks fell behind
+  int64_t reserved[4] = {};      ///< pads the header to 64 bytes
 };
 static_assert(sizeof(StationBlockHeader) == 64);
+
+/// The delays of one subband of a StationBlock, toward its beam (DESIGN §2.3).
+struct SubbandDelay {
+  int32_t coarse = 0;  ///< n_s = round(tau_s * fs) at the block middle
+  int32_t reserved = 0;
+  double residualStart = 0;  ///< tau_s - n_s / fs at the block start, seconds
+  double residualEnd = 0;    ///< tau_s - n_s / fs at the block end, seconds
+};
+static_assert(sizeof(SubbandDelay) == 24);
 
 struct StationBlock {
   StationBlock() = default;
@@ -50,6 +56,8 @@ struct StationBlock {
   AlignedBuffer<uint8_t> samples;
   /// valid[subband][time / 64]: bit (time % 64) is set when the sample arrived.
   AlignedBuffer<uint64_t> valid;
+  /// delays[subband]: where the subband's samples were read, and what remains to correct.
+  AlignedBuffer<SubbandDelay> delays;
 
   size_t wordsPerSubband() const { return (size_t(header.nrSamples) + 63) / 64; }
   bool isValid(int subband, int time) const {

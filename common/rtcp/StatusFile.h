@@ -26,6 +26,8 @@ struct IonStatus {
     uint64_t samplesFlagged = 0;   ///< station[i].samplesFlagged: of those, missing
     uint64_t blocksGone = 0;       ///< station[i].blocksGone: served flagged, ranks behind
     int64_t lastBlock = -1;        ///< station[i].lastBlock: newest block served
+    /// station[i].ports, station[i].port[k].accepted: valid packets per input stream
+    std::vector<uint64_t> portsAccepted;
     bool operator==(const Station&) const = default;
   };
 

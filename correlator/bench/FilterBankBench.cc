@@ -40,8 +40,8 @@ ObservationSettings benchSettings(int nrStations) {
 StationBlock randomBlock(const ObservationSettings& settings, int station, std::mt19937& random) {
   StationBlock block(1, nrHistorySamples(settings) + int(settings.samplesPerBlock()), 16);
   block.header.station = station;
-  block.header.residualDelayStart = 1e-7 * station;
-  block.header.residualDelayEnd = 1.1e-7 * station;
+  block.delays[0].residualStart = 1e-7 * station;
+  block.delays[0].residualEnd = 1.1e-7 * station;
   std::uniform_int_distribution<int> byte(0, 255);
   for (uint8_t& b : block.samples) b = uint8_t(byte(random));
   for (int t = 0; t < block.header.nrSamples; ++t) block.setValid(0, t, true);

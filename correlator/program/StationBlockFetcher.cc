@@ -42,10 +42,14 @@ LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links,
 void LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
   std::span<uint8_t> samples = out.samples.span();
   std::span<uint64_t> valid = out.valid.span();
-  const size_t expectedSamples = samples.size(), expectedValid = valid.size();
+  std::span<SubbandDelay> delays = out.delays.span();
+  const size_t expectedSamples = samples.size(), expectedValid = valid.size(),
+               expectedDelays = delays.size();
   ion::LinkClient& link = *links_.at(size_t(linkOfStation_.at(size_t(station))));
-  ion::serveStationBlock.call(link, block, station, 0, nrSubbands_, out.header, samples, valid);
-  if (samples.size() != expectedSamples || valid.size() != expectedValid)
+  ion::serveStationBlock.call(link, block, station, 0, nrSubbands_, out.header, samples, valid,
+                              delays);
+  if (samples.size() != expectedSamples || valid.size() != expectedValid ||
+      delays.size() != expectedDelays)
     throw std::runtime_error("ionproc served block " + std::to_string(block) + " of station " +
                              std::to_string(station) + " with " + std::to_string(samples.size()) +
                              " sample bytes and " + std::to_string(valid.size()) +

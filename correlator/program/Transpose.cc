@@ -52,6 +52,7 @@ Transpose::Layout Transpose::sendLayout(std::span<StationBlock* const> fetched,
       layout.add(block->sample(sb, 0), rowBytes(*block));
       layout.add(block->valid.data() + sb * block->wordsPerSubband(),
                  block->wordsPerSubband() * sizeof(uint64_t));
+      layout.add(&block->delays[size_t(sb)], sizeof(SubbandDelay));
     }
   }
   return layout;
@@ -67,6 +68,7 @@ Transpose::Layout Transpose::receiveLayout(int source, std::span<StationBlock* c
       layout.add(block->sample(int(j), 0), rowBytes(*block));
       layout.add(block->valid.data() + j * block->wordsPerSubband(),
                  block->wordsPerSubband() * sizeof(uint64_t));
+      layout.add(&block->delays[j], sizeof(SubbandDelay));
     }
   }
   return layout;

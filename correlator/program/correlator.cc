@@ -104,9 +104,7 @@ ObservationSettings readSettings(const std::string& path, int rank) {
 
 int run(const Options& options, int rank, int nrRanks) {
   const ObservationSettings settings = readSettings(options.parset, rank);
-  if (rank == 0)
-    for (const std::string& key : settings.unknownKeys)
-      RTCP_LOG_WARN("correlator", "unknown parset key " << key);
+  if (rank == 0) settings.logReport("correlator");
   const int threads = options.threads > 0 ? options.threads : defaultThreads();
 
   std::unique_ptr<StationBlockFetcher> fetcher;

@@ -47,7 +47,7 @@ CorrelatedData referenceChain(const ObservationSettings& settings,
     reference::correctDelayAndBandpass(
         spectra.data(), masks.back(), C, S, padded, settings.subbandWidth(),
         settings.subbands[0].frequency, settings.delayCompensation, settings.correctBandPass,
-        block.header.residualDelayStart, block.header.residualDelayEnd, data.back().data());
+        block.delays[0].residualStart, block.delays[0].residualEnd, data.back().data());
   }
   std::vector<int> outputs;
   for (int s = 0; s < nrStations; ++s)
@@ -157,8 +157,8 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
         const int start = int(random() % unsigned(blocks.back().header.nrSamples - 16));
         for (int t = start; t < start + 16; ++t) blocks.back().setValid(0, t, false);
       }
-      blocks.back().header.residualDelayStart = (s - 1.3) * 1e-6;
-      blocks.back().header.residualDelayEnd = (s - 1.1) * 1e-6;
+      blocks.back().delays[0].residualStart = (s - 1.3) * 1e-6;
+      blocks.back().delays[0].residualEnd = (s - 1.1) * 1e-6;
     }
     SubbandProcessor processor(settings, 2);
     CorrelatedData output = processor.makeOutput();
@@ -231,8 +231,8 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
         station1[2 * size_t(t) + pol] =
             recorded[2 * size_t((t - coarse + length) % length) + pol] * lo;
     test::encodeSamples(station1, blocks[1]);
-    blocks[1].header.coarseDelay = coarse;
-    blocks[1].header.residualDelayStart = blocks[1].header.residualDelayEnd = tau - coarse / fs;
+    blocks[1].delays[0].coarse = coarse;
+    blocks[1].delays[0].residualStart = blocks[1].delays[0].residualEnd = tau - coarse / fs;
     SubbandProcessor processor(settings, 1);
     CorrelatedData output = processor.makeOutput();
     processor.process(pointers(blocks), 0, 0, output);

@@ -83,7 +83,7 @@ class Ie613CaptureTest : public CppUnit::TestFixture {
     // The capture covers [start + 10, start + 1050): blocks of 64 samples, up to one past the end.
     for (int64_t block = 0; block < 22; ++block) {
       auto b = test::getBlock(input, block, 0, 0, s.nrSubbands());
-      CPPUNIT_ASSERT_EQUAL(0, b->header.coarseDelay);
+      CPPUNIT_ASSERT_EQUAL(0, b->delays[0].coarse);
       int validCount[kPorts] = {};
       for (int subband = 0; subband < s.nrSubbands(); ++subband) {
         const int port = subband / kBeamlets, beamlet = subband % kBeamlets;

@@ -52,7 +52,7 @@ template <typename Arrived>
 void checkBlock(const StationBlock& b, int64_t blockStart, Arrived arrived) {
   for (int row = 0; row < b.header.nrSubbands; ++row)
     for (int t = 0; t < b.header.nrSamples; ++t) {
-      const int64_t n = blockStart - kHistory + t - b.header.coarseDelay;
+      const int64_t n = blockStart - kHistory + t - b.delays[size_t(row)].coarse;
       const int subband = b.header.firstSubband + row;
       const std::string problem = checkSample(b, row, subband, t, n, arrived(subband, n));
       CPPUNIT_ASSERT_MESSAGE("block " + std::to_string(b.header.block) + ": " + problem,
@@ -114,7 +114,7 @@ class StationInputTest : public CppUnit::TestFixture {
     checkBlock(*b, s.blockStartSample(1), arrived);
     for (int64_t block = 0; block < 5; ++block) {
       b = getBlock(input, block, 0, 0, 64);
-      CPPUNIT_ASSERT_EQUAL(0, b->header.coarseDelay);
+      CPPUNIT_ASSERT_EQUAL(0, b->delays[0].coarse);
       CPPUNIT_ASSERT_EQUAL(kHistory + kBlock, b->header.nrSamples);
       checkBlock(*b, s.blockStartSample(block), arrived);
     }
@@ -231,11 +231,11 @@ class StationInputTest : public CppUnit::TestFixture {
         const int64_t start0 = s.blockStartSample(block);
         const double middle = clock.unixTime(start0) + 0.5 * kBlock / fs;
         const int n = int(std::llround(tau(st, middle) * fs));
-        CPPUNIT_ASSERT_EQUAL(n, b->header.coarseDelay);
+        CPPUNIT_ASSERT_EQUAL(n, b->delays[0].coarse);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(tau(st, clock.unixTime(start0)) - n / fs,
-                                     b->header.residualDelayStart, 1e-13);
+                                     b->delays[0].residualStart, 1e-13);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(tau(st, clock.unixTime(start0 + kBlock)) - n / fs,
-                                     b->header.residualDelayEnd, 1e-13);
+                                     b->delays[0].residualEnd, 1e-13);
         checkBlock(*b, start0, [](int, int64_t) { return true; });
         shifts[st].insert(n);
       }
@@ -269,12 +269,12 @@ class StationInputTest : public CppUnit::TestFixture {
       const auto tau = model.delays(s.beams[0], middle);
       for (int st = 0; st < 2; ++st) {
         auto b = getBlock(input, block, st, 0, 4);
-        CPPUNIT_ASSERT_EQUAL(int(std::llround(tau[size_t(st)] * fs)), b->header.coarseDelay);
+        CPPUNIT_ASSERT_EQUAL(int(std::llround(tau[size_t(st)] * fs)), b->delays[0].coarse);
         checkBlock(*b, s.blockStartSample(block), [](int, int64_t) { return true; });
       }
     }
-    CPPUNIT_ASSERT_EQUAL(0, getBlock(input, 0, 0, 0, 4)->header.coarseDelay);
-    CPPUNIT_ASSERT(std::abs(getBlock(input, 0, 1, 0, 4)->header.coarseDelay) > 10);
+    CPPUNIT_ASSERT_EQUAL(0, getBlock(input, 0, 0, 0, 4)->delays[0].coarse);
+    CPPUNIT_ASSERT(std::abs(getBlock(input, 0, 1, 0, 4)->delays[0].coarse) > 10);
   }
 
   /// OLAP.realTime = T with a recording: played at wall-clock pace, shifted so that the

@@ -53,7 +53,8 @@ struct CorrelatorPlugin {
   StepTimes times{{"serve block"}};
 
   void serve(int64_t block, int32_t station, int32_t first, int32_t n, StationBlockHeader& header,
-             OutArray<uint8_t>& samples, OutArray<uint64_t>& valid) {
+             OutArray<uint8_t>& samples, OutArray<uint64_t>& valid,
+             OutArray<SubbandDelay>& delays) {
     if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
     if (station < 0 || station >= settings->nrStations() || first < 0 || n < 1 ||
         first + n > settings->nrSubbands() || block < 0 || block >= settings->nrBlocks())
@@ -78,6 +79,7 @@ struct CorrelatorPlugin {
     header = result->header;
     samples.lend(result->samples.span(), result);
     valid.lend(result->valid.span(), result);
+    delays.lend(result->delays.span(), result);
   }
 
   void listStations(OutArray<int32_t>& out) const {
@@ -109,12 +111,12 @@ RTCP_PLUGIN(context) {
   plugin->settings = context.settings;
   plugin->blocks = context.blocks;
   plugin->visibilities = context.visibilities;
-  context.functions.serve(serveStationBlock,
-                          [plugin](int64_t block, int32_t station, int32_t first, int32_t n,
-                                   rtcp::StationBlockHeader& header, OutArray<uint8_t>& samples,
-                                   OutArray<uint64_t>& valid) {
-                            plugin->serve(block, station, first, n, header, samples, valid);
-                          });
+  context.functions.serve(
+      serveStationBlock, [plugin](int64_t block, int32_t station, int32_t first, int32_t n,
+                                  rtcp::StationBlockHeader& header, OutArray<uint8_t>& samples,
+                                  OutArray<uint64_t>& valid, OutArray<rtcp::SubbandDelay>& delays) {
+        plugin->serve(block, station, first, n, header, samples, valid, delays);
+      });
   context.functions.serve(
       servedStations, [plugin](OutArray<int32_t>& stations) { plugin->listStations(stations); });
   context.functions.serve(

@@ -47,9 +47,11 @@ std::unique_ptr<StationBlock> fetchStationBlock(LinkClient& client, int64_t bloc
   auto result = std::make_unique<StationBlock>(nrSubbands, nrSamples, bitsPerSample);
   std::span<uint8_t> samples = result->samples.span();
   std::span<uint64_t> valid = result->valid.span();
+  std::span<SubbandDelay> delays = result->delays.span();
   serveStationBlock.call(client, block, station, firstSubband, nrSubbands, result->header, samples,
-                         valid);
-  if (samples.size() != result->samples.size() || valid.size() != result->valid.size())
+                         valid, delays);
+  if (samples.size() != result->samples.size() || valid.size() != result->valid.size() ||
+      delays.size() != result->delays.size())
     throw LinkError("serveStationBlock: block " + std::to_string(block) + " of station " +
                     std::to_string(station) + " came back with a different shape");
   return result;
@@ -82,8 +84,8 @@ class PatternBlocks : public BlockSource {
     b->header.block = block;
     b->header.station = station;
     b->header.firstSubband = first;
-    b->header.coarseDelay = station * 3 - 1;
-    b->header.residualDelayStart = 1e-9 * station;
+    for (int sb = 0; sb < n; ++sb)  // per subband, as toward different beams
+      b->delays[size_t(sb)] = {station * 3 - 1 + sb, 0, 1e-9 * station, 2e-9 * (first + sb)};
     if (block == goneBlock) {
       b->header.flaggedByIonproc = 1;
       return b;
@@ -251,8 +253,11 @@ class DaemonTest : public CppUnit::TestFixture {
     // Input: the block as the source made it, samples, valid bits, header.
     auto block = fetchStationBlock(client, 2, 1, 1, 3, nrSamples, 16);
     CPPUNIT_ASSERT_EQUAL(int64_t(2), block->header.block);
-    CPPUNIT_ASSERT_EQUAL(2, block->header.coarseDelay);
-    CPPUNIT_ASSERT_EQUAL(1e-9, block->header.residualDelayStart);
+    for (int sb = 0; sb < 3; ++sb) {
+      CPPUNIT_ASSERT_EQUAL(2 + sb, block->delays[size_t(sb)].coarse);
+      CPPUNIT_ASSERT_EQUAL(1e-9, block->delays[size_t(sb)].residualStart);
+      CPPUNIT_ASSERT_EQUAL(2e-9 * (1 + sb), block->delays[size_t(sb)].residualEnd);
+    }
     CPPUNIT_ASSERT_EQUAL(0, block->header.flaggedByIonproc);
     const size_t perSubband = block->samples.size() / 3;
     for (int sb = 0; sb < 3; ++sb)

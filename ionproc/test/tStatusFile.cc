@@ -39,8 +39,8 @@ class StatusFileTest : public CppUnit::TestFixture {
     status.blockDuration = 0.99999744;
     status.newestBlock = 12;
     status.newestBlockLag = -0.25;
-    status.stations = {{"CS001", 100, 98, 1, 1, 13, 13000, 16, 0, 12},
-                       {"RS106", 7, 7, 0, 0, 2, 2000, 0, 3, 11}};
+    status.stations = {{"CS001", 100, 98, 1, 1, 13, 13000, 16, 0, 12, {50, 48}},
+                       {"RS106", 7, 7, 0, 0, 2, 2000, 0, 3, 11, {7}}};
     status.blocksIntegrated = 26;
     status.integrations = 24;
     status.incompleteIntegrations = 1;

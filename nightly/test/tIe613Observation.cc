@@ -81,7 +81,7 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
     std::vector<std::vector<double>> channelLevels(size_t(s.channelsPerSubband));
     for (const SubbandSettings& sb : s.subbands) {
       const auto ms = storage::test::readMeasurementSet(
-          dir.path + "/ms/" + ObservationSettings::defaultFilename(613, sb.number));
+          dir.path + "/ms/" + ObservationSettings::defaultFilename(613, sb.beam, sb.index));
       CPPUNIT_ASSERT_EQUAL(size_t(s.nrBlocks()), ms.nrRows);  // one autocorrelation per integration
       double sum = 0;
       size_t n = 0;

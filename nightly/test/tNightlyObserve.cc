@@ -62,10 +62,11 @@ class NightlyObserveTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(text, text.find("[1] broken.parset  FAILED") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(text, text.find("XX999") != std::string::npos);  // the reason
     CPPUNIT_ASSERT_MESSAGE(text, text.find("[2] good.parset  OK") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE(text, text.find("L77_SB300_uv.MS") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE(text, text.find("CS002: 0 of ") != std::string::npos);  // no loss
-    CPPUNIT_ASSERT(std::filesystem::exists(dir.path + "/good-out/L77_SB300_uv.MS/table.dat"));
-    CPPUNIT_ASSERT(!std::filesystem::exists(dir.path + "/broken-out/L77_SB300_uv.MS"));
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("L77_SAP000_SB000_uv.MS") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("CS002LBA: 0 of ") != std::string::npos);  // no loss
+    CPPUNIT_ASSERT(
+        std::filesystem::exists(dir.path + "/good-out/L77_SAP000_SB000_uv.MS/table.dat"));
+    CPPUNIT_ASSERT(!std::filesystem::exists(dir.path + "/broken-out/L77_SAP000_SB000_uv.MS"));
     const std::string html = readText(report + "/report.html");
     CPPUNIT_ASSERT(html.find("<img src=\"02_good/plots/") != std::string::npos);
     CPPUNIT_ASSERT(html.find("XX999") != std::string::npos);

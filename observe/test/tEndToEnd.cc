@@ -106,7 +106,7 @@ class EndToEndTest : public CppUnit::TestFixture {
     const std::string codes = summaryValue(obs, "exitCodes");
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc\": 0") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink\": 0") != std::string::npos);
-    const MsContents ms = readMeasurementSet(o.outputDir + "/L4715_SB300_uv.MS");
+    const MsContents ms = readMeasurementSet(o.outputDir + "/L4715_SAP000_SB000_uv.MS");
     CPPUNIT_ASSERT(ms.nrRows > 0);
   }
 
@@ -126,10 +126,8 @@ class EndToEndTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_MESSAGE(part, std::filesystem::exists(obs + "/" + part + ".log"));
     std::vector<std::string> ms;
     for (const SubbandSettings& subband : ObservationSettings::fromFile(parset).subbands) {
-      char file[64];
-      std::snprintf(file, sizeof file, "/L%lld_SB%03d_uv.MS", static_cast<long long>(o.obsId),
-                    subband.number);
-      ms.push_back(o.outputDir + file);
+      ms.push_back(o.outputDir + "/" +
+                   ObservationSettings::defaultFilename(o.obsId, subband.beam, subband.index));
       CPPUNIT_ASSERT_MESSAGE(ms.back(), std::filesystem::is_directory(ms.back()));
     }
     return ms;

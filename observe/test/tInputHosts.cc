@@ -40,15 +40,16 @@ class InputHostsTest : public CppUnit::TestFixture {
     const std::string log =
         observeSuccessfully(writeParset(dir.path() + "/hosts.parset", o), obs,
                             {"--now", "--ranks", "2"}, dir.path() + "/observe.log");
-    CPPUNIT_ASSERT_MESSAGE(log, log.find("--stations CS001\n") != std::string::npos);
-    CPPUNIT_ASSERT_MESSAGE(log,
-                           log.find("--stations CS002,RS106 --no-output") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(log, log.find("--stations CS001LBA\n") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        log, log.find("--stations CS002LBA,RS106LBA --no-output") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(log, std::filesystem::exists(obs + "/ionproc-2.log"));
     const std::string ranks = readFile(obs + "/correlator.log");
     CPPUNIT_ASSERT_MESSAGE(ranks, ranks.find("fetched from 2 ionprocs") != std::string::npos);
 
-    for (const char* subband : {"300", "301"}) {
-      const MsContents ms = readMeasurementSet(o.outputDir + "/L4717_SB" + subband + "_uv.MS");
+    for (const char* subband : {"000", "001"}) {
+      const MsContents ms =
+          readMeasurementSet(o.outputDir + "/L4717_SAP000_SB" + subband + "_uv.MS");
       CPPUNIT_ASSERT_EQUAL(size_t(3 * 6), ms.nrRows);  // 3 integrations of 6 baselines
       double weightedPhase = 0, amplitude = 0;
       for (size_t row = 0; row < ms.nrRows; ++row) {

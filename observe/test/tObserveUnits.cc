@@ -90,10 +90,10 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "Observation.Beam[0].subbandList", 9,
                                                    "subband 512 is outside 0..511"));
     CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11,
-                                                   "already an input of station 'CS001'"));
+                                                   "already an input of station 'CS001LBA'"));
     CPPUNIT_ASSERT_MESSAGE(describe(r),
                            hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11,
-                                      "missing.rsp' of station 'CS002' does not exist"));
+                                      "missing.rsp' of station 'CS002LBA' does not exist"));
     CPPUNIT_ASSERT_MESSAGE(
         describe(r), hasProblem(r, "PIC.Core.CS002LBA.RSP.ports", 11, "reach different hosts"));
     // An input on another host is that host's ionproc's (observe starts it there).
@@ -175,7 +175,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(effective.startTime == s.startTime && effective.stations == s.stations);
     const ObservationSettings simulated = ObservationSettings::fromFile(plan.stationSimParsetPath);
     CPPUNIT_ASSERT_EQUAL(1, simulated.nrStations());
-    CPPUNIT_ASSERT_EQUAL(std::string("CS001"), simulated.stations[0].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("CS001LBA"), simulated.stations[0].name);
   }
 
   void testChildProcess() {
@@ -228,16 +228,22 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     s.parset = "/tmp/a \"quoted\" parset";
     s.reason = "line one\nline two";
     s.measurementSets = {"/x/L12_SB300_uv.MS"};
-    s.stations = {{"CS001", 90, 100, 10, 0.1}};
+    s.stations = {{"CS001LBA", 90, 100, 10, 0.1, {{90, 100, 10}, {0, 0, 0}}}};
     s.exitCodes = {{"ionproc", 0}, {"correlator", 1}};
     s.write(dir.path());
     CPPUNIT_ASSERT_EQUAL(std::string("\"failed\""), summaryValue(dir.path(), "status"));
     CPPUNIT_ASSERT_EQUAL(std::string("\"line one\\nline two\""),
                          summaryValue(dir.path(), "reason"));
     CPPUNIT_ASSERT_EQUAL(
-        std::string("[{\"name\": \"CS001\", \"packetsReceived\": 90, \"packetsExpected\": 100, "
-                    "\"packetsLost\": 10, \"lossFraction\": 0.1}]"),
+        std::string(
+            "[{\"name\": \"CS001LBA\", \"packetsReceived\": 90, \"packetsExpected\": 100, "
+            "\"packetsLost\": 10, \"lossFraction\": 0.1, \"ports\": [{\"packetsReceived\": 90, "
+            "\"packetsExpected\": 100, \"packetsLost\": 10}, {\"packetsReceived\": 0, "
+            "\"packetsExpected\": 0, \"packetsLost\": 0}]}]"),
         summaryValue(dir.path(), "stations"));
+    // The second port carries no subband: not counted as lost.
+    CPPUNIT_ASSERT(readFile(dir.path() + "/summary.txt").find("ports: 0: 10 lost, 1: unused") !=
+                   std::string::npos);
     CPPUNIT_ASSERT_EQUAL(std::string("{\"correlator\": 1, \"ionproc\": 0}"),
                          summaryValue(dir.path(), "exitCodes"));
     CPPUNIT_ASSERT(readFile(dir.path() + "/summary.txt").find("FAILED") != std::string::npos);
@@ -255,14 +261,14 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     before.wallTime = 100;
     before.nrBlocks = now.nrBlocks = 4;
     before.blockDuration = now.blockDuration = 1;
-    before.stations = {{"CS001", 0, 0, 0, 0, 0, 0, 0, 0, -1},
-                       {"CS002", 0, 0, 0, 0, 0, 0, 0, 0, -1}};
+    before.stations = {{"CS001", 0, 0, 0, 0, 0, 0, 0, 0, -1, {}},
+                       {"CS002", 0, 0, 0, 0, 0, 0, 0, 0, -1, {}}};
     now = before;
     now.wallTime = 101;
     now.newestBlock = 1;
     now.newestBlockLag = 0.5;
-    now.stations = {{"CS001", 12207, 12207, 0, 0, 2, 1000, 10, 0, 1},
-                    {"CS002", 12207, 12207, 0, 0, 2, 1000, 0, 3, 1}};
+    now.stations = {{"CS001", 12207, 12207, 0, 0, 2, 1000, 10, 0, 1, {}},
+                    {"CS002", 12207, 12207, 0, 0, 2, 1000, 0, 3, 1, {}}};
     const std::string line = monitor.line(now, &before);
     // 2 subbands x 16 samples x 8 bytes + 16 header bytes per packet
     const double gbps = 2 * 12207 * (16 + 2 * 16 * 8) * 8 / 1e9;
@@ -294,9 +300,9 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     output.finished = true;
     output.newestBlock = 5, other.newestBlock = 3;
     output.integrations = 12, output.storageSent = 10, output.storageConnections = 1;
-    output.stations = {{"CS002", 7, 7, 0, 0, 6, 600, 0, 0, 5}};
-    other.stations = {{"RS106", 5, 5, 0, 0, 4, 400, 0, 0, 3},
-                      {"CS001", 5, 5, 0, 0, 4, 400, 0, 0, 3}};
+    output.stations = {{"CS002", 7, 7, 0, 0, 6, 600, 0, 0, 5, {}}};
+    other.stations = {{"RS106", 5, 5, 0, 0, 4, 400, 0, 0, 3, {}},
+                      {"CS001", 5, 5, 0, 0, 4, 400, 0, 0, 3, {}}};
     const ion::IonStatus merged = mergeStatuses(s, {output, other});
     CPPUNIT_ASSERT_EQUAL(size_t(3), merged.stations.size());
     CPPUNIT_ASSERT_EQUAL(std::string("CS001"), merged.stations[0].name);
@@ -360,13 +366,13 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(plan.ionprocs[0].remote && plan.ionprocs[1].remote);
     CPPUNIT_ASSERT_EQUAL(std::string("in2.example"), plan.ionprocs[1].inputHost);
     CPPUNIT_ASSERT_EQUAL(uint16_t(4321), plan.ionprocs[1].linkPort);
-    CPPUNIT_ASSERT((plan.ionprocs[1].stations == std::vector<std::string>{"CS002", "RS106"}));
+    CPPUNIT_ASSERT((plan.ionprocs[1].stations == std::vector<std::string>{"CS002LBA", "RS106LBA"}));
     CPPUNIT_ASSERT_EQUAL(uint16_t(4100),
                          plan.storagePort);  // the parset's (default) port, not a local free one
     CPPUNIT_ASSERT_EQUAL(size_t(1), plan.remoteStorageSinks.size());
     CPPUNIT_ASSERT_EQUAL(std::string("storage-sink@st1.example"), plan.remoteStorageSinks[0].name);
     CPPUNIT_ASSERT(plan.measurementSets.empty());
-    CPPUNIT_ASSERT_EQUAL(std::string("st1.example:/data/out/L4711_SB301_uv.MS"),
+    CPPUNIT_ASSERT_EQUAL(std::string("st1.example:/data/out/L4711_SAP000_SB001_uv.MS"),
                          plan.remoteMeasurementSets.at(1));
     CPPUNIT_ASSERT_EQUAL(std::string("cn1:2,cn2:1"), plan.computeHosts);
     CPPUNIT_ASSERT_EQUAL(3, plan.computeNodes);
@@ -421,7 +427,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!output.update());  // no file yet
     ion::IonStatus status;
     status.nrBlocks = 7;
-    status.stations = {{"CS001", 1, 1, 0, 0, 1, 1, 0, 0, 0}};
+    status.stations = {{"CS001", 1, 1, 0, 0, 1, 1, 0, 0, 0, {}}};
     std::ofstream file(path);
     file << "rtcp-part-started\n"
          << status.formatLine().substr(0, 20) << std::flush;  // a line half written

@@ -54,7 +54,7 @@ class PacketLossTest : public CppUnit::TestFixture {
                       dir.path() + "/record.log"));
     o.inputs.clear();
     for (const std::string& station : o.stations)
-      o.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
+      o.inputs.push_back("file:" + recordings + "/" + station + "LBA.rsp");
     const std::string replayParset = writeParset(dir.path() + "/replay.parset", o);
     const std::string obs = dir.path() + "/obs";
     const int code =
@@ -69,7 +69,8 @@ class PacketLossTest : public CppUnit::TestFixture {
                            nrLost > 0);
     // The summary counts the lost packets, station by station.
     const std::string stations = summaryValue(obs, "stations");
-    for (const std::string& station : o.stations) {
+    for (const std::string& name : o.stations) {
+      const std::string station = name + "LBA";  // the antenna field
       const size_t entry = stations.find("\"name\": \"" + station + "\"");
       CPPUNIT_ASSERT_MESSAGE(stations, entry != std::string::npos);
       const auto it = lost.find(station);

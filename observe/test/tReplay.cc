@@ -54,7 +54,7 @@ class ReplayTest : public CppUnit::TestFixture {
                       dir.path() + "/record.log"));
     SmallObservation replay = o;
     for (const std::string& station : o.stations)
-      replay.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
+      replay.inputs.push_back("file:" + recordings + "/" + station + "LBA.rsp");
 
     replay.realTime = false;
     replay.outputDir = dir.path() + "/fast";

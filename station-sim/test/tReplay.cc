@@ -65,13 +65,13 @@ class Receiver {
   std::vector<std::vector<uint8_t>> packets_;
 };
 
-/// Records `seconds` of CS001 (2 subbands) into dir/CS001.rsp.
+/// Records `seconds` of CS001 (2 subbands) into dir/CS001LBA.rsp.
 std::string recordOne(const TempDir& dir, double seconds) {
   SimulatorOptions options;
   options.recordDirectory = dir.path();
   options.duration = seconds;
   StationSimulator(settingsFrom(makeParset({"CS001"}, "[300, 301]", 16, "")), options).run();
-  return dir / "CS001.rsp";
+  return dir / "CS001LBA.rsp";
 }
 
 }  // namespace

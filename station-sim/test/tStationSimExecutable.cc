@@ -71,7 +71,7 @@ class StationSimExecutableTest : public CppUnit::TestFixture {
   void testBadReplayDestinations() {
     TempDir dir;
     std::string parset = makeParset({"CS001"}, "[300]", 16, "");
-    parset += "PIC.Core.CS001LBA.RSP.ports = [file:" + dir / "CS001.rsp" + "]\n";
+    parset += "PIC.Core.CS001LBA.RSP.ports = [file:" + dir / "CS001LBA.rsp" + "]\n";
     writeFile(dir / "replay.parset", parset);
     const Result r = run(dir / "replay.parset" + " --replay-to udp:127.0.0.1:1,udp:127.0.0.1:2");
     CPPUNIT_ASSERT(r.status != 0);
@@ -85,7 +85,7 @@ class StationSimExecutableTest : public CppUnit::TestFixture {
     const Result r = run(dir / "obs.parset" + " --record " + dir / "rec" + " --duration 0.05");
     CPPUNIT_ASSERT_EQUAL(0, r.status);
     const int64_t packets = (int64_t(0.05 * 195312.5) + 1 + 15) / 16;
-    for (const char* name : {"CS001.rsp", "RS106.rsp"})
+    for (const char* name : {"CS001LBA.rsp", "RS106LBA.rsp"})
       CPPUNIT_ASSERT_EQUAL(uintmax_t(packets * rspPacketSize(8, 4)),
                            std::filesystem::file_size(dir / (std::string("rec/") + name)));
     CPPUNIT_ASSERT(contains(r.output, "total: " + std::to_string(2 * packets) + " packets"));

@@ -71,15 +71,15 @@ class BlockValidatorTest : public CppUnit::TestFixture {
     const ObservationSettings s = settings("OLAP.tiedArrayStationNames = [CS002, CS003]\n");
     CPPUNIT_ASSERT_EQUAL(3, nrOutputStations(s));
     const std::vector<OutputStation> stations = outputStations(s);
-    CPPUNIT_ASSERT_EQUAL(std::string("CS001"), stations[0].name);
-    CPPUNIT_ASSERT_EQUAL(std::string("CS002+CS003"), stations[1].name);
-    CPPUNIT_ASSERT_EQUAL(std::string("RS106"), stations[2].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("CS001LBA"), stations[0].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("CS002LBA+CS003LBA"), stations[1].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("RS106LBA"), stations[2].name);
     // The correlator's order: the superstation takes the first listed member's place.
     const std::vector<OutputStation> swapped =
         outputStations(settings("OLAP.tiedArrayStationNames = [CS003, CS001]\n"));
     CPPUNIT_ASSERT_EQUAL(size_t(3), swapped.size());
-    CPPUNIT_ASSERT_EQUAL(std::string("CS002"), swapped[0].name);
-    CPPUNIT_ASSERT_EQUAL(std::string("CS003+CS001"), swapped[1].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("CS002LBA"), swapped[0].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("CS003LBA+CS001LBA"), swapped[1].name);
     const auto& p1 = s.stations[0].position;
     const auto& p3 = s.stations[2].position;
     for (int k = 0; k < 3; ++k)

@@ -136,8 +136,8 @@ class StorageSinkTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!summary.complete && !summary.failed);
 
     // The observation lies in the past, so both grids are complete: 6 integrations.
-    const MsContents sb300 = readMeasurementSet(dir.path() + "/L4242_SB300_uv.MS");
-    const MsContents sb301 = readMeasurementSet(dir.path() + "/L4242_SB301_uv.MS");
+    const MsContents sb300 = readMeasurementSet(dir.path() + "/L4242_SAP000_SB000_uv.MS");
+    const MsContents sb301 = readMeasurementSet(dir.path() + "/L4242_SAP000_SB001_uv.MS");
     CPPUNIT_ASSERT_EQUAL(size_t(6 * 10), sb300.nrRows);
     CPPUNIT_ASSERT_EQUAL(size_t(6 * 10), sb301.nrRows);
     for (int64_t i = 0; i < 6; ++i) {
@@ -171,7 +171,7 @@ class StorageSinkTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(12), summary.blocksWritten);
     CPPUNIT_ASSERT(summary.stagingHighWaterBytes <= summary.stagingCapacityBytes);
     for (const auto& out : summary.outputs) CPPUNIT_ASSERT_EQUAL(int64_t(0), out.missing);
-    const MsContents ms = readMeasurementSet(dir.path() + "/L4242_SB301_uv.MS");
+    const MsContents ms = readMeasurementSet(dir.path() + "/L4242_SAP000_SB001_uv.MS");
     for (int64_t i = 0; i < 6; ++i) checkIntegration(ms, i, true);
     for (size_t row = 10; row < ms.nrRows; ++row) CPPUNIT_ASSERT(ms.time[row] >= ms.time[row - 1]);
   }
@@ -186,7 +186,7 @@ class StorageSinkTest : public CppUnit::TestFixture {
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
     observation.start = formatUtc(now - 1);
     observation.stop = formatUtc(now + 59);
-    const std::string path = dir.path() + "/L4242_SB300_uv.MS";
+    const std::string path = dir.path() + "/L4242_SAP000_SB000_uv.MS";
     {
       StorageSink sink(settings(observation), options());
       auto run = std::async(std::launch::async, [&] { return sink.run(); });

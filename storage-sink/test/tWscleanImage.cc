@@ -104,9 +104,10 @@ class WscleanImageTest : public CppUnit::TestFixture {
     };
 
     std::string measurementSets;
-    for (int subband : {200, 300, 400})
-      measurementSets += " " + dir.path() + "/L777_SB" + std::to_string(subband) + "_uv.MS";
-    const std::string ms = dir.path() + "/L777_SB300_uv.MS";
+    for (int index : {0, 1, 2})
+      measurementSets +=
+          " " + dir.path() + "/" + ObservationSettings::defaultFilename(777, 0, index);
+    const std::string ms = dir.path() + "/" + ObservationSettings::defaultFilename(777, 0, 1);
     const std::string image = dir.path() + "/image";
     run("wsclean -j 2 -size 256 256 -scale 30asec -niter 0 -name " + image + measurementSets,
         dir.path() + "/wsclean.log");

@@ -5,6 +5,7 @@
 
 #include "rtcp/CasacoreMeasures.h"
 #include "rtcp/DelayModel.h"
+#include "rtcp/DirectionConverter.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp {
@@ -66,6 +67,8 @@ class DelayModelTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testAgainstAzEl);
   CPPUNIT_TEST(testSiderealDay);
   CPPUNIT_TEST(testClockCorrectionAndSettings);
+  CPPUNIT_TEST(testSunMovesOnTheSky);
+  CPPUNIT_TEST(testAzElGeoZenith);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -149,6 +152,7 @@ class DelayModelTest : public CppUnit::TestFixture {
     a.clockCorrection = 1e-6;
     b.position = add(kReference, {100, 200, 300});
     b.clockCorrection = -2e-6;
+    b.delay = {1e-7, 3e-7};  // with clock correction: their mean joins the delay
     settings.stations = {a, b};
     DelayModel fromSettings(settings);
     DelayModel plain(kReference, {a.position, b.position}, {0, 0});
@@ -156,8 +160,50 @@ class DelayModelTest : public CppUnit::TestFixture {
     const std::vector<double> with = fromSettings.delays(kCasA, kTime),
                               without = plain.delays(kCasA, kTime);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(1e-6, with[0], 1e-15);
-    CPPUNIT_ASSERT_DOUBLES_EQUAL(without[1] - 2e-6, with[1], 1e-15);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(without[1] - 2e-6 + 2e-7, with[1], 1e-15);
+    settings.correctClocks = false;  // then none of them
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(without[1], DelayModel(settings).delays(kCasA, kTime)[1], 1e-15);
     CPPUNIT_ASSERT_THROW(DelayModel(kReference, {a.position}, {0.0, 1.0}), std::invalid_argument);
+  }
+
+  void testSunMovesOnTheSky() {
+    const Direction sun{0, 0, "SUN"};
+    DirectionConverter converter(kReference);
+    // At the June solstice of 2026 (06-21 08:24 UTC) the Sun stands at RA 6 h, Dec +23.44 deg;
+    // at the March equinox (03-20 14:46 UTC) at RA 0, Dec 0 (J2000, to the precession since).
+    const Direction june = converter.j2000(sun, parseUtc("2026-06-21 08:24:00"));
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(M_PI / 2, june.ra, 0.5 * M_PI / 180);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(23.44 * M_PI / 180, june.dec, 0.05 * M_PI / 180);
+    const Direction march = converter.j2000(sun, parseUtc("2026-03-20 14:46:00"));
+    CPPUNIT_ASSERT(std::min(march.ra, 2 * M_PI - march.ra) < 0.5 * M_PI / 180);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(0, march.dec, 0.2 * M_PI / 180);
+    // Delays toward the Sun are the delays toward where it stands then, in J2000.
+    const Vec station = add(kReference, {-3000, 2000, 1500});
+    DelayModel model(kReference, {station}, {});
+    for (const double t : {parseUtc("2026-06-21 12:00:00"), parseUtc("2026-06-21 12:10:00")}) {
+      const double toSun = model.delays(sun, t)[0];
+      const double toFixed = model.delays(converter.j2000(sun, t), t)[0];
+      // To a few arcseconds (casacore applies aberration on the two ways differently):
+      // 0.2 ns on these 4 km, 0.01 radian at 80 MHz.
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(toFixed, toSun, 5e-10);
+    }
+    // ... and differ from a fixed direction's: the Sun moves about 1 degree a day.
+    const Direction noon = converter.j2000(sun, parseUtc("2026-06-21 12:00:00"));
+    const Direction nextDay = converter.j2000(sun, parseUtc("2026-06-22 12:00:00"));
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, (nextDay.ra - noon.ra) * std::cos(noon.dec) * 180 / M_PI,
+                                 0.2);
+  }
+
+  void testAzElGeoZenith() {
+    // AZELGEO elevation 90 degrees: straight up along the geodetic normal, at any time.
+    DirectionConverter converter(kReference);
+    const double lat = 52.9148 * M_PI / 180, lon = std::atan2(kReference[1], kReference[0]);
+    const Vec normal{std::cos(lat) * std::cos(lon), std::cos(lat) * std::sin(lon), std::sin(lat)};
+    for (const double t : {kTime, kTime + 3 * 3600}) {
+      const Vec up = converter.itrf({0, M_PI / 2, "AZELGEO"}, t);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, dot(up, normal), 1e-6);
+    }
+    CPPUNIT_ASSERT_THROW(DirectionConverter::checkType("NOWHERE"), std::invalid_argument);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <utility>
 
+#include "SettingsTestUtil.h"
 #include "TestData.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/SampleTime.h"
@@ -17,101 +18,7 @@ using rtcp::ObservationSettings;
 using rtcp::Parset;
 using rtcp::ParsetError;
 using rtcp::StationTable;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tObsSettings-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string file = (path_ / name).string();
-    std::ofstream(file) << text;
-    return file;
-  }
-
- private:
-  std::filesystem::path path_;
-};
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-const StationTable& table() {
-  static const StationTable t =
-      StationTable::fromFile(rtcp::test::sourceDir() + "/parsets/StationPositions.csv");
-  return t;
-}
-
-/// A small valid parset as ordered key/value lines, edited per test.
-class Keys {
- public:
-  Keys() {
-    lines_ = {{"Observation.ObsID", "42"},
-              {"Observation.startTime", "'2026-11-22 20:00:00'"},
-              {"Observation.stopTime", "'2026-11-22 20:00:10'"},
-              {"Observation.antennaSet", "LBA_OUTER"},
-              {"Observation.bandFilter", "LBA_30_90"},
-              {"Observation.VirtualInstrument.stationList", "[CS001, RS106]"},
-              {"Observation.Beam[0].angle1", "5.2336866848"},
-              {"Observation.Beam[0].angle2", "0.7109425145"},
-              {"Observation.Beam[0].subbandList", "[300..302]"},
-              {"PIC.Core.CS001LBA.RSP.ports", "[udp:127.0.0.1:10010]"},
-              {"PIC.Core.RS106LBA.RSP.ports", "[udp:127.0.0.1:10020]"}};
-  }
-  Keys& set(const std::string& key, const std::string& value) {
-    for (auto& line : lines_)
-      if (line.first == key) {
-        line.second = value;
-        return *this;
-      }
-    lines_.emplace_back(key, value);
-    return *this;
-  }
-  Keys& erase(const std::string& key) {
-    std::erase_if(lines_, [&](const auto& line) { return line.first == key; });
-    return *this;
-  }
-  /// The parset text; line n + 2 holds lines_[n] (after a comment line).
-  std::string text() const {
-    std::string text = "# test parset\n";
-    for (const auto& [key, value] : lines_) text += key + " = " + value + "\n";
-    return text;
-  }
-  int lineOf(const std::string& key) const {
-    for (size_t i = 0; i < lines_.size(); ++i)
-      if (lines_[i].first == key) return int(i) + 2;
-    return 0;
-  }
-
- private:
-  std::vector<std::pair<std::string, std::string>> lines_;
-};
-
-ObservationSettings settingsOf(const Keys& keys) {
-  return ObservationSettings::fromParset(Parset::fromString(keys.text(), "test.parset"), table());
-}
-
-/// The error that reading these keys raises; checks that it names file, line and key.
-std::string errorOf(const Keys& keys, const std::string& key) {
-  try {
-    settingsOf(keys);
-  } catch (const ParsetError& e) {
-    const std::string message = e.what();
-    const int line = keys.lineOf(key);
-    const std::string where = line ? "test.parset:" + std::to_string(line) + ": " : "test.parset: ";
-    CPPUNIT_ASSERT_MESSAGE(message, contains(message, where));
-    CPPUNIT_ASSERT_MESSAGE(message, contains(message, "'" + key + "'"));
-    CPPUNIT_ASSERT_EQUAL(key, e.key());
-    return message;
-  }
-  CPPUNIT_FAIL("expected a ParsetError for " + key);
-  return {};
-}
+using namespace rtcp::test::settings;
 
 void assertSameSettings(const ObservationSettings& a, const ObservationSettings& b) {
   CPPUNIT_ASSERT_EQUAL(a.observationId, b.observationId);
@@ -248,7 +155,9 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(1, s.nyquistZone);
     CPPUNIT_ASSERT_EQUAL(64, s.channelsPerSubband);
     const rtcp::StationSettings& cs001 = s.stations[0];
-    CPPUNIT_ASSERT_EQUAL(std::string("CS001"), cs001.name);
+    CPPUNIT_ASSERT_EQUAL(std::string("CS001LBA"), cs001.name);
+    CPPUNIT_ASSERT_EQUAL(std::string("CS001"), cs001.station);
+    CPPUNIT_ASSERT_EQUAL(std::string("LBA"), cs001.field);
     CPPUNIT_ASSERT_EQUAL(1, cs001.id);
     CPPUNIT_ASSERT(cs001.position == table().find("CS001", "LBA")->position);
     CPPUNIT_ASSERT((cs001.inputs == std::vector<std::string>{"udp:127.0.0.1:10010"}));
@@ -260,7 +169,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(58593750.0, s.subbands[0].frequency);  // 200e6 / 1024 * 300
     CPPUNIT_ASSERT_EQUAL(7, s.subbands[7].index);
     CPPUNIT_ASSERT_EQUAL(307, s.subbands[7].number);
-    CPPUNIT_ASSERT_EQUAL(std::string("L1001_SB300_uv.MS"), s.correlatedOutput.filenames[0]);
+    CPPUNIT_ASSERT_EQUAL(std::string("L1001_SAP000_SB000_uv.MS"), s.correlatedOutput.filenames[0]);
     CPPUNIT_ASSERT_EQUAL(std::string("localhost"), s.correlatedOutput.hosts[7]);
     CPPUNIT_ASSERT_EQUAL(std::string("demo-output/L1001"), s.correlatedOutput.directories[7]);
     CPPUNIT_ASSERT_EQUAL(4100, s.correlatedOutput.storagePort);
@@ -268,6 +177,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(4.0, s.sim.sources[0].flux);
     CPPUNIT_ASSERT_EQUAL(5.2569, s.sim.sources[0].direction.ra);
     CPPUNIT_ASSERT(s.unknownKeys.empty());
+    CPPUNIT_ASSERT(s.warnings.empty());
     CPPUNIT_ASSERT(contains(s.parsetText, "# rtcp demo observation"));
   }
 
@@ -302,22 +212,23 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(200, s.clockMHz);
     CPPUNIT_ASSERT_EQUAL(16, s.bitsPerSample);
     CPPUNIT_ASSERT_EQUAL(64, s.channelsPerSubband);
-    CPPUNIT_ASSERT_EQUAL(3052, s.spectraPerBlock);
+    CPPUNIT_ASSERT_EQUAL(3072, s.spectraPerBlock);  // COBALT's Cobalt.blockSize 196608
     CPPUNIT_ASSERT_EQUAL(1, s.blocksPerIntegration);
-    CPPUNIT_ASSERT(s.delayCompensation && s.correctBandPass && s.realTime);
+    CPPUNIT_ASSERT(s.delayCompensation && s.correctBandPass && s.realTime && s.correctClocks);
     CPPUNIT_ASSERT_EQUAL(2.5, s.secondsOfBuffer);
     CPPUNIT_ASSERT(s.tiedArrayStationNames.empty());
     CPPUNIT_ASSERT(s.correlatedOutput.enabled);
-    CPPUNIT_ASSERT(
-        (s.correlatedOutput.filenames ==
-         std::vector<std::string>{"L42_SB300_uv.MS", "L42_SB301_uv.MS", "L42_SB302_uv.MS"}));
+    CPPUNIT_ASSERT((s.correlatedOutput.filenames ==
+                    std::vector<std::string>{"L42_SAP000_SB000_uv.MS", "L42_SAP000_SB001_uv.MS",
+                                             "L42_SAP000_SB002_uv.MS"}));
     CPPUNIT_ASSERT((s.correlatedOutput.hosts == std::vector<std::string>(3, "localhost")));
     CPPUNIT_ASSERT((s.correlatedOutput.directories == std::vector<std::string>(3, ".")));
     CPPUNIT_ASSERT(s.sim.sources.empty());
     CPPUNIT_ASSERT_EQUAL(1.0, s.sim.noisePower);
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), s.sim.seed);
     CPPUNIT_ASSERT_EQUAL(0.0, s.stations[1].clockCorrection);
-    CPPUNIT_ASSERT_EQUAL(std::string("L7_SB005_uv.MS"), ObservationSettings::defaultFilename(7, 5));
+    CPPUNIT_ASSERT_EQUAL(std::string("L7_SAP002_SB005_uv.MS"),
+                         ObservationSettings::defaultFilename(7, 2, 5));
   }
 
   void testPositions() {
@@ -338,7 +249,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
 
   void testHbaAndClock160() {
     Keys keys;
-    keys.set("Observation.antennaSet", "HBA_DUAL")
+    keys.set("Observation.antennaSet", "HBA_JOINED")
         .set("Observation.bandFilter", "HBA_110_190")
         .set("Observation.sampleClock", "160")
         .set("Observation.VirtualInstrument.stationList", "[CS001, IE613]")
@@ -386,11 +297,19 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("/d3"), s.correlatedOutput.directories[5]);
     CPPUNIT_ASSERT_EQUAL(std::string("f.MS"), s.correlatedOutput.filenames[5]);
     CPPUNIT_ASSERT_EQUAL(5100, s.correlatedOutput.storagePort);
-    // Subband 20 twice with default names in one directory would write one MS twice.
+    // LOFAR's default names: the beam and the index in the whole subband list.
     keys.erase("Observation.DataProducts.Output_Correlated.filenames")
         .erase("Observation.DataProducts.Output_Correlated.locations");
+    const ObservationSettings named = settingsOf(keys);
+    CPPUNIT_ASSERT_EQUAL(std::string("L42_SAP000_SB002_uv.MS"),
+                         named.correlatedOutput.filenames[2]);
+    CPPUNIT_ASSERT_EQUAL(std::string("L42_SAP001_SB005_uv.MS"),
+                         named.correlatedOutput.filenames[5]);
+    // Two subbands into one MS is an error.
+    keys.set("Observation.DataProducts.Output_Correlated.filenames",
+             "[a.MS, b.MS, c.MS, d.MS, e.MS, a.MS]");
     CPPUNIT_ASSERT(contains(errorOf(keys, "Observation.DataProducts.Output_Correlated.filenames"),
-                            "L42_SB020_uv.MS"));
+                            "two subbands would write localhost:./a.MS"));
   }
 
   void testSim() {
@@ -497,12 +416,20 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
   void testUnknownKeyReported() {
     const Keys keys = Keys().set("Observation.sampleClok", "160").set("Sim.Source[0].angle1", "1");
     const ObservationSettings s = settingsOf(keys);
-    CPPUNIT_ASSERT_EQUAL(200, s.clockMHz);                  // the typo did not change the clock...
-    CPPUNIT_ASSERT_EQUAL(size_t(2), s.unknownKeys.size());  // ...and is reported
-    CPPUNIT_ASSERT_EQUAL("Observation.sampleClok (test.parset:" +
-                             std::to_string(keys.lineOf("Observation.sampleClok")) + ")",
-                         s.unknownKeys[0]);
-    CPPUNIT_ASSERT(contains(s.unknownKeys[1], "Sim.Source[0].angle1"));  // Sim.nrSources is 0
+    CPPUNIT_ASSERT_EQUAL(200, s.clockMHz);                 // the typo did not change the clock...
+    CPPUNIT_ASSERT_EQUAL(size_t(2), s.unknownKeys.total);  // ...and is reported
+    CPPUNIT_ASSERT_EQUAL(size_t(1), s.unknownKeys.perPrefix.at("Observation"));
+    CPPUNIT_ASSERT_EQUAL(size_t(1), s.unknownKeys.perPrefix.at("Sim"));
+    CPPUNIT_ASSERT_EQUAL(size_t(1), s.unknownKeys.listed.size());  // beside Observation.ObsID
+    CPPUNIT_ASSERT_EQUAL(std::string("Observation.sampleClok"), s.unknownKeys.listed[0].firstKey);
+    CPPUNIT_ASSERT_EQUAL("test.parset:" + std::to_string(keys.lineOf("Observation.sampleClok")),
+                         s.unknownKeys.listed[0].where);
+    // Sim.Source[0].angle1 with Sim.nrSources = 0 is a key rtcp knows, for another source.
+    const std::vector<std::string> lines = s.unknownKeys.describe();
+    CPPUNIT_ASSERT_EQUAL(size_t(2), lines.size());
+    CPPUNIT_ASSERT_EQUAL(std::string("2 parset keys not used by rtcp: Observation 1, Sim 1"),
+                         lines[0]);
+    CPPUNIT_ASSERT(contains(lines[1], "unknown key Observation.sampleClok (test.parset:"));
   }
 
   void testMissingRequiredKeys() {
@@ -517,7 +444,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     }
     const std::string message = errorOf(Keys().erase("PIC.Core.RS106LBA.RSP.ports"),
                                         "Observation.VirtualInstrument.stationList");
-    CPPUNIT_ASSERT(contains(message, "station 'RS106' has no input streams"));
+    CPPUNIT_ASSERT(contains(message, "station 'RS106LBA' has no input streams"));
     CPPUNIT_ASSERT(contains(message, "PIC.Core.RS106LBA.RSP.ports"));
   }
 
@@ -528,8 +455,8 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(contains(message, "unknown station 'XX999'"));
     const Keys twice =
         Keys().set("Observation.VirtualInstrument.stationList", "[CS001, RS106, CS001]");
-    CPPUNIT_ASSERT(
-        contains(errorOf(twice, "Observation.VirtualInstrument.stationList"), "listed twice"));
+    CPPUNIT_ASSERT(contains(errorOf(twice, "Observation.VirtualInstrument.stationList"),
+                            "station 'CS001LBA' is listed twice"));
     const Keys empty = Keys().set("Observation.VirtualInstrument.stationList", "[]");
     CPPUNIT_ASSERT(contains(errorOf(empty, "Observation.VirtualInstrument.stationList"), "empty"));
   }
@@ -564,14 +491,15 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
         errorOf(Keys().set("Observation.antennaSet", "XBA_OUTER"), "Observation.antennaSet"),
         "starts with neither LBA_ nor HBA_"));
     CPPUNIT_ASSERT(contains(
-        errorOf(Keys().set("Observation.bandFilter", "LBA_10_70"), "Observation.bandFilter"),
-        "unknown band filter 'LBA_10_70'"));
+        errorOf(Keys().set("Observation.bandFilter", "LBA_10_80"), "Observation.bandFilter"),
+        "unknown band filter 'LBA_10_80' (LBA_10_70, LBA_30_70, LBA_10_90, LBA_30_90, "
+        "HBA_110_190, HBA_170_230, HBA_210_250)"));
     CPPUNIT_ASSERT(contains(
         errorOf(Keys().set("Observation.bandFilter", "HBA_110_190"), "Observation.bandFilter"),
         "does not suit antenna set 'LBA_OUTER'"));
     CPPUNIT_ASSERT(contains(errorOf(Keys().set("Observation.Beam[0].directionType", "AZEL"),
                                     "Observation.Beam[0].directionType"),
-                            "is not J2000"));
+                            "direction type 'AZEL' is not one of J2000, AZELGEO, SUN"));
   }
 
   void testBadSubbands() {
@@ -594,7 +522,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(
         62, settingsOf(Keys(keys).set("Observation.nrBitsPerSample", "8")).nrSubbands());
     keys.set("PIC.Core.CS001LBA.RSP.ports", "[udp:127.0.0.1:10010, udp:127.0.0.1:10011]");
-    CPPUNIT_ASSERT(contains(errorOf(keys, "PIC.Core.RS106LBA.RSP.ports"), "'RS106'"));
+    CPPUNIT_ASSERT(contains(errorOf(keys, "PIC.Core.RS106LBA.RSP.ports"), "'RS106LBA'"));
     keys.set("PIC.Core.RS106LBA.RSP.ports", "[udp:127.0.0.1:10020, udp:127.0.0.1:10021]");
     CPPUNIT_ASSERT_EQUAL(62, settingsOf(keys).nrSubbands());
     keys.set("Observation.nrBitsPerSample", "4").set("Observation.Beam[0].subbandList", "[0..487]");
@@ -652,7 +580,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!settingsOf(keys).analogBeam);
     keys.set("Observation.nrAnaBeams", "1").set("Observation.AnaBeam[0].directionType", "J2001");
     CPPUNIT_ASSERT(contains(errorOf(keys, "Observation.AnaBeam[0].directionType"),
-                            "'J2001' is not a direction type casacore knows"));
+                            "direction type 'J2001' is not one of"));
   }
 
   void testBadSim() {

@@ -29,7 +29,7 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     s.realTimeFactor = 0.73;
     s.bytesWritten = 123456789012ULL;
     s.measurementSets = {"/out/L1001_SB150_uv.MS", "/out/L1001_SB151_uv.MS"};
-    s.stations = {{"CS001", 990, 1000, 10, 0.01}, {"RS106", 1000, 1000, 0, 0}};
+    s.stations = {{"CS001", 990, 1000, 10, 0.01, {}}, {"RS106", 1000, 1000, 0, 0, {}}};
     s.blocksDropped = 3;
     s.integrationsDropped = 2;
     s.exitCodes = {{"ionproc", 0}, {"correlator", 137}};

@@ -79,6 +79,10 @@ class ParsetTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testConcurrentReadMarking);
   CPPUNIT_TEST(testCopyKeepsReadState);
   CPPUNIT_TEST(testMissingFile);
+  CPPUNIT_TEST(testMultiLineValues);
+  CPPUNIT_TEST(testEverySyntaxErrorReported);
+  CPPUNIT_TEST(testSasPrefixAndOnlineControl);
+  CPPUNIT_TEST(testAskedKeys);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -342,6 +346,95 @@ class ParsetTest : public CppUnit::TestFixture {
     Parset moved = std::move(p);
     CPPUNIT_ASSERT((copy.unusedKeys() == std::vector<std::string>{"b"}));
     CPPUNIT_ASSERT((moved.unusedKeys() == std::vector<std::string>{"b"}));
+  }
+
+  void testMultiLineValues() {
+    // As COBALT's own HardwareUsed.parset writes Cobalt.Nodes, and a backslash continuation.
+    const Parset p = Parset::fromString(
+        "Cobalt.Nodes = [\n"
+        "  cbt001_0,   # first node\n"
+        "\n"
+        "  cbt001_1,\n"
+        "  'cbt 002'\n"
+        "]\n"
+        "nested = [[1, 2],\n [3, 4]]\n"
+        "long = first part \\\n"
+        "   second part\n"
+        "after = 7\n",
+        "m.parset");
+    CPPUNIT_ASSERT((p.getStringVector("Cobalt.Nodes") ==
+                    std::vector<std::string>{"cbt001_0", "cbt001_1", "cbt 002"}));
+    CPPUNIT_ASSERT_EQUAL(1, p.lineOf("Cobalt.Nodes"));  // where the value starts
+    CPPUNIT_ASSERT_EQUAL(size_t(2), p.getNestedStringVector("nested").size());
+    CPPUNIT_ASSERT_EQUAL(std::string("first part second part"), p.getString("long"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(7), p.getInt("after"));
+    CPPUNIT_ASSERT_EQUAL(11, p.lineOf("after"));
+    // A new key ends an open value: the open one is reported when read, the next one is kept.
+    const Parset open = Parset::fromString("a = [1, 2\nb = 3\n", "o.parset");
+    CPPUNIT_ASSERT(contains(errorOf([&] { open.getIntVector("a"); }), "o.parset:1: key 'a'"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), open.getInt("b"));
+  }
+
+  void testEverySyntaxErrorReported() {
+    const std::string text =
+        "a = 1\n"
+        "this line has no equals\n"
+        "b = 'open\n"
+        "c = 3\n"
+        "d e = 4\n"
+        "f = 5\n";
+    const std::string message = errorOf([&] { Parset::fromString(text, "s.parset"); });
+    CPPUNIT_ASSERT(contains(message, "s.parset:2: missing '=' in line 'this line has no equals'"));
+    CPPUNIT_ASSERT(contains(message, "s.parset:3: unterminated quote"));
+    CPPUNIT_ASSERT(contains(message, "s.parset:5: bad key 'd e'"));
+    try {
+      Parset::fromString(text, "s.parset");
+    } catch (const rtcp::ParsetErrors& e) {
+      CPPUNIT_ASSERT_EQUAL(size_t(3), e.errors().size());
+      CPPUNIT_ASSERT_EQUAL(2, e.line());  // the first
+    }
+    // Kept instead of thrown: the good lines are all there.
+    const Parset kept = Parset::fromString(text, "s.parset", rtcp::SyntaxErrors::kKeep);
+    CPPUNIT_ASSERT_EQUAL(size_t(3), kept.syntaxErrors().size());
+    CPPUNIT_ASSERT_EQUAL(5, kept.syntaxErrors()[2].line());
+    CPPUNIT_ASSERT_EQUAL(int64_t(1), kept.getInt("a"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), kept.getInt("c"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(5), kept.getInt("f"));
+  }
+
+  void testSasPrefixAndOnlineControl() {
+    // A SAS task specification: every key under ObsSW., COBALT's keys only under
+    // OnlineControl; no blanks around '=', empty values, unquoted blanks.
+    const Parset p = Parset::fromString(
+        "ObsSW.Observation.otdbID=78958\n"
+        "ObsSW.Observation.Beam[0].target=BF Target\n"
+        "ObsSW.Observation.Beam[0].startTime=\n"
+        "ObsSW.Observation.ObservationControl.OnlineControl.Cobalt.Correlator.nrChannelsPerSubband="
+        "16\n"
+        "ObsSW.Observation.ObservationControl.OnlineControl.OLAP.realTime=true\n"
+        "ObsSW.Observation.ObservationControl.OnlineControl.Cobalt.realTime=false\n"
+        "Cobalt.realTime=true\n"
+        "Version.number=28583\n",
+        "spec.txt");
+    CPPUNIT_ASSERT_EQUAL(int64_t(78958), p.getInt("Observation.otdbID"));
+    CPPUNIT_ASSERT_EQUAL(1, p.lineOf("Observation.otdbID"));
+    CPPUNIT_ASSERT(!p.isDefined("ObsSW.Observation.otdbID"));
+    CPPUNIT_ASSERT_EQUAL(std::string("BF Target"), p.getString("Observation.Beam[0].target"));
+    CPPUNIT_ASSERT_EQUAL(std::string(""), p.getString("Observation.Beam[0].startTime"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(16), p.getInt("Cobalt.Correlator.nrChannelsPerSubband"));
+    CPPUNIT_ASSERT_EQUAL(4, p.lineOf("Cobalt.Correlator.nrChannelsPerSubband"));
+    CPPUNIT_ASSERT(p.getBool("OLAP.realTime"));
+    CPPUNIT_ASSERT(p.getBool("Cobalt.realTime"));  // given at top level: that one
+    CPPUNIT_ASSERT_EQUAL(int64_t(28583), p.getInt("Version.number"));
+  }
+
+  void testAskedKeys() {
+    const Parset p = Parset::fromString("a = 1\nb = 2\n");
+    p.getInt("a");
+    p.getInt("absent", 3);
+    p.isDefined("other");
+    CPPUNIT_ASSERT((p.askedKeys() == std::vector<std::string>{"a", "absent", "other"}));
+    CPPUNIT_ASSERT((p.unusedKeys() == std::vector<std::string>{"b"}));
   }
 
   void testMissingFile() {

@@ -66,7 +66,7 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
                       dir_.path() + "/record.log"));
     o_.realTime = false;
     for (const std::string& station : o_.stations)
-      o_.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
+      o_.inputs.push_back("file:" + recordings + "/" + station + "LBA.rsp");
   }
 
   void testRankCountDoesNotChangeVisibilities() {

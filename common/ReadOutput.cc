@@ -1,0 +1,137 @@
+// ObservationSettings: the correlated output, outputs rtcp does not produce, and the
+// simulated sky (SettingsReaders.h).
+#include <set>
+#include <tuple>
+
+#include "SettingsReaders.h"
+
+namespace rtcp::settings {
+namespace {
+
+const std::string kOutput = "Observation.DataProducts.Output_Correlated.";
+
+/// Data products of LOFAR's beam former, which rtcp does not make (yet).
+const std::vector<std::string> kBeamFormedOutputs{"Output_CoherentStokes",
+                                                  "Output_IncoherentStokes", "Output_Beamformed"};
+
+void readLocations(const Parset& p, ObservationSettings& s) {
+  CorrelatedOutputSettings& out = s.correlatedOutput;
+  const size_t n = s.subbands.size();
+  std::vector<std::string> locations = p.getStringVector(kOutput + "locations", {});
+  if (locations.empty()) locations = {"localhost:."};
+  if (locations.size() != 1 && locations.size() != n)
+    p.fail(kOutput + "locations", std::to_string(locations.size()) + " locations for " +
+                                      std::to_string(n) +
+                                      " subbands (give one for all or one per subband)");
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& location = locations[locations.size() == 1 ? 0 : i];
+    const size_t colon = location.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == location.size() ||
+        location.substr(0, colon).find('/') != std::string::npos)
+      p.fail(kOutput + "locations", "bad location '" + location + "' (expected HOST:DIR)");
+    out.hosts.push_back(location.substr(0, colon));
+    out.directories.push_back(location.substr(colon + 1));
+  }
+}
+
+}  // namespace
+
+void readOutput(const Parset& p, Problems& problems, ObservationSettings& s) {
+  for (const std::string& product : kBeamFormedOutputs) {
+    const std::string key = "Observation.DataProducts." + product + ".enabled";
+    problems.guard([&] {
+      if (p.getBool(key, false))
+        problems.error(key, "rtcp does not produce beam-formed data (" + product +
+                                "): set it to F, or run COBALT for this observation");
+    });
+  }
+  CorrelatedOutputSettings& out = s.correlatedOutput;
+  const size_t n = s.subbands.size();
+  problems.guard([&] { out.enabled = p.getBool(kOutput + "enabled", true); });
+  problems.guard([&] {
+    out.filenames = p.getStringVector(kOutput + "filenames", {});
+    if (out.filenames.empty())
+      for (const SubbandSettings& sb : s.subbands)
+        out.filenames.push_back(
+            ObservationSettings::defaultFilename(s.observationId, sb.beam, sb.index));
+    if (out.filenames.size() != n)
+      p.fail(kOutput + "filenames", std::to_string(out.filenames.size()) + " filenames for " +
+                                        std::to_string(n) + " subbands");
+  });
+  const bool located = problems.guard([&] { readLocations(p, s); });
+  if (located && out.filenames.size() == n) {
+    std::set<std::tuple<std::string, std::string, std::string>> targets;
+    for (size_t i = 0; i < n; ++i)
+      if (!targets.emplace(out.hosts[i], out.directories[i], out.filenames[i]).second) {
+        problems.error(kOutput + "filenames", "two subbands would write " + out.hosts[i] + ":" +
+                                                  out.directories[i] + "/" + out.filenames[i]);
+        break;
+      }
+  }
+  problems.guard([&] { out.storagePort = intInRange(p, "OLAP.Storage.port", 4100, 1, 65535); });
+}
+
+namespace {
+
+SimSource readSource(const Parset& p, int i) {
+  SimSource source;
+  source.direction.type = p.getString(sourceKey(i, "directionType"), "J2000");
+  if (!isDirectionType(source.direction.type))
+    p.fail(sourceKey(i, "directionType"),
+           "direction type '" + source.direction.type + "' is not one of " + directionTypeList());
+  const bool body = source.direction.type != "J2000" && source.direction.type != "AZELGEO";
+  source.direction.ra = body ? 0 : p.getDouble(sourceKey(i, "angle1"));
+  source.direction.dec = body ? 0 : p.getDouble(sourceKey(i, "angle2"));
+  source.flux = p.getDouble(sourceKey(i, "flux"), 1.0);
+  if (source.flux < 0) p.fail(sourceKey(i, "flux"), "flux must not be negative");
+  return source;
+}
+
+/// The true signal path of station s: Sim.<field>.*, by default its corrections.
+SimSignalPath readSignalPath(const Parset& p, const StationSettings& st) {
+  SimSignalPath path;
+  const char* pols[] = {"X", "Y"};
+  for (int pol = 0; pol < 2; ++pol) {
+    const std::string delayKey = "Sim." + st.name + ".delay." + pols[pol];
+    const std::string phaseKey = "Sim." + st.name + ".phase0." + pols[pol];
+    path.delay[pol] = p.getDouble(delayKey, st.clockCorrection + st.delay[pol]);
+    path.phase0[pol] = p.getDouble(phaseKey, st.phase0[pol]);
+  }
+  return path;
+}
+
+}  // namespace
+
+void readSim(const Parset& p, Problems& problems, ObservationSettings& s) {
+  SimSettings& sim = s.sim;
+  int nrSources = 0;
+  problems.guard([&] { nrSources = intInRange(p, "Sim.nrSources", 0, 0, 100'000); });
+  for (int i = 0; i < nrSources; ++i)
+    problems.guard([&] { sim.sources.push_back(readSource(p, i)); });
+  problems.guard([&] {
+    sim.noisePower = p.getDouble("Sim.noisePower", 1.0);
+    if (sim.noisePower < 0) p.fail("Sim.noisePower", "noise power must not be negative");
+  });
+  problems.guard([&] {
+    sim.toneFrequency = p.getDouble("Sim.tone.frequency", 0.0);
+    sim.toneAmplitude = p.getDouble("Sim.tone.amplitude", 0.0);
+  });
+  problems.guard([&] {
+    sim.packetLossProbability = p.getDouble("Sim.packetLossProbability", 0.0);
+    if (sim.packetLossProbability < 0 || sim.packetLossProbability > 1)
+      p.fail("Sim.packetLossProbability", "probability must lie in 0..1");
+  });
+  problems.guard([&] {
+    sim.stationBeamWidth = p.getDouble("Sim.stationBeamWidth", 0.0);
+    if (sim.stationBeamWidth < 0) p.fail("Sim.stationBeamWidth", "must not be negative");
+  });
+  problems.guard([&] {
+    const int64_t seed = p.getInt("Sim.seed", 1);
+    if (seed < 0) p.fail("Sim.seed", "seed must not be negative");
+    sim.seed = uint64_t(seed);
+  });
+  for (const StationSettings& st : s.stations)
+    problems.guard([&] { sim.signalPaths.push_back(readSignalPath(p, st)); });
+}
+
+}  // namespace rtcp::settings

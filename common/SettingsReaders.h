@@ -1,0 +1,95 @@
+#pragma once
+/// \file SettingsReaders.h
+/// The parts of ObservationSettings::fromParset (private to rtcp_common): each reads one
+/// group of keys into the settings. Problems are collected, not thrown one at a time, so
+/// that a parset's every problem is reported at once.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/Parset.h"
+#include "rtcp/StationTable.h"
+
+namespace rtcp::settings {
+
+/// Errors and warnings found while reading a parset.
+class Problems {
+ public:
+  Problems(const Parset& parset, std::vector<ParsetWarning>& warnings)
+      : parset_(parset), warnings_(warnings) {}
+
+  /// Runs `read`; a ParsetError (or each of ParsetErrors) it throws is recorded. True when
+  /// it ran without one.
+  template <typename Read>
+  bool guard(Read&& read) {
+    try {
+      read();
+      return true;
+    } catch (const ParsetErrors& e) {
+      errors_.insert(errors_.end(), e.errors().begin(), e.errors().end());
+    } catch (const ParsetError& e) {
+      errors_.push_back(e);
+    }
+    return false;
+  }
+  /// Records an error about a key (at the key's line).
+  void error(const std::string& key, const std::string& problem);
+  /// Records and logs a warning about a key.
+  void warn(const std::string& key, const std::string& problem);
+  bool hasErrors() const { return !errors_.empty(); }
+  /// Throws ParsetErrors with every recorded error, if any.
+  void raise() const;
+
+ private:
+  const Parset& parset_;
+  std::vector<ParsetWarning>& warnings_;
+  std::vector<ParsetError> errors_;
+};
+
+/// An integer key within [low, high]; fallback when absent.
+int intInRange(const Parset& p, const std::string& key, int64_t fallback, int64_t low,
+               int64_t high);
+/// Three ITRF coordinates.
+std::array<double, 3> readPosition(const Parset& p, const std::string& key);
+
+/// J2000, AZELGEO or one of casacore's solar-system bodies (SUN, MOON, JUPITER, ...).
+bool isDirectionType(const std::string& type);
+std::string directionTypeList();
+
+void readTimes(const Parset& p, ObservationSettings& s);
+/// Clock, bits, antenna set, band filter.
+void readInstrument(const Parset& p, Problems& problems, ObservationSettings& s);
+/// Beams (SAPs), their directions and subbands.
+void readBeams(const Parset& p, Problems& problems, ObservationSettings& s);
+/// What LOFAR records beyond what rtcp processes: campaign, beam targets, analog beam.
+void readDescription(const Parset& p, ObservationSettings& s);
+/// COBALT's compute nodes: Cobalt.Nodes names them, PIC.Core.Cobalt.<node>.host places each.
+void readComputeNodes(const Parset& p, ObservationSettings& s);
+/// Antenna fields: positions, ports, beamlets, corrections (needs instrument and beams).
+void readStations(const Parset& p, const StationTable& table, Problems& problems,
+                  ObservationSettings& s);
+/// Channels, block size, integration and the switches, from both generations of keys.
+void readProcessing(const Parset& p, Problems& problems, ObservationSettings& s);
+/// Superstations (needs the stations).
+void readTiedArray(const Parset& p, ObservationSettings& s);
+/// Correlated output, and outputs rtcp does not produce (errors when asked for).
+void readOutput(const Parset& p, Problems& problems, ObservationSettings& s);
+void readSim(const Parset& p, Problems& problems, ObservationSettings& s);
+
+// Writing settings back as parset text.
+std::string formatNumber(double value);
+std::string formatBool(bool value);
+/// A string as a parset value: quoted when the syntax would read it otherwise.
+std::string quoted(const std::string& text);
+std::string formatPosition(const std::array<double, 3>& xyz);
+std::string formatStrings(const std::vector<std::string>& values);
+std::string formatInts(const std::vector<int>& values);
+
+// Key names.
+std::string beamKey(size_t beam, const std::string& name);
+std::string fieldKey(const std::string& field, const std::string& name);
+std::string sourceKey(size_t source, const std::string& name);
+
+}  // namespace rtcp::settings
