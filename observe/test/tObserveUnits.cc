@@ -383,7 +383,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     const ObservationSettings sim =
         ObservationSettings::fromFile(plan.remoteStationSims[1].parsetPath);
     CPPUNIT_ASSERT_EQUAL(2, sim.nrStations());
-    CPPUNIT_ASSERT_EQUAL(std::string("RS106"), sim.stations[1].name);
+    CPPUNIT_ASSERT_EQUAL(std::string("RS106LBA"), sim.stations[1].name);
     // --mpi-hosts overrides the parset's nodes.
     options.computeHosts = "a,b";
     CPPUNIT_ASSERT_EQUAL(std::string("a,b"),
