@@ -122,7 +122,8 @@ def write_observation(directory, name, antenna_set, band_filter, stations, extra
     with open(os.path.join(directory, name + ".log"), "w") as log:
         subprocess.run([STORAGE_SINK, parset, "--port", "0", "--stop-after-seconds", "0.5"],
                        stdout=log, stderr=subprocess.STDOUT, check=True)
-    return [os.path.join(out, "L%d_SB%03d_uv.MS" % (len(name), sb)) for sb in (300, 302)]
+    # LOFAR's default names: SB is the subband's index in the observation (300 -> 0, 302 -> 1).
+    return [os.path.join(out, "L%d_SAP000_SB%03d_uv.MS" % (len(name), sb)) for sb in (0, 1)]
 
 
 def shipped_elements():
@@ -247,7 +248,7 @@ class LofarTablesTest(unittest.TestCase):
         self.assertEqual(200.0, obs.getcell("LOFAR_CLOCK_FREQUENCY", 0))
         self.assertEqual(16, obs.getcell("LOFAR_NOF_BITS_PER_SAMPLE", 0))
         self.assertEqual(0, obs.getcell("LOFAR_SUB_ARRAY_POINTING", 0))
-        self.assertEqual("L3_SB302_uv.MS", obs.getcell("LOFAR_FILENAME", 0))
+        self.assertEqual("L3_SAP000_SB001_uv.MS", obs.getcell("LOFAR_FILENAME", 0))
         self.assertEqual("uv", obs.getcell("LOFAR_FILETYPE", 0))
         start, end = obs.getcell("TIME_RANGE", 0)
         self.assertEqual(start, obs.getcell("LOFAR_OBSERVATION_START", 0))
@@ -265,6 +266,7 @@ class LofarTablesTest(unittest.TestCase):
         self.assertEqual(lba_field.getcell("PHASE_DIR", 0)[0].tolist(),
                          lba_field.getcell("LOFAR_TILE_BEAM_DIR", 0).tolist())
         antenna = sub(ms, "ANTENNA")
+        self.assertEqual(["CS001HBA", "CS002HBA", "RS106HBA", "DE601HBA"], list(antenna.getcol("NAME")))
         np.testing.assert_array_equal(antenna.getcol("POSITION"), antenna.getcol("LOFAR_PHASE_REFERENCE"))
         station = sub(ms, "LOFAR_STATION")
         self.assertEqual(["CS001", "CS002", "RS106", "DE601"], list(station.getcol("NAME")))

@@ -103,7 +103,7 @@ class StationBandpassTest : public CppUnit::TestFixture {
                       dir_.path() + "/record.log"));
     o.realTime = false;
     for (const std::string& station : o.stations)
-      o.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
+      o.inputs.push_back("file:" + recordings + "/" + station + "LBA.rsp");  // per field
 
     const StationFilter& filter = StationFilter::lofar();
     for (const int channels : {64, 256}) {
