@@ -84,8 +84,8 @@ class HostsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!std::filesystem::exists(o.outputDir));
     const std::string written = summaryValue(obs, "measurementSets");
     std::vector<std::string> ms;
-    for (const char* subband : {"250", "400"}) {
-      const std::string name = "/out/L4720_SB" + std::string(subband) + "_uv.MS";
+    for (const char* subband : {"000", "001"}) {  // LOFAR's names: the index of 250, 400
+      const std::string name = "/out/L4720_SAP000_SB" + std::string(subband) + "_uv.MS";
       CPPUNIT_ASSERT_MESSAGE(written,
                              written.find("st1:" + hosts.disk() + name) != std::string::npos);
       ms.push_back(hosts.diskOf("st1") + name);

@@ -117,13 +117,15 @@ class HostsFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc\": 0") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc-2\": 0") != std::string::npos);
     const std::string warnings = summaryValue(obs, "warnings");
-    CPPUNIT_ASSERT_MESSAGE(warnings, warnings.find("not written: gone:" + hosts.disk() +
-                                                   "/out/L4731_SB300_uv.MS") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(warnings,
+                           warnings.find("not written: gone:" + hosts.disk() +
+                                         "/out/L4731_SAP000_SB000_uv.MS") != std::string::npos);
   }
 
   /// The second input host's ionproc is killed in the middle: observe names it and its
   /// host; the first ionproc sends on what it integrated and storage-sink closes the MSs,
-  /// which keep what was written; the summary counts the integrations missing.
+  /// which keep what was written; the summary lists them as partial and counts the
+  /// integrations missing.
   void testPartDiesOnItsHost() {
     TestHosts hosts("launch", kHosts);
     SmallObservation o = smallObservation(hosts, 4732, "st1");
@@ -142,9 +144,11 @@ class HostsFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink@st1\": 0") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(summaryValue(obs, "integrationsDropped"),
                            summaryValue(obs, "integrationsDropped") != "0");
-    const std::string written = summaryValue(obs, "measurementSets");
-    for (const char* subband : {"300", "301"}) {
-      const std::string name = "/out/L4732_SB" + std::string(subband) + "_uv.MS";
+    // A failed observation's MSs are partial, not written (they keep what was written).
+    CPPUNIT_ASSERT_EQUAL(std::string("[]"), summaryValue(obs, "measurementSets"));
+    const std::string written = summaryValue(obs, "partialMeasurementSets");
+    for (const char* subband : {"000", "001"}) {  // subbands 300, 301
+      const std::string name = "/out/L4732_SAP000_SB" + std::string(subband) + "_uv.MS";
       CPPUNIT_ASSERT_MESSAGE(written,
                              written.find("st1:" + hosts.disk() + name) != std::string::npos);
       const MsContents ms = readMeasurementSet(hosts.diskOf("st1") + name);
@@ -199,7 +203,7 @@ class HostsFaultsTest : public CppUnit::TestFixture {
       entry.append(part).append("\": 0");
       CPPUNIT_ASSERT_MESSAGE(codes, codes.find(entry) != std::string::npos);
     }
-    const MsContents ms = readMeasurementSet(hosts.diskOf("st1") + "/out/L4734_SB300_uv.MS");
+    const MsContents ms = readMeasurementSet(hosts.diskOf("st1") + "/out/L4734_SAP000_SB000_uv.MS");
     CPPUNIT_ASSERT(ms.nrRows > 0);
   }
 };

@@ -152,7 +152,8 @@ class InspectTest : public CppUnit::TestFixture {
     // ...and writes the overview of both MSs beside them.
     CPPUNIT_ASSERT_EQUAL(dir.path() + "/plots/overview.txt", r.overview);
     const std::string overview = readText(r.overview);
-    checkContains(overview, {"L4242_SB300_uv.MS", "L4242_SB301_uv.MS", "Stations (4)"});
+    checkContains(overview,
+                  {"L4242_SAP000_SB000_uv.MS", "L4242_SAP000_SB001_uv.MS", "Stations (4)"});
   }
 
   void testOverview() {
