@@ -168,7 +168,7 @@ void SubbandProcessor::process(std::span<const StationBlock* const> stations, in
   t = times_.lap(kCorrelator, t);
   validSampleCounter_.count(outputMasks, output);
   times_.lap(kValidSamples, t);
-  output.subband = settings_.subbands[size_t(subbandIndex)].number;
+  output.subband = subbandIndex;  // the index: two beams may observe one subband number
   output.integration = integrations_.of(stations[0]->header.block);
 }
 

@@ -187,10 +187,31 @@ void ParsetChecker::checkSettings(CheckResult& result) const {
                 "no correlated output: the observation writes nothing", false));
 }
 
+namespace {
+
+/// The stations of the station list, whose entries may name antenna fields (CS001HBA0),
+/// each once; the entries as they are when the antenna set is not one LOFAR knows (an
+/// error the settings report).
+std::vector<std::string> stationNames(const Parset& p) {
+  const std::vector<std::string> entries = p.getStringVector(kStationList);
+  std::vector<std::string> names;
+  try {
+    for (const AntennaFieldName& field :
+         antennaFieldNames(entries, p.getString("Observation.antennaSet", "")))
+      if (std::find(names.begin(), names.end(), field.station) == names.end())
+        names.push_back(field.station);
+  } catch (const std::invalid_argument&) {
+    return entries;
+  }
+  return names;
+}
+
+}  // namespace
+
 void ParsetChecker::checkStations(const Parset& p, std::vector<ParsetProblem>& out) const {
   guarded(p, out, [&] {
     const StationTable& table = StationTable::shipped();
-    for (const std::string& name : p.getStringVector(kStationList))
+    for (const std::string& name : stationNames(p))
       if (!table.stationId(name))
         out.push_back(
             problem(p, kStationList, "unknown station '" + name + "' (not in the station table)"));

@@ -60,7 +60,7 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
       closeOlder(subbandIndex, integration, out);
       Open fresh;
       fresh.data = std::make_unique<CorrelatedData>(nrStations, nrChannels);
-      fresh.data->subband = subbandNumbers_[subbandIndex];
+      fresh.data->subband = subbandIndex;
       fresh.data->integration = integration;
       fresh.added.assign(size_t(integrations_.blocksPerIntegration), false);
       it = open_.emplace(key, std::move(fresh)).first;

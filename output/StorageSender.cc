@@ -32,7 +32,7 @@ class StorageSender::Connection {
       ++statistics_.dropped;
       RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
                                      << " integrations); dropped integration " << data->integration
-                                     << " of subband " << data->subband << " ("
+                                     << " of subband index " << data->subband << " ("
                                      << statistics_.dropped << " dropped so far)");
       return;
     }
@@ -211,7 +211,7 @@ std::map<int, StorageDestination> StorageSender::destinations(const ObservationS
   for (size_t i = 0; i < settings.subbands.size(); ++i) {
     std::string host = hosts.empty() ? "localhost" : hosts[std::min(i, hosts.size() - 1)];
     if (host.empty()) host = "localhost";
-    result[settings.subbands[i].number] = {host, uint16_t(settings.correlatedOutput.storagePort)};
+    result[int(i)] = {host, uint16_t(settings.correlatedOutput.storagePort)};
   }
   return result;
 }
@@ -219,8 +219,9 @@ std::map<int, StorageDestination> StorageSender::destinations(const ObservationS
 void StorageSender::write(std::unique_ptr<CorrelatedData> data) {
   const auto it = bySubband_.find(data->subband);
   if (it == bySubband_.end()) {
-    RTCP_LOG_ERROR("storage", "no output location for subband " << data->subband << "; integration "
-                                                                << data->integration << " dropped");
+    RTCP_LOG_ERROR("storage", "no output location for subband index "
+                                  << data->subband << "; integration " << data->integration
+                                  << " dropped");
     return;
   }
   it->second->write(std::move(data));

@@ -50,7 +50,7 @@ BlockValidator::BlockValidator(const ObservationSettings& settings,
   shape.nrPolarisations = kNrPolarisationProducts;
   payloadSize_ = shape.expectedPayloadSize();
   for (const SubbandSettings& subband : settings.subbands)
-    parsetSubbands_[uint32_t(subband.number)] = true;
+    parsetSubbands_[uint32_t(subband.index)] = true;
 }
 
 HeaderCheck BlockValidator::check(const CorrelatedHeader& h) const {
@@ -88,7 +88,7 @@ HeaderCheck BlockValidator::check(const CorrelatedHeader& h) const {
   const auto output = subbandToOutput_.find(h.subband);
   if (output == subbandToOutput_.end())
     return reject(BlockReject::kSubband,
-                  "subband " + std::to_string(h.subband) +
+                  "subband index " + std::to_string(h.subband) +
                       (parsetSubbands_.count(h.subband) ? " (not stored on this host)"
                                                         : " (not in the parset)"),
                   true);

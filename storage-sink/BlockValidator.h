@@ -40,7 +40,7 @@ struct HeaderCheck {
 
 class BlockValidator {
  public:
-  /// subbandToOutput: subband number -> index of the local output that stores it.
+  /// subbandToOutput: subband index -> index of the local output that stores it.
   BlockValidator(const ObservationSettings& settings, std::map<uint32_t, int> subbandToOutput);
 
   HeaderCheck check(const CorrelatedHeader& header) const;

@@ -45,7 +45,7 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   outputs_ = localOutputs(settings_, options_.all);
   std::map<uint32_t, int> subbandToOutput;
   for (size_t o = 0; o < outputs_.size(); ++o)
-    subbandToOutput[uint32_t(outputs_[o].subbandNumber)] = int(o);
+    subbandToOutput[uint32_t(outputs_[o].subbandIndex)] = int(o);
   validator_ = std::make_unique<BlockValidator>(settings_, std::move(subbandToOutput));
   staging_ = std::make_unique<StagingArea>(int(outputs_.size()), validator_->payloadSize(),
                                            options_.staging);

@@ -23,7 +23,7 @@ struct CorrelatedHeader {
   uint16_t version = kCorrelatedVersion;
   uint16_t headerSize = kCorrelatedHeaderSize;
   uint64_t observationId = 0;
-  uint32_t subband = 0;     ///< subband number, as in the subband list
+  uint32_t subband = 0;  ///< subband index in the observation's list (two beams may share a number)
   uint32_t nrStations = 0;  ///< after superstation merging
   uint32_t nrChannels = 0;
   uint32_t nrPolarisations = 4;
@@ -50,7 +50,7 @@ struct CorrelatedData {
   CorrelatedData(int nrStations, int nrChannels);
   int nrStations = 0;
   int nrChannels = 0;
-  int subband = 0;  ///< subband number
+  int subband = 0;  ///< subband index in the observation's subband list
   int64_t integration = 0;
   AlignedBuffer<std::complex<float>> visibilities;  ///< [baseline][channel][pol]
   AlignedBuffer<uint32_t> validSamples;             ///< [baseline][channel]

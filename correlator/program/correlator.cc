@@ -190,10 +190,12 @@ int main(int argc, char** argv) {
       throw std::runtime_error("the MPI library does not support MPI_THREAD_FUNNELED");
     status = run(*options, rank, nrRanks);
   } catch (const po::error& e) {
-    if (rank == 0) std::cerr << "correlator: " << e.what() << " (see --help)\n";
+    if (rank == 0)
+      std::cerr << "correlator: " + std::string(e.what()) + " (see --help)\n" << std::flush;
     MPI_Abort(MPI_COMM_WORLD, 2);
   } catch (const std::exception& e) {
-    std::cerr << "correlator[" << rank << "]: " << e.what() << "\n";
+    // One write: MPI_Abort may take the process down before a second one reaches mpirun.
+    std::cerr << "correlator[" + std::to_string(rank) + "]: " + e.what() + "\n" << std::flush;
     // The other ranks may wait in an exchange with this one: take them down too.
     MPI_Abort(MPI_COMM_WORLD, 1);
   }

@@ -2,7 +2,8 @@
 // sources, each beam's MSs fringe-stopped on its own source and imaged by WSClean where
 // it is; HBA_DUAL's core stations as two antenna fields each; a station with an extra
 // cable delay per polarisation, zero phase with the matching delay.X/Y and phase0
-// correction and not without; a beam that tracks the Sun.
+// correction and not without; a beam that tracks the Sun; and two of LOFAR's own
+// production parsets (COBALT's and BG/P's), run after only an operator's edits.
 #include <casacore/ms/MeasurementSets/MSColumns.h>
 #include <casacore/ms/MeasurementSets/MeasurementSet.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -16,6 +17,7 @@
 #include "MsReader.h"
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
+#include "TestData.h"
 #include "rtcp/StationTable.h"
 
 namespace rtcp::observe::test {
@@ -130,6 +132,55 @@ std::string phaseDirection(const std::string& ms) {
   return text.str();
 }
 
+/// A production parset from test/data/lofar-parsets with an operator's edits: the given
+/// stations and subbands, a local port per field, LOFAR's default MS names in outputDir,
+/// five seconds from now, and a simulated sky.
+std::string editedProductionParset(const std::string& name, const std::string& edits,
+                                   const std::vector<std::string>& fields,
+                                   const std::string& outputDir) {
+  std::ifstream file(rtcp::test::testDataDir() + "/lofar-parsets/" + name);
+  std::ostringstream text;
+  text << file.rdbuf();
+  CPPUNIT_ASSERT_MESSAGE(name, text.str().size() > 1000);
+  text << "\n# An operator's edits\n" << edits;
+  for (const std::string& field : fields)
+    text << "PIC.Core." << field << ".RSP.ports = [udp:127.0.0.1:" << freeUdpPort() << "]\n";
+  text << "Observation.DataProducts.Output_Correlated.filenames = []\n"
+       << "Observation.DataProducts.Output_Correlated.locations = [localhost:" << outputDir
+       << "]\nSim.noisePower = 1.0\nSim.seed = 5\n";
+  return text.str();
+}
+
+/// Runs a parset's text with --now; the settings of its effective parset.
+ObservationSettings observeText(const std::string& dir, const std::string& name,
+                                const std::string& text) {
+  const std::string parset = dir + "/" + name + ".parset";
+  std::ofstream(parset) << text;
+  observeSuccessfully(parset, dir + "/" + name + "-obs", {"--now"}, dir + "/" + name + ".log");
+  return ObservationSettings::fromFile(dir + "/" + name + "-obs/observation.parset");
+}
+
+/// What the MS of subband sb must hold for a production parset: the channels, the
+/// integration time, the antenna fields and the beam's FIELD the parset asks for, and
+/// zero phase toward the simulated source at the beam's centre.
+void checkProductionMs(const ObservationSettings& s, int sb, int channels, double integration,
+                       const std::vector<std::string>& fields, const std::array<double, 2>& beam) {
+  const std::string path = msPath(s, sb);
+  const MsContents ms = readMeasurementSet(path);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(path, channels, ms.nrChannels);
+  CPPUNIT_ASSERT_MESSAGE(path, ms.nrRows > 0);
+  CPPUNIT_ASSERT_DOUBLES_EQUAL(integration, ms.interval[0], 1e-5);
+  CPPUNIT_ASSERT_MESSAGE(path, ms.antennaNames == fields);
+  CPPUNIT_ASSERT_DOUBLES_EQUAL(beam[0], ms.phaseDirection[0], 1e-12);
+  CPPUNIT_ASSERT_DOUBLES_EQUAL(beam[1], ms.phaseDirection[1], 1e-12);
+  const std::string direction = phaseDirection(path);  // frame, angles, name
+  CPPUNIT_ASSERT_MESSAGE(direction, direction.starts_with("J2000 "));
+  CPPUNIT_ASSERT_MESSAGE(
+      direction, direction.ends_with(" BEAM_" + std::to_string(s.subbands[size_t(sb)].beam)));
+  const double phase = meanPhase(ms);
+  CPPUNIT_ASSERT_MESSAGE(path + ": mean |phase| " + std::to_string(phase) + " degrees", phase < 3);
+}
+
 }  // namespace
 
 class LofarObservationsTest : public CppUnit::TestFixture {
@@ -138,6 +189,8 @@ class LofarObservationsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testHbaDual);
   CPPUNIT_TEST(testCableDelay);
   CPPUNIT_TEST(testSunTracking);
+  CPPUNIT_TEST(testCobaltProductionParset);
+  CPPUNIT_TEST(testBgpProductionParset);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -271,6 +324,56 @@ class LofarObservationsTest : public CppUnit::TestFixture {
     const double phase = meanPhase(ms);
     CPPUNIT_ASSERT_MESSAGE(std::to_string(phase) + " degrees toward the Sun", phase < 3);
     CPPUNIT_ASSERT_EQUAL(std::string("SUN 0 0 BEAM_0"), phaseDirection(msPath(s, 0)));
+  }
+  /// COBALT's CorrProc_173014 (HBA_DUAL_INNER, 8-bit, 64 channels, 2 blocks of 196608
+  /// samples per integration: 2.01327 s).
+  void testCobaltProductionParset() {
+    TempDir dir;
+    const std::vector<std::string> fields{"CS001HBA0", "CS001HBA1", "CS002HBA0", "CS002HBA1",
+                                          "RS106HBA"};
+    const double ra = 3.714678791505112, dec = 0.9111103547876606;  // its Beam[0]
+    const std::string text =
+        editedProductionParset("CorrProc_173014.param",
+                               "Observation.VirtualInstrument.stationList = [CS002, RS106, CS001]\n"
+                               "Observation.Beam[0].subbandList = [96..99]\n"
+                               "Observation.stopTime = 2013-09-01 13:03:39\n"
+                               "Sim.nrSources = 1\n" +
+                                   source(0, ra, dec, 4),
+                               fields, dir.path() + "/out");
+    const ObservationSettings s = observeText(dir.path(), "cobalt", text);
+    CPPUNIT_ASSERT_EQUAL(4, s.nrSubbands());
+    for (int sb = 0; sb < 4; ++sb) {
+      CPPUNIT_ASSERT_EQUAL("L173014_SAP000_SB00" + std::to_string(sb) + "_uv.MS",
+                           s.correlatedOutput.filenames[size_t(sb)]);
+      checkProductionMs(s, sb, 64, 2 * 196608 / 195312.5, fields, {ra, dec});
+    }
+  }
+
+  /// BG/P's obs99275: two beams (SAPs), LBA_OUTER, 16-bit, 64 channels, 4 blocks of
+  /// 720 x 64 samples per integration (0.943718 s, where its integrationTime says 1.0).
+  void testBgpProductionParset() {
+    TempDir dir;
+    const std::vector<std::string> fields{"CS001LBA", "CS002LBA", "RS106LBA"};
+    const std::array<double, 2> beam0{6.040199114275893, -0.10396635465921555};
+    const std::array<double, 2> beam1{5.822544921023853, -0.2971728484139445};
+    const std::string text = editedProductionParset(
+        "obs99275-bgp.parset",
+        "Observation.VirtualInstrument.stationList = [CS001LBA, CS002LBA, RS106LBA]\n"
+        "Observation.Beam[0].subbandList = [102, 127]\n"
+        "Observation.Beam[1].subbandList = [102, 127]\n"
+        "Observation.startTime = '2013-03-05 08:46:00'\n"
+        "Observation.stopTime = '2013-03-05 08:46:05'\n"
+        "Observation.DataProducts.Output_Beamformed.enabled = false\n"
+        "Observation.DataProducts.Output_CoherentStokes.enabled = false\n"
+        "Observation.DataProducts.Output_IncoherentStokes.enabled = false\n"
+        "Sim.nrSources = 2\nSim.stationBeamWidth = 0.1\n" +
+            source(0, beam0[0], beam0[1], 4) + source(1, beam1[0], beam1[1], 4),
+        fields, dir.path() + "/out");
+    const ObservationSettings s = observeText(dir.path(), "bgp", text);
+    CPPUNIT_ASSERT_EQUAL(4, s.nrSubbands());
+    CPPUNIT_ASSERT_EQUAL(std::string("L99275_SAP001_SB003_uv.MS"), s.correlatedOutput.filenames[3]);
+    for (int sb = 0; sb < 4; ++sb)
+      checkProductionMs(s, sb, 64, 4 * 720 * 64 / 195312.5, fields, sb < 2 ? beam0 : beam1);
   }
 };
 

@@ -171,7 +171,7 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(size_t(4), out.items.size());
     for (const auto& d : out.items) {
       const int64_t first = d->integration * 3;
-      const int sb = d->subband - 150;
+      const int sb = d->subband;  // the index (subbands 150, 151)
       for (size_t i = 0; i < kCells * 4; i += 7)
         CPPUNIT_ASSERT_EQUAL(std::complex<float>(3.0f * i + 3 * first + 3, 3.0f * sb),
                              d->visibilities[i]);
@@ -232,9 +232,10 @@ class OutputTest : public CppUnit::TestFixture {
     s.correlatedOutput.hosts = {"store1", "store2"};
     s.correlatedOutput.storagePort = 4321;
     const auto d = StorageSender::destinations(s);
-    CPPUNIT_ASSERT_EQUAL(std::string("store1"), d.at(100).host);
-    CPPUNIT_ASSERT_EQUAL(std::string("store2"), d.at(102).host);  // the last one for the rest
-    CPPUNIT_ASSERT_EQUAL(uint16_t(4321), d.at(101).port);
+    // Keyed by subband index (the blocks' subband field), not by number.
+    CPPUNIT_ASSERT_EQUAL(std::string("store1"), d.at(0).host);
+    CPPUNIT_ASSERT_EQUAL(std::string("store2"), d.at(2).host);  // the last one for the rest
+    CPPUNIT_ASSERT_EQUAL(uint16_t(4321), d.at(1).port);
   }
 
   void testSinkRestart() {
@@ -324,14 +325,14 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(sink.waitForTotal(4));
     CPPUNIT_ASSERT_EQUAL(0, sink.bad());
     const auto received = sink.received();
-    for (int sb : {300, 301})
+    for (int sb : {0, 1})  // subband indices (subbands 300, 301)
       for (int64_t i = 0; i < 2; ++i) CPPUNIT_ASSERT_EQUAL(1, received.at(std::make_pair(sb, i)));
     const std::vector<CorrelatedData> dumped = readDump(dump);
     CPPUNIT_ASSERT_EQUAL(size_t(4), dumped.size());
     for (const CorrelatedData& d : dumped) {
       // Blocks 2i and 2i + 1 add up: visibility k = (2k + 4i + 1, 2 (subband index)).
       const int64_t first = 2 * d.integration;
-      const float index = float(d.subband - 300);
+      const float index = float(d.subband);
       for (size_t k = 0; k < d.visibilities.size(); k += 7)
         CPPUNIT_ASSERT_EQUAL(std::complex<float>(float(2 * k + 2 * first + 1), 2 * index),
                              d.visibilities[k]);

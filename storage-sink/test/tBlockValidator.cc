@@ -24,12 +24,12 @@ class BlockValidatorTest : public CppUnit::TestFixture {
     return ObservationSettings::fromParset(Parset::fromString(makeParset(observation)));
   }
   static CorrelatedHeader good() {
-    CorrelatedHeader h = CorrelatedHeader::read(makeBlock(4, 8, 301, 5).serialise(4242).data());
+    CorrelatedHeader h = CorrelatedHeader::read(makeBlock(4, 8, 1, 5).serialise(4242).data());
     return h;
   }
 
   void testGoodHeader() {
-    const BlockValidator validator(settings(), {{300, 0}, {301, 1}});
+    const BlockValidator validator(settings(), {{0, 0}, {1, 1}});
     CPPUNIT_ASSERT_EQUAL(int64_t(6), validator.nrIntegrations());
     const HeaderCheck check = validator.check(good());
     CPPUNIT_ASSERT(check.reason == BlockReject::kNone);
@@ -37,10 +37,11 @@ class BlockValidatorTest : public CppUnit::TestFixture {
   }
 
   void testRejects() {
-    const BlockValidator validator(settings(), {{300, 0}});  // 301 is stored elsewhere
+    const BlockValidator validator(settings(),
+                                   {{0, 0}});  // index 1 (subband 301) is stored elsewhere
     auto expect = [&](BlockReject reason, bool skippable, auto modify) {
       CorrelatedHeader h = good();
-      h.subband = 300;
+      h.subband = 0;
       modify(h);
       const HeaderCheck check = validator.check(h);
       CPPUNIT_ASSERT_EQUAL(std::string(toString(reason)), std::string(toString(check.reason)));
@@ -51,7 +52,7 @@ class BlockValidatorTest : public CppUnit::TestFixture {
     expect(BlockReject::kVersion, false, [](CorrelatedHeader& h) { h.version = 2; });
     expect(BlockReject::kHeaderSize, false, [](CorrelatedHeader& h) { h.headerSize = 128; });
     expect(BlockReject::kObservationId, true, [](CorrelatedHeader& h) { h.observationId = 1; });
-    expect(BlockReject::kSubband, true, [](CorrelatedHeader& h) { h.subband = 301; });
+    expect(BlockReject::kSubband, true, [](CorrelatedHeader& h) { h.subband = 1; });
     expect(BlockReject::kSubband, true, [](CorrelatedHeader& h) { h.subband = 17; });
     expect(BlockReject::kIntegration, true, [](CorrelatedHeader& h) { h.integration = 6; });
     expect(BlockReject::kIntegration, true, [](CorrelatedHeader& h) { h.integration = ~0ull; });
@@ -85,11 +86,11 @@ class BlockValidatorTest : public CppUnit::TestFixture {
     for (int k = 0; k < 3; ++k)
       CPPUNIT_ASSERT_DOUBLES_EQUAL((p1[k] + p3[k]) / 2, swapped[1].position[k], 1e-6);
     CPPUNIT_ASSERT_EQUAL(4, nrOutputStations(settings("OLAP.tiedArrayStationNames = [CS003]\n")));
-    const BlockValidator validator(s, {{300, 0}});
-    CorrelatedHeader h = CorrelatedHeader::read(makeBlock(3, 8, 300, 0).serialise(4242).data());
+    const BlockValidator validator(s, {{0, 0}});
+    CorrelatedHeader h = CorrelatedHeader::read(makeBlock(3, 8, 0, 0).serialise(4242).data());
     CPPUNIT_ASSERT(validator.check(h).reason == BlockReject::kNone);
     h = good();
-    h.subband = 300;
+    h.subband = 0;
     CPPUNIT_ASSERT(validator.check(h).reason == BlockReject::kShape);
   }
 };

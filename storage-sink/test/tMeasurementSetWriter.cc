@@ -38,7 +38,7 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
   void writeIntegrations(const std::vector<int64_t>& order, int64_t pad = 0) {
     MeasurementSetWriter writer(describeMeasurementSet(settings_, 0), path_);
     for (int64_t i : order) {
-      const std::vector<uint8_t> bytes = makeBlock(4, 8, 300, i).serialise(4242);
+      const std::vector<uint8_t> bytes = makeBlock(4, 8, 0, i).serialise(4242);
       CPPUNIT_ASSERT(writer.write(i, bytes.data() + kCorrelatedHeaderSize));
     }
     writer.extendTo(pad);
@@ -144,10 +144,10 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT(writer.reopened());
       CPPUNIT_ASSERT_EQUAL(int64_t(3), writer.gridSize());
       CPPUNIT_ASSERT_EQUAL(int64_t(1), writer.nrMissing());
-      std::vector<uint8_t> other = makeBlock(4, 8, 300, 5).serialise(4242);    // other values
+      std::vector<uint8_t> other = makeBlock(4, 8, 0, 5).serialise(4242);      // other values
       CPPUNIT_ASSERT(!writer.write(2, other.data() + kCorrelatedHeaderSize));  // written rows stay
       for (int64_t i : {1, 4}) {
-        const std::vector<uint8_t> bytes = makeBlock(4, 8, 300, i).serialise(4242);
+        const std::vector<uint8_t> bytes = makeBlock(4, 8, 0, i).serialise(4242);
         CPPUNIT_ASSERT(writer.write(i, bytes.data() + kCorrelatedHeaderSize));
       }
       CPPUNIT_ASSERT_EQUAL(int64_t(5), writer.gridSize());

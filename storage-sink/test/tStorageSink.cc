@@ -88,28 +88,28 @@ class StorageSinkTest : public CppUnit::TestFixture {
     auto run = std::async(std::launch::async, [&] { return sink.run(); });
 
     std::vector<uint8_t> a;  // skippable rejects between good blocks
-    append(a, block(300, 0));
-    std::vector<uint8_t> badCrc = makeBlock(4, 8, 300, 4).serialise(4242);
-    badCrc[32] = 1;                                                 // claims integration 1 ...
-    std::memcpy(badCrc.data() + 48, block(300, 1).data() + 48, 8);  // ... with its CRC
+    append(a, block(0, 0));
+    std::vector<uint8_t> badCrc = makeBlock(4, 8, 0, 4).serialise(4242);
+    badCrc[32] = 1;                                               // claims integration 1 ...
+    std::memcpy(badCrc.data() + 48, block(0, 1).data() + 48, 8);  // ... with its CRC
     append(a, badCrc);
-    append(a, block(300, 1));
-    append(a, block(999, 2));      // not in the parset
-    append(a, block(300, 2, 17));  // another observation
-    append(a, block(300, 2));
-    append(a, block(300, 6));  // beyond the observation
-    append(a, block(300, 2));  // duplicate: the writer keeps the first
-    std::vector<uint8_t> b;    // garbage ends the connection
-    append(b, block(301, 0));
+    append(a, block(0, 1));
+    append(a, block(999, 2));    // not in the parset
+    append(a, block(0, 2, 17));  // another observation
+    append(a, block(0, 2));
+    append(a, block(0, 6));  // beyond the observation
+    append(a, block(0, 2));  // duplicate: the writer keeps the first
+    std::vector<uint8_t> b;  // garbage ends the connection
+    append(b, block(1, 0));
     append(b, std::vector<uint8_t>(64, 0xAB));
-    append(b, block(301, 1));
-    std::vector<uint8_t> c = block(301, 3);  // a half-sent block
-    const std::vector<uint8_t> half = block(301, 4);
+    append(b, block(1, 1));
+    std::vector<uint8_t> c = block(1, 3);  // a half-sent block
+    const std::vector<uint8_t> half = block(1, 4);
     c.insert(c.end(), half.begin(), half.begin() + long(half.size() / 2));
     std::vector<uint8_t> d(64);  // an impossible size
     CorrelatedHeader huge;
     huge.observationId = 4242;
-    huge.subband = 301;
+    huge.subband = 1;
     huge.nrStations = 60000;
     huge.nrChannels = 65536;
     huge.payloadSize = huge.expectedPayloadSize();
@@ -191,7 +191,7 @@ class StorageSinkTest : public CppUnit::TestFixture {
       StorageSink sink(settings(observation), options());
       auto run = std::async(std::launch::async, [&] { return sink.run(); });
       std::vector<uint8_t> bytes;
-      for (int64_t i : {0, 2}) append(bytes, block(300, i));
+      for (int64_t i : {0, 2}) append(bytes, block(0, i));
       sendBytes(sink.port(), bytes);
       waitForConnections(sink, 1);
       std::this_thread::sleep_for(300ms);
@@ -204,7 +204,7 @@ class StorageSinkTest : public CppUnit::TestFixture {
       StorageSink sink(settings(observation), options());
       auto run = std::async(std::launch::async, [&] { return sink.run(); });
       std::vector<uint8_t> bytes;
-      for (int64_t i : {1, 3, 4, 5}) append(bytes, block(300, i));
+      for (int64_t i : {1, 3, 4, 5}) append(bytes, block(0, i));
       sendBytes(sink.port(), bytes);
       CPPUNIT_ASSERT(run.wait_for(30s) == std::future_status::ready);
       const SinkSummary summary = run.get();

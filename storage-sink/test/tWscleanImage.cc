@@ -144,7 +144,7 @@ class WscleanImageTest : public CppUnit::TestFixture {
       const std::vector<double> toSource = delays.delays(source, time);
       const std::vector<double> toCentre = delays.delays(centre, time);
       CorrelatedData block(nrStations, settings.channelsPerSubband);
-      block.subband = settings.subbands[size_t(subbandIndex)].number;
+      block.subband = subbandIndex;
       block.integration = i;
       for (int b = 0; b < nrBaselines(nrStations); ++b) {
         const auto [s1, s2] = baselineStations(b);

@@ -45,7 +45,7 @@ std::vector<std::string> writeObservation(const TestObservation& observation, bo
     std::vector<uint8_t> bytes;
     for (const SubbandSettings& sb : s.subbands)
       for (int64_t i = 0; i < s.nrIntegrations(); ++i) {
-        const auto block = makeBlock(s.nrStations(), s.channelsPerSubband, sb.number, i)
+        const auto block = makeBlock(s.nrStations(), s.channelsPerSubband, sb.index, i)
                                .serialise(uint64_t(s.observationId));
         bytes.insert(bytes.end(), block.begin(), block.end());
       }
