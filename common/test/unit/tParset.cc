@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "SettingsTestUtil.h"
 #include "rtcp/Parset.h"
 
 namespace {
@@ -14,24 +15,7 @@ namespace {
 using rtcp::Parset;
 using rtcp::ParsetError;
 
-/// A fresh directory under the system temp dir, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tParset-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string file = (path_ / name).string();
-    std::ofstream(file) << text;
-    return file;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using rtcp::test::settings::TempDir;
 
 /// "k<i>" (built by appending: GCC 12 warns falsely on "k" + std::to_string(i)).
 std::string keyName(int i) {
@@ -39,9 +23,7 @@ std::string keyName(int i) {
   return key.append(std::to_string(i));
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using rtcp::test::settings::contains;
 
 /// The message of the ParsetError that `action` throws (fails the test if none).
 template <typename Action>
