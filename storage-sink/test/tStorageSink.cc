@@ -158,7 +158,7 @@ class StorageSinkTest : public CppUnit::TestFixture {
     StorageSink sink(settings(observation), o);
     auto run = std::async(std::launch::async, [&] { return sink.run(); });
     std::vector<std::thread> senders;
-    for (int subband : {300, 301})
+    for (int subband : {0, 1})  // indices of subbands 300, 301
       senders.emplace_back([&, subband] {
         std::vector<uint8_t> bytes;
         for (int64_t i : {5, 0, 3, 1, 4, 2}) append(bytes, block(subband, i));
