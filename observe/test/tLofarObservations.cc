@@ -198,7 +198,10 @@ class LofarObservationsTest : public CppUnit::TestFixture {
     TempDir dir;
     LofarObservation o;
     o.obsId = 4801;
-    o.fields = {"CS001LBA", "CS002LBA", "RS106LBA"};
+    // Five stations: with three, the dirty image's fringes have other maxima as high as
+    // the source's within the image at some hour angles.
+    o.stations = {"CS001", "CS002", "CS003", "RS106", "RS205"};
+    o.fields = {"CS001LBA", "CS002LBA", "CS003LBA", "RS106LBA", "RS205LBA"};
     o.outputDir = dir.path() + "/out";
     // Two SAPs 17 degrees apart, a source on each; the station beam (6 degrees wide)
     // hides each source from the other beam's subbands.
