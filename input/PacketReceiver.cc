@@ -216,13 +216,14 @@ void PacketReceiver::readFile() {
       continue;
     }
     if (options_.paced) {
-      // Records up to kReplayLead ahead of the wall clock go at once: a wake-up per
-      // packet (every 82 us per stream) would cost more CPU than the packets themselves.
+      // Records up to kReplayLead ahead of the wall clock go at once, and a sleep lasts
+      // until the record is due (not until it is kReplayLead ahead: then the next record,
+      // 82 us later, would be out of reach again and every record cost a wake-up).
       const int64_t sample = clock_.sampleNumber(h.stamp()) + kRspSamplesPerPacket;
       const double due = clock_.unixTime(sample) + options_.clockShift;
       if (due > wallClock() + kReplayLead) {
         flush();  // what is due
-        if (!sleepUntil(due - kReplayLead)) break;
+        if (!sleepUntil(due)) break;
       }
     }
     batch[size_t(count)] = record;

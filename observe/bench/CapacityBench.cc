@@ -66,10 +66,10 @@ std::string parset(const CapacityOptions& o, int nrSubbands, const std::string& 
       p << (port ? ", " : "");
       if (inputs.empty())
         p << "udp:127.0.0.1:" << 20000 + 10 * s + port;
-      else if (port == 0)  // station-sim's recording names
-        p << "file:" << inputs << "/" << kStations[s] << ".rsp";
+      else if (port == 0)  // station-sim's recording names: the antenna field's
+        p << "file:" << inputs << "/" << kStations[s] << "LBA.rsp";
       else
-        p << "file:" << inputs << "/" << kStations[s] << "-" << port << ".rsp";
+        p << "file:" << inputs << "/" << kStations[s] << "LBA-" << port << ".rsp";
     }
     p << "]\n";
   }
