@@ -18,7 +18,10 @@ constexpr size_t kLargestRecord = kRspHeaderSize + 255 * 255 * 8;
 }  // namespace
 
 RecordingReader::RecordingReader(int fd, std::string name, size_t chunkBytes)
-    : fd_(fd), name_(std::move(name)), chunkBytes_(chunkBytes), buffer_(chunkBytes + kLargestRecord) {
+    : fd_(fd),
+      name_(std::move(name)),
+      chunkBytes_(chunkBytes),
+      buffer_(chunkBytes + kLargestRecord) {
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 }
 

@@ -56,11 +56,16 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
     const int value = std::stoi(argv[i + 1]);
-    if (key == "--stations") o.stations = value;
-    else if (key == "--subbands") o.subbands = value;
-    else if (key == "--samples") o.samples = value;
-    else if (key == "--blocks") o.blocks = value;
-    else throw std::invalid_argument("rtcp-exchange-bench: unknown option " + key);
+    if (key == "--stations")
+      o.stations = value;
+    else if (key == "--subbands")
+      o.subbands = value;
+    else if (key == "--samples")
+      o.samples = value;
+    else if (key == "--blocks")
+      o.blocks = value;
+    else
+      throw std::invalid_argument("rtcp-exchange-bench: unknown option " + key);
   }
   return o;
 }
@@ -112,8 +117,8 @@ int run(int argc, char** argv) {
     if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
     transpose.transpose(b, fetchedPointers, receivedPointers, subbands);
   }
-  const double waitFraction = (cpuSeconds() - waitCpu0) /
-                              std::chrono::duration<double>(Clock::now() - waitStart).count();
+  const double waitFraction =
+      (cpuSeconds() - waitCpu0) / std::chrono::duration<double>(Clock::now() - waitStart).count();
 
   if (rank == 0) {
     const double gbps = 8.0 * totals[1] / (totals[2] / nrRanks) / 1e9;

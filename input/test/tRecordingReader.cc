@@ -27,8 +27,9 @@ class RecordingReaderTest : public CppUnit::TestFixture {
   }
 
   /// Reads records as ionproc does (header, size, the whole record); their bytes and offsets.
-  static std::vector<std::pair<uint64_t, std::vector<uint8_t>>> readRecords(
-      const std::string& path, size_t chunkBytes, size_t& leftOver) {
+  static std::vector<std::pair<uint64_t, std::vector<uint8_t>>> readRecords(const std::string& path,
+                                                                            size_t chunkBytes,
+                                                                            size_t& leftOver) {
     const int fd = ::open(path.c_str(), O_RDONLY);
     CPPUNIT_ASSERT(fd >= 0);
     RecordingReader reader(fd, path, chunkBytes);
@@ -65,9 +66,9 @@ class RecordingReaderTest : public CppUnit::TestFixture {
       uint64_t offset = 0;
       for (size_t i = 0; i < packets.size(); ++i) {
         CPPUNIT_ASSERT_EQUAL(offset, records[i].first);
-        CPPUNIT_ASSERT_MESSAGE("record " + std::to_string(i) + ", chunks of " +
-                                   std::to_string(chunk),
-                               packets[i] == records[i].second);
+        CPPUNIT_ASSERT_MESSAGE(
+            "record " + std::to_string(i) + ", chunks of " + std::to_string(chunk),
+            packets[i] == records[i].second);
         offset += packets[i].size();
       }
     }
