@@ -102,8 +102,8 @@ class StationBandpassTest : public CppUnit::TestFixture {
                        writeParset(dir_.path() + "/record.parset", o), "--record", recordings},
                       dir_.path() + "/record.log"));
     o.realTime = false;
-    for (const std::string& station : o.stations)
-      o.inputs.push_back("file:" + recordings + "/" + station + ".rsp");
+    for (const std::string& station : o.stations)  // station-sim names them after the LBA field
+      o.inputs.push_back("file:" + recordings + "/" + station + "LBA.rsp");
 
     const StationFilter& filter = StationFilter::lofar();
     for (const int channels : {64, 256}) {
