@@ -57,9 +57,12 @@ int exchange(int argc, char** argv) {
   bool help = false;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
-    else if (arg == "--subbands" && i + 1 < argc) subbands = std::atoi(argv[++i]);
-    else help = true;
+    if (arg == "--runs" && i + 1 < argc)
+      runs = std::atoi(argv[++i]);
+    else if (arg == "--subbands" && i + 1 < argc)
+      subbands = std::atoi(argv[++i]);
+    else
+      help = true;
   }
   if (help) {
     std::cout << "rtcp-bench exchange [--runs N] [--subbands N]: the ranks' transpose (16 "
@@ -72,9 +75,8 @@ int exchange(int argc, char** argv) {
     for (const Setting& s : settings()) {
       std::vector<std::string> command{"/usr/bin/env"};
       command.insert(command.end(), s.environment.begin(), s.environment.end());
-      command.insert(command.end(),
-                     {mpirunExecutable(), "-np", "2", RTCP_EXCHANGE_BENCH_EXE, "--subbands",
-                      std::to_string(subbands)});
+      command.insert(command.end(), {mpirunExecutable(), "-np", "2", RTCP_EXCHANGE_BENCH_EXE,
+                                     "--subbands", std::to_string(subbands)});
       ChildProcess child("exchange", command, log.string());
       child.start();
       child.waitFor(300);
@@ -93,7 +95,8 @@ int exchange(int argc, char** argv) {
     printFigure(prefix + "cpu_seconds_per_gb", median(r["cpu_seconds_per_gb"]));
     printFigure(prefix + "wait_cpu_fraction", median(r["wait_cpu_fraction"]));
   }
-  printFigure("exchange.memcpy_gbps_one_thread", median(results["mpich_default"]["memcpy_gbps_one_thread"]));
+  printFigure("exchange.memcpy_gbps_one_thread",
+              median(results["mpich_default"]["memcpy_gbps_one_thread"]));
   return 0;
 }
 

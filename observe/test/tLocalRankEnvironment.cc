@@ -25,15 +25,17 @@ class LocalRankEnvironmentTest : public CppUnit::TestFixture {
     ::unsetenv("UCX_TLS");
   }
   void tearDown() override {
-    if (saved_) ::setenv("UCX_TLS", saved_->c_str(), 1);
-    else ::unsetenv("UCX_TLS");
+    if (saved_)
+      ::setenv("UCX_TLS", saved_->c_str(), 1);
+    else
+      ::unsetenv("UCX_TLS");
   }
 
   void testSharedMemoryTransportsBeforeMpirun() {
     const std::vector<std::string> command =
         withLocalRankEnvironment({"/usr/bin/mpirun", "-np", "2", "correlator"});
-    const std::vector<std::string> expected{"/usr/bin/env", "UCX_TLS=sm,self", "/usr/bin/mpirun",
-                                            "-np", "2", "correlator"};
+    const std::vector<std::string> expected{
+        "/usr/bin/env", "UCX_TLS=sm,self", "/usr/bin/mpirun", "-np", "2", "correlator"};
     CPPUNIT_ASSERT(command == expected);
   }
 
