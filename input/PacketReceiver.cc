@@ -3,9 +3,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -13,6 +11,8 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+
+#include "RecordingReader.h"
 
 namespace rtcp::ion {
 namespace {
@@ -167,63 +167,46 @@ void PacketReceiver::receiveUdp() {
   }
 }
 
-/// A recording mapped read-only: packets are parsed where they lie in the page cache,
-/// not copied out of it first (a read() copy cost most of ionproc's CPU in real-time
-/// replays).
-class MappedRecording {
- public:
-  MappedRecording(int fd, const std::string& name) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw StreamError(name + ": fstat: " + std::strerror(errno));
-    size_ = size_t(st.st_size);
-    if (size_ == 0) return;
-    void* data = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (data == MAP_FAILED) throw StreamError(name + ": mmap: " + std::strerror(errno));
-    ::madvise(data, size_, MADV_SEQUENTIAL);
-    data_ = static_cast<const uint8_t*>(data);
-  }
-  ~MappedRecording() {
-    if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
-  }
-  MappedRecording(const MappedRecording&) = delete;
-  MappedRecording& operator=(const MappedRecording&) = delete;
-  std::span<const uint8_t> bytes() const { return {data_, size_}; }
-
- private:
-  const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
-
 void PacketReceiver::readFile() {
-  const MappedRecording recording(input_->fileDescriptor(), name_);
-  const std::span<const uint8_t> bytes = recording.bytes();
+  RecordingReader reader(input_->fileDescriptor(), name_);
   std::array<std::span<const uint8_t>, kBatch> batch;
   int count = 0;
   auto flush = [&] {
     handle({batch.data(), size_t(count)});
     count = 0;
   };
-  for (size_t offset = 0; !stop_ && offset < bytes.size();) {
-    if (bytes.size() - offset < kRspHeaderSize) {
-      RTCP_LOG_WARN("ionproc", name_ << ": recording ends inside the header at byte " << offset);
+  // The batch points into the reader's buffer: flushed before every fill().
+  auto more = [&] {
+    flush();
+    return reader.fill();
+  };
+  while (!stop_) {
+    std::span<const uint8_t> bytes = reader.unread();
+    if (bytes.size() < kRspHeaderSize) {
+      if (more()) continue;
+      if (!bytes.empty())
+        RTCP_LOG_WARN("ionproc",
+                      name_ << ": recording ends inside the header at byte " << reader.position());
       break;
     }
-    const RspHeader h = RspHeader::read(bytes.data() + offset);
+    const RspHeader h = RspHeader::read(bytes.data());
     const int bits = h.bitsPerSample();
     if (bits == 0) {  // the size of this record is unknown: the rest cannot be found
       ++counters_.received;
       ++counters_.rejected[size_t(RspReject::kBitMode)];
-      RTCP_LOG_ERROR("ionproc", name_ << ": record at byte " << offset
+      RTCP_LOG_ERROR("ionproc", name_ << ": record at byte " << reader.position()
                                       << " has an invalid bit mode; cannot find the next packet");
       break;
     }
     const size_t size = rspPacketSize(bits, h.nrBeamlets, h.nrBlocks);
-    if (size > bytes.size() - offset) {
-      RTCP_LOG_WARN("ionproc", name_ << ": recording ends inside the record at byte " << offset);
+    if (size > bytes.size()) {
+      if (more()) continue;
+      RTCP_LOG_WARN("ionproc",
+                    name_ << ": recording ends inside the record at byte " << reader.position());
       break;
     }
-    const std::span<const uint8_t> record = bytes.subspan(offset, size);
-    offset += size;
+    const std::span<const uint8_t> record = bytes.first(size);
+    reader.consume(size);
     if (size > kSlotSize) {  // larger than any valid packet (a datagram would be truncated)
       ++counters_.received;
       const RspReject why =
@@ -233,13 +216,14 @@ void PacketReceiver::readFile() {
       continue;
     }
     if (options_.paced) {
-      // Records up to kReplayLead ahead of the wall clock go at once: a wake-up per
-      // packet (every 82 us per stream) would cost more CPU than the packets themselves.
+      // Records up to kReplayLead ahead of the wall clock go at once, and a sleep lasts
+      // until the record is due (not until it is kReplayLead ahead: then the next record,
+      // 82 us later, would be out of reach again and every record cost a wake-up).
       const int64_t sample = clock_.sampleNumber(h.stamp()) + kRspSamplesPerPacket;
       const double due = clock_.unixTime(sample) + options_.clockShift;
       if (due > wallClock() + kReplayLead) {
         flush();  // what is due
-        if (!sleepUntil(due - kReplayLead)) break;
+        if (!sleepUntil(due)) break;
       }
     }
     batch[size_t(count)] = record;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "Executables.h"
+#include "LocalRankEnvironment.h"
 #include "ProgressMonitor.h"
 #include "rtcp/Logger.h"
 #include "rtcp/RspPacket.h"
@@ -272,7 +273,7 @@ void Observation::startCorrelator(const std::vector<std::string>& ionprocEndpoin
   }
   correlator.insert(correlator.begin(),
                     {mpirunExecutable(), "-np", std::to_string(options_.ranks)});
-  addPart("correlator", correlator);
+  addPart("correlator", withLocalRankEnvironment(correlator));
 }
 
 void Observation::startStationSims() {

@@ -2,6 +2,12 @@
 /// \file AlignedBuffer.h
 /// A fixed-size, 64-byte aligned, zero-initialised array: the one allocation helper for
 /// sample and visibility buffers (allocated once, moved, never copied by accident).
+/// Large buffers (circular sample buffers, station blocks) are 2 MB aligned and asked for
+/// transparent huge pages before they are zeroed: a paravirtualised guest pays dearly for
+/// each page fault (zeroing 1 GB: 7-9 s in 4 KB pages, 3.8 s in huge pages, here), and
+/// the kernels walk them with fewer TLB misses.
+
+#include <sys/mman.h>
 
 #include <cstddef>
 #include <cstdlib>
@@ -14,6 +20,8 @@
 namespace rtcp {
 
 constexpr size_t kBufferAlignment = 64;
+constexpr size_t kHugePageSize = size_t(2) << 20;
+constexpr size_t kHugePageThreshold = size_t(8) << 20;  ///< bytes from which huge pages pay
 
 template <typename T>
 class AlignedBuffer {
@@ -23,10 +31,12 @@ class AlignedBuffer {
   AlignedBuffer() = default;
   explicit AlignedBuffer(size_t size) : size_(size) {
     if (size == 0) return;
-    const size_t bytes =
-        (size * sizeof(T) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-    data_ = static_cast<T*>(std::aligned_alloc(kBufferAlignment, bytes));
+    const bool huge = size * sizeof(T) >= kHugePageThreshold;
+    const size_t alignment = huge ? kHugePageSize : kBufferAlignment;
+    const size_t bytes = (size * sizeof(T) + alignment - 1) / alignment * alignment;
+    data_ = static_cast<T*>(std::aligned_alloc(alignment, bytes));
     if (!data_) throw std::bad_alloc();
+    if (huge) ::madvise(static_cast<void*>(data_), bytes, MADV_HUGEPAGE);  // a hint only
     std::memset(static_cast<void*>(data_), 0, bytes);
   }
   ~AlignedBuffer() { std::free(data_); }

@@ -4,7 +4,8 @@
 /// holds the StationBlocks of the stations it fetched, with every subband; after it,
 /// every rank holds, for every station, the subbands it processes in that block
 /// (WorkDistribution). MPI datatypes point straight at the blocks' buffers (MPI_BOTTOM
-/// with absolute addresses), so nothing is packed or unpacked on either side.
+/// with absolute addresses) for the small items; each sample row (subband of a station)
+/// is one contiguous message, moved with a single copy; nothing is packed or unpacked.
 ///
 /// MPICH busy-polls in a blocking wait, which would take the core from this rank's own
 /// processing threads while a partner is late; but it also moves data only inside MPI
@@ -51,6 +52,15 @@ class Transpose {
   Layout receiveLayout(int source, std::span<StationBlock* const> received,
                        size_t nrSubbands) const;
   static MPI_Datatype commit(const Layout& layout);
+  /// Posts the receives of the partner's rows (its stations, this rank's subbands) and the
+  /// sends of this rank's rows of the partner's subbands.
+  void postRows(int partner, std::span<StationBlock* const> fetched,
+                const std::vector<int>& theirSubbands, std::span<StationBlock* const> received,
+                size_t nrOwnSubbands, std::vector<MPI_Request>& requests);
+  /// This rank's own stations' rows of its own subbands.
+  void copyOwnRows(std::span<StationBlock* const> fetched, std::span<StationBlock* const> received,
+                   const std::vector<int>& subbands);
+  static constexpr int kRowTag = 15;
   void waitSleeping(MPI_Request& request);
 
   MPI_Comm comm_;

@@ -1,6 +1,7 @@
 // rtcp-bench ingest: RSP packets per second and Gb/s that one receiving thread (recvmmsg,
 // validation, circular buffer) sustains from a local UDP sender thread, at full speed and
-// paced at rising rates to find the highest loss-free rate.
+// paced at rising rates to find the highest loss-free rate; and the CPU seconds per GB
+// that input costs, live (UDP) and replayed (a recording read as fast as it goes).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -11,6 +12,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -123,15 +126,81 @@ struct Trial {
   double receiverCpu = 0;
 };
 
+/// A recording of `bytes` of valid packets written to a temporary file (so in the page
+/// cache, as a replay's recordings are); removed when done.
+class TemporaryRecording {
+ public:
+  explicit TemporaryRecording(size_t bytes)
+      : path_(std::filesystem::temp_directory_path() /
+              ("rtcp-ingest-" + std::to_string(::getpid()) + ".rsp")) {
+    const SampleClock clock(200);
+    RspHeader h;
+    h.setClockMHz(200);
+    h.setBitsPerSample(kBits);
+    h.setStationId(kStationId);
+    h.nrBeamlets = kBeamlets;
+    std::vector<std::complex<int16_t>> samples(size_t(kBeamlets) * 16 * 2, {3, -3});
+    std::vector<uint8_t> packet(rspPacketSize(kBits, kBeamlets));
+    std::ofstream out(path_, std::ios::binary);
+    int64_t next = clock.secondStart(1700000000);
+    for (size_t written = 0; written < bytes; written += packet.size()) {
+      const RspStamp stamp = clock.stamp(next);
+      h.timestamp = stamp.timestamp;
+      h.blockSequenceNumber = stamp.sequence;
+      encodeRspPacket(h, samples.data(), packet.data());
+      out.write(reinterpret_cast<const char*>(packet.data()), std::streamsize(packet.size()));
+      next += kRspSamplesPerPacket;
+      ++packets_;
+    }
+    if (!out) throw std::runtime_error("ingest: cannot write " + path_.string());
+  }
+  ~TemporaryRecording() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+  uint64_t packets() const { return packets_; }
+
+ private:
+  std::filesystem::path path_;
+  uint64_t packets_ = 0;
+};
+
+/// Replays a recording through a PacketReceiver as fast as it goes; CPU seconds per GB.
+double replayedCpuSecondsPerGb(size_t bytes) {
+  const TemporaryRecording recording(bytes);
+  const SampleClock clock(200);
+  CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
+                              false);
+  StreamCounters counters;
+  ReceiverOptions options;
+  options.expect = {200, kBits, kBeamlets, kStationId};
+  options.neededBeamlets = kBeamlets;
+  StreamDescriptor file;
+  file.path = recording.path();
+  PacketReceiver receiver("ingest file", file, 0, buffer, counters, options);
+  const double cpu0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
+  receiver.start();
+  while (counters.received < recording.packets())
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const double cpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+  receiver.stop();
+  if (counters.accepted != recording.packets())
+    throw std::runtime_error("ingest: the replay accepted " + std::to_string(counters.accepted) +
+                             " of " + std::to_string(recording.packets()) + " packets");
+  return cpu / (double(recording.packets()) * double(rspPacketSize(kBits, kBeamlets)) / 1e9);
+}
+
 int runIngest(int argc, char** argv) {
   double seconds = 1.0;
+  double replayMb = 512;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help") {
-      std::printf("rtcp-bench ingest [--seconds S]: UDP ingest rate of one receiving thread\n");
+      std::printf(
+          "rtcp-bench ingest [--seconds S] [--replay-mb MB]: UDP ingest rate of one receiving "
+          "thread; CPU s per GB of live and replayed input\n");
       return 0;
     }
     if (arg == "--seconds" && i + 1 < argc) seconds = std::stod(argv[++i]);
+    if (arg == "--replay-mb" && i + 1 < argc) replayMb = std::stod(argv[++i]);
   }
   const SampleClock clock(200);
   CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
@@ -176,6 +245,7 @@ int runIngest(int argc, char** argv) {
   }
   receiver.stop();
   const double reference = memcpyGbps();
+  const double replayed = replayedCpuSecondsPerGb(size_t(replayMb * 1e6));
   const double corePps = full.receiverCpu > 0 ? full.received / full.receiverCpu : 0;
 
   printFigure("ingest.packet_bytes", double(sender.packetSize()));
@@ -191,6 +261,11 @@ int runIngest(int argc, char** argv) {
   printFigure("ingest.loss_free_limited_by", senderLimited ? "sender" : "receiver");
   printFigure("ingest.memcpy_gbps_one_thread", reference);
   printFigure("ingest.receiver_core_fraction_of_memcpy", corePps * bitsPerPacket / 1e9 / reference);
+  printFigure("ingest.live_cpu_seconds_per_gb",
+              full.received ? full.receiverCpu / (double(full.received) * bitsPerPacket / 8e9) : 0);
+  printFigure("ingest.replayed_cpu_seconds_per_gb", replayed);
+  // The same bytes copied once by one thread: what the input's copy into its buffer costs.
+  printFigure("ingest.memcpy_cpu_seconds_per_gb", 8.0 / reference);
   printFigure("ingest.rejected_or_late",
               double(counters.late + counters.duplicated + counters.received - counters.accepted));
   return 0;

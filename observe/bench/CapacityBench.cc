@@ -1,13 +1,18 @@
 // rtcp-bench capacity: the largest number of subbands the whole chain (ionproc +
 // correlator ranks + storage-sink, launched by observe) sustains in real time with zero
-// loss, for 16 stations at 64 channels, replaying recordings made by station-sim; each
-// part's share of the CPU; and the ratio to the compute-bound capacity the correlator's
-// own chain benchmark predicts (cores x subbands per core).
+// loss, for 16 stations at 64 channels, with recordings made by station-sim replayed
+// (`--input replayed`) or with station-sim sending live UDP (`--input live`), or both
+// (the default); the ratio to the compute-bound capacity the correlator's own chain
+// benchmark predicts (cores x subbands per core); and a CPU budget.
 //
-// A trial records N subbands, replays them in real time through `observe --now`, and
-// passes when the observation is ok with no packet lost, no block dropped (ranks
-// behind) and no integration dropped (storage behind). N doubles until a trial fails,
-// then bisects.
+// A trial records N subbands, replays them in real time through `observe --now` (or lets
+// observe start station-sim), and passes when the observation is ok with no packet lost,
+// no block dropped (ranks behind) and no integration dropped (storage behind). N doubles
+// until a trial fails, then bisects. The CPU budget is marginal: a second trial at the
+// sustained N lasts twice as long, and the difference of each part's CPU seconds over the
+// difference of observed seconds leaves out start-up (ionproc zeroing its buffers, the
+// ranks' FFTW plans, storage-sink's MS creation): CPU seconds per observed second per
+// part, and per station-subband. station-sim's CPU is reported beside, not counted.
 #include <boost/program_options.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -31,10 +36,11 @@ namespace po = boost::program_options;
 
 struct CapacityOptions {
   int nrStations = 16;
-  double seconds = 5;
+  int seconds = 5;
   int ranks = 2;
   int maxSubbands = 64;
-  std::string directory;  ///< empty: a temporary one, removed afterwards
+  std::string input = "both";  ///< replayed, live or both
+  std::string directory;       ///< empty: a temporary one, removed afterwards
 };
 
 const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "CS006",
@@ -45,13 +51,13 @@ const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "C
 constexpr int kBeamletsPerPort = 61;  ///< 16-bit RSP packets
 
 /// 0.25 s blocks of 768 spectra x 64 channels, 1 s integrations, 16-bit samples.
-std::string parset(const CapacityOptions& o, int nrSubbands, const std::string& inputs,
+std::string parset(const CapacityOptions& o, int seconds, int nrSubbands, const std::string& inputs,
                    const std::string& output) {
   std::ostringstream p;
   p << "Observation.ObsID = " << 7000 + nrSubbands << "\n"
     << "Observation.startTime = '2026-01-01 00:00:00'\n"
-    << "Observation.stopTime = '2026-01-01 00:00:" << (o.seconds < 10 ? "0" : "") << o.seconds
-    << "'\n"
+    << "Observation.stopTime = '2026-01-01 00:" << (seconds / 60 < 10 ? "0" : "") << seconds / 60
+    << ":" << (seconds % 60 < 10 ? "0" : "") << seconds % 60 << "'\n"
     << "Observation.nrBitsPerSample = 16\nObservation.antennaSet = "
        "LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
     << "Observation.VirtualInstrument.stationList = [";
@@ -66,10 +72,10 @@ std::string parset(const CapacityOptions& o, int nrSubbands, const std::string& 
       p << (port ? ", " : "");
       if (inputs.empty())
         p << "udp:127.0.0.1:" << 20000 + 10 * s + port;
-      else if (port == 0)  // station-sim's recording names
-        p << "file:" << inputs << "/" << kStations[s] << ".rsp";
+      else if (port == 0)  // station-sim's recording names: the antenna field's
+        p << "file:" << inputs << "/" << kStations[s] << "LBA.rsp";
       else
-        p << "file:" << inputs << "/" << kStations[s] << "-" << port << ".rsp";
+        p << "file:" << inputs << "/" << kStations[s] << "LBA-" << port << ".rsp";
     }
     p << "]\n";
   }
@@ -119,16 +125,22 @@ struct Trial {
   std::map<std::string, double> cpuSeconds;
 };
 
-Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands) {
-  const std::string dir = top + "/N" + std::to_string(nrSubbands);
+/// One trial of nrSubbands for `seconds`; live: station-sim sends UDP (observe starts it).
+Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands, int seconds,
+               bool live) {
+  const std::string dir = top + (live ? "/live-N" : "/replayed-N") + std::to_string(nrSubbands) +
+                          "-" + std::to_string(seconds) + "s";
   fs::create_directories(dir);
   const std::string recordings = dir + "/recordings";
-  writeFile(dir + "/record.parset", parset(o, nrSubbands, "", dir + "/ms"));
-  if (run("station-sim",
-          {partExecutable("station-sim"), dir + "/record.parset", "--record", recordings},
-          dir + "/record.log") != 0)
-    throw std::runtime_error("station-sim could not record (see " + dir + "/record.log)");
-  writeFile(dir + "/replay.parset", parset(o, nrSubbands, recordings, dir + "/ms"));
+  if (!live) {
+    writeFile(dir + "/record.parset", parset(o, seconds, nrSubbands, "", dir + "/ms"));
+    if (run("station-sim",
+            {partExecutable("station-sim"), dir + "/record.parset", "--record", recordings},
+            dir + "/record.log") != 0)
+      throw std::runtime_error("station-sim could not record (see " + dir + "/record.log)");
+  }
+  writeFile(dir + "/replay.parset",
+            parset(o, seconds, nrSubbands, live ? "" : recordings, dir + "/ms"));
   const std::string obs = dir + "/obs";
   const int code = run("observe",
                        {partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs,
@@ -168,6 +180,7 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
       "seconds", po::value(&o.seconds), "seconds per trial observation (default 5)")(
       "ranks", po::value(&o.ranks), "correlator ranks (default 2)")(
       "max-subbands", po::value(&o.maxSubbands), "largest number of subbands tried (default 64)")(
+      "input", po::value(&o.input), "replayed, live or both (default both)")(
       "dir", po::value(&o.directory), "keep the trials' logs and summaries here");
   po::variables_map vm;
   po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(),
@@ -179,26 +192,21 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
   }
   if (o.nrStations < 2 || o.nrStations > int(std::size(kStations)))
     throw po::error("--stations: 2..24");
+  if (o.seconds < 1 || o.seconds > 1799) throw po::error("--seconds: 1..1799");
+  if (o.input != "replayed" && o.input != "live" && o.input != "both")
+    throw po::error("--input: replayed, live or both");
   return o;
 }
 
-int capacity(int argc, char** argv) {
-  const std::optional<CapacityOptions> options = parseOptions(argc, argv);
-  if (!options) return 0;
-  const CapacityOptions& o = *options;
-  const int cores = coresOfThisMachine();
-  // The prediction first, on a quiet machine.
-  const double predicted = cores * correlator::bench::chainSubbandsPerCore(o.nrStations);
-  const std::string top =
-      o.directory.empty() ? fs::temp_directory_path().string() + "/rtcp-capacity" : o.directory;
-  fs::remove_all(top);
-  fs::create_directories(top);
-
+/// Bisects the sustained number of subbands of one input mode and prints its figures.
+void measureMode(const CapacityOptions& o, const std::string& top, bool live, double predicted) {
+  const int seconds = o.seconds;
   std::map<int, Trial> trials;
   auto attempt = [&](int n) -> bool {
-    Trial t = runTrial(o, top, n);
-    std::cerr << "capacity: " << n << " subbands: " << (t.sustained ? "sustained" : "NOT sustained")
-              << " (" << t.why << ")\n";
+    Trial t = runTrial(o, top, n, seconds, live);
+    std::cerr << "capacity (" << (live ? "live" : "replayed") << "): " << n
+              << " subbands: " << (t.sustained ? "sustained" : "NOT sustained") << " (" << t.why
+              << ")\n";
     const bool ok = t.sustained;
     trials[n] = std::move(t);
     return ok;
@@ -216,20 +224,47 @@ int capacity(int argc, char** argv) {
     (attempt(middle) ? good : bad) = middle;
   }
 
+  const std::string mode = live ? "capacity.live." : "capacity.replayed.";
+  printFigure(mode + "subbands_sustained", good);
+  printFigure(mode + "first_subbands_not_sustained",
+              bad > o.maxSubbands ? std::string("none tried") : std::to_string(bad));
+  printFigure(mode + "ratio_to_prediction", predicted > 0 ? good / predicted : 0);
+  if (good == 0) return;
+  // The CPU budget: a trial twice as long at the sustained number, marginal CPU.
+  const Trial& shorter = trials.at(good);
+  const Trial longer = runTrial(o, top, good, 2 * seconds, live);
+  printFigure(mode + "double_length_trial_sustained", longer.sustained ? "yes" : longer.why);
+  double chain = 0;
+  for (const auto& [part, cpu] : longer.cpuSeconds) {
+    const auto before = shorter.cpuSeconds.find(part);
+    if (before == shorter.cpuSeconds.end()) continue;
+    const double perSecond = std::max(0.0, (cpu - before->second) / seconds);
+    printFigure(mode + "cpu_per_observed_second." + part, perSecond);
+    printFigure(mode + "cpu_per_station_subband." + part, perSecond / (good * o.nrStations));
+    if (part != "station-sim") chain += perSecond;
+  }
+  printFigure(mode + "cpu_per_observed_second.chain", chain);
+  printFigure(mode + "cpu_per_station_subband.chain", chain / (good * o.nrStations));
+  printFigure(mode + "chain_cpu_fraction_of_cores", chain / coresOfThisMachine());
+}
+
+int capacity(int argc, char** argv) {
+  const std::optional<CapacityOptions> options = parseOptions(argc, argv);
+  if (!options) return 0;
+  const CapacityOptions& o = *options;
+  const int cores = coresOfThisMachine();
+  // The prediction first, on a quiet machine.
+  const double predicted = cores * correlator::bench::chainSubbandsPerCore(o.nrStations);
+  const std::string top =
+      o.directory.empty() ? fs::temp_directory_path().string() + "/rtcp-capacity" : o.directory;
+  fs::remove_all(top);
+  fs::create_directories(top);
   printFigure("capacity.stations", o.nrStations);
   printFigure("capacity.channels", 64);
   printFigure("capacity.cores", cores);
-  printFigure("capacity.subbands_sustained", good);
-  printFigure("capacity.first_subbands_not_sustained",
-              bad > o.maxSubbands ? std::string("none tried") : std::to_string(bad));
   printFigure("capacity.predicted_subbands_compute_bound", predicted);
-  printFigure("capacity.ratio_to_prediction", predicted > 0 ? good / predicted : 0);
-  if (good > 0) {
-    const Trial& t = trials.at(good);
-    for (const auto& [part, seconds] : t.cpuSeconds)
-      printFigure("capacity.cpu_share." + part,
-                  t.wallSeconds > 0 ? seconds / (t.wallSeconds * cores) : 0);
-  }
+  if (o.input != "live") measureMode(o, top, false, predicted);
+  if (o.input != "replayed") measureMode(o, top, true, predicted);
   if (o.directory.empty()) fs::remove_all(top);
   return 0;
 }
