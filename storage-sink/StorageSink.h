@@ -1,8 +1,9 @@
 #pragma once
 /// \file StorageSink.h
 /// The storage tier (DESIGN §1): a TCP server that accepts any number of connections (a
-/// thread each), validates and stages the correlated blocks, and writes them through one
-/// write-behind writer thread per MeasurementSet of the subbands stored on this host.
+/// thread each), validates and stages the correlated blocks, and writes them into one
+/// MeasurementSet per subband stored on this host through a few write-behind writer
+/// threads (one per core by default), each serving a share of the MSs.
 
 #include <atomic>
 #include <condition_variable>
@@ -29,6 +30,11 @@ struct SinkOptions {
   StagingOptions staging;
   double lingerSeconds = 10;    ///< after the stop time, wait this long for late blocks
   double stopAfterSeconds = 0;  ///< stop after this long whatever arrived (0: no limit)
+  int writerThreads = 0;        ///< threads writing the MSs (0: one per core)
+  /// How often each MS is flushed to the file system while it is written (its rows made
+  /// visible to readers and kept over a crash). casacore fsyncs at every flush of a table
+  /// with a StandardStMan column, so hundreds of MSs cannot be flushed every second.
+  double msFlushSeconds = 10;
 };
 
 /// What a run did, per MeasurementSet and in total.
@@ -72,7 +78,10 @@ class StorageSink {
 
  private:
   void acceptConnections();
-  void drain(int output);
+  /// Writes the batches of one writer thread (its share of the outputs) until closed.
+  void drain(int writer);
+  /// Writes one staged block into its MS; false when writing failed.
+  void writeBlock(const StagedBlock& block);
   bool allArrived() const;
 
   ObservationSettings settings_;

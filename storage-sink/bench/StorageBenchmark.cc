@@ -60,8 +60,10 @@ ObservationSettings benchSettings(const BenchOptions& o, const std::string& dir)
   int port = 20000;
   for (const std::string& name : lbaStations(o.stations)) {
     stations += (stations.empty() ? "" : ", ") + name;
-    ports +=
-        "PIC.Core." + name + "LBA.RSP.ports = [udp:127.0.0.1:" + std::to_string(port++) + "]\n";
+    std::string list;  // enough ports for the subbands: 61 beamlets each at 16 bits
+    for (int p = 0; p * 61 < o.subbands; ++p)
+      list += (p ? ", udp:127.0.0.1:" : "udp:127.0.0.1:") + std::to_string(port++);
+    ports += "PIC.Core." + name + "LBA.RSP.ports = [" + list + "]\n";
   }
   for (int s = 0; s < o.subbands; ++s) subbands += (s ? ", " : "") + std::to_string(300 + s);
   const int steps = int(195312.5 / o.channels);  // about 1 s integrations
