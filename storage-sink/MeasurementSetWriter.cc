@@ -367,7 +367,14 @@ int64_t MeasurementSetWriter::Impl::nrWritten() const {
 
 MeasurementSetWriter::MeasurementSetWriter(const MeasurementSetDescription& description,
                                            const std::string& path)
-    : path_(path), impl_(std::make_unique<Impl>(description, path)) {}
+    : path_(path), impl_(std::make_unique<Impl>(description, path)) {
+  updateCounts();
+}
+
+void MeasurementSetWriter::updateCounts() {
+  gridSize_ = impl_->gridSize();
+  nrWritten_ = impl_->nrWritten();
+}
 
 MeasurementSetWriter::~MeasurementSetWriter() {
   try {
@@ -380,19 +387,21 @@ MeasurementSetWriter::~MeasurementSetWriter() {
 }
 
 bool MeasurementSetWriter::write(int64_t integration, const uint8_t* payload) {
-  return impl_->write(integration, payload);
+  const bool written = impl_->write(integration, payload);
+  gridSize_ = impl_->gridSize();
+  if (written) ++nrWritten_;
+  return written;
 }
 void MeasurementSetWriter::extendTo(int64_t nrIntegrations) {
   impl_->commit();
   impl_->addGaps(nrIntegrations);
+  gridSize_ = impl_->gridSize();
 }
 void MeasurementSetWriter::flush(bool sync) {
   impl_->commit();
   impl_->ms_.flush(sync);
 }
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }
-int64_t MeasurementSetWriter::gridSize() const { return impl_->gridSize(); }
-int64_t MeasurementSetWriter::nrWritten() const { return impl_->nrWritten(); }
 uint64_t MeasurementSetWriter::bytesWritten() const { return impl_->bytesWritten_; }
 
 }  // namespace rtcp::storage

@@ -2,12 +2,14 @@
 
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <map>
 
 #include "BlockReceiver.h"
 #include "FileSystemSync.h"
 #include "MeasurementSetTemplate.h"
 #include "rtcp/Logger.h"
+#include "rtcp/StatusFile.h"
 
 namespace rtcp::storage {
 namespace {
@@ -69,6 +71,9 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
                                 : int(std::max(1u, std::thread::hardware_concurrency()));
   staging_ = std::make_unique<StagingArea>(int(outputs_.size()), validator_->payloadSize(),
                                            options_.staging, writerThreads);
+  missing_ = std::make_unique<std::atomic<int64_t>[]>(outputs_.size());
+  if (!options_.statusPath.empty())
+    statusThread_ = std::jthread([this](std::stop_token stop) { reportStatus(stop); });
   const auto antennaFields = describeAntennaFields(settings_);  // once for all the MSs
   std::vector<MeasurementSetDescription> descriptions;
   std::vector<std::string> paths;
@@ -76,13 +81,16 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     descriptions.push_back(describeMeasurementSet(settings_, out.subbandIndex, antennaFields));
     paths.push_back(out.path);
   }
-  createMeasurementSets(descriptions, paths);
+  createMeasurementSets(descriptions, paths, [this](int made) { measurementSetsCreated_ = made; });
   for (size_t o = 0; o < outputs_.size(); ++o) {
     writers_.push_back(std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o]));
     integrationsWritten_ += writers_.back()->nrWritten();
+    missing_[o] = writers_.back()->nrMissing();
+    ++measurementSetsReady_;
   }
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
   listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
+  listening_ = true;
   RTCP_LOG_INFO("storage", "listening on port "
                                << listener_->port() << " for " << outputs_.size()
                                << " subbands of observation " << settings_.observationId << " ("
@@ -124,9 +132,12 @@ void StorageSink::writeBlock(const StagedBlock& block) {
   MeasurementSetWriter& writer = *writers_[size_t(block.output)];
   try {
     if (failed_) return;
+    const uint64_t bytesBefore = writer.bytesWritten();
     if (writer.write(int64_t(block.header.integration), block.payload.data())) {
+      bytesWritten_ += writer.bytesWritten() - bytesBefore;
       ++statistics_.blocksWritten;
       ++integrationsWritten_;
+      missing_[size_t(block.output)] = writer.nrMissing();
     } else {
       statistics_.reject(
           BlockReject::kDuplicate, writer.path(),
@@ -227,6 +238,7 @@ SinkSummary StorageSink::run() {
     }
     summary.outputs[o] = {writer.path(), outputs_[o].subbandNumber, writer.gridSize(),
                           writer.nrMissing(), writer.bytesWritten()};
+    missing_[o] = writer.nrMissing();
     writers_[o].reset();  // closes the MS
   });
   if (finishingFailed) summary.failed = true;
@@ -246,7 +258,52 @@ SinkSummary StorageSink::run() {
     summary.rejected[size_t(r)] = statistics_.rejected[size_t(r)];
   summary.stagingHighWaterBytes = staging_->highWaterBytes();
   summary.stagingCapacityBytes = staging_->capacityBytes();
+  finished_ = true;
+  if (!options_.statusPath.empty()) writeStatus();
   return summary;
+}
+
+StorageStatus StorageSink::status() const {
+  StorageStatus s;
+  s.wallTime = unixNow();
+  s.listening = listening_;
+  s.finished = finished_;
+  s.measurementSets = outputs_.size();
+  s.measurementSetsCreated = measurementSetsCreated_;
+  s.measurementSetsReady = measurementSetsReady_;
+  s.integrationsExpected = uint64_t(validator_->nrIntegrations()) * outputs_.size();
+  s.blocksReceived = statistics_.blocksReceived;
+  s.blocksRejected = statistics_.totalRejected();
+  s.integrationsWritten = uint64_t(std::max<int64_t>(0, integrationsWritten_));
+  for (size_t o = 0; o < outputs_.size(); ++o) s.integrationsFlagged += uint64_t(missing_[o]);
+  s.backlog = staging_->nrQueued();
+  s.backlogBytes = s.backlog * staging_->blockBytes();
+  s.bytesReceived = statistics_.bytesReceived;
+  s.bytesWritten = bytesWritten_;
+  return s;
+}
+
+void StorageSink::writeStatus() const {
+  try {
+    const StorageStatus s = status();
+    if (options_.statusPath == "-") {
+      std::cout << s.formatLine() << std::endl;
+    } else {
+      ion::writeFileAtomically(options_.statusPath, s.format());
+    }
+  } catch (const std::exception& e) {
+    RTCP_LOG_WARN("storage", "status: " << e.what());
+  }
+}
+
+void StorageSink::reportStatus(std::stop_token stop) {
+  std::mutex mutex;
+  std::condition_variable_any wake;
+  std::unique_lock lock(mutex);
+  while (!stop.stop_requested()) {
+    writeStatus();
+    wake.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; });
+  }
 }
 
 }  // namespace rtcp::storage

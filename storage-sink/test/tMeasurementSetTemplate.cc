@@ -1,11 +1,10 @@
 // MeasurementSetTemplate: MSs made as copies of the first with the subband's own tables
 // rewritten hold exactly what MSs created from scratch hold: every table (main table and
 // every subtable, LOFAR's included), its columns and keywords, and every cell.
-#include <cppunit/extensions/HelperMacros.h>
-
 #include <casacore/tables/Tables/Table.h>
 #include <casacore/tables/Tables/TableRecord.h>
 #include <casacore/tables/Tables/TableRow.h>
+#include <cppunit/extensions/HelperMacros.h>
 
 #include <filesystem>
 #include <regex>
@@ -75,8 +74,8 @@ class MeasurementSetTemplateTest : public CppUnit::TestFixture {
   void testCopiesHoldWhatCreationWrites() {
     const std::vector<std::string> copies = paths("copies"), created = paths("created");
     int reported = 0;
-    CPPUNIT_ASSERT_EQUAL(3, createMeasurementSets(descriptions_, copies,
-                                                  [&](int made) { reported = made; }));
+    CPPUNIT_ASSERT_EQUAL(
+        3, createMeasurementSets(descriptions_, copies, [&](int made) { reported = made; }));
     CPPUNIT_ASSERT_EQUAL(3, reported);
     std::filesystem::create_directories(dir_->path() + "/created");
     for (size_t i = 0; i < created.size(); ++i)
