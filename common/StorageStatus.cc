@@ -18,6 +18,7 @@ void forEachField(StatusT& s, Visit visit) {
   visit("measurementSets", s.measurementSets);
   visit("measurementSetsCreated", s.measurementSetsCreated);
   visit("measurementSetsReady", s.measurementSetsReady);
+  visit("measurementSetsClosed", s.measurementSetsClosed);
   visit("integrations.expected", s.integrationsExpected);
   visit("blocks.received", s.blocksReceived);
   visit("blocks.rejected", s.blocksRejected);

@@ -240,6 +240,7 @@ SinkSummary StorageSink::run() {
                           writer.nrMissing(), writer.bytesWritten()};
     missing_[o] = writer.nrMissing();
     writers_[o].reset();  // closes the MS
+    ++measurementSetsClosed_;
   });
   if (finishingFailed) summary.failed = true;
   writers_.clear();
@@ -271,6 +272,7 @@ StorageStatus StorageSink::status() const {
   s.measurementSets = outputs_.size();
   s.measurementSetsCreated = measurementSetsCreated_;
   s.measurementSetsReady = measurementSetsReady_;
+  s.measurementSetsClosed = measurementSetsClosed_;
   s.integrationsExpected = uint64_t(validator_->nrIntegrations()) * outputs_.size();
   s.blocksReceived = statistics_.blocksReceived;
   s.blocksRejected = statistics_.totalRejected();

@@ -113,7 +113,8 @@ class StorageSink {
   std::vector<std::pair<std::unique_ptr<Stream>, std::thread>> connections_;
 
   // For status(): MSs made and opened, each output's flagged integrations (gaps).
-  std::atomic<uint64_t> measurementSetsCreated_{0}, measurementSetsReady_{0};
+  std::atomic<uint64_t> measurementSetsCreated_{0}, measurementSetsReady_{0},
+      measurementSetsClosed_{0};
   std::atomic<bool> listening_{false}, finished_{false};
   std::unique_ptr<std::atomic<int64_t>[]> missing_;  // [output]
   std::atomic<uint64_t> bytesWritten_{0};

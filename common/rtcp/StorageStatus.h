@@ -14,16 +14,17 @@
 namespace rtcp::storage {
 
 struct StorageStatus {
-  double wallTime = 0;               ///< time: Unix seconds when written
-  bool listening = false;            ///< listening: 1 once every MS is ready and blocks are taken
-  bool finished = false;             ///< finished: 1 once every MS is closed
-  uint64_t measurementSets = 0;      ///< measurementSets: the MSs this sink writes
+  double wallTime = 0;           ///< time: Unix seconds when written
+  bool listening = false;        ///< listening: 1 once every MS is ready and blocks are taken
+  bool finished = false;         ///< finished: 1 once every MS is closed
+  uint64_t measurementSets = 0;  ///< measurementSets: the MSs this sink writes
   uint64_t measurementSetsCreated = 0;  ///< measurementSetsCreated: new ones made so far
   uint64_t measurementSetsReady = 0;    ///< measurementSetsReady: open for writing so far
-  uint64_t integrationsExpected = 0;  ///< integrations.expected: per MS times the MSs
-  uint64_t blocksReceived = 0;        ///< blocks.received: headers read
-  uint64_t blocksRejected = 0;        ///< blocks.rejected: all reasons (the log says which)
-  uint64_t integrationsWritten = 0;   ///< integrations.written: into an MS
+  uint64_t measurementSetsClosed = 0;   ///< measurementSetsClosed: finished and closed so far
+  uint64_t integrationsExpected = 0;    ///< integrations.expected: per MS times the MSs
+  uint64_t blocksReceived = 0;          ///< blocks.received: headers read
+  uint64_t blocksRejected = 0;          ///< blocks.rejected: all reasons (the log says which)
+  uint64_t integrationsWritten = 0;     ///< integrations.written: into an MS
   /// integrations.flagged: grid slots written as flagged rows because their block never came
   /// (or came too late to be taken): gaps, and at the end the padding to the stop time.
   uint64_t integrationsFlagged = 0;
