@@ -116,8 +116,8 @@ std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus*
   }
   out << " | dropped " << dropped << " blocks";
   if (const auto& st = latestStorage_; st && !st->listening) {
-    out << " | waiting for storage-sink: " << st->measurementSetsReady << "/" << st->measurementSets
-        << " MSs ready";
+    out << " | waiting for storage-sink: " << st->measurementSetsCreated << " MSs created, "
+        << st->measurementSetsReady << "/" << st->measurementSets << " ready";
   } else if (st) {
     out << " | stored " << st->integrationsWritten << "/" << st->integrationsExpected
         << " integrations, " << st->integrationsFlagged << " flagged, backlog " << st->backlog;
