@@ -57,6 +57,9 @@ double threadCpuSeconds() {
          1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
+/// The subband numbers of a case: 300, 301, ... (LOFAR's 488: 12 ... 499).
+int firstSubband(const BenchOptions& o) { return o.subbands > 200 ? 12 : 300; }
+
 /// The first n LBA fields of the shipped station table.
 std::vector<std::string> lbaStations(int n) {
   std::ifstream table(dataDirectory() + "/StationPositions.csv");
@@ -81,7 +84,8 @@ ObservationSettings benchSettings(const BenchOptions& o, const std::string& dir)
       list += (p ? ", udp:127.0.0.1:" : "udp:127.0.0.1:") + std::to_string(port++);
     ports += "PIC.Core." + name + "LBA.RSP.ports = [" + list + "]\n";
   }
-  for (int s = 0; s < o.subbands; ++s) subbands += (s ? ", " : "") + std::to_string(300 + s);
+  for (int s = 0; s < o.subbands; ++s)
+    subbands += (s ? ", " : "") + std::to_string(firstSubband(o) + s);
   const int steps = std::max(1, int(o.integrationSeconds * 195312.5 / o.channels));
   const double seconds = double(steps) * o.channels / 195312.5 * o.integrations;
   const double start = parseUtc("2025-06-01 12:00:00");
@@ -150,7 +154,7 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
     for (int64_t i = 0; i < nrIntegrations; ++i)
       for (int s = 0; s < o.subbands; ++s) {
         CorrelatedHeader header = CorrelatedHeader::read(bytes.data());
-        header.subband = uint32_t(300 + s);
+        header.subband = uint32_t(firstSubband(o) + s);
         header.integration = uint64_t(i);
         header.write(bytes.data());  // the CRC covers the payload only
         stream->write(bytes.data(), bytes.size());
@@ -250,7 +254,8 @@ void runCreation(const BenchOptions& base, int n, const std::string& dir) {
   printFigure("storage.create_measurement_sets", n);
   printFigure("storage.create_seconds", times.create);
   // The floor this file system sets: copying one MS's files n times (cp -r).
-  const std::string one = dir + "/create/" + ObservationSettings::defaultFilename(99, 300);
+  const std::string one =
+      dir + "/create/" + ObservationSettings::defaultFilename(99, firstSubband(o));
   const auto start = Clock::now();
   for (int i = 0; i < n; ++i)
     std::filesystem::copy(one, dir + "/copies/" + std::to_string(i) + ".MS",
