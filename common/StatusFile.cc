@@ -46,20 +46,6 @@ void forEachCounter(StatusT& s, Visit visit) {
   visit("storage.connections", s.storageConnections);
 }
 
-template <typename T>
-void parseValue(const std::string& text, T& value, const std::string& key) {
-  std::istringstream in(text);
-  if constexpr (std::is_same_v<T, bool>) {
-    int flag = 0;
-    in >> flag;
-    value = flag != 0;
-  } else {
-    in >> value;
-  }
-  if (in.fail() || !(in >> std::ws).eof())
-    throw std::runtime_error("status key '" + key + "': bad value '" + text + "'");
-}
-
 std::string stationPrefix(size_t i) { return "station[" + std::to_string(i) + "]."; }
 
 }  // namespace
@@ -84,22 +70,11 @@ std::string IonStatus::format() const {
 }
 
 IonStatus IonStatus::parse(const std::string& text) {
-  std::map<std::string, std::string> values;
-  std::istringstream in(text);
-  int lineNumber = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++lineNumber;
-    if (line.empty()) continue;
-    const size_t equals = line.find('=');
-    if (equals == std::string::npos || equals == 0)
-      throw std::runtime_error("status line " + std::to_string(lineNumber) + ": no key=value: '" +
-                               line + "'");
-    values[line.substr(0, equals)] = line.substr(equals + 1);
-  }
+  std::map<std::string, std::string> values = parseStatusLines(text);
   IonStatus status;
   auto take = [&](const std::string& key, auto& value) {
     const auto it = values.find(key);
-    if (it != values.end()) parseValue(it->second, value, key);
+    if (it != values.end()) parseStatusValue(it->second, value, key);
   };
   forEachCounter(status, take);
   size_t nrStations = 0;
@@ -121,13 +96,9 @@ IonStatus IonStatus::parse(const std::string& text) {
 }
 
 IonStatus IonStatus::read(const std::string& path) {
-  std::ifstream file(path);
-  if (!file)
-    throw std::runtime_error(path + ": cannot read the status file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << file.rdbuf();
+  const std::string text = readStatusText(path);
   try {
-    return parse(text.str());
+    return parse(text);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(path + ": " + e.what());
   }
@@ -145,6 +116,31 @@ std::optional<IonStatus> IonStatus::parseLine(const std::string& line) {
   std::string text = line.substr(kLinePrefix.size());
   std::replace(text.begin(), text.end(), ' ', '\n');
   return parse(text);
+}
+
+std::map<std::string, std::string> parseStatusLines(const std::string& text) {
+  std::map<std::string, std::string> values;
+  std::istringstream in(text);
+  int lineNumber = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++lineNumber;
+    if (line.empty()) continue;
+    const size_t equals = line.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw std::runtime_error("status line " + std::to_string(lineNumber) + ": no key=value: '" +
+                               line + "'");
+    values[line.substr(0, equals)] = line.substr(equals + 1);
+  }
+  return values;
+}
+
+std::string readStatusText(const std::string& path) {
+  std::ifstream file(path);
+  if (!file)
+    throw std::runtime_error(path + ": cannot read the status file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 void writeFileAtomically(const std::string& path, const std::string& text) {

@@ -55,11 +55,12 @@ bool PartOutput::update() {
   offset_ += added.size();
   partial_ += added;
   const std::optional<ion::IonStatus> before = status_;
+  const std::optional<storage::StorageStatus> storageBefore = storageStatus_;
   size_t begin = 0;
   for (size_t end; (end = partial_.find('\n', begin)) != std::string::npos; begin = end + 1)
     take(partial_.substr(begin, end - begin));
   partial_.erase(0, begin);
-  return status_ != before;
+  return status_ != before || storageStatus_ != storageBefore;
 }
 
 void PartOutput::take(const std::string& line) {
@@ -77,6 +78,7 @@ void PartOutput::take(const std::string& line) {
   } else {
     try {
       if (auto status = ion::IonStatus::parseLine(line)) status_ = std::move(status);
+      if (auto status = storage::StorageStatus::parseLine(line)) storageStatus_ = std::move(status);
     } catch (const std::exception&) {
       // a status line cut short by a part that was killed while writing it
     }

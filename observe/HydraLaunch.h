@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rtcp/StatusFile.h"
+#include "rtcp/StorageStatus.h"
 
 namespace rtcp::observe {
 
@@ -55,6 +56,8 @@ class PartOutput {
   std::optional<int> exitCode() const;
   /// The newest `rtcp-status` line (ionproc --status -).
   const std::optional<ion::IonStatus>& status() const { return status_; }
+  /// The newest `rtcp-storage-status` line (storage-sink --status -).
+  const std::optional<storage::StorageStatus>& storageStatus() const { return storageStatus_; }
   const std::vector<WrittenMeasurementSet>& measurementSets() const { return written_; }
 
  private:
@@ -67,6 +70,7 @@ class PartOutput {
   int started_ = 0;
   std::vector<int> exitCodes_;
   std::optional<ion::IonStatus> status_;
+  std::optional<storage::StorageStatus> storageStatus_;
   std::vector<WrittenMeasurementSet> written_;
 };
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -130,7 +131,10 @@ void Observation::relayRemoteOutput() {
   for (auto& [name, remote] : remote_) {
     if (!remote.output->update() || remote.statusPath.empty()) continue;
     try {
-      ion::writeFileAtomically(remote.statusPath, remote.output->status()->format());
+      const PartOutput& output = *remote.output;  // an ionproc's or a storage-sink's status
+      ion::writeFileAtomically(remote.statusPath, output.status()
+                                                      ? output.status()->format()
+                                                      : output.storageStatus()->format());
     } catch (const std::exception& e) {
       RTCP_LOG_WARN("observe", e.what());
     }
@@ -214,11 +218,13 @@ bool Observation::startParts() {
 void Observation::startStorageSinks() {
   const std::string port = std::to_string(plan_.storagePort);
   if (!plan_.measurementSets.empty())
-    addPart("storage-sink", {partExecutable("storage-sink"), plan_.parsetPath, "--port", port});
+    addPart("storage-sink", {partExecutable("storage-sink"), plan_.parsetPath, "--port", port,
+                             "--status", storageStatusPath("storage-sink")});
   for (const RemotePartPlan& storage : plan_.remoteStorageSinks)
-    addRemotePart(storage.name, storage.host, 1,
-                  {partExecutable("storage-sink"), "-", "--port", port, "--report"},
-                  storage.parsetPath);
+    addRemotePart(
+        storage.name, storage.host, 1,
+        {partExecutable("storage-sink"), "-", "--port", port, "--report", "--status", "-"},
+        storage.parsetPath, storageStatusPath(storage.name));
 }
 
 std::vector<std::string> Observation::startIonprocs() {
@@ -329,9 +335,9 @@ bool Observation::waitForIonproc(const IonprocPlan& plan, double deadline) {
 
 void Observation::follow() {
   const ObservationSettings& s = plan_.settings;
-  ProgressMonitor progress(s, statusPaths(), options_.terminal);
+  ProgressMonitor progress(s, statusPaths(), options_.terminal, 5, storageStatusPaths());
   double lastChange = wallClock();
-  std::tuple<int64_t, uint64_t, uint64_t> lastCounters{-2, 0, 0};
+  std::array<uint64_t, 7> lastCounters{};
   // When the stop time comes by the wall clock: real-time replays of recordings play
   // from when ionproc started.
   const double stopWall = plan_.liveInput ? s.stopTime : startedAt_ + (s.stopTime - s.startTime);
@@ -348,6 +354,7 @@ void Observation::follow() {
     const double now = wallClock();
     progress.update(now);
     if (progress.latest()) lastStatus_ = progress.latest();
+    if (progress.latestStorage()) lastStorageStatus_ = progress.latestStorage();
     bool allDone = true;
     for (auto& p : parts_) {
       if (exitCodeOf(*p)) {
@@ -357,14 +364,17 @@ void Observation::follow() {
       }
     }
     if (allDone) break;
-    if (lastStatus_) {
-      const std::tuple counters{lastStatus_->newestBlock, lastStatus_->integrations,
-                                lastStatus_->storageSent};
-      if (counters != lastCounters) lastCounters = counters, lastChange = now;
-    }
+    // Progress: ionproc's blocks and integrations, or storage-sink making, writing or
+    // closing its MSs (which before the first block and after the last move nothing else).
+    const ion::IonStatus ion = lastStatus_.value_or(ion::IonStatus{});
+    const storage::StorageStatus st = lastStorageStatus_.value_or(storage::StorageStatus{});
+    const std::array<uint64_t, 7> counters{
+        uint64_t(ion.newestBlock + 1), ion.integrations,        ion.storageSent,
+        st.measurementSetsCreated,     st.measurementSetsReady, st.integrationsWritten,
+        st.measurementSetsClosed};
+    if (counters != lastCounters) lastCounters = counters, lastChange = now;
     const bool late = s.realTime && now > stopWall + options_.keepGoingSeconds;
-    const bool stalled =
-        !s.realTime && now - lastChange > options_.keepGoingSeconds && !storageStarting(now);
+    const bool stalled = !s.realTime && now - lastChange > options_.keepGoingSeconds;
     if (late || stalled) {
       progress.finish();
       std::string laggards;
@@ -382,18 +392,12 @@ void Observation::follow() {
   progress.finish();
 }
 
-bool Observation::storageStarting(double now) {
-  const std::vector<ChildProcess*> sinks = partsNamed("storage-sink");
-  const bool running =
-      std::any_of(sinks.begin(), sinks.end(), [](const ChildProcess* p) { return p->running(); });
-  if (!running) return false;
-  // Creating its MSs before it listens, or closing them after the ionprocs ended: neither
-  // moves ionproc's counters, and 488 MSs take tens of seconds on a loaded machine.
-  const bool creating = lastStatus_ && lastStatus_->storageConnections == 0 &&
-                        now - startedAt_ < options_.storageStartupSeconds;
-  const bool closing =
-      ionprocEndedAt_ > 0 && now - ionprocEndedAt_ < options_.storageStartupSeconds;
-  return creating || closing;
+std::vector<std::string> Observation::storageStatusPaths() const {
+  std::vector<std::string> paths;
+  if (!plan_.measurementSets.empty()) paths.push_back(storageStatusPath("storage-sink"));
+  for (const RemotePartPlan& storage : plan_.remoteStorageSinks)
+    paths.push_back(storageStatusPath(storage.name));
+  return paths;
 }
 
 void Observation::stop(ChildProcess& p, double seconds) {
@@ -423,6 +427,12 @@ void Observation::stopAll() {
   for (ChildProcess* p : partsNamed("station-sim")) stop(*p, 5);
   relayRemoteOutput();
   if (ionprocEndedAt_ == 0) ionprocEndedAt_ = wallClock();
+  try {
+    if (auto status = readStorageStatuses(storageStatusPaths()))
+      lastStorageStatus_ = std::move(status);
+  } catch (const std::exception& e) {
+    warnings_.push_back(e.what());
+  }
   if (part(plan_.ionprocs.front().name)) {
     try {
       if (auto status = readStatuses(plan_.settings, statusPaths()))
@@ -487,6 +497,9 @@ ObservationSummary Observation::summarise() {
     const uint64_t expected = uint64_t(s.nrIntegrations() * s.nrSubbands());
     summary.integrationsDropped =
         s.correlatedOutput.enabled && expected > st.storageSent ? expected - st.storageSent : 0;
+    // What the MSs hold flagged, as the storage-sinks counted it, when they all reported.
+    if (lastStorageStatus_ && lastStorageStatus_->finished)
+      summary.integrationsDropped = lastStorageStatus_->integrationsFlagged;
     const double observed = double(st.newestBlock + 1) * s.blockDuration();
     const double begin = s.realTime ? std::max(ranksStartedAt_, s.startTime) : ranksStartedAt_;
     if (ionprocEndedAt_ > begin && ranksStartedAt_ > 0)

@@ -30,9 +30,6 @@ struct RunOptions {
   double startupSeconds = 30;    ///< ionproc must be up within this
   bool terminal = false;         ///< standard error is a terminal (progress line with \r)
   LauncherOptions launcher;      ///< how mpiexec reaches other hosts
-  /// Replays: how long storage-sink may take to create its MSs (it listens only then;
-  /// hundreds of subbands on a slow disk take a while) before "no progress" counts.
-  double storageStartupSeconds = 600;
 };
 
 class Observation {
@@ -76,10 +73,6 @@ class Observation {
   std::vector<std::string> startIonprocs();
   void startCorrelator(const std::vector<std::string>& ionprocEndpoints);
   void startStationSims();
-  /// storage-sink still creating its MSs (running, not yet reached by ionproc, within
-  /// storageStartupSeconds of the start) or closing them (running, within
-  /// storageStartupSeconds of the ionprocs' end): not a stall.
-  bool storageStarting(double now);
   /// Waits until every ionproc wrote its status file (it is up and listening).
   bool waitForIonprocs();
   bool waitForIonproc(const IonprocPlan& ionproc, double deadline);
@@ -98,6 +91,11 @@ class Observation {
     return plan_.directory + "/" + ionproc.name + ".status";
   }
   std::vector<std::string> statusPaths() const;
+  /// The storage-sinks' status files (those of other hosts: written here from their lines).
+  std::string storageStatusPath(const std::string& part) const {
+    return plan_.directory + "/" + part + ".status";
+  }
+  std::vector<std::string> storageStatusPaths() const;
 
   ObservationPlan plan_;
   RunOptions options_;
@@ -107,6 +105,7 @@ class Observation {
   std::string failure_;                       ///< first reason the observation failed
   std::vector<std::string> warnings_;
   std::optional<ion::IonStatus> lastStatus_;
+  std::optional<storage::StorageStatus> lastStorageStatus_;
   double startedAt_ = 0, ranksStartedAt_ = 0, ionprocEndedAt_ = 0, endedAt_ = 0;
 };
 

@@ -47,13 +47,43 @@ std::optional<ion::IonStatus> readStatuses(const ObservationSettings& settings,
   return mergeStatuses(settings, statuses);
 }
 
+std::optional<storage::StorageStatus> readStorageStatuses(const std::vector<std::string>& paths) {
+  if (paths.empty()) return std::nullopt;
+  storage::StorageStatus merged;
+  merged.listening = merged.finished = true;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) return std::nullopt;
+    const storage::StorageStatus s = storage::StorageStatus::read(path);
+    merged.wallTime = std::max(merged.wallTime, s.wallTime);
+    merged.listening = merged.listening && s.listening;
+    merged.finished = merged.finished && s.finished;
+    merged.measurementSets += s.measurementSets;
+    merged.measurementSetsCreated += s.measurementSetsCreated;
+    merged.measurementSetsReady += s.measurementSetsReady;
+    merged.measurementSetsClosed += s.measurementSetsClosed;
+    merged.integrationsExpected += s.integrationsExpected;
+    merged.blocksReceived += s.blocksReceived;
+    merged.blocksRejected += s.blocksRejected;
+    merged.integrationsWritten += s.integrationsWritten;
+    merged.integrationsFlagged += s.integrationsFlagged;
+    merged.backlog += s.backlog;
+    merged.backlogBytes += s.backlogBytes;
+    merged.bytesReceived += s.bytesReceived;
+    merged.bytesWritten += s.bytesWritten;
+  }
+  return merged;
+}
+
 ProgressMonitor::ProgressMonitor(const ObservationSettings& settings,
                                  std::vector<std::string> statusPaths, bool terminal,
-                                 double plainIntervalSeconds)
+                                 double plainIntervalSeconds,
+                                 std::vector<std::string> storageStatusPaths)
     : settings_(settings),
       statusPaths_(std::move(statusPaths)),
       terminal_(terminal),
-      plainInterval_(plainIntervalSeconds) {}
+      plainInterval_(plainIntervalSeconds),
+      storageStatusPaths_(std::move(storageStatusPaths)) {}
 
 double ProgressMonitor::packetBytes(int station) const {
   const size_t streams = std::max<size_t>(1, settings_.stations.at(size_t(station)).inputs.size());
@@ -85,8 +115,16 @@ std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus*
     dropped = std::max(dropped, st.blocksGone);
   }
   out << " | dropped " << dropped << " blocks";
-  if (settings_.correlatedOutput.enabled && s.storageQueued > 0 && s.storageConnections == 0)
+  if (const auto& st = latestStorage_; st && !st->listening) {
+    out << " | waiting for storage-sink: " << st->measurementSetsCreated << " MSs created, "
+        << st->measurementSetsReady << "/" << st->measurementSets << " ready";
+  } else if (st) {
+    out << " | stored " << st->integrationsWritten << "/" << st->integrationsExpected
+        << " integrations, " << st->integrationsFlagged << " flagged, backlog " << st->backlog;
+  } else if (settings_.correlatedOutput.enabled && s.storageQueued > 0 &&
+             s.storageConnections == 0) {
     out << " | waiting for storage-sink";
+  }
   if (settings_.realTime) {
     out << " | margin " << std::setprecision(2) << settings_.secondsOfBuffer - s.newestBlockLag
         << " s of " << settings_.secondsOfBuffer << " s buffer";
@@ -99,6 +137,12 @@ std::string ProgressMonitor::line(const ion::IonStatus& s, const ion::IonStatus*
 }
 
 void ProgressMonitor::update(double wallTime) {
+  try {
+    if (auto storage = readStorageStatuses(storageStatusPaths_))
+      latestStorage_ = std::move(storage);
+  } catch (const std::exception& e) {
+    RTCP_LOG_DEBUG("observe", e.what());  // being replaced; next time
+  }
   try {
     std::optional<ion::IonStatus> status = readStatuses(settings_, statusPaths_);
     if (!status) return;  // an ionproc not up yet

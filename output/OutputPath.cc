@@ -1,5 +1,6 @@
 #include "OutputPath.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,7 +19,9 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     : observationId_(settings.observationId), options_(std::move(options)) {
   if (options_.toStorage && settings.correlatedOutput.enabled) {
     StorageSender::Options sender;
-    sender.queueCapacity = options_.queuePerConnection;
+    // At least two integrations of every subband: one block per subband and integration,
+    // so 16 blocks would hold hundreds of subbands to a few blocks in flight at a time.
+    sender.queueCapacity = std::max(options_.queuePerConnection, 2 * size_t(settings.nrSubbands()));
     sender.waitWhenFull = !settings.realTime;
     storage_ = std::make_unique<StorageSender>(settings.observationId,
                                                StorageSender::destinations(settings), sender);

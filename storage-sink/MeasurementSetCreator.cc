@@ -166,8 +166,7 @@ void fillFeeds(casacore::MeasurementSet& ms, size_t nrStations) {
 }
 
 /// The beam's direction in its own frame (J2000, AZELGEO, SUN, ...), as LOFAR writes it.
-void fillField(casacore::MeasurementSet& ms, const MeasurementSetDescription& d, double startMjd) {
-  casacore::MSField& table = ms.field();
+void fillField(casacore::MSField& table, const MeasurementSetDescription& d, double startMjd) {
   casacore::MSFieldColumns columns(table);
   casacore::MDirection::Types type;
   if (!casacore::MDirection::getType(type, d.directionType))
@@ -205,11 +204,11 @@ void fillPolarization(casacore::MeasurementSet& ms) {
   columns.flagRow().put(0, false);
 }
 
-void fillSpectralWindow(casacore::MeasurementSet& ms, const MeasurementSetDescription& d) {
+void fillSpectralWindow(casacore::MSSpectralWindow& table, casacore::MSDataDescription& description,
+                        const MeasurementSetDescription& d) {
   const int nrChannels = d.nrChannels();
   casacore::Vector<double> frequencies(nrChannels), widths(nrChannels, d.channelWidth);
   for (int c = 0; c < nrChannels; ++c) frequencies[c] = d.channelFrequencies[size_t(c)];
-  casacore::MSSpectralWindow& table = ms.spectralWindow();
   table.addRow();
   casacore::MSSpWindowColumns columns(table);
   columns.name().put(0,
@@ -228,7 +227,6 @@ void fillSpectralWindow(casacore::MeasurementSet& ms, const MeasurementSetDescri
   columns.freqGroupName().put(0, "");
   columns.flagRow().put(0, false);
 
-  casacore::MSDataDescription& description = ms.dataDescription();
   description.addRow();
   casacore::MSDataDescColumns descriptionColumns(description);
   descriptionColumns.spectralWindowId().put(0, 0);
@@ -236,10 +234,9 @@ void fillSpectralWindow(casacore::MeasurementSet& ms, const MeasurementSetDescri
   descriptionColumns.flagRow().put(0, false);
 }
 
-void fillObservation(casacore::MeasurementSet& ms, const MeasurementSetDescription& d,
-                     const std::string& path) {
+void fillObservation(casacore::MSObservation& table, casacore::MSProcessor& processor,
+                     const MeasurementSetDescription& d, const std::string& path) {
   const double start = unixToMjdSeconds(d.startTime), stop = unixToMjdSeconds(d.stopTime);
-  casacore::MSObservation& table = ms.observation();
   table.addRow();
   casacore::MSObservationColumns columns(table);
   columns.telescopeName().put(0, "LOFAR");
@@ -253,7 +250,6 @@ void fillObservation(casacore::MeasurementSet& ms, const MeasurementSetDescripti
   columns.flagRow().put(0, false);
   fillLofarObservation(table, d, std::filesystem::path(path).filename().string());
 
-  casacore::MSProcessor& processor = ms.processor();
   processor.addRow();
   casacore::MSProcessorColumns processorColumns(processor);
   processorColumns.type().put(0, "CORRELATOR");
@@ -293,21 +289,41 @@ int integrationsPerTile(int nrChannels, int nrBaselines) {
 }
 
 casacore::MeasurementSet createMeasurementSet(const std::string& path,
-                                              const MeasurementSetDescription& d) {
+                                              const MeasurementSetDescription& d, bool sync) {
   casacore::MeasurementSet ms = createMainTable(path, d.nrChannels(), nrBaselines(d.nrStations()));
   createSubtables(ms, d.tileBeam.directionType);
   const double startMjd = unixToMjdSeconds(d.startTime);
   fillAntennas(ms, d.stations);
   fillFeeds(ms, d.stations.size());
-  fillField(ms, d, startMjd);
+  fillField(ms.field(), d, startMjd);
   fillPolarization(ms);
-  fillSpectralWindow(ms, d);
-  fillObservation(ms, d, path);
+  fillSpectralWindow(ms.spectralWindow(), ms.dataDescription(), d);
+  fillObservation(ms.observation(), ms.processor(), d, path);
   fillHistory(ms, d.parsetText, startMjd);
   if (d.antennaFields) fillLofarSubtables(ms, *d.antennaFields);
   closeLofarSubtables(ms);
-  ms.flush(true);
+  ms.flush(sync);
   return ms;
+}
+
+void rewriteSubbandTables(const std::string& path, const MeasurementSetDescription& d) {
+  // Only these subtables are opened (opening a whole MS opens all sixteen), emptied and
+  // filled again.
+  const auto open = [&](casacore::MS::PredefinedKeywords subtable) {
+    casacore::Table table(path + "/" + std::string(casacore::MS::keywordName(subtable)),
+                          casacore::TableLock(casacore::TableLock::NoLocking),
+                          casacore::Table::Update);
+    while (table.nrow() > 0) table.removeRow(table.nrow() - 1);
+    return table;
+  };
+  casacore::MSField field(open(casacore::MS::FIELD));
+  casacore::MSSpectralWindow spectralWindow(open(casacore::MS::SPECTRAL_WINDOW));
+  casacore::MSDataDescription dataDescription(open(casacore::MS::DATA_DESCRIPTION));
+  casacore::MSObservation observation(open(casacore::MS::OBSERVATION));
+  casacore::MSProcessor processor(open(casacore::MS::PROCESSOR));
+  fillField(field, d, unixToMjdSeconds(d.startTime));
+  fillSpectralWindow(spectralWindow, dataDescription, d);
+  fillObservation(observation, processor, d, path);
 }
 
 }  // namespace rtcp::storage

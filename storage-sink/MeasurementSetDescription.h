@@ -20,12 +20,14 @@ struct MsStation {
   double dishDiameter = 0;           ///< metres
   std::string type;                  ///< CORE, REMOTE, INTERNATIONAL or SUPERSTATION
   int lofarStationId = 0;            ///< row of LOFAR_STATION
+  bool operator==(const MsStation&) const = default;
 };
 
 /// The direction of the stations' analog (HBA tile) beam: LOFAR_TILE_BEAM_DIR.
 struct TileBeam {
   std::string directionType = "J2000";  ///< a casacore direction type
   double angle1 = 0, angle2 = 0;        ///< radians
+  bool operator==(const TileBeam&) const = default;
 };
 
 struct MeasurementSetDescription {
@@ -59,6 +61,9 @@ struct MeasurementSetDescription {
 
   int nrChannels() const { return int(channelFrequencies.size()); }
   int nrStations() const { return int(stations.size()); }
+  /// Every field equal (antennaFields: the same object). MeasurementSetTemplate.h copies an MS
+  /// only to MSs whose descriptions are equal but for the values it rewrites.
+  bool operator==(const MeasurementSetDescription&) const = default;
 };
 
 }  // namespace rtcp::storage

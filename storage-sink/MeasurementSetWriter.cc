@@ -16,6 +16,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "CasacoreLock.h"
 #include "MeasurementSetCreator.h"
 #include "UvwCalculator.h"
 #include "rtcp/Baselines.h"
@@ -23,12 +24,6 @@
 
 namespace rtcp::storage {
 namespace {
-
-/// casacore's table cache and measures tables are shared by all writer threads.
-std::mutex& casacoreMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
 
 /// DESIGN §2.5: the row ANTENNA1 = s1 <= ANTENNA2 = s2 holds conj(x_s1,P) x_s2,Q, the
 /// complex conjugate of the correlator's product x_s1,P conj(x_s2,Q).
@@ -70,8 +65,12 @@ struct MeasurementSetWriter::Impl {
   int runLength_;  // integrations written to the MS at once: one DATA tile
   double startUnix_, integrationSeconds_;
   bool reopened_ = false;
-  std::unique_ptr<casacore::MeasurementSet> ms_;
-  std::unique_ptr<casacore::MSMainColumns> columns_;
+  // The main table only: opening the MS would open its sixteen subtables too.
+  casacore::Table ms_;
+  casacore::ScalarColumn<double> time_, timeCentroid_, interval_, exposure_;
+  casacore::ScalarColumn<int> antenna1_, antenna2_;
+  std::vector<std::pair<casacore::ScalarColumn<int>, int>> constants_;  // FEED1 ... and value
+  casacore::ArrayColumn<double> uvwColumn_;
   // Shared with the writers of the beam's other subbands; used under casacoreMutex().
   std::shared_ptr<UvwCalculator> uvw_;
   std::vector<bool> written_;  // [integration]; the grid, including the pending run
@@ -118,22 +117,43 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   for (const MsStation& s : d.stations) positions.push_back(s.position);
 
   std::lock_guard lock(casacoreMutex());
+  // Without table locking: this writer is the table's only user while it is open, and
+  // casacore fsyncs a lock file at every flush and release.
+  const casacore::TableLock noLocking(casacore::TableLock::NoLocking);
   if (std::filesystem::exists(path)) {
-    ms_ = std::make_unique<casacore::MeasurementSet>(path, casacore::Table::Update);
+    ms_ = casacore::Table(path, noLocking, casacore::Table::Update);
     openExisting(d.observationId);
   } else {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
-    ms_ = std::make_unique<casacore::MeasurementSet>(createMeasurementSet(path, d));
+    createMeasurementSet(path, d, false);
+    ms_ = casacore::Table(path, noLocking, casacore::Table::Update);
   }
   committedEnd_ = gridSize();
-  columns_ = std::make_unique<casacore::MSMainColumns>(*ms_);
-  data_.attach(*ms_, "DATA");
-  flag_.attach(*ms_, "FLAG");
-  weightSpectrum_.attach(*ms_, "WEIGHT_SPECTRUM");
-  weight_.attach(*ms_, "WEIGHT");
-  sigma_.attach(*ms_, "SIGMA");
-  flagRow_.attach(*ms_, "FLAG_ROW");
+  using casacore::MS;
+  time_.attach(ms_, MS::columnName(MS::TIME));
+  timeCentroid_.attach(ms_, MS::columnName(MS::TIME_CENTROID));
+  interval_.attach(ms_, MS::columnName(MS::INTERVAL));
+  exposure_.attach(ms_, MS::columnName(MS::EXPOSURE));
+  antenna1_.attach(ms_, MS::columnName(MS::ANTENNA1));
+  antenna2_.attach(ms_, MS::columnName(MS::ANTENNA2));
+  for (const auto& [column, value] : {std::pair{MS::FEED1, 0},
+                                      {MS::FEED2, 0},
+                                      {MS::DATA_DESC_ID, 0},
+                                      {MS::FIELD_ID, 0},
+                                      {MS::ARRAY_ID, 0},
+                                      {MS::OBSERVATION_ID, 0},
+                                      {MS::PROCESSOR_ID, 0},
+                                      {MS::SCAN_NUMBER, 1},
+                                      {MS::STATE_ID, -1}})
+    constants_.emplace_back(casacore::ScalarColumn<int>(ms_, MS::columnName(column)), value);
+  uvwColumn_.attach(ms_, MS::columnName(MS::UVW));
+  data_.attach(ms_, "DATA");
+  flag_.attach(ms_, "FLAG");
+  weightSpectrum_.attach(ms_, "WEIGHT_SPECTRUM");
+  weight_.attach(ms_, "WEIGHT");
+  sigma_.attach(ms_, "SIGMA");
+  flagRow_.attach(ms_, "FLAG_ROW");
   uvw_ = UvwCalculator::shared(d.referencePosition, positions, {d.ra, d.dec, d.directionType});
 }
 
@@ -141,32 +161,36 @@ void MeasurementSetWriter::Impl::openExisting(int64_t observationId) {
   auto fail = [&](const std::string& problem) {
     throw std::runtime_error(path_ + ": cannot append: " + problem);
   };
-  const casacore::MSObservation& observation = ms_->observation();
+  const casacore::Table observation(path_ + "/OBSERVATION",
+                                    casacore::TableLock(casacore::TableLock::NoLocking));
   const bool hasId = observation.tableDesc().isColumn(kObservationIdColumn) &&
                      observation.tableDesc()[kObservationIdColumn].dataType() == casacore::TpString;
   if (!hasId || observation.nrow() != 1 ||
       std::string(casacore::ScalarColumn<casacore::String>(observation, kObservationIdColumn)(0)) !=
           std::to_string(observationId))
     fail("it holds another observation than " + std::to_string(observationId));
-  if (int(ms_->antenna().nrow()) != nrStations_)
-    fail("it has " + std::to_string(ms_->antenna().nrow()) + " antennas, not " +
-         std::to_string(nrStations_));
+  const casacore::rownr_t nrAntennas =
+      casacore::Table(path_ + "/ANTENNA", casacore::TableLock(casacore::TableLock::NoLocking))
+          .nrow();
+  if (int(nrAntennas) != nrStations_)
+    fail("it has " + std::to_string(nrAntennas) + " antennas, not " + std::to_string(nrStations_));
   const casacore::IPosition shape =
-      casacore::ArrayColumn<casacore::Complex>(*ms_, "DATA").shapeColumn();
+      casacore::ArrayColumn<casacore::Complex>(ms_, "DATA").shapeColumn();
   if (shape != casacore::IPosition(2, kNrPolarisationProducts, nrChannels_))
     fail("DATA cells have shape " + shape.toString() + ", not [4, " + std::to_string(nrChannels_) +
          "]");
-  const int64_t nrRows = int64_t(ms_->nrow());
+  const int64_t nrRows = int64_t(ms_.nrow());
   if (nrRows % nrBaselines_ != 0)
     fail(std::to_string(nrRows) + " rows is not a whole number of integrations of " +
          std::to_string(nrBaselines_) + " baselines");
-  const casacore::Vector<bool> flagRow = casacore::ScalarColumn<bool>(*ms_, "FLAG_ROW").getColumn();
+  const casacore::Vector<bool> flagRow = casacore::ScalarColumn<bool>(ms_, "FLAG_ROW").getColumn();
   written_.assign(size_t(nrRows / nrBaselines_), false);
   for (int64_t row = 0; row < nrRows; ++row)
     if (!flagRow[row]) written_[size_t(row / nrBaselines_)] = true;
-  reopened_ = true;
-  RTCP_LOG_INFO("storage", path_ << ": reopened with " << written_.size() << " integrations, "
-                                 << nrWritten() << " written; appending");
+  reopened_ = nrRows > 0;  // else just created (MeasurementSetTemplate.h)
+  if (reopened_)
+    RTCP_LOG_INFO("storage", path_ << ": reopened with " << written_.size() << " integrations, "
+                                   << nrWritten() << " written; appending");
 }
 
 double MeasurementSetWriter::Impl::midTimeMjd(int64_t integration) const {
@@ -177,9 +201,9 @@ void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
   if (end <= begin) return;
   const int nb = nrBaselines_;
   const size_t nrRows = size_t(end - begin) * nb;
-  ms_->addRow(casacore::rownr_t(nrRows));
+  ms_.addRow(casacore::rownr_t(nrRows));
   // Every column over all the rows at once: casacore's cost is mostly per call.
-  casacore::Vector<int> antenna1(nrRows), antenna2(nrRows), zeros(nrRows, 0);
+  casacore::Vector<int> antenna1(nrRows), antenna2(nrRows);
   casacore::Vector<double> time(nrRows);
   casacore::Matrix<double> uvw(3, nrRows);  // [row][u, v, w]
   for (int64_t i = begin; i < end; ++i) {
@@ -199,22 +223,15 @@ void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
   }
   const casacore::Slicer range = rows(begin, end);
   const casacore::Vector<double> interval(nrRows, integrationSeconds_);
-  columns_->time().putColumnRange(range, time);
-  columns_->timeCentroid().putColumnRange(range, time);
-  columns_->interval().putColumnRange(range, interval);
-  columns_->exposure().putColumnRange(range, interval);
-  columns_->antenna1().putColumnRange(range, antenna1);
-  columns_->antenna2().putColumnRange(range, antenna2);
-  columns_->feed1().putColumnRange(range, zeros);
-  columns_->feed2().putColumnRange(range, zeros);
-  columns_->dataDescId().putColumnRange(range, zeros);
-  columns_->fieldId().putColumnRange(range, zeros);
-  columns_->arrayId().putColumnRange(range, zeros);
-  columns_->observationId().putColumnRange(range, zeros);
-  columns_->processorId().putColumnRange(range, zeros);
-  columns_->scanNumber().putColumnRange(range, casacore::Vector<int>(nrRows, 1));
-  columns_->stateId().putColumnRange(range, casacore::Vector<int>(nrRows, -1));
-  columns_->uvw().putColumnRange(range, uvw);
+  time_.putColumnRange(range, time);
+  timeCentroid_.putColumnRange(range, time);
+  interval_.putColumnRange(range, interval);
+  exposure_.putColumnRange(range, interval);
+  antenna1_.putColumnRange(range, antenna1);
+  antenna2_.putColumnRange(range, antenna2);
+  for (auto& [column, value] : constants_)
+    column.putColumnRange(range, casacore::Vector<int>(nrRows, value));
+  uvwColumn_.putColumnRange(range, uvw);
 }
 
 void MeasurementSetWriter::Impl::addGaps(int64_t end) {
@@ -350,32 +367,41 @@ int64_t MeasurementSetWriter::Impl::nrWritten() const {
 
 MeasurementSetWriter::MeasurementSetWriter(const MeasurementSetDescription& description,
                                            const std::string& path)
-    : path_(path), impl_(std::make_unique<Impl>(description, path)) {}
+    : path_(path), impl_(std::make_unique<Impl>(description, path)) {
+  updateCounts();
+}
+
+void MeasurementSetWriter::updateCounts() {
+  gridSize_ = impl_->gridSize();
+  nrWritten_ = impl_->nrWritten();
+}
 
 MeasurementSetWriter::~MeasurementSetWriter() {
   try {
-    flush(true);
-    std::lock_guard lock(casacoreMutex());
-    impl_.reset();  // closes the MS
+    flush();  // StorageSink syncs the file system once for all its MSs
+    std::lock_guard lock(casacoreMutex());  // only to close: nothing is left to write
+    impl_.reset();                          // closes the MS
   } catch (const std::exception& e) {
     RTCP_LOG_ERROR("storage", path_ << ": closing failed: " << e.what());
   }
 }
 
 bool MeasurementSetWriter::write(int64_t integration, const uint8_t* payload) {
-  return impl_->write(integration, payload);
+  const bool written = impl_->write(integration, payload);
+  gridSize_ = impl_->gridSize();
+  if (written) ++nrWritten_;
+  return written;
 }
 void MeasurementSetWriter::extendTo(int64_t nrIntegrations) {
   impl_->commit();
   impl_->addGaps(nrIntegrations);
+  gridSize_ = impl_->gridSize();
 }
 void MeasurementSetWriter::flush(bool sync) {
   impl_->commit();
-  impl_->ms_->flush(sync);
+  impl_->ms_.flush(sync);
 }
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }
-int64_t MeasurementSetWriter::gridSize() const { return impl_->gridSize(); }
-int64_t MeasurementSetWriter::nrWritten() const { return impl_->nrWritten(); }
 uint64_t MeasurementSetWriter::bytesWritten() const { return impl_->bytesWritten_; }
 
 }  // namespace rtcp::storage

@@ -8,6 +8,7 @@
 ///
 /// The casacore parts live behind a pointer, so users of this header need no casacore.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,17 +41,20 @@ class MeasurementSetWriter {
 
   const std::string& path() const { return path_; }
   bool reopened() const;
-  /// Integrations the grid holds, and how many of them were written (not gaps).
-  int64_t gridSize() const;
-  int64_t nrWritten() const;
+  /// Integrations the grid holds, and how many of them were written (not gaps). Safe to
+  /// call from any thread while another writes (as of the last write or extendTo).
+  int64_t gridSize() const { return gridSize_; }
+  int64_t nrWritten() const { return nrWritten_; }
   int64_t nrMissing() const { return gridSize() - nrWritten(); }
   /// Bytes of DATA, FLAG and WEIGHT_SPECTRUM cells written by this process.
   uint64_t bytesWritten() const;
 
  private:
   struct Impl;
+  void updateCounts();
   std::string path_;
   std::unique_ptr<Impl> impl_;
+  std::atomic<int64_t> gridSize_{0}, nrWritten_{0};
 };
 
 }  // namespace rtcp::storage

@@ -4,7 +4,7 @@
 
 namespace rtcp::storage {
 
-StagingArea::StagingArea(int nrOutputs, size_t blockBytes, StagingOptions options)
+StagingArea::StagingArea(int nrOutputs, size_t blockBytes, StagingOptions options, int nrWriters)
     : blockBytes_(std::max<size_t>(blockBytes, 1)),
       nrBuffers_(std::max<size_t>(options.capacityBytes / blockBytes_, 1)),
       highCount_(std::clamp<size_t>(size_t(options.highWatermark * nrBuffers_), 1, nrBuffers_)),
@@ -12,15 +12,31 @@ StagingArea::StagingArea(int nrOutputs, size_t blockBytes, StagingOptions option
       flushInterval_(std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(options.flushIntervalSeconds))),
       queues_(size_t(nrOutputs)),
-      lastFlush_(size_t(nrOutputs), Clock::now()),
-      writeAll_(size_t(nrOutputs), false) {}
+      writeAll_(size_t(nrOutputs), false) {
+  const int writers = std::max(1, nrWriters > 0 ? std::min(nrWriters, nrOutputs) : nrOutputs);
+  for (int w = 0; w < writers; ++w) wake_.push_back(std::make_unique<std::condition_variable>());
+  lastFlush_.assign(size_t(writers), Clock::now());
+  queuedFor_.assign(size_t(writers), 0);
+}
+
+void StagingArea::wakeAll() {
+  for (auto& wake : wake_) wake->notify_one();  // one thread waits per writer
+}
+
+void StagingArea::checkDrainMode() {
+  if (!drainMode_ && draining()) {
+    drainMode_ = true;
+    wakeAll();
+  }
+}
 
 std::unique_ptr<StagedBlock> StagingArea::acquire() {
   std::unique_lock lock(mutex_);
   if (inUse_ == nrBuffers_ && !closed_) {
     ++blockedAcquires_;
     ++pressure_;
-    work_.notify_all();  // a full staging area must be written, whatever the watermark
+    drainMode_ = true;
+    wakeAll();  // a full staging area must be written, whatever the watermark
     freeAvailable_.wait(lock, [&] { return closed_ || inUse_ < nrBuffers_; });
     --pressure_;
   }
@@ -43,62 +59,76 @@ void StagingArea::release(std::unique_ptr<StagedBlock> block) {
   std::lock_guard lock(mutex_);
   if (block) free_.push_back(std::move(block));
   --inUse_;
-  freeAvailable_.notify_one();
+  if (pressure_ > 0) freeAvailable_.notify_one();
 }
 
 void StagingArea::stage(int output, std::unique_ptr<StagedBlock> block) {
   std::lock_guard lock(mutex_);
+  block->output = output;
   queues_.at(size_t(output)).push_back(std::move(block));
   ++queued_;
-  if (draining()) drainMode_ = true;
-  work_.notify_all();
+  const int writer = writerOf(output);
+  // A writer with nothing staged sleeps without a timeout: wake it to start its timer.
+  if (queuedFor_[size_t(writer)]++ == 0) wake_[size_t(writer)]->notify_one();
+  checkDrainMode();
 }
 
-std::vector<std::unique_ptr<StagedBlock>> StagingArea::nextBatch(int output) {
+std::vector<std::unique_ptr<StagedBlock>> StagingArea::nextBatch(int writer) {
   std::unique_lock lock(mutex_);
-  auto& queue = queues_.at(size_t(output));
+  const size_t w = size_t(writer);
   std::vector<std::unique_ptr<StagedBlock>> batch;
-  auto take = [&] {
-    batch.push_back(std::move(queue.front()));
-    queue.pop_front();
-    --queued_;
-    if (queue.empty()) writeAll_[output] = false;
+  // Takes blocks of output o while more(); returns whether it took any.
+  auto take = [&](size_t o, auto more) {
+    auto& queue = queues_[o];
+    while (!queue.empty() && more()) {
+      batch.push_back(std::move(queue.front()));
+      queue.pop_front();
+      --queued_;
+      --queuedFor_[w];
+    }
+    if (queue.empty()) writeAll_[o] = false;
   };
+  const auto always = [] { return true; };
   for (;;) {
-    if (draining()) drainMode_ = true;
-    if (!queue.empty()) {
+    checkDrainMode();
+    if (queuedFor_[w] > 0) {
       const auto now = Clock::now();
-      if (closed_ || writeAll_[output] || now - lastFlush_[output] >= flushInterval_) {
-        while (!queue.empty()) take();
-        lastFlush_[output] = now;
-        return batch;
-      }
+      const bool timerDue = now - lastFlush_[w] >= flushInterval_;
+      for (size_t o = w; o < queues_.size(); o += wake_.size())
+        if (closed_ || timerDue || writeAll_[o]) take(o, always);
+      if (timerDue) lastFlush_[w] = now;
       if (drainMode_) {
-        while (!queue.empty() && (queued_ > lowCount_ || pressure_ > 0)) take();
+        const auto aboveLow = [&] { return queued_ > lowCount_ || pressure_ > 0; };
+        for (size_t o = w; o < queues_.size(); o += wake_.size()) take(o, aboveLow);
         if (queued_ <= lowCount_ && pressure_ == 0) drainMode_ = false;
-        if (!batch.empty()) return batch;
       }
+      if (!batch.empty()) return batch;
     } else if (closed_) {
       return batch;
     }
-    if (queue.empty())
-      work_.wait(lock);
+    if (queuedFor_[w] == 0)
+      wake_[w]->wait(lock);
     else
-      work_.wait_until(lock, lastFlush_[output] + flushInterval_);
+      wake_[w]->wait_until(lock, lastFlush_[w] + flushInterval_);
   }
 }
 
 void StagingArea::writeAll() {
   std::lock_guard lock(mutex_);
   for (size_t o = 0; o < queues_.size(); ++o) writeAll_[o] = !queues_[o].empty();
-  work_.notify_all();
+  wakeAll();
 }
 
 void StagingArea::close() {
   std::lock_guard lock(mutex_);
   closed_ = true;
-  work_.notify_all();
+  wakeAll();
   freeAvailable_.notify_all();
+}
+
+size_t StagingArea::nrQueued() const {
+  std::lock_guard lock(mutex_);
+  return queued_;
 }
 
 size_t StagingArea::highWaterBytes() const {

@@ -1,10 +1,13 @@
 #pragma once
 /// \file StagingArea.h
 /// Write-behind staging: a bounded set of preallocated block buffers between the
-/// receiving threads and one writer thread per MeasurementSet. Writers start when the
-/// staged blocks reach a high watermark and write until they fall to a low watermark,
-/// or write whatever is staged when a timer expires or writeAll() asks for it. When every buffer is
-/// taken the receivers block (TCP back-pressure); nothing is dropped.
+/// receiving threads and the writer threads, each of which writes the MeasurementSets of
+/// a share of the outputs (output o belongs to writer o % nrWriters). Writers start when
+/// the staged blocks reach a high watermark and write until they fall to a low watermark,
+/// or write whatever is staged for them when their timer expires or writeAll() asks for
+/// it. A writer is woken only when it has something to do (its first block staged, the
+/// watermark, writeAll, close), not per block. When every buffer is taken the receivers
+/// block (TCP back-pressure); nothing is dropped.
 
 #include <chrono>
 #include <condition_variable>
@@ -22,6 +25,7 @@ namespace rtcp::storage {
 /// One received, verified block.
 struct StagedBlock {
   CorrelatedHeader header;
+  int output = 0;  ///< the MS it goes to, as given to StagingArea::stage()
   /// visibilities[baseline][channel][pol] (complex float32), then
   /// nrValidSamples[baseline][channel] (uint32), exactly as received.
   AlignedBuffer<uint8_t> payload;
@@ -36,7 +40,8 @@ struct StagingOptions {
 
 class StagingArea {
  public:
-  StagingArea(int nrOutputs, size_t blockBytes, StagingOptions options);
+  /// nrWriters 0: one writer per output.
+  StagingArea(int nrOutputs, size_t blockBytes, StagingOptions options, int nrWriters = 0);
 
   /// A free buffer to receive into, blocking while all are taken; nullptr once closed.
   std::unique_ptr<StagedBlock> acquire();
@@ -44,9 +49,14 @@ class StagingArea {
   void release(std::unique_ptr<StagedBlock> block);
   /// Queues a filled block for the writer of an output.
   void stage(int output, std::unique_ptr<StagedBlock> block);
-  /// Writer side: waits until this output should write and returns the blocks to write
-  /// (give each back with release() once written); empty once closed and drained.
-  std::vector<std::unique_ptr<StagedBlock>> nextBatch(int output);
+  /// Writer side: waits until this writer should write and returns the blocks to write,
+  /// of any of its outputs, each output's in the order staged (give each back with
+  /// release() once written); empty once closed and drained.
+  std::vector<std::unique_ptr<StagedBlock>> nextBatch(int writer);
+  int nrWriters() const { return int(wake_.size()); }
+  int writerOf(int output) const { return output % nrWriters(); }
+  /// Blocks staged and not yet taken by a writer.
+  size_t nrQueued() const;
   /// Nothing more is coming for now (e.g. the last connection closed): writers write
   /// what is staged without waiting for a watermark or the timer.
   void writeAll();
@@ -63,6 +73,9 @@ class StagingArea {
  private:
   using Clock = std::chrono::steady_clock;
   bool draining() const { return pressure_ > 0 || queued_ >= highCount_; }
+  /// Enters drain mode when due, waking every writer once.
+  void checkDrainMode();
+  void wakeAll();
 
   const size_t blockBytes_;
   const size_t nrBuffers_;
@@ -70,12 +83,14 @@ class StagingArea {
   const Clock::duration flushInterval_;
 
   mutable std::mutex mutex_;
-  std::condition_variable freeAvailable_, work_;
+  std::condition_variable freeAvailable_;
+  std::vector<std::unique_ptr<std::condition_variable>> wake_;  // [writer]
   std::vector<std::unique_ptr<StagedBlock>> free_;
   size_t allocated_ = 0, inUse_ = 0, highWater_ = 0;
   std::vector<std::deque<std::unique_ptr<StagedBlock>>> queues_;  // [output]
-  std::vector<Clock::time_point> lastFlush_;                      // [output]
+  std::vector<Clock::time_point> lastFlush_;                      // [writer]
   std::vector<bool> writeAll_;                                    // [output]
+  std::vector<size_t> queuedFor_;                                 // [writer]
   size_t queued_ = 0;  // staged blocks not yet taken by a writer
   int pressure_ = 0;   // receivers waiting for a buffer
   bool drainMode_ = false;

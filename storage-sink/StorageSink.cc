@@ -1,10 +1,15 @@
 #include "StorageSink.h"
 
 #include <chrono>
+#include <functional>
+#include <iostream>
 #include <map>
 
 #include "BlockReceiver.h"
+#include "FileSystemSync.h"
+#include "MeasurementSetTemplate.h"
 #include "rtcp/Logger.h"
+#include "rtcp/StatusFile.h"
 
 namespace rtcp::storage {
 namespace {
@@ -14,6 +19,20 @@ using Clock = std::chrono::steady_clock;
 Clock::time_point after(double seconds) {
   return Clock::now() +
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+/// Threads that close the MSs: mostly waiting for fsyncs.
+constexpr int kClosingThreads = 8;
+
+/// Calls work(i) for i in [0, n) on up to `threads` threads.
+void forEachInParallel(size_t n, int threads, const std::function<void(size_t)>& work) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::min<int>(threads, int(n)); ++t)
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < n; i = next++) work(i);
+    });
+  for (std::thread& thread : pool) thread.join();
 }
 
 double unixNow() {
@@ -47,16 +66,31 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   for (size_t o = 0; o < outputs_.size(); ++o)
     subbandToOutput[uint32_t(outputs_[o].subbandIndex)] = int(o);
   validator_ = std::make_unique<BlockValidator>(settings_, std::move(subbandToOutput));
+  const int writerThreads = options_.writerThreads > 0
+                                ? options_.writerThreads
+                                : int(std::max(1u, std::thread::hardware_concurrency()));
   staging_ = std::make_unique<StagingArea>(int(outputs_.size()), validator_->payloadSize(),
-                                           options_.staging);
+                                           options_.staging, writerThreads);
+  missing_ = std::make_unique<std::atomic<int64_t>[]>(outputs_.size());
+  if (!options_.statusPath.empty())
+    statusThread_ = std::jthread([this](std::stop_token stop) { reportStatus(stop); });
   const auto antennaFields = describeAntennaFields(settings_);  // once for all the MSs
+  std::vector<MeasurementSetDescription> descriptions;
+  std::vector<std::string> paths;
   for (const SubbandOutput& out : outputs_) {
-    writers_.push_back(std::make_unique<MeasurementSetWriter>(
-        describeMeasurementSet(settings_, out.subbandIndex, antennaFields), out.path));
+    descriptions.push_back(describeMeasurementSet(settings_, out.subbandIndex, antennaFields));
+    paths.push_back(out.path);
+  }
+  createMeasurementSets(descriptions, paths, [this](int made) { measurementSetsCreated_ = made; });
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    writers_.push_back(std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o]));
     integrationsWritten_ += writers_.back()->nrWritten();
+    missing_[o] = writers_.back()->nrMissing();
+    ++measurementSetsReady_;
   }
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
   listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
+  listening_ = true;
   RTCP_LOG_INFO("storage", "listening on port "
                                << listener_->port() << " for " << outputs_.size()
                                << " subbands of observation " << settings_.observationId << " ("
@@ -94,40 +128,54 @@ void StorageSink::acceptConnections() {
   }
 }
 
-void StorageSink::drain(int output) {
-  MeasurementSetWriter& writer = *writers_[size_t(output)];
-  // Flushing writes out partly filled tiles: do it once per flush interval, not per batch.
-  const auto flushInterval = std::chrono::duration<double>(options_.staging.flushIntervalSeconds);
-  Clock::time_point lastFlush = Clock::now();
+void StorageSink::writeBlock(const StagedBlock& block) {
+  MeasurementSetWriter& writer = *writers_[size_t(block.output)];
+  try {
+    if (failed_) return;
+    const uint64_t bytesBefore = writer.bytesWritten();
+    if (writer.write(int64_t(block.header.integration), block.payload.data())) {
+      bytesWritten_ += writer.bytesWritten() - bytesBefore;
+      ++statistics_.blocksWritten;
+      ++integrationsWritten_;
+      missing_[size_t(block.output)] = writer.nrMissing();
+    } else {
+      statistics_.reject(
+          BlockReject::kDuplicate, writer.path(),
+          "integration " + std::to_string(block.header.integration) + " already written");
+    }
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", writer.path() << ": writing failed: " << e.what());
+    failed_ = true;
+    requestStop("writing failed");
+  }
+}
+
+void StorageSink::drain(int writerThread) {
+  // Flushing writes out partly filled tiles and costs fsyncs: once per msFlushSeconds and MS.
+  const auto flushInterval = std::chrono::duration<double>(options_.msFlushSeconds);
+  std::map<int, Clock::time_point> lastFlush;  // [output], of this writer's outputs
   for (;;) {
-    std::vector<std::unique_ptr<StagedBlock>> batch = staging_->nextBatch(output);
+    std::vector<std::unique_ptr<StagedBlock>> batch = staging_->nextBatch(writerThread);
     if (batch.empty()) break;
+    std::vector<int> touched;
     for (std::unique_ptr<StagedBlock>& block : batch) {
+      if (touched.empty() || touched.back() != block->output) touched.push_back(block->output);
+      writeBlock(*block);
+      staging_->release(std::move(block));
+    }
+    const auto now = Clock::now();
+    for (int output : touched) {
+      auto [last, first] = lastFlush.try_emplace(output, now);
+      if (first || now - last->second < flushInterval) continue;
+      MeasurementSetWriter& writer = *writers_[size_t(output)];
       try {
-        if (!failed_ && writer.write(int64_t(block->header.integration), block->payload.data())) {
-          ++statistics_.blocksWritten;
-          ++integrationsWritten_;
-        } else if (!failed_) {
-          statistics_.reject(
-              BlockReject::kDuplicate, writer.path(),
-              "integration " + std::to_string(block->header.integration) + " already written");
-        }
+        writer.flush();
+        last->second = Clock::now();
       } catch (const std::exception& e) {
-        RTCP_LOG_ERROR("storage", writer.path() << ": writing failed: " << e.what());
+        RTCP_LOG_ERROR("storage", writer.path() << ": flush failed: " << e.what());
         failed_ = true;
         requestStop("writing failed");
       }
-      staging_->release(std::move(block));
-    }
-    try {
-      if (Clock::now() - lastFlush >= flushInterval) {
-        writer.flush();
-        lastFlush = Clock::now();
-      }
-    } catch (const std::exception& e) {
-      RTCP_LOG_ERROR("storage", writer.path() << ": flush failed: " << e.what());
-      failed_ = true;
-      requestStop("writing failed");
     }
     if (allArrived()) requestStop("every integration arrived");
   }
@@ -135,8 +183,8 @@ void StorageSink::drain(int output) {
 
 SinkSummary StorageSink::run() {
   std::vector<std::thread> writerThreads;
-  for (size_t o = 0; o < outputs_.size(); ++o)
-    writerThreads.emplace_back([this, o] { drain(int(o)); });
+  for (int w = 0; w < staging_->nrWriters(); ++w)
+    writerThreads.emplace_back([this, w] { drain(w); });
   std::thread acceptor([this] { acceptConnections(); });
 
   Clock::time_point deadline = Clock::time_point::max();
@@ -176,19 +224,34 @@ SinkSummary StorageSink::run() {
   summary.stopReason = stopReason_;
   // Once the observation is over, its whole time grid is due: pad what never came.
   const bool observationOver = summary.complete || unixNow() >= settings_.stopTime;
-  for (size_t o = 0; o < outputs_.size(); ++o) {
+  // Pad, flush and close the MSs several at a time: casacore fsyncs as it flushes them.
+  summary.outputs.resize(outputs_.size());
+  std::atomic<bool> finishingFailed{false};
+  forEachInParallel(outputs_.size(), kClosingThreads, [&](size_t o) {
     MeasurementSetWriter& writer = *writers_[o];
     try {
       if (observationOver && !failed_) writer.extendTo(validator_->nrIntegrations());
-      writer.flush(true);
+      writer.flush();  // to the disk below, once for all the MSs
     } catch (const std::exception& e) {
       RTCP_LOG_ERROR("storage", writer.path() << ": finishing failed: " << e.what());
-      summary.failed = true;
+      finishingFailed = true;
     }
-    summary.outputs.push_back({writer.path(), outputs_[o].subbandNumber, writer.gridSize(),
-                               writer.nrMissing(), writer.bytesWritten()});
+    summary.outputs[o] = {writer.path(), outputs_[o].subbandNumber, writer.gridSize(),
+                          writer.nrMissing(), writer.bytesWritten()};
+    missing_[o] = writer.nrMissing();
+    writers_[o].reset();  // closes the MS
+    ++measurementSetsClosed_;
+  });
+  if (finishingFailed) summary.failed = true;
+  writers_.clear();
+  try {
+    std::vector<std::string> paths;
+    for (const SinkSummary::Output& out : summary.outputs) paths.push_back(out.path);
+    syncFileSystems(paths);
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", "syncing the MeasurementSets to the disk failed: " << e.what());
+    summary.failed = true;
   }
-  writers_.clear();  // closes the MSs
   summary.blocksReceived = statistics_.blocksReceived;
   summary.blocksWritten = statistics_.blocksWritten;
   summary.bytesReceived = statistics_.bytesReceived;
@@ -196,7 +259,53 @@ SinkSummary StorageSink::run() {
     summary.rejected[size_t(r)] = statistics_.rejected[size_t(r)];
   summary.stagingHighWaterBytes = staging_->highWaterBytes();
   summary.stagingCapacityBytes = staging_->capacityBytes();
+  finished_ = true;
+  if (!options_.statusPath.empty()) writeStatus();
   return summary;
+}
+
+StorageStatus StorageSink::status() const {
+  StorageStatus s;
+  s.wallTime = unixNow();
+  s.listening = listening_;
+  s.finished = finished_;
+  s.measurementSets = outputs_.size();
+  s.measurementSetsCreated = measurementSetsCreated_;
+  s.measurementSetsReady = measurementSetsReady_;
+  s.measurementSetsClosed = measurementSetsClosed_;
+  s.integrationsExpected = uint64_t(validator_->nrIntegrations()) * outputs_.size();
+  s.blocksReceived = statistics_.blocksReceived;
+  s.blocksRejected = statistics_.totalRejected();
+  s.integrationsWritten = uint64_t(std::max<int64_t>(0, integrationsWritten_));
+  for (size_t o = 0; o < outputs_.size(); ++o) s.integrationsFlagged += uint64_t(missing_[o]);
+  s.backlog = staging_->nrQueued();
+  s.backlogBytes = s.backlog * staging_->blockBytes();
+  s.bytesReceived = statistics_.bytesReceived;
+  s.bytesWritten = bytesWritten_;
+  return s;
+}
+
+void StorageSink::writeStatus() const {
+  try {
+    const StorageStatus s = status();
+    if (options_.statusPath == "-") {
+      std::cout << s.formatLine() << std::endl;
+    } else {
+      ion::writeFileAtomically(options_.statusPath, s.format());
+    }
+  } catch (const std::exception& e) {
+    RTCP_LOG_WARN("storage", "status: " << e.what());
+  }
+}
+
+void StorageSink::reportStatus(std::stop_token stop) {
+  std::mutex mutex;
+  std::condition_variable_any wake;
+  std::unique_lock lock(mutex);
+  while (!stop.stop_requested()) {
+    writeStatus();
+    wake.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; });
+  }
 }
 
 }  // namespace rtcp::storage

@@ -1,8 +1,9 @@
 #pragma once
 /// \file StorageSink.h
 /// The storage tier (DESIGN §1): a TCP server that accepts any number of connections (a
-/// thread each), validates and stages the correlated blocks, and writes them through one
-/// write-behind writer thread per MeasurementSet of the subbands stored on this host.
+/// thread each), validates and stages the correlated blocks, and writes them into one
+/// MeasurementSet per subband stored on this host through a few write-behind writer
+/// threads (one per core by default), each serving a share of the MSs.
 
 #include <atomic>
 #include <condition_variable>
@@ -18,6 +19,7 @@
 #include "OutputLayout.h"
 #include "StagingArea.h"
 #include "rtcp/ObservationSettings.h"
+#include "rtcp/StorageStatus.h"
 #include "rtcp/Stream.h"
 
 namespace rtcp::storage {
@@ -29,6 +31,14 @@ struct SinkOptions {
   StagingOptions staging;
   double lingerSeconds = 10;    ///< after the stop time, wait this long for late blocks
   double stopAfterSeconds = 0;  ///< stop after this long whatever arrived (0: no limit)
+  int writerThreads = 0;        ///< threads writing the MSs (0: one per core)
+  /// --status: rewrite this file once a second with StorageStatus.h's lines ("-": one line
+  /// a second on standard output; "": none).
+  std::string statusPath;
+  /// How often each MS is flushed to the file system while it is written (its rows made
+  /// visible to readers and kept over a crash). casacore fsyncs at every flush of a table
+  /// with a StandardStMan column, so hundreds of MSs cannot be flushed every second.
+  double msFlushSeconds = 10;
 };
 
 /// What a run did, per MeasurementSet and in total.
@@ -69,11 +79,20 @@ class StorageSink {
   /// Connections accepted so far, and how many of them are still open.
   size_t nrConnectionsAccepted() const { return accepted_; }
   size_t nrConnectionsOpen() const { return open_; }
+  /// What the sink has done so far (any thread).
+  StorageStatus status() const;
 
  private:
   void acceptConnections();
-  void drain(int output);
+  /// Writes the batches of one writer thread (its share of the outputs) until closed.
+  void drain(int writer);
+  /// Writes one staged block into its MS; false when writing failed.
+  void writeBlock(const StagedBlock& block);
   bool allArrived() const;
+  /// Writes status() to options_.statusPath (logs, does not throw, when it cannot).
+  void writeStatus() const;
+  /// The status thread: writeStatus() once a second until stopped.
+  void reportStatus(std::stop_token stop);
 
   ObservationSettings settings_;
   SinkOptions options_;
@@ -92,6 +111,14 @@ class StorageSink {
   bool stopRequested_ = false;
   std::string stopReason_;
   std::vector<std::pair<std::unique_ptr<Stream>, std::thread>> connections_;
+
+  // For status(): MSs made and opened, each output's flagged integrations (gaps).
+  std::atomic<uint64_t> measurementSetsCreated_{0}, measurementSetsReady_{0},
+      measurementSetsClosed_{0};
+  std::atomic<bool> listening_{false}, finished_{false};
+  std::unique_ptr<std::atomic<int64_t>[]> missing_;  // [output]
+  std::atomic<uint64_t> bytesWritten_{0};
+  std::jthread statusThread_;  // last: stopped and joined before the rest goes
 };
 
 }  // namespace rtcp::storage

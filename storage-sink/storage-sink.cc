@@ -50,6 +50,13 @@ int main(int argc, char** argv) {
       "seconds to wait for late blocks after the stop time")(
       "stop-after-seconds", po::value<double>(&options.stopAfterSeconds)->default_value(0),
       "stop after this many seconds (0: no limit)")(
+      "status", po::value<std::string>(&options.statusPath),
+      "rewrite this file once a second with key=value status lines (rtcp/StorageStatus.h); '-': "
+      "print them as one 'rtcp-storage-status' line a second on standard output")(
+      "writer-threads", po::value<int>(&options.writerThreads)->default_value(0),
+      "threads writing the MeasurementSets (0: one per core)")(
+      "ms-flush-interval", po::value<double>(&options.msFlushSeconds)->default_value(10),
+      "seconds between flushes of each MeasurementSet while it is written")(
       "report", po::bool_switch(&report),
       "at the end, print one 'rtcp-ms' line per MeasurementSet on standard output (for observe "
       "across hosts)")("verbose,v", "log debug messages");

@@ -4,6 +4,7 @@
 // fsync and syncfs, so neither leaves dirty pages behind. Also reports the staging
 // memory's high-water mark against its bound.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -37,9 +38,27 @@ struct BenchOptions {
   int channels = 64;
   int integrations = 300;
   int subbands = 2;
+  double integrationSeconds = 1;
   double stagingMb = 32;
   std::string dir = "/tmp";
 };
+
+/// CPU seconds of this process, and of the calling thread.
+double processCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+double threadCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_THREAD, &usage);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+/// The subband numbers of a case: 300, 301, ... (LOFAR's 488: 12 ... 499).
+int firstSubband(const BenchOptions& o) { return o.subbands > 200 ? 12 : 300; }
 
 /// The first n LBA fields of the shipped station table.
 std::vector<std::string> lbaStations(int n) {
@@ -60,11 +79,14 @@ ObservationSettings benchSettings(const BenchOptions& o, const std::string& dir)
   int port = 20000;
   for (const std::string& name : lbaStations(o.stations)) {
     stations += (stations.empty() ? "" : ", ") + name;
-    ports +=
-        "PIC.Core." + name + "LBA.RSP.ports = [udp:127.0.0.1:" + std::to_string(port++) + "]\n";
+    std::string list;  // enough ports for the subbands: 61 beamlets each at 16 bits
+    for (int p = 0; p * 61 < o.subbands; ++p)
+      list += (p ? ", udp:127.0.0.1:" : "udp:127.0.0.1:") + std::to_string(port++);
+    ports += "PIC.Core." + name + "LBA.RSP.ports = [" + list + "]\n";
   }
-  for (int s = 0; s < o.subbands; ++s) subbands += (s ? ", " : "") + std::to_string(300 + s);
-  const int steps = int(195312.5 / o.channels);  // about 1 s integrations
+  for (int s = 0; s < o.subbands; ++s)
+    subbands += (s ? ", " : "") + std::to_string(firstSubband(o) + s);
+  const int steps = std::max(1, int(o.integrationSeconds * 195312.5 / o.channels));
   const double seconds = double(steps) * o.channels / 195312.5 * o.integrations;
   const double start = parseUtc("2025-06-01 12:00:00");
   const std::string text =
@@ -102,7 +124,8 @@ void syncFileSystem(const std::string& dir) {
 /// closed), to the file system synced (total).
 struct SinkTimes {
   double sent = 0, closed = 0, total = 1e30;
-  double create = 0;  ///< seconds to create the MSs (before the first byte)
+  double create = 0;   ///< seconds to create the MSs (before the first byte)
+  double sinkCpu = 0;  ///< CPU seconds of the sink (the process less the sending thread)
 };
 
 /// Sends every integration of every subband through TCP into a storage sink.
@@ -123,18 +146,21 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
   StorageSink sink(std::move(settings), options);  // creates the MSs: timed on its own
   const double createSeconds = std::chrono::duration<double>(Clock::now() - created).count();
   const auto start = Clock::now();
+  const double cpuAtStart = processCpuSeconds();
   auto run = std::async(std::launch::async, [&] { return sink.run(); });
+  double senderCpu = threadCpuSeconds();
   {
     std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port(), 10);
     for (int64_t i = 0; i < nrIntegrations; ++i)
       for (int s = 0; s < o.subbands; ++s) {
         CorrelatedHeader header = CorrelatedHeader::read(bytes.data());
-        header.subband = uint32_t(300 + s);
+        header.subband = uint32_t(firstSubband(o) + s);
         header.integration = uint64_t(i);
         header.write(bytes.data());  // the CRC covers the payload only
         stream->write(bytes.data(), bytes.size());
       }
   }
+  senderCpu = threadCpuSeconds() - senderCpu;
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   SinkTimes times;
   times.create = createSeconds;
@@ -143,6 +169,7 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
   times.closed = seconds();
   syncFileSystem(dir);
   times.total = seconds();
+  times.sinkCpu = processCpuSeconds() - cpuAtStart - senderCpu;
   return times;
 }
 
@@ -172,43 +199,17 @@ uint64_t bytesOnDisk(const std::string& dir) {
   return bytes;
 }
 
-int storageBenchmark(int argc, char** argv) {
-  BenchOptions o;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--stations")
-      o.stations = std::stoi(value());
-    else if (arg == "--channels")
-      o.channels = std::stoi(value());
-    else if (arg == "--integrations")
-      o.integrations = std::stoi(value());
-    else if (arg == "--subbands")
-      o.subbands = std::stoi(value());
-    else if (arg == "--staging-mb")
-      o.stagingMb = std::stod(value());
-    else if (arg == "--dir")
-      o.dir = value();
-    else if (arg == "--help") {
-      std::printf(
-          "rtcp-bench storage [--stations 16] [--channels 64] [--integrations 300] [--subbands 2]\n"
-          "                   [--staging-mb 32] [--dir /tmp]\n");
-      return 0;
-    } else
-      throw std::invalid_argument("unknown argument " + arg);
-  }
-  std::string dir = o.dir + "/rtcp-bench-storage-XXXXXX";
-  if (!mkdtemp(dir.data())) throw std::runtime_error(dir + ": mkdtemp failed");
+/// One case through the sink, best of two rounds (the disk is shared), with a sequential
+/// write of the same visibility bytes in each round; prints its figures under prefix.
+void runCase(const BenchOptions& o, const std::string& dir, const std::string& prefix,
+             double requiredPerSecond) {
   const uint64_t visibilityBytes = uint64_t(o.integrations) * o.subbands * nrBaselines(o.stations) *
                                    o.channels * kNrPolarisationProducts * 8;
   double sequential = 1e30;
   SinkTimes sink;
   SinkSummary summary;
   uint64_t msBytes = 0;
-  for (int round = 0; round < 2; ++round) {  // best of two: the disk is shared
+  for (int round = 0; round < 2; ++round) {
     sequential = std::min(sequential, writeSequentially(dir + "/sequential.dat", visibilityBytes));
     std::filesystem::remove(dir + "/sequential.dat");
     const SinkTimes times = writeThroughSink(o, dir + "/round" + std::to_string(round), summary);
@@ -216,29 +217,113 @@ int storageBenchmark(int argc, char** argv) {
     msBytes = bytesOnDisk(dir + "/round" + std::to_string(round));
     std::filesystem::remove_all(dir + "/round" + std::to_string(round));
   }
-  std::filesystem::remove_all(dir);
-  if (summary.blocksWritten != uint64_t(o.integrations) * o.subbands)
+  const double subbandIntegrations = double(o.integrations) * o.subbands;
+  if (summary.blocksWritten != uint64_t(subbandIntegrations))
     throw std::runtime_error("the sink wrote " + std::to_string(summary.blocksWritten) + " blocks");
-
-  printFigure("storage.stations", o.stations);
-  printFigure("storage.channels", o.channels);
-  printFigure("storage.integrations", double(o.integrations) * o.subbands);
-  printFigure("storage.visibility_bytes", double(visibilityBytes));
+  printFigure(prefix + "stations", o.stations);
+  printFigure(prefix + "channels", o.channels);
+  printFigure(prefix + "subbands", o.subbands);
+  printFigure(prefix + "integration_seconds", o.integrationSeconds);
+  printFigure(prefix + "integrations", subbandIntegrations);
+  printFigure(prefix + "visibility_bytes", double(visibilityBytes));
   // DATA plus WEIGHT_SPECTRUM, FLAG, UVW, ...: the MSs hold more than the visibilities.
-  printFigure("storage.ms_bytes", double(msBytes));
-  printFigure("storage.fraction_of_sequential_write", sequential / sink.total);
-  printFigure("storage.sink_seconds", sink.total);
-  // Where the sink's time went (the best round): receiving, writing what is staged, syncing.
-  printFigure("storage.sink_last_block_sent_seconds", sink.sent);
-  printFigure("storage.sink_written_and_closed_seconds", sink.closed);
-  printFigure("storage.sink_sync_seconds", sink.total - sink.closed);
-  printFigure("storage.sequential_seconds", sequential);
-  // Creating an MS with every subtable (LOFAR's included), its description shared.
-  printFigure("storage.ms_create_seconds_per_ms", sink.create / o.subbands);
-  printFigure("storage.staging_high_water_bytes", double(summary.stagingHighWaterBytes));
-  printFigure("storage.staging_capacity_bytes", double(summary.stagingCapacityBytes));
-  printFigure("storage.staging_high_water_fraction",
+  printFigure(prefix + "ms_bytes", double(msBytes));
+  printFigure(prefix + "fraction_of_sequential_write", sequential / sink.total);
+  printFigure(prefix + "sink_seconds", sink.total);
+  printFigure(prefix + "sink_cpu_seconds", sink.sinkCpu);
+  // Receiving, checking, staging, converting and writing, per CPU second of the sink.
+  const double perCore = subbandIntegrations / sink.sinkCpu;
+  printFigure(prefix + "subband_integrations_per_cpu_second", perCore);
+  // How many times over one core keeps up with the observation in real time.
+  printFigure(prefix + "realtime_headroom_per_core", perCore / requiredPerSecond);
+  printFigure(prefix + "sink_last_block_sent_seconds", sink.sent);
+  printFigure(prefix + "sink_written_and_closed_seconds", sink.closed);
+  printFigure(prefix + "sink_sync_seconds", sink.total - sink.closed);
+  printFigure(prefix + "sequential_seconds", sequential);
+  printFigure(prefix + "staging_high_water_fraction",
               double(summary.stagingHighWaterBytes) / double(summary.stagingCapacityBytes));
+}
+
+/// Seconds to make n MSs ready (created and opened), against copying the same files.
+void runCreation(const BenchOptions& base, int n, const std::string& dir) {
+  BenchOptions o = base;
+  o.subbands = n;
+  o.integrations = 1;
+  SinkSummary summary;
+  const SinkTimes times = writeThroughSink(o, dir + "/create", summary);
+  printFigure("storage.create_measurement_sets", n);
+  printFigure("storage.create_seconds", times.create);
+  // The floor this file system sets: copying one MS's files n times (cp -r).
+  const std::string one =
+      dir + "/create/" + ObservationSettings::defaultFilename(99, firstSubband(o));
+  const auto start = Clock::now();
+  for (int i = 0; i < n; ++i)
+    std::filesystem::copy(one, dir + "/copies/" + std::to_string(i) + ".MS",
+                          std::filesystem::copy_options::recursive);
+  const double copy = std::chrono::duration<double>(Clock::now() - start).count();
+  printFigure("storage.create_file_copy_seconds", copy);
+  printFigure("storage.create_fraction_of_file_copy", copy / times.create);
+  std::filesystem::remove_all(dir + "/create");
+  std::filesystem::remove_all(dir + "/copies");
+}
+
+int storageBenchmark(int argc, char** argv) {
+  // The cases: LOFAR-like (488 subbands, 24 stations, 64 channels, 1 s) and short
+  // integrations (488 subbands, 1 station, 16 channels, 5 ms); --stations etc. run one case.
+  BenchOptions lofar{24, 64, 2, 488, 1, 256, "/tmp"};
+  BenchOptions shortCase{1, 16, 100, 488, 0.005, 256, "/tmp"};
+  BenchOptions custom = lofar;
+  bool customCase = false;
+  int createCount = 100;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    customCase |= arg == "--stations" || arg == "--channels" || arg == "--integrations" ||
+                  arg == "--subbands" || arg == "--integration-seconds";
+    if (arg == "--stations")
+      custom.stations = std::stoi(value());
+    else if (arg == "--channels")
+      custom.channels = std::stoi(value());
+    else if (arg == "--integrations")
+      custom.integrations = std::stoi(value());
+    else if (arg == "--subbands")
+      custom.subbands = std::stoi(value());
+    else if (arg == "--integration-seconds")
+      custom.integrationSeconds = std::stod(value());
+    else if (arg == "--lofar-integrations")
+      lofar.integrations = std::stoi(value());
+    else if (arg == "--short-integrations")
+      shortCase.integrations = std::stoi(value());
+    else if (arg == "--create")
+      createCount = std::stoi(value());
+    else if (arg == "--staging-mb")
+      custom.stagingMb = lofar.stagingMb = shortCase.stagingMb = std::stod(value());
+    else if (arg == "--dir")
+      custom.dir = lofar.dir = shortCase.dir = value();
+    else if (arg == "--help") {
+      std::printf(
+          "rtcp-bench storage [--lofar-integrations 2] [--short-integrations 100] [--create 100]\n"
+          "                   [--staging-mb 256] [--dir /tmp]\n"
+          "rtcp-bench storage --stations S --channels C --integrations N --subbands B\n"
+          "                   [--integration-seconds T]   (one case only)\n");
+      return 0;
+    } else
+      throw std::invalid_argument("unknown argument " + arg);
+  }
+  std::string dir = lofar.dir + "/rtcp-bench-storage-XXXXXX";
+  if (!mkdtemp(dir.data())) throw std::runtime_error(dir + ": mkdtemp failed");
+  std::filesystem::create_directories(dir + "/copies");
+  if (customCase) {
+    runCase(custom, dir, "storage.", custom.subbands / custom.integrationSeconds);
+  } else {
+    runCase(lofar, dir, "storage.lofar.", lofar.subbands / lofar.integrationSeconds);
+    runCase(shortCase, dir, "storage.short.", shortCase.subbands / shortCase.integrationSeconds);
+    runCreation(shortCase, createCount, dir);
+  }
+  std::filesystem::remove_all(dir);
   return 0;
 }
 

@@ -19,6 +19,7 @@ class StagingAreaTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testWriteAll);
   CPPUNIT_TEST(testBackPressure);
   CPPUNIT_TEST(testCloseDrainsEverything);
+  CPPUNIT_TEST(testWriterServesItsShareOfOutputs);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -102,6 +103,31 @@ class StagingAreaTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(size_t(2), staging.nextBatch(0).size());
     CPPUNIT_ASSERT(staging.nextBatch(0).empty());
     CPPUNIT_ASSERT(!staging.acquire());
+  }
+
+  void testWriterServesItsShareOfOutputs() {
+    // Five outputs, two writers: writer 0 has outputs 0, 2, 4; writer 1 has 1 and 3.
+    StagingArea staging(5, 100, options(1000), 2);
+    CPPUNIT_ASSERT_EQUAL(2, staging.nrWriters());
+    for (int output = 0; output < 5; ++output) stageOne(staging, output, uint64_t(10 + output));
+    stageOne(staging, 2, 20);
+    staging.writeAll();
+    auto first = staging.nextBatch(0);
+    CPPUNIT_ASSERT_EQUAL(size_t(4), first.size());
+    CPPUNIT_ASSERT_EQUAL(0, first[0]->output);
+    CPPUNIT_ASSERT_EQUAL(2, first[1]->output);  // each output's blocks in the order staged
+    CPPUNIT_ASSERT_EQUAL(uint64_t(12), first[1]->header.integration);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(20), first[2]->header.integration);
+    CPPUNIT_ASSERT_EQUAL(4, first[3]->output);
+    auto second = staging.nextBatch(1);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), second.size());
+    CPPUNIT_ASSERT_EQUAL(1, second[0]->output);
+    CPPUNIT_ASSERT_EQUAL(3, second[1]->output);
+    CPPUNIT_ASSERT_EQUAL(size_t(0), staging.nrQueued());
+    staging.close();
+    CPPUNIT_ASSERT(staging.nextBatch(0).empty());
+    for (auto& block : first) staging.release(std::move(block));
+    for (auto& block : second) staging.release(std::move(block));
   }
 };
 

@@ -1,0 +1,92 @@
+#include "MeasurementSetTemplate.h"
+
+#include <casacore/ms/MeasurementSets/MeasurementSet.h>
+#include <casacore/tables/Tables/TableLock.h>
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+
+#include "CasacoreLock.h"
+#include "FileSystemSync.h"
+#include "MeasurementSetCreator.h"
+
+namespace rtcp::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Copies an MS's directory tree, without casacore's lock files (each table gets its own
+/// when opened).
+void copyTables(const fs::path& from, const fs::path& to) {
+  fs::create_directory(to);
+  for (const fs::directory_entry& entry : fs::directory_iterator(from)) {
+    const fs::path target = to / entry.path().filename();
+    if (entry.is_directory())
+      copyTables(entry.path(), target);
+    else if (entry.path().filename() != "table.lock")
+      fs::copy_file(entry.path(), target);
+  }
+}
+
+/// Makes path a copy of the MS at from with the subband's own tables rewritten.
+void copyMeasurementSet(const std::string& from, const std::string& path,
+                        const MeasurementSetDescription& d) {
+  copyTables(from, path);
+  std::lock_guard lock(casacoreMutex());
+  rewriteSubbandTables(path, d);
+}
+
+}  // namespace
+
+MeasurementSetDescription templateKey(MeasurementSetDescription d) {
+  d.beam = 0;
+  d.ra = d.dec = 0;
+  d.tileBeam.angle1 = d.tileBeam.angle2 = 0;  // its type is in FIELD's column description
+  d.targets.clear();
+  d.subbandIndex = d.subbandNumber = 0;
+  d.subbandFrequency = 0;
+  d.channelFrequencies.assign(d.channelFrequencies.size(), 0.0);
+  return d;
+}
+
+int createMeasurementSets(const std::vector<MeasurementSetDescription>& descriptions,
+                          const std::vector<std::string>& paths,
+                          const std::function<void(int)>& created) {
+  if (descriptions.size() != paths.size())
+    throw std::invalid_argument("createMeasurementSets: one description per path");
+  std::vector<std::pair<MeasurementSetDescription, std::string>> templates;  // [key, path]
+  std::vector<std::string> directories;
+  int made = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& path = paths[i];
+    if (fs::exists(path)) continue;
+    try {
+      const fs::path parent = fs::absolute(path).parent_path();
+      fs::create_directories(parent);
+      if (std::find(directories.begin(), directories.end(), parent) == directories.end())
+        directories.push_back(parent.string());
+      MeasurementSetDescription key = templateKey(descriptions[i]);
+      const auto known = std::find_if(templates.begin(), templates.end(),
+                                      [&](const auto& t) { return t.first == key; });
+      if (known != templates.end()) {
+        copyMeasurementSet(known->second, path, descriptions[i]);
+      } else {
+        std::lock_guard lock(casacoreMutex());
+        createMeasurementSet(path, descriptions[i], false);  // closed (written) on return
+        templates.emplace_back(std::move(key), path);
+      }
+    } catch (const std::exception& e) {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);  // no half-made MS for a restart to trip over
+      throw std::runtime_error(path + ": cannot create the MeasurementSet: " + e.what());
+    }
+    ++made;
+    if (created) created(made);
+  }
+  syncFileSystems(directories);
+  return made;
+}
+
+}  // namespace rtcp::storage
