@@ -16,7 +16,7 @@
 namespace rtcp {
 namespace {
 
-constexpr int64_t kMaxExpansion = 1'000'000;  // elements one range or repeat may produce
+constexpr int64_t kMaxExpansion = 100'000;  // elements a vector may expand to (LOFAR's: < 1000)
 
 std::string trim(std::string_view text) {
   const size_t begin = text.find_first_not_of(" \t\r\n");

@@ -10,12 +10,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
-#include "FuzzCommon.h"
 #include "CorrelatorFunctions.h"
+#include "FuzzCommon.h"
 #include "Integrator.h"
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
@@ -54,6 +54,9 @@ struct Daemon {
             "Observation.antennaSet = LBA_OUTER\n"
             "Observation.bandFilter = LBA_30_90\n"
             "Observation.VirtualInstrument.stationList = [CS001, CS002, CS003]\n"
+            "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:10010]\n"
+            "PIC.Core.CS002LBA.RSP.ports = [udp:127.0.0.1:10011]\n"
+            "PIC.Core.CS003LBA.RSP.ports = [udp:127.0.0.1:10012]\n"
             "Observation.nrBeams = 1\n"
             "Observation.Beam[0].angle1 = 5.2336866848\n"
             "Observation.Beam[0].angle2 = 0.7109425145\n"
@@ -86,9 +89,10 @@ Daemon& daemon() {
 void transfer(const LinkPosting& posting, fuzz::Input& in, uint64_t agreed, bool write) {
   for (const iovec& part : posting.data) {
     const size_t n = size_t(std::min<uint64_t>(agreed, part.iov_len));
+    if (n == 0) continue;
     if (write) {
       const auto bytes = in.takeBytes(n);
-      std::memcpy(part.iov_base, bytes.data(), bytes.size());
+      if (!bytes.empty()) std::memcpy(part.iov_base, bytes.data(), bytes.size());
       std::memset(static_cast<uint8_t*>(part.iov_base) + bytes.size(), 0, n - bytes.size());
     } else {
       fuzz::consume(std::memchr(part.iov_base, 0x5a, n));

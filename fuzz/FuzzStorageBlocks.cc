@@ -41,6 +41,8 @@ const rtcp::ObservationSettings& settings() {
       "Observation.antennaSet = LBA_OUTER\n"
       "Observation.bandFilter = LBA_30_90\n"
       "Observation.VirtualInstrument.stationList = [CS001, CS002]\n"
+      "PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:10010]\n"
+      "PIC.Core.CS002LBA.RSP.ports = [udp:127.0.0.1:10011]\n"
       "Observation.nrBeams = 1\n"
       "Observation.Beam[0].angle1 = 5.2336866848\n"
       "Observation.Beam[0].angle2 = 0.7109425145\n"
@@ -78,11 +80,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   receiver.run(stream, "fuzz");
   staging.close();
   for (int output = 0; output < 2; ++output)
-    for (auto batch = staging.nextBatch(output); !batch.empty();
-         batch = staging.nextBatch(output))
+    for (auto batch = staging.nextBatch(output); !batch.empty(); batch = staging.nextBatch(output))
       for (auto& block : batch) {
         const CorrelatedHeader& h = block->header;
-        if (validator.check(h).reason != BlockReject::kNone || h.payloadSize != validator.payloadSize() ||
+        if (validator.check(h).reason != BlockReject::kNone ||
+            h.payloadSize != validator.payloadSize() ||
             crc64(block->payload.data(), h.payloadSize) != h.payloadCrc)
           __builtin_trap();
         const CorrelatedData d = CorrelatedData::fromPayload(h, block->payload.data());

@@ -107,9 +107,8 @@ class InputFaultsTest : public CppUnit::TestFixture {
     send(*out, real);
     for (int64_t block = 0; block < 2; ++block)
       expectComplete(*getBlock(input, block, 0, 0, 4), s.blockStartSample(block));
-    CPPUNIT_ASSERT(eventually([&] {
-      return input.statistics()[0].packetsReceived == future.size() + real.size();
-    }));
+    CPPUNIT_ASSERT(eventually(
+        [&] { return input.statistics()[0].packetsReceived == future.size() + real.size(); }));
     const StationStatistics st = input.statistics()[0];
     CPPUNIT_ASSERT_EQUAL(uint64_t(10), st.rejected[size_t(RspReject::kAfterObservation)]);
     CPPUNIT_ASSERT_EQUAL(uint64_t(10), st.implausible());
@@ -143,9 +142,8 @@ class InputFaultsTest : public CppUnit::TestFixture {
     send(*out, forged);
     const Packets real = streamPackets(4, first, s.blockStartSample(block + 1));
     send(*out, real);
-    CPPUNIT_ASSERT(eventually([&] {
-      return input.statistics()[0].packetsReceived == forged.size() + real.size();
-    }));
+    CPPUNIT_ASSERT(eventually(
+        [&] { return input.statistics()[0].packetsReceived == forged.size() + real.size(); }));
     auto b = getBlock(input, block, 0, 0, 4);
     expectComplete(*b, s.blockStartSample(block));
     CPPUNIT_ASSERT_EQUAL(int64_t(4) * b->header.nrSamples, validSamples(*b));
