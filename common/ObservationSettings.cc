@@ -9,6 +9,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "SettingsReaders.h"
 #include "rtcp/Logger.h"
@@ -25,15 +26,14 @@ void Problems::error(const std::string& key, const std::string& problem) {
 void Problems::warn(const std::string& key, const std::string& problem) {
   const int line = parset_.lineOf(key);
   const std::string message = ParsetError(parset_.name(), line, key, problem).what();
-  for (const ParsetWarning& w : warnings_)
-    if (w.message == message) return;
+  if (!warned_.insert(message).second) return;
   warnings_.push_back({key, line, message});
 }
 
 void Problems::raise() const {
   if (errors_.empty()) return;
   std::vector<ParsetError> unique;  // one field's problem may come up for its twin too
-  std::set<std::string> seen;
+  std::unordered_set<std::string> seen;
   for (const ParsetError& e : errors_)
     if (seen.insert(e.what()).second) unique.push_back(e);
   throw ParsetErrors(std::move(unique));

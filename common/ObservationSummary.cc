@@ -36,7 +36,42 @@ std::string stationJson(const StationSummary& s) {
          ", \"packetsReceived\": " + std::to_string(s.packetsReceived) +
          ", \"packetsExpected\": " + std::to_string(s.packetsExpected) +
          ", \"packetsLost\": " + std::to_string(s.packetsLost) +
-         ", \"lossFraction\": " + jsonNumber(s.lossFraction) + ", \"ports\": " + ports + "]}";
+         ", \"lossFraction\": " + jsonNumber(s.lossFraction) +
+         ", \"packetsLate\": " + std::to_string(s.packetsLate) +
+         ", \"packetsDuplicated\": " + std::to_string(s.packetsDuplicated) +
+         ", \"packetsRejected\": " + std::to_string(s.packetsRejected) +
+         ", \"packetsImplausible\": " + std::to_string(s.packetsImplausible) +
+         ", \"packetsBeforeStart\": " + std::to_string(s.packetsBeforeStart) +
+         ", \"flaggedFraction\": " + jsonNumber(s.flaggedFraction) + ", \"ports\": " + ports + "]}";
+}
+
+std::string percent(double fraction) {
+  std::ostringstream out;
+  out << std::setprecision(3) << 100 * fraction << " %";
+  return out.str();
+}
+
+/// Why a station's data are degraded, or "" when they are not.
+std::string stationDegradation(const StationSummary& s) {
+  std::vector<std::string> causes;
+  if (s.lossFraction > kDegradedFraction) {
+    std::string cause = percent(s.lossFraction) + " of its packets lost";
+    if (s.packetsLate) cause += " (" + std::to_string(s.packetsLate) + " arrived late)";
+    causes.push_back(cause);
+  }
+  if (s.flaggedFraction > kDegradedFraction)
+    causes.push_back(percent(s.flaggedFraction) + " of its samples flagged");
+  if (s.packetsImplausible)
+    causes.push_back(std::to_string(s.packetsImplausible) +
+                     " packets stamped after the observation or ahead of the clock rejected");
+  if (s.packetsDuplicated)
+    causes.push_back(std::to_string(s.packetsDuplicated) +
+                     " duplicated packets (the first to arrive kept)");
+  if (s.packetsRejected && s.lossFraction > kDegradedFraction)
+    causes.push_back(std::to_string(s.packetsRejected) + " malformed packets rejected");
+  std::string text;
+  for (const std::string& cause : causes) text += (text.empty() ? "" : ", ") + cause;
+  return text.empty() ? text : s.name + ": " + text;
 }
 
 using boost::property_tree::ptree;
@@ -87,13 +122,41 @@ std::string jsonString(const std::string& text) {
   return out + "\"";
 }
 
+const char* toString(ObservationStatus status) {
+  switch (status) {
+    case ObservationStatus::kOk:
+      return "ok";
+    case ObservationStatus::kDegraded:
+      return "degraded";
+    case ObservationStatus::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
+void ObservationSummary::assess() {
+  degradations.clear();
+  for (const StationSummary& s : stations)
+    if (std::string cause = stationDegradation(s); !cause.empty())
+      degradations.push_back(std::move(cause));
+  if (blocksDropped)
+    degradations.push_back(std::to_string(blocksDropped) +
+                           " blocks served flagged: the correlator ranks fell behind");
+  if (integrationsExpected &&
+      double(integrationsDropped) > kDegradedFraction * double(integrationsExpected))
+    degradations.push_back(std::to_string(integrationsDropped) + " of " +
+                           std::to_string(integrationsExpected) +
+                           " integrations did not reach storage");
+}
+
 std::string ObservationSummary::toJson() const {
   std::ostringstream j;
   j << "{\n"
     << "  \"observationId\": " << observationId << ",\n"
     << "  \"parset\": " << jsonString(parset) << ",\n"
-    << "  \"status\": " << jsonString(ok ? "ok" : "failed") << ",\n"
+    << "  \"status\": " << jsonString(toString(status())) << ",\n"
     << "  \"reason\": " << jsonString(reason) << ",\n"
+    << "  \"degradations\": " << jsonList(degradations, "  ") << ",\n"
     << "  \"start\": " << jsonString(start) << ",\n"
     << "  \"stop\": " << jsonString(stop) << ",\n"
     << "  \"durationSeconds\": " << jsonNumber(durationSeconds) << ",\n"
@@ -107,6 +170,7 @@ std::string ObservationSummary::toJson() const {
     j << (i ? ",\n    " : "\n    ") << stationJson(stations[i]);
   j << (stations.empty() ? "],\n" : "\n  ],\n") << "  \"blocksDropped\": " << blocksDropped << ",\n"
     << "  \"integrationsDropped\": " << integrationsDropped << ",\n"
+    << "  \"integrationsExpected\": " << integrationsExpected << ",\n"
     << "  \"exitCodes\": {";
   size_t n = 0;
   for (const auto& [part, code] : exitCodes)
@@ -125,12 +189,14 @@ std::string ObservationSummary::toJson() const {
 
 std::string ObservationSummary::toText() const {
   std::ostringstream t;
-  t << "observation " << observationId << ": " << (ok ? "ok" : "FAILED")
-    << (reason.empty() ? "" : " (" + reason + ")") << "\n  parset        " << parset
-    << "\n  time          " << start << " .. " << stop << " UTC (" << durationSeconds << " s; "
-    << std::setprecision(3) << wallSeconds << " s wall, real-time factor " << realTimeFactor
-    << ")\n  written       " << bytesWritten << " bytes in " << measurementSets.size()
-    << " MeasurementSet(s)\n";
+  t << "observation " << observationId << ": "
+    << (status() == ObservationStatus::kFailed ? "FAILED" : toString(status()))
+    << (reason.empty() ? "" : " (" + reason + ")") << "\n";
+  for (const std::string& d : degradations) t << "  degraded      " << d << "\n";
+  t << "  parset        " << parset << "\n  time          " << start << " .. " << stop << " UTC ("
+    << durationSeconds << " s; " << std::setprecision(3) << wallSeconds
+    << " s wall, real-time factor " << realTimeFactor << ")\n  written       " << bytesWritten
+    << " bytes in " << measurementSets.size() << " MeasurementSet(s)\n";
   for (const std::string& ms : measurementSets) t << "    " << ms << "\n";
   for (const std::string& ms : partialMeasurementSets)
     t << "    " << ms << " (incomplete: the observation failed)\n";
@@ -145,7 +211,12 @@ std::string ObservationSummary::toText() const {
         t << (k ? ", " : "; ports: ") << k << ": "
           << (s.ports[k].packetsExpected ? std::to_string(s.ports[k].packetsLost) + " lost"
                                          : "unused");
-    t << "\n";
+    if (s.packetsLate || s.packetsDuplicated || s.packetsRejected || s.packetsImplausible ||
+        s.packetsBeforeStart)
+      t << "; not received: " << s.packetsLate << " late, " << s.packetsDuplicated
+        << " duplicated, " << s.packetsRejected << " rejected, " << s.packetsImplausible
+        << " implausible, " << s.packetsBeforeStart << " before the start";
+    t << "; " << percent(s.flaggedFraction) << " flagged\n";
   }
   t << "  exit codes   ";
   for (const auto& [part, code] : exitCodes) t << " " << part << "=" << code;
@@ -203,15 +274,25 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.bytesWritten = number<uint64_t>(tree, "bytesWritten");
     s.measurementSets = strings(tree, "measurementSets");
     if (const auto stations = tree.get_child_optional("stations"))
-      for (const auto& [unused, st] : *stations)
-        s.stations.push_back({st.get<std::string>("name", "?"),
-                              number<uint64_t>(st, "packetsReceived"),
-                              number<uint64_t>(st, "packetsExpected"),
-                              number<uint64_t>(st, "packetsLost"),
-                              number<double>(st, "lossFraction"),
-                              {}});
+      for (const auto& [unused, st] : *stations) {
+        StationSummary station;
+        station.name = st.get<std::string>("name", "?");
+        station.packetsReceived = number<uint64_t>(st, "packetsReceived");
+        station.packetsExpected = number<uint64_t>(st, "packetsExpected");
+        station.packetsLost = number<uint64_t>(st, "packetsLost");
+        station.lossFraction = number<double>(st, "lossFraction");
+        station.packetsLate = number<uint64_t>(st, "packetsLate");
+        station.packetsDuplicated = number<uint64_t>(st, "packetsDuplicated");
+        station.packetsRejected = number<uint64_t>(st, "packetsRejected");
+        station.packetsImplausible = number<uint64_t>(st, "packetsImplausible");
+        station.packetsBeforeStart = number<uint64_t>(st, "packetsBeforeStart");
+        station.flaggedFraction = number<double>(st, "flaggedFraction");
+        s.stations.push_back(station);
+      }
     s.blocksDropped = number<uint64_t>(tree, "blocksDropped");
     s.integrationsDropped = number<uint64_t>(tree, "integrationsDropped");
+    s.integrationsExpected = number<uint64_t>(tree, "integrationsExpected");
+    s.degradations = strings(tree, "degradations");
     s.exitCodes = numbers<int>(tree, "exitCodes");
     s.cpuSeconds = numbers<double>(tree, "cpuSeconds");
     s.plots = strings(tree, "plots");
@@ -219,9 +300,11 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
   } catch (const std::exception& e) {
     throw std::runtime_error(name + ": unexpected contents: " + e.what());
   }
-  if (status != "ok" && status != "failed")
-    throw std::runtime_error(name + ": status '" + status + "' is neither ok nor failed");
-  s.ok = status == "ok";
+  if (status != "ok" && status != "degraded" && status != "failed")
+    throw std::runtime_error(name + ": status '" + status + "' is neither ok, degraded nor failed");
+  s.ok = status != "failed";
+  if (status == "degraded" && s.degradations.empty()) s.degradations.push_back("(no cause given)");
+  if (status == "ok") s.degradations.clear();
   return s;
 }
 

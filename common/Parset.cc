@@ -16,7 +16,7 @@
 namespace rtcp {
 namespace {
 
-constexpr int64_t kMaxExpansion = 1'000'000;  // elements one range or repeat may produce
+constexpr int64_t kMaxExpansion = 100'000;  // elements a vector may expand to (LOFAR's: < 1000)
 
 std::string trim(std::string_view text) {
   const size_t begin = text.find_first_not_of(" \t\r\n");
@@ -118,7 +118,9 @@ void expandRange(const std::string& element, size_t dots, std::vector<std::strin
   if (!first || !last) throw bad("ends must be integers (optionally with a common prefix)");
   if (first->prefix != last->prefix) throw bad("the ends have different prefixes");
   if (last->value < first->value) throw bad("descending");
-  if (last->value - first->value >= kMaxExpansion) throw bad("too long");
+  const uint64_t count = uint64_t(last->value) - uint64_t(first->value) + 1;  // no overflow
+  if (count > uint64_t(kMaxExpansion) || out.size() + count > size_t(kMaxExpansion))
+    throw bad("more than " + std::to_string(kMaxExpansion) + " elements");
   const bool padded =
       !first->prefix.empty() || (first->digits.size() > 1 && first->digits[0] == '0');
   const size_t width = padded ? first->digits.size() : 0;
@@ -144,6 +146,11 @@ bool expandRepeat(const std::string& element, std::vector<std::string>& out) {
   if (value.empty()) throw std::invalid_argument("repeat '" + element + "' has no value");
   std::vector<std::string> one;
   expandElement(value, one);
+  // Bounded before anything is copied: [1000000*1000000*300] is 3e14 elements.
+  if (!one.empty() && (uint64_t(*n) > uint64_t(kMaxExpansion) / one.size() ||
+                       out.size() + size_t(*n) * one.size() > size_t(kMaxExpansion)))
+    throw std::invalid_argument("repeat '" + element + "' expands to more than " +
+                                std::to_string(kMaxExpansion) + " elements");
   for (int64_t i = 0; i < *n; ++i) out.insert(out.end(), one.begin(), one.end());
   return true;
 }
@@ -552,11 +559,17 @@ std::vector<std::vector<std::string>> Parset::getNestedStringVector(const std::s
 
 double Parset::getTime(const std::string& key) const {
   const std::string text = getString(key);
+  double time = 0;
   try {
-    return parseUtc(text);
+    time = parseUtc(text);
   } catch (const std::invalid_argument& e) {
     fail(key, e.what());
   }
+  if (!(time >= kEarliestTime && time <= kLatestTime))
+    fail(key, "'" + text + "' is outside the times rtcp handles, " + formatUtc(kEarliestTime) +
+                  " .. " + formatUtc(kLatestTime) +
+                  " UTC (RSP packets stamp unsigned 32-bit Unix seconds)");
+  return time;
 }
 
 std::vector<std::string> Parset::unusedKeys() const {

@@ -159,6 +159,12 @@ void readProcessing(const Parset& p, Problems& problems, ObservationSettings& s)
   problems.guard([&] {
     s.secondsOfBuffer = p.getDouble("OLAP.nrSecondsOfBuffer", 2.5);
     if (!(s.secondsOfBuffer > 0)) p.fail("OLAP.nrSecondsOfBuffer", "must be positive");
+    // Every station's buffer is allocated at start-up: 1e9 s once died in std::bad_alloc.
+    if (s.secondsOfBuffer > kMaxSecondsOfBuffer)
+      p.fail("OLAP.nrSecondsOfBuffer",
+             formatNumber(s.secondsOfBuffer) + " s is more than the " +
+                 formatNumber(kMaxSecondsOfBuffer) +
+                 " s rtcp allows (each station's buffer is held in memory; LOFAR uses 2.5 s)");
   });
 }
 

@@ -110,6 +110,12 @@ const char* toString(RspReject reason) {
       return "bad timestamp or sequence number";
     case RspReject::kStation:
       return "unexpected station ID";
+    case RspReject::kBeforeObservation:
+      return "timestamp long before the observation";
+    case RspReject::kAfterObservation:
+      return "timestamp long after the observation";
+    case RspReject::kAheadOfClock:
+      return "timestamp ahead of the wall clock";
   }
   return "unknown reject reason";
 }

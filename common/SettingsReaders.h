@@ -5,6 +5,7 @@
 /// that a parset's every problem is reported at once.
 
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,9 @@ namespace rtcp::settings {
 class Problems {
  public:
   Problems(const Parset& parset, std::vector<ParsetWarning>& warnings)
-      : parset_(parset), warnings_(warnings) {}
+      : parset_(parset), warnings_(warnings) {
+    for (const ParsetWarning& w : warnings_) warned_.insert(w.message);
+  }
 
   /// Runs `read`; a ParsetError (or each of ParsetErrors) it throws is recorded. True when
   /// it ran without one.
@@ -45,6 +48,7 @@ class Problems {
  private:
   const Parset& parset_;
   std::vector<ParsetWarning>& warnings_;
+  std::unordered_set<std::string> warned_;  ///< messages in warnings_: linear de-duplication
   std::vector<ParsetError> errors_;
 };
 

@@ -20,7 +20,10 @@ void forEachStationCounter(StationT& s, Visit visit) {
   visit("packetsReceived", s.packetsReceived);
   visit("packetsAccepted", s.packetsAccepted);
   visit("late", s.late);
+  visit("duplicated", s.duplicated);
   visit("rejected", s.rejected);
+  visit("implausible", s.implausible);
+  visit("beforeStart", s.beforeStart);
   visit("blocksServed", s.blocksServed);
   visit("samplesServed", s.samplesServed);
   visit("samplesFlagged", s.samplesFlagged);

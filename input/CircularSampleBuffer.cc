@@ -40,6 +40,17 @@ struct CircularSampleBuffer::StreamState {
       from += n;
     }
   }
+  /// Bit t: sample from + t has arrived, for samples [from, to), to - from <= 32.
+  uint32_t arrivedBits(int64_t from, int64_t to, int64_t capacity) {
+    uint32_t bits = 0;
+    int shift = 0;
+    forBits(from, to, capacity, [&](Bitmap& word, uint64_t mask) {
+      const int bit = std::countr_zero(mask);
+      bits |= uint32_t((word.load(std::memory_order_relaxed) & mask) >> bit) << shift;
+      shift += std::popcount(mask);
+    });
+    return bits;
+  }
   /// Bits of the 64 slots starting at `slot`, wrapping at the end of the ring.
   uint64_t bitsAt(size_t slot) const {
     const size_t w = slot / kBits;
@@ -60,6 +71,7 @@ struct CircularSampleBuffer::StreamState {
   size_t nrWords;
   std::atomic<int64_t> head{kNothing};  ///< one past the newest sample stored
   int64_t servedUntil = kNothing;       ///< samples before it are late
+  int64_t announced = kNothing;         ///< first sample of a packet waiting for room
   int64_t retention = kNoLimit;         ///< blockWhenFull: keep samples from here on
   std::multiset<int64_t> pins;          ///< first samples of reads in progress
   bool ended = false;
@@ -133,6 +145,21 @@ void CircularSampleBuffer::storePacket(const StreamSubbands& subbands, const Pac
   }
 }
 
+void CircularSampleBuffer::storeMissing(const StreamSubbands& subbands, const PacketRef& packet,
+                                        int64_t from, int64_t to, uint32_t arrived) {
+  const int n = int(to - from);
+  for (int t = 0; t < n;) {
+    if ((arrived >> t) & 1) {
+      ++t;
+      continue;
+    }
+    int end = t + 1;
+    while (end < n && !((arrived >> end) & 1)) ++end;
+    storePacket(subbands, packet, from + t, from + end);
+    t = end;
+  }
+}
+
 WriteCounts CircularSampleBuffer::write(int stream, std::span<const PacketRef> packets) {
   StreamState& s = *state_[stream];
   const StreamSubbands& subbands = streams_[stream];
@@ -142,10 +169,18 @@ WriteCounts CircularSampleBuffer::write(int stream, std::span<const PacketRef> p
     int64_t lo = p.firstSample;
     const int64_t hi = lo + kRspSamplesPerPacket;
     // Moving the window must not overwrite what a read copies or what must be retained.
-    s.space.wait(lock, [&] {
+    const auto room = [&] {
       return s.closed || hi <= s.head.load(std::memory_order_relaxed) ||
              hi - capacity_ <= s.roomLimit(blockWhenFull_);
-    });
+    };
+    if (!room()) {
+      // The stream has moved on to `lo`: readers waiting for samples before it need not
+      // wait for this packet (a recording with a gap would otherwise deadlock: the reader
+      // waits for the head, the writer for the reader to release room).
+      s.announced = std::max(s.announced, lo);
+      if (s.waiters) s.progress.notify_all();
+      s.space.wait(lock, room);
+    }
     if (s.closed) break;
     const int64_t head = s.head.load(std::memory_order_relaxed);
     const int64_t lateBefore = std::max(s.servedUntil, head - capacity_);
@@ -157,19 +192,19 @@ WriteCounts CircularSampleBuffer::write(int stream, std::span<const PacketRef> p
       ++counts.late;
       lo = lateBefore;
     }
-    if (hi > head) {
-      moveWindow(s, hi);
-    } else {
-      bool all = true;
-      s.forBits(lo, hi, capacity_, [&](Bitmap& word, uint64_t mask) {
-        all = all && (word.load(std::memory_order_relaxed) & mask) == mask;
-      });
-      if (all) {
-        ++counts.duplicated;
-        continue;
-      }
+    if (hi > head) moveWindow(s, hi);  // clears the bits of the slots it takes over
+    const uint32_t arrived = s.arrivedBits(lo, hi, capacity_);
+    const uint32_t all = uint32_t(lowBits(hi - lo));
+    if (arrived == all) {
+      ++counts.duplicated;
+      continue;
     }
-    storePacket(subbands, p, lo, hi);
+    if (arrived) {
+      ++counts.duplicated;  // what arrived first stays
+      storeMissing(subbands, p, lo, hi, arrived);
+    } else {
+      storePacket(subbands, p, lo, hi);
+    }
     s.forBits(lo, hi, capacity_,
               [](Bitmap& word, uint64_t mask) { word.fetch_or(mask, std::memory_order_relaxed); });
     ++counts.written;
@@ -260,7 +295,8 @@ bool CircularSampleBuffer::waitUntilPassed(int stream, int64_t sample, double st
   for (;;) {
     const auto now = Clock::now();
     const bool stalled = stallSeconds >= 0 && now - s.lastProgress >= stall;
-    passed = s.head.load(std::memory_order_relaxed) >= sample || s.ended || stalled;
+    passed = std::max(s.head.load(std::memory_order_relaxed), s.announced) >= sample || s.ended ||
+             stalled;
     if (passed || s.closed || now >= deadline) break;
     auto wake = std::min(deadline, now + std::chrono::seconds(1));  // re-checks now and then
     if (stallSeconds >= 0) wake = std::min(wake, s.lastProgress + stall);

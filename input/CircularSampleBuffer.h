@@ -35,7 +35,7 @@ struct PacketRef {
 struct WriteCounts {
   uint64_t written = 0;     ///< packets stored (fully or partly)
   uint64_t late = 0;        ///< packets with samples older than served or than the buffer holds
-  uint64_t duplicated = 0;  ///< packets whose samples had all arrived already
+  uint64_t duplicated = 0;  ///< packets with samples that had arrived already (those kept)
 };
 
 /// What a read() found.
@@ -61,7 +61,8 @@ class CircularSampleBuffer {
   CircularSampleBuffer& operator=(const CircularSampleBuffer&) = delete;
 
   /// Stores packets of one stream (16 samples each). Late, partly late and duplicated
-  /// packets are counted; late samples are dropped.
+  /// packets are counted; late samples are dropped. A packet never replaces samples that
+  /// have arrived already: of a packet overlapping them only the missing samples are stored.
   WriteCounts write(int stream, std::span<const PacketRef> packets);
 
   /// Copies samples [firstSample, firstSample + count) of the stream's subbands
@@ -71,7 +72,8 @@ class CircularSampleBuffer {
   ReadResult read(int stream, int64_t firstSample, int64_t count, int firstSubband, int nrSubbands,
                   StationBlock& out, int outSubband);
 
-  /// Waits until the stream has stored samples up to `sample` (exclusive), has ended,
+  /// Waits until the stream has stored samples up to `sample` (exclusive) or holds a
+  /// packet from `sample` on that waits for room (a gap in a recording), has ended,
   /// or has made no progress for stallSeconds (< 0: never stalls), or until deadline /
   /// close(). True unless the deadline or close() ended the wait.
   bool waitUntilPassed(int stream, int64_t sample, double stallSeconds,
@@ -101,6 +103,10 @@ class CircularSampleBuffer {
                 StationBlock& out, int outSubband) const;
   void storePacket(const StreamSubbands& subbands, const PacketRef& packet, int64_t from,
                    int64_t to);
+  /// Stores the samples of [from, to) whose bit in `arrived` (bit t: sample from + t) is
+  /// clear.
+  void storeMissing(const StreamSubbands& subbands, const PacketRef& packet, int64_t from,
+                    int64_t to, uint32_t arrived);
 
   int nrSubbands_;
   int bytesPerSample_;

@@ -16,7 +16,7 @@ namespace rtcp::ion {
 /// Live counters of one input stream; its receiver is the only writer.
 struct StreamCounters {
   std::atomic<uint64_t> received{0};    ///< datagrams or file records read
-  std::atomic<uint64_t> accepted{0};    ///< valid packets handed to the buffer
+  std::atomic<uint64_t> accepted{0};    ///< valid packets stored (wholly or partly)
   std::atomic<uint64_t> late{0};        ///< packets (partly) older than served or buffered
   std::atomic<uint64_t> duplicated{0};  ///< packets whose samples had all arrived
   std::array<std::atomic<uint64_t>, kNrRspRejects> rejected{};  ///< by RspReject
@@ -26,7 +26,7 @@ struct StreamCounters {
 struct StationStatistics {
   std::string station;
   uint64_t packetsReceived = 0;
-  uint64_t packetsAccepted = 0;
+  uint64_t packetsAccepted = 0;  ///< stored: neither rejected nor wholly late or duplicated
   uint64_t late = 0;
   uint64_t duplicated = 0;
   std::array<uint64_t, kNrRspRejects> rejected{};  ///< by RspReject
@@ -36,13 +36,20 @@ struct StationStatistics {
   uint64_t blocksGone = 0;      ///< served fully flagged: the ranks fell behind
   int64_t lastBlock = -1;       ///< newest block served
   double lastBlockFlaggedFraction = 0;
-  std::vector<uint64_t> acceptedPerStream;  ///< [stream]: valid packets of each input
+  std::vector<uint64_t> acceptedPerStream;  ///< [stream]: packets stored of each input
 
   uint64_t rejectedTotal() const {
     uint64_t total = 0;
     for (uint64_t r : rejected) total += r;
     return total;
   }
+  /// Valid packets stamped after the observation or ahead of the wall clock.
+  uint64_t implausible() const {
+    return rejected[size_t(RspReject::kAfterObservation)] +
+           rejected[size_t(RspReject::kAheadOfClock)];
+  }
+  /// Valid packets stamped long before the start: a station sending early, no fault.
+  uint64_t beforeStart() const { return rejected[size_t(RspReject::kBeforeObservation)]; }
 };
 
 }  // namespace rtcp::ion

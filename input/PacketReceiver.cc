@@ -215,7 +215,8 @@ void PacketReceiver::readFile() {
       logReject(why, record.first(kRspHeaderSize));
       continue;
     }
-    if (options_.paced) {
+    // A record outside the observation is rejected at once (handle()), not waited for.
+    if (options_.paced && outsideObservation(clock_.sampleNumber(h.stamp())) == RspReject::kNone) {
       // Records up to kReplayLead ahead of the wall clock go at once, and a sleep lasts
       // until the record is due (not until it is kReplayLead ahead: then the next record,
       // 82 us later, would be out of reach again and every record cost a wake-up).
@@ -232,25 +233,42 @@ void PacketReceiver::readFile() {
   flush();
 }
 
+RspReject PacketReceiver::outsideObservation(int64_t firstSample) const {
+  if (firstSample < options_.firstPlausible) return RspReject::kBeforeObservation;
+  if (firstSample >= options_.endPlausible) return RspReject::kAfterObservation;
+  return RspReject::kNone;
+}
+
+RspReject PacketReceiver::aheadOfClock(int64_t firstSample, double now) const {
+  if (options_.maxAheadOfClock >= 0 &&
+      clock_.unixTime(firstSample + kRspSamplesPerPacket) + options_.clockShift >
+          now + options_.maxAheadOfClock)
+    return RspReject::kAheadOfClock;
+  return RspReject::kNone;
+}
+
 void PacketReceiver::handle(std::span<const std::span<const uint8_t>> datagrams) {
   refs_.clear();
+  const double now = options_.maxAheadOfClock >= 0 ? wallClock() : 0;
   for (const auto& datagram : datagrams) {
     RspHeader h;
     RspReject why = validateRspPacket(datagram, options_.expect, h);
     if (why == RspReject::kNone && h.nrBeamlets < options_.neededBeamlets)
       why = RspReject::kBeamletCount;
+    const int64_t firstSample = why == RspReject::kNone ? clock_.sampleNumber(h.stamp()) : 0;
+    if (why == RspReject::kNone) why = outsideObservation(firstSample);
+    if (why == RspReject::kNone) why = aheadOfClock(firstSample, now);
     if (why != RspReject::kNone) {
       ++counters_.rejected[size_t(why)];
       logReject(why, datagram);
       continue;
     }
-    refs_.push_back(
-        {clock_.sampleNumber(h.stamp()), datagram.data() + kRspHeaderSize, h.nrBeamlets});
+    refs_.push_back({firstSample, datagram.data() + kRspHeaderSize, h.nrBeamlets});
   }
   counters_.received += datagrams.size();
   if (refs_.empty()) return;
   const WriteCounts counts = buffer_.write(stream_, refs_);
-  counters_.accepted += refs_.size();
+  counters_.accepted += counts.written;  // wholly late or duplicated: no data received
   if (counts.late) counters_.late += counts.late;
   if (counts.duplicated) counters_.duplicated += counts.duplicated;
 }

@@ -28,7 +28,21 @@ struct ReceiverOptions {
   int neededBeamlets = 0;  ///< packets must carry at least the stream's subbands
   bool paced = false;      ///< file: deliver each packet at its time + clockShift (wall clock)
   double clockShift = 0;   ///< seconds from packet (recording) time to wall-clock time
+  /// Plausible packets start at samples [firstPlausible, endPlausible): the observation
+  /// with its margins. Others are rejected (kBeforeObservation, kAfterObservation) and
+  /// never reach the buffer, whose window they would move.
+  int64_t firstPlausible = INT64_MIN;
+  int64_t endPlausible = INT64_MAX;
+  /// Seconds a packet's last sample may lie ahead of the wall clock (recording time
+  /// shifted by clockShift) before it is rejected as kAheadOfClock; < 0: not checked
+  /// (non-real-time). Stations stamp what they have sampled: only a wrong clock or a
+  /// forger sends the future.
+  double maxAheadOfClock = -1;
 };
+
+/// How far ahead of the wall clock a real-time packet may be: host clocks differ by
+/// milliseconds (NTP), a station's packets arrive after their time.
+constexpr double kMaxAheadOfClock = 0.25;
 
 class PacketReceiver {
  public:
@@ -59,6 +73,10 @@ class PacketReceiver {
   /// Sleeps until a wall-clock time; false when stopped meanwhile.
   bool sleepUntil(double unixTime);
   void logReject(RspReject reason, std::span<const uint8_t> datagram);
+  /// kNone, or why a packet starting at `firstSample` lies outside the observation.
+  RspReject outsideObservation(int64_t firstSample) const;
+  /// kNone, or kAheadOfClock for a real-time packet ahead of the wall time `now`.
+  RspReject aheadOfClock(int64_t firstSample, double now) const;
 
   std::string name_;
   StreamDescriptor descriptor_;

@@ -121,6 +121,12 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
       ro.expect = {settings.clockMHz, settings.bitsPerSample, 0, st.id};
       ro.neededBeamlets = s->buffer->streamSubbands(int(k)).count;
       ro.paced = settings.realTime;
+      // Margins of a whole buffer: a station may start sending before the start (its
+      // early samples are history) and go on after the stop.
+      const int64_t margin = s->buffer->capacity() + maxDelaySamples_ + nrHistorySamples(settings);
+      ro.firstPlausible = settings.startSample() - margin;
+      ro.endPlausible = settings.blockStartSample(settings.nrBlocks()) + margin;
+      ro.maxAheadOfClock = settings.realTime ? kMaxAheadOfClock : -1;
       s->receivers.push_back(
           std::make_unique<PacketReceiver>(st.name + " " + s->inputs[k].toString(), s->inputs[k],
                                            int(k), *s->buffer, *s->counters.back(), ro));

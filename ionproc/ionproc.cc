@@ -164,11 +164,24 @@ int run(const Options& options) {
     std::vector<IonStatus::Station> inputStatistics;
     double clockShift = 0;
     if (input) {
-      for (const StationStatistics& st : input->statistics())
-        inputStatistics.push_back({st.station, st.packetsReceived, st.packetsAccepted, st.late,
-                                   st.rejectedTotal(), st.blocksServed, st.samplesServed,
-                                   st.samplesFlagged, st.blocksGone, st.lastBlock,
-                                   st.acceptedPerStream});
+      for (const StationStatistics& st : input->statistics()) {
+        IonStatus::Station station;
+        station.name = st.station;
+        station.packetsReceived = st.packetsReceived;
+        station.packetsAccepted = st.packetsAccepted;
+        station.late = st.late;
+        station.duplicated = st.duplicated;
+        station.rejected = st.rejectedTotal();
+        station.implausible = st.implausible();
+        station.beforeStart = st.beforeStart();
+        station.blocksServed = st.blocksServed;
+        station.samplesServed = st.samplesServed;
+        station.samplesFlagged = st.samplesFlagged;
+        station.blocksGone = st.blocksGone;
+        station.lastBlock = st.lastBlock;
+        station.portsAccepted = st.acceptedPerStream;
+        inputStatistics.push_back(std::move(station));
+      }
       clockShift = input->clockShift();
     }
     IonStatus status = collectStatus(settings, inputStatistics, clockShift, output);
@@ -246,8 +259,10 @@ int run(const Options& options) {
     for (const StationStatistics& st : input->statistics())
       RTCP_LOG_INFO("ionproc", "input " << st.station << ": " << st.packetsReceived
                                         << " packets received, " << st.packetsAccepted
-                                        << " accepted, " << st.late << " late, "
-                                        << st.rejectedTotal() << " rejected; " << st.blocksServed
+                                        << " accepted, " << st.late << " late, " << st.duplicated
+                                        << " duplicated, " << st.rejectedTotal() << " rejected ("
+                                        << st.implausible() << " implausible, " << st.beforeStart()
+                                        << " before the start); " << st.blocksServed
                                         << " blocks served, " << st.blocksGone << " of them gone");
   for (const std::string& line : output.summary()) RTCP_LOG_INFO("ionproc", line);
   for (const auto& summary : summaries) RTCP_LOG_INFO("ionproc", summary());

@@ -30,4 +30,12 @@ RTCP_FORWARDED(acceptVisibilities,
                void(int32_t subbandIndex, int64_t block, int32_t nrStations, int32_t nrChannels,
                     Span<std::complex<float>> visibilities, Span<uint32_t> validSamples));
 
+/// The input bulk bytes of an acceptVisibilities call for nrStations x nrChannels (each
+/// array padded as the codec lays it out).
+constexpr uint64_t visibilityCallBytes(int nrStations, int nrChannels) {
+  const uint64_t cells = uint64_t(nrStations) * uint64_t(nrStations + 1) / 2 * uint64_t(nrChannels);
+  return forwarding::padded(cells * 4 * sizeof(std::complex<float>)) +
+         forwarding::padded(cells * sizeof(uint32_t));
+}
+
 }  // namespace rtcp::ion

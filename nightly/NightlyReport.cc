@@ -11,7 +11,9 @@ namespace rtcp::nightly {
 namespace {
 
 std::string status(const ObservationResult& r) {
-  return r.skipped ? "NOT RUN" : r.ok ? "OK" : "FAILED";
+  if (r.skipped) return "NOT RUN";
+  if (!r.ok) return "FAILED";
+  return r.summary && r.summary->status() == ObservationStatus::kDegraded ? "DEGRADED" : "OK";
 }
 
 std::string fixed(double value, int decimals) {
@@ -121,6 +123,7 @@ std::string NightlyReport::text() const {
     if (r.exitCode != 0) out << "  observe stderr:  " << r.stderrPath << "\n";
     if (!r.summary) continue;
     const ObservationSummary& s = *r.summary;
+    for (const std::string& d : s.degradations) out << "  degraded:        " << d << "\n";
     out << "  data written:    " << formatBytes(double(s.bytesWritten)) << "\n";
     for (const std::string& line : lossLines(s)) out << "  packet loss:     " << line << "\n";
     out << "  blocks dropped:  " << s.blocksDropped

@@ -475,7 +475,18 @@ ObservationSummary Observation::summarise() {
       const int index = s.stationIndex(st.stations[i].name);
       const std::vector<bool> carrying =
           index >= 0 ? carryingInputs(s, index) : std::vector<bool>{};
-      StationSummary station{st.stations[i].name, st.stations[i].packetsAccepted, 0, 0, 0, {}};
+      const ion::IonStatus::Station& in = st.stations[i];
+      StationSummary station;
+      station.name = in.name;
+      station.packetsReceived = in.packetsAccepted;
+      station.packetsLate = in.late;
+      station.packetsDuplicated = in.duplicated;
+      station.packetsImplausible = in.implausible;
+      station.packetsBeforeStart = in.beforeStart;
+      station.packetsRejected =
+          in.rejected - std::min(in.rejected, in.implausible + in.beforeStart);
+      station.flaggedFraction =
+          in.samplesServed ? double(in.samplesFlagged) / double(in.samplesServed) : 0;
       for (size_t k = 0; k < carrying.size(); ++k) {
         PortSummary port;
         port.packetsReceived =
@@ -495,6 +506,7 @@ ObservationSummary Observation::summarise() {
       summary.blocksDropped = std::max(summary.blocksDropped, st.stations[i].blocksGone);
     }
     const uint64_t expected = uint64_t(s.nrIntegrations() * s.nrSubbands());
+    if (s.correlatedOutput.enabled) summary.integrationsExpected = expected;
     summary.integrationsDropped =
         s.correlatedOutput.enabled && expected > st.storageSent ? expected - st.storageSent : 0;
     // What the MSs hold flagged, as the storage-sinks counted it, when they all reported.
@@ -525,6 +537,8 @@ ObservationSummary Observation::summarise() {
                std::to_string(expected) + " MeasurementSets were written";
   if (failure_.empty() && !summary.warnings.empty()) summary.reason = summary.warnings.front();
   summary.ok = failure_.empty();
+  summary.assess();
+  for (const std::string& d : summary.degradations) RTCP_LOG_WARN("observe", "degraded: " << d);
   if (!summary.ok) {  // what is on disk is incomplete: not "written"
     summary.reason = failure_;
     summary.partialMeasurementSets = std::move(summary.measurementSets);

@@ -35,8 +35,12 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
     throw std::invalid_argument("subband index " + std::to_string(subbandIndex) + " out of range");
   if (block < 0 || (nrBlocks_ >= 0 && block >= nrBlocks_))
     throw std::invalid_argument("block " + std::to_string(block) + " out of range");
-  const size_t cells = size_t(nrBaselines(nrStations)) * nrChannels;
-  if (nrStations < 1 || nrChannels < 1 || visibilities.size() != cells * kNrPolarisationProducts ||
+  // The shape comes from the link: checked before it is computed with (no overflow).
+  const bool shapeOk = nrStations >= 1 && nrChannels >= 1 && nrStations <= kMaxStations &&
+                       nrChannels <= kMaxChannels;
+  const size_t cells =
+      shapeOk ? size_t(nrStations) * size_t(nrStations + 1) / 2 * size_t(nrChannels) : 0;
+  if (!shapeOk || visibilities.size() != cells * kNrPolarisationProducts ||
       validSamples.size() != cells)
     throw std::invalid_argument("visibilities of " + std::to_string(visibilities.size()) +
                                 " and counts of " + std::to_string(validSamples.size()) +

@@ -30,9 +30,15 @@ class Integrator : public VisibilitySink {
              int maxOpenIntegrations = 3);
   explicit Integrator(const ObservationSettings& settings, Emit emit, int maxOpenIntegrations = 3);
 
+  /// Throws std::invalid_argument for a subband, block or shape out of range (the
+  /// arguments come over the link from another process).
   void add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
            std::span<const std::complex<float>> visibilities,
            std::span<const uint32_t> validSamples) override;
+  /// Bounds of a block's shape, far beyond any observation (the RSP station field holds
+  /// IDs below 2048; channels are at most a few thousand).
+  static constexpr int kMaxStations = 1 << 16;
+  static constexpr int kMaxChannels = 1 << 20;
   /// Sends every open integration on, complete or not.
   void flush();
 

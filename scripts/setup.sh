@@ -6,7 +6,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${RTCP_BUILD_DIR:-$top/build}
 
-packages=(build-essential cmake pkg-config git clang-format
+packages=(build-essential cmake pkg-config git clang-format clang
   casacore-dev casacore-tools casacore-data casacore-data-jpl-de200 libfftw3-dev
   libboost-dev libboost-program-options-dev
   mpich libmpich-dev libcppunit-dev

@@ -137,6 +137,9 @@ struct ParsetWarning {
   std::string message;
 };
 
+/// The most seconds of station buffer (OLAP.nrSecondsOfBuffer) a parset may ask for.
+constexpr double kMaxSecondsOfBuffer = 60;
+
 struct ObservationSettings {
   int64_t observationId = 0;              ///< Observation.ObsID, else Observation.otdbID
   double startTime = 0;                   ///< Observation.startTime, Unix seconds UTC
@@ -165,7 +168,7 @@ struct ObservationSettings {
   bool correctBandPass = true;    ///< Cobalt.correctBandPass, else OLAP.correctBandPass
   bool correctClocks = true;      ///< Cobalt.correctClocks, else OLAP.correctClocks
   bool realTime = true;           ///< Cobalt.realTime, else OLAP.realTime
-  double secondsOfBuffer = 2.5;   ///< OLAP.nrSecondsOfBuffer
+  double secondsOfBuffer = 2.5;   ///< OLAP.nrSecondsOfBuffer, at most kMaxSecondsOfBuffer
   std::vector<std::string> tiedArrayStationNames;  ///< OLAP.tiedArrayStationNames (field names)
   CorrelatedOutputSettings correlatedOutput;
   std::vector<ComputeNode> computeNodes;  ///< Cobalt.Nodes, rank i on node i; empty: not given

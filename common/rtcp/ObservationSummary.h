@@ -20,18 +20,35 @@ struct PortSummary {
 
 struct StationSummary {
   std::string name;              ///< the antenna field, e.g. CS001HBA0
-  uint64_t packetsReceived = 0;  ///< valid packets ionproc took in
+  uint64_t packetsReceived = 0;  ///< packets stored: valid, in time, not duplicates
   uint64_t packetsExpected = 0;  ///< packets covering start..stop on the inputs that carry subbands
   uint64_t packetsLost = 0;      ///< expected - received on those (never negative)
   double lossFraction = 0;       ///< lost / expected
   std::vector<PortSummary> ports;  ///< per RSP.ports entry
+  // What arrived but is not in packetsReceived, by cause:
+  uint64_t packetsLate = 0;         ///< older than what was already served or buffered
+  uint64_t packetsDuplicated = 0;   ///< samples that had arrived already (the first kept)
+  uint64_t packetsRejected = 0;     ///< malformed or not this station's (RSP header checks)
+  uint64_t packetsImplausible = 0;  ///< stamped after the observation or ahead of the clock
+  uint64_t packetsBeforeStart = 0;  ///< stamped long before the start (a station sending early)
+  double flaggedFraction = 0;       ///< input samples served to the ranks that were flagged
 };
+
+/// The status of an observation: ok; degraded (its data are usable, but more than
+/// kDegradedFraction of them were flagged or dropped, or packets were implausible or
+/// duplicated: ObservationSummary::degradations says why); failed.
+enum class ObservationStatus { kOk, kDegraded, kFailed };
+const char* toString(ObservationStatus status);
+/// Above this fraction flagged or dropped, an observation is degraded.
+constexpr double kDegradedFraction = 0.01;
 
 struct ObservationSummary {
   int64_t observationId = 0;
-  std::string parset;          ///< the effective parset
-  bool ok = false;             ///< "status": "ok" | "failed"
-  std::string reason;          ///< why it failed, or what went wrong but did not fail it
+  std::string parset;  ///< the effective parset
+  bool ok = false;     ///< not failed: "status" is "ok" or "degraded"
+  std::string reason;  ///< why it failed, or what went wrong but did not fail it
+  /// What degraded the data ("status": "degraded" when ok and not empty); assess() finds them.
+  std::vector<std::string> degradations;
   std::string start, stop;     ///< UTC
   double durationSeconds = 0;  ///< stop - start
   double wallSeconds = 0;      ///< from starting the parts to the end
@@ -42,11 +59,23 @@ struct ObservationSummary {
   std::vector<StationSummary> stations;
   uint64_t blocksDropped = 0;            ///< blocks served flagged because the ranks fell behind
   uint64_t integrationsDropped = 0;      ///< integrations that never reached storage
+  uint64_t integrationsExpected = 0;     ///< integrations × subbands of the observation
   std::map<std::string, int> exitCodes;  ///< per part; -1: not started or killed by observe
   std::map<std::string, double>
       cpuSeconds;                  ///< per part: user + system CPU (mpirun: with its ranks)
   std::vector<std::string> plots;  ///< PNGs made by tools/rtcp-inspect
   std::vector<std::string> warnings;
+
+  ObservationStatus status() const {
+    return !ok                    ? ObservationStatus::kFailed
+           : degradations.empty() ? ObservationStatus::kOk
+                                  : ObservationStatus::kDegraded;
+  }
+  /// Fills `degradations` from the counters: per station, packets lost or samples flagged
+  /// beyond kDegradedFraction (naming what was late, rejected or missing), implausible or
+  /// duplicated packets at all; blocks dropped because the ranks fell behind; integrations
+  /// that did not reach storage beyond kDegradedFraction.
+  void assess();
 
   std::string toJson() const;
   std::string toText() const;

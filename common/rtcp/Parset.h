@@ -95,6 +95,10 @@ class Parset {
   /// A UTC time string ('2026-11-22 20:00:00', optional fractional seconds, or ISO 'T')
   /// as Unix seconds.
   double getTime(const std::string& key) const;
+  /// The times getTime() accepts (Unix seconds): what an RSP packet's unsigned 32-bit
+  /// timestamp can stamp, 1970-01-01 .. 2106-02-07 06:28:15 UTC.
+  static constexpr double kEarliestTime = 0;
+  static constexpr double kLatestTime = 4294967295.0;
 
   /// Keys that no getter has read, in file order (for "unknown key" reports).
   std::vector<std::string> unusedKeys() const;

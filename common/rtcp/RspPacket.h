@@ -57,8 +57,13 @@ enum class RspReject {
   kPayloadError,  ///< the station flagged the payload as bad
   kTimestamp,     ///< timestamp 0xFFFFFFFF (no time yet) or sequence beyond the second
   kStation,       ///< station ID differs from the expected one
+  // Implausible times: decided by the receiver (it knows the observation and the clock),
+  // never by validateRspPacket().
+  kBeforeObservation,  ///< samples long before the observation's start
+  kAfterObservation,   ///< samples long after the observation's stop
+  kAheadOfClock,       ///< real time: stamped ahead of the wall clock
 };
-constexpr int kNrRspRejects = 11;
+constexpr int kNrRspRejects = 14;
 const char* toString(RspReject reason);
 
 /// What a receiver expects of its packets; zero fields are not checked.

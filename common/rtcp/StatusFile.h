@@ -23,13 +23,17 @@ struct IonStatus {
     std::string name;              ///< station[i].name
     uint64_t packetsReceived = 0;  ///< station[i].packetsReceived: datagrams or file records read
     uint64_t packetsAccepted = 0;  ///< station[i].packetsAccepted: valid, into the buffer
-    uint64_t late = 0;             ///< station[i].late
-    uint64_t rejected = 0;         ///< station[i].rejected: all reasons
-    uint64_t blocksServed = 0;     ///< station[i].blocksServed
-    uint64_t samplesServed = 0;    ///< station[i].samplesServed (per subband)
-    uint64_t samplesFlagged = 0;   ///< station[i].samplesFlagged: of those, missing
-    uint64_t blocksGone = 0;       ///< station[i].blocksGone: served flagged, ranks behind
-    int64_t lastBlock = -1;        ///< station[i].lastBlock: newest block served
+    uint64_t late = 0;             ///< station[i].late: wholly or partly older than served
+    uint64_t duplicated = 0;       ///< station[i].duplicated: samples had arrived (first kept)
+    uint64_t rejected = 0;         ///< station[i].rejected: all reasons, including these two:
+    uint64_t implausible =
+        0;  ///< station[i].implausible: after the observation, ahead of the clock
+    uint64_t beforeStart = 0;     ///< station[i].beforeStart: long before the start (not a fault)
+    uint64_t blocksServed = 0;    ///< station[i].blocksServed
+    uint64_t samplesServed = 0;   ///< station[i].samplesServed (per subband)
+    uint64_t samplesFlagged = 0;  ///< station[i].samplesFlagged: of those, missing
+    uint64_t blocksGone = 0;      ///< station[i].blocksGone: served flagged, ranks behind
+    int64_t lastBlock = -1;       ///< station[i].lastBlock: newest block served
     /// station[i].ports, station[i].port[k].accepted: valid packets per input stream
     std::vector<uint64_t> portsAccepted;
     bool operator==(const Station&) const = default;

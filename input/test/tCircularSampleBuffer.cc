@@ -73,10 +73,12 @@ class CircularSampleBufferTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testReadAcrossTheRingEnd);
   CPPUNIT_TEST(testLatePackets);
   CPPUNIT_TEST(testFarAheadMovesWindow);
+  CPPUNIT_TEST(testOverlapKeepsFirstArrival);
   CPPUNIT_TEST(testReadBeyondHead);
   CPPUNIT_TEST(testStreamsAreIndependent);
   CPPUNIT_TEST(testFourBitLayout);
   CPPUNIT_TEST(testWriterWaitsForRetention);
+  CPPUNIT_TEST(testGapDoesNotDeadlock);
   CPPUNIT_TEST(testWaitUntilPassed);
   CPPUNIT_TEST_SUITE_END();
 
@@ -133,6 +135,32 @@ class CircularSampleBufferTest : public CppUnit::TestFixture {
     f.expect(32, [](int64_t s) { return packetIn(s, {2, 17}); });
   }
 
+  void testOverlapKeepsFirstArrival() {
+    Fixture f;
+    f.write({0, 1});  // samples [0, 32)
+    // Forged packets of loud samples: one straddling packets 0 and 1, one reaching past them.
+    const StreamSubbands& sub = f.buffer.streamSubbands(0);
+    std::vector<std::vector<uint8_t>> forged;
+    std::vector<PacketRef> refs;
+    for (int64_t first : {8, 24}) {
+      forged.push_back(makePacket(1, 16, sub.count, kBase + first, sub.first));
+      std::fill(forged.back().begin() + kRspHeaderSize, forged.back().end(), 0x7f);
+    }
+    for (size_t i = 0; i < forged.size(); ++i)
+      refs.push_back({kBase + (i ? 24 : 8), forged[i].data() + kRspHeaderSize, sub.count});
+    const WriteCounts c = f.buffer.write(0, refs);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2), c.duplicated);  // both overlapped what had arrived
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), c.written);     // the second one's new half
+    // What arrived first is untouched: samples [0, 32) hold packets 0 and 1.
+    f.read(0, 32);
+    f.expect(0, [](int64_t) { return true; });
+    // Samples [32, 40) arrived first in the forged packet: stored, valid, loud.
+    const ReadResult r = f.read(32, 16);
+    CPPUNIT_ASSERT_EQUAL(int64_t(8), r.flagged);
+    CPPUNIT_ASSERT(f.block.isValid(0, 7) && !f.block.isValid(0, 8));
+    CPPUNIT_ASSERT_EQUAL(uint8_t(0x7f), *test::blockSample(f.block, 0, 7));
+  }
+
   void testReadBeyondHead() {
     Fixture f(256);
     std::vector<int64_t> all;
@@ -175,6 +203,29 @@ class CircularSampleBufferTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), writer.get().written);
     f.read(16, 256);
     f.expect(16, [](int64_t s) { return packetIn(s, {1, 2, 16}); });
+  }
+
+  /// A recording with a gap: the writer holds a packet far ahead and waits for room, a
+  /// reader waits for samples in the gap. The reader must go on (flagging the gap) and
+  /// release room, not wait for the writer that waits for it.
+  void testGapDoesNotDeadlock() {
+    using Clock = std::chrono::steady_clock;
+    Fixture f(256, true);
+    f.buffer.setRetentionFloor(kBase);
+    f.write({0, 1, 2});
+    auto writer = std::async(std::launch::async, [&] { return f.write({40}); });
+    CPPUNIT_ASSERT(writer.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);
+    // Samples [0, 640) precede the waiting packet: they have passed.
+    CPPUNIT_ASSERT(
+        f.buffer.waitUntilPassed(0, kBase + 640, -1, Clock::now() + std::chrono::seconds(5)));
+    const ReadResult r = f.read(0, 128);
+    CPPUNIT_ASSERT_EQUAL(int64_t(128 - 48), r.flagged);
+    f.buffer.setRetentionFloor(kBase + 656 - 256);  // room for the packet's end
+    CPPUNIT_ASSERT(writer.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), writer.get().written);
+    // Not beyond it: samples after the packet's start have not arrived.
+    CPPUNIT_ASSERT(!f.buffer.waitUntilPassed(0, kBase + 16 * 42, -1,
+                                             Clock::now() + std::chrono::milliseconds(20)));
   }
 
   void testWaitUntilPassed() {

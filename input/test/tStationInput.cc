@@ -90,7 +90,7 @@ class StationInputTest : public CppUnit::TestFixture {
     ObservationSettings s = makeSettings(1, 64, kStart, false);  // streams of 61 and 3 subbands
     const int64_t S = s.startSample();
     // Stream 0: packet S+32 lost, S+64 twice, S+96 and S+112 swapped, a packet of another
-    // station, and at the end one far older than the buffer holds.
+    // station, and at the end one far older than the buffer holds (before the observation).
     Packets p0 = streamPackets(1, 61, 0, S - 256, S + 1024, {S + 32});
     auto at = [&](int64_t n) { return size_t((n - (S - 256)) / 16 - (n > S + 32 ? 1 : 0)); };
     std::swap(p0[at(S + 96)], p0[at(S + 112)]);
@@ -124,9 +124,13 @@ class StationInputTest : public CppUnit::TestFixture {
     const StationStatistics st = input.statistics().at(0);
     CPPUNIT_ASSERT_EQUAL(uint64_t(p0.size() + p1.size()), st.packetsReceived);
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.rejected[size_t(RspReject::kStation)]);
-    CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.rejectedTotal());
+    // The one far older than the buffer: before the observation and its margin.
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.rejected[size_t(RspReject::kBeforeObservation)]);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2), st.rejectedTotal());
     CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.duplicated);
-    CPPUNIT_ASSERT_EQUAL(uint64_t(1), st.late);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.late);
+    // Stored: all but the rejected two and the duplicate.
+    CPPUNIT_ASSERT_EQUAL(uint64_t(p0.size() + p1.size() - 3), st.packetsAccepted);
     CPPUNIT_ASSERT_EQUAL(uint64_t(6), st.blocksServed);
     // Block 4 is [S + 784, S + 1280): stream 0 ended at S + 1024, stream 1 at S + 512.
     CPPUNIT_ASSERT_DOUBLES_EQUAL((61.0 * 256 + 3.0 * 496) / (64.0 * 496),

@@ -1,5 +1,6 @@
 #include "daemon/CallService.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "rtcp/Logger.h"
@@ -33,9 +34,17 @@ LinkPosting CallService::postCall(const LinkRequest& request) {
     ++failures_;
     return refuse("no plug-in serves function id " + std::to_string(functionId(request.head)));
   }
-  if (request.size > maxCallBytes_)
+  const uint64_t limit = std::min(maxCallBytes_, function->maxInputBytes);
+  if (request.size > limit) {  // before allocating: the size comes from the peer
+    std::lock_guard lock(mutex_);
+    ++failures_;
+    RTCP_LOG_WARN("ionproc", "refused a call of " << function->name << " by rank " << request.rank
+                                                  << " core " << request.core << ": "
+                                                  << request.size << " input bytes exceed its "
+                                                  << limit);
     return refuse(function->name + ": " + std::to_string(request.size) +
-                  " input bytes exceed the limit");
+                  " input bytes exceed the limit of " + std::to_string(limit));
+  }
   auto bulk = std::make_shared<AlignedBuffer<uint8_t>>(request.size);
   LinkPosting posting;
   posting.data = {{bulk->data(), bulk->size()}};

@@ -14,7 +14,8 @@ namespace rtcp::ion {
 
 class CallService : public LinkService {
  public:
-  /// maxCallBytes: the largest input bulk a call may bring.
+  /// maxCallBytes: the largest input bulk any call may bring; each function's own bound
+  /// (FunctionRegistry::Function::maxInputBytes) applies too.
   explicit CallService(const FunctionRegistry& functions, uint64_t maxCallBytes = uint64_t(1) << 32)
       : functions_(functions), maxCallBytes_(maxCallBytes) {}
 

@@ -19,14 +19,19 @@ class FunctionRegistry {
     uint32_t id = 0;
     uint32_t signature = 0;
     forwarding::Dispatcher dispatch;
+    /// The most input bulk bytes a call may bring (what the observation needs): a larger
+    /// request is refused before anything is allocated.
+    uint64_t maxInputBytes = UINT64_MAX;
   };
 
   /// Serves a forwarded function with an implementation taking ionproc's argument types
   /// (Forwarding.h); LinkError when a function of that name or id is registered already.
+  /// maxInputBytes: the bound on a call's input bulk (0 for functions without array inputs).
   template <typename Signature, typename Implementation>
-  void serve(const Forwarded<Signature>& function, Implementation implementation) {
+  void serve(const Forwarded<Signature>& function, Implementation implementation,
+             uint64_t maxInputBytes = UINT64_MAX) {
     add({function.name(), function.id(), function.signature(),
-         function.dispatcher(std::move(implementation))});
+         function.dispatcher(std::move(implementation)), maxInputBytes});
   }
 
   void add(Function function) {

@@ -56,8 +56,10 @@ struct CorrelatorPlugin {
              OutArray<uint8_t>& samples, OutArray<uint64_t>& valid,
              OutArray<SubbandDelay>& delays) {
     if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
+    // first + n would overflow for a first near INT32_MAX: compared without the sum.
     if (station < 0 || station >= settings->nrStations() || first < 0 || n < 1 ||
-        first + n > settings->nrSubbands() || block < 0 || block >= settings->nrBlocks())
+        first >= settings->nrSubbands() || n > settings->nrSubbands() - first || block < 0 ||
+        block >= settings->nrBlocks())
       throw std::invalid_argument("no block " + std::to_string(block) + " of station " +
                                   std::to_string(station) + " subbands " + std::to_string(first) +
                                   "+" + std::to_string(n));
@@ -91,6 +93,12 @@ struct CorrelatorPlugin {
   void accept(int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
               std::span<const std::complex<float>> data, std::span<const uint32_t> counts) {
     if (!visibilities) throw std::runtime_error("this ionproc has no output");
+    if (settings && (nrStations < 1 || nrStations > settings->nrStations() ||
+                     nrChannels != settings->channelsPerSubband))
+      throw std::invalid_argument("visibilities of " + std::to_string(nrStations) + " stations x " +
+                                  std::to_string(nrChannels) + " channels: the observation has " +
+                                  std::to_string(settings->nrStations()) + " stations of " +
+                                  std::to_string(settings->channelsPerSubband) + " channels");
     visibilities->add(subband, block, nrStations, nrChannels, data, counts);
     ++correlated;
   }
@@ -112,18 +120,24 @@ RTCP_PLUGIN(context) {
   plugin->blocks = context.blocks;
   plugin->visibilities = context.visibilities;
   context.functions.serve(
-      serveStationBlock, [plugin](int64_t block, int32_t station, int32_t first, int32_t n,
-                                  rtcp::StationBlockHeader& header, OutArray<uint8_t>& samples,
-                                  OutArray<uint64_t>& valid, OutArray<rtcp::SubbandDelay>& delays) {
+      serveStationBlock,
+      [plugin](int64_t block, int32_t station, int32_t first, int32_t n,
+               rtcp::StationBlockHeader& header, OutArray<uint8_t>& samples,
+               OutArray<uint64_t>& valid, OutArray<rtcp::SubbandDelay>& delays) {
         plugin->serve(block, station, first, n, header, samples, valid, delays);
-      });
+      },
+      0);  // no input arrays
   context.functions.serve(
-      servedStations, [plugin](OutArray<int32_t>& stations) { plugin->listStations(stations); });
+      servedStations, [plugin](OutArray<int32_t>& stations) { plugin->listStations(stations); }, 0);
   context.functions.serve(
       acceptVisibilities,
       [plugin](int32_t subband, int64_t block, int32_t nrStations, int32_t nrChannels,
                std::span<const std::complex<float>> data, std::span<const uint32_t> counts) {
         plugin->accept(subband, block, nrStations, nrChannels, data, counts);
-      });
+      },
+      // No call brings more than one block of the observation's visibilities.
+      context.settings ? visibilityCallBytes(context.settings->nrStations(),
+                                             context.settings->channelsPerSubband)
+                       : UINT64_MAX);
   if (context.summaries) context.summaries->push_back([plugin] { return plugin->summary(); });
 }

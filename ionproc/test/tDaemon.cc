@@ -3,6 +3,8 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <atomic>
+#include <climits>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -293,4 +295,76 @@ class DaemonTest : public CppUnit::TestFixture {
   }
 };
 
+/// Calls a hostile or broken peer may make: sizes and indices from the link are checked
+/// against the observation before anything is allocated or computed with.
+class DaemonFaultsTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(DaemonFaultsTest);
+  CPPUNIT_TEST(testHugeCallIsRefusedBeforeAllocating);
+  CPPUNIT_TEST(testOutOfRangeArgumentsAreErrors);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  /// One 28-byte request offering 4 GiB once made ionproc allocate and zero 4 GiB.
+  void testHugeCallIsRefusedBeforeAllocating() {
+    const ObservationSettings settings = smallObservation();
+    PatternBlocks blocks(settings);
+    Integrator integrator(settings, [](std::unique_ptr<CorrelatedData>) {});
+    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks, &integrator);
+    const uint64_t limit = visibilityCallBytes(3, 16);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(6 * 16 * 4 * 8 + 6 * 16 * 4), limit);
+    for (const auto& [id, size] : {std::pair{acceptVisibilities.id(), uint64_t(1) << 32},
+                                   std::pair{acceptVisibilities.id(), limit + 1},
+                                   std::pair{serveStationBlock.id(), uint64_t(1)}}) {
+      LinkClient client(daemon.server->endpoint(), 0, 1);
+      std::vector<uint8_t> head(sizeof id);
+      std::memcpy(head.data(), &id, sizeof id);
+      try {
+        // Refused at the request: the (absent) bulk is never sent.
+        client.write(head, nullptr, size_t(size));
+        CPPUNIT_FAIL("a call beyond its bound must be refused");
+      } catch (const LinkError& e) {
+        CPPUNIT_ASSERT_MESSAGE(e.what(), contains(e.what(), "exceed the limit of "));
+      }
+    }
+    CPPUNIT_ASSERT_EQUAL(uint64_t(3), daemon.calls->failures());
+    // The daemon serves on: a call of the observation's size goes through.
+    LinkClient client(daemon.server->endpoint(), 0, 1);
+    const size_t cells = size_t(nrBaselines(3)) * 16;
+    std::vector<std::complex<float>> vis(cells * 4);
+    std::vector<uint32_t> valid(cells);
+    acceptVisibilities.call(client, 0, 0, 3, 16, vis, valid);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), daemon.calls->calls());
+  }
+
+  /// Arguments whose arithmetic overflowed int (the fuzzer's finds): errors naming them.
+  void testOutOfRangeArgumentsAreErrors() {
+    const ObservationSettings settings = smallObservation();
+    PatternBlocks blocks(settings);
+    Integrator integrator(settings, [](std::unique_ptr<CorrelatedData>) {});
+    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks, &integrator);
+    LinkClient client(daemon.server->endpoint(), 0, 1);
+    auto remoteError = [&](auto call) {
+      try {
+        call();
+      } catch (const LinkError& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    const std::string first =
+        remoteError([&] { fetchStationBlock(client, 0, 0, INT32_MAX - 1, 5, 16, 16); });
+    CPPUNIT_ASSERT_MESSAGE(first, contains(first, "subbands 2147483646+5"));
+    std::vector<std::complex<float>> none;
+    std::vector<uint32_t> noCounts;
+    const std::string stations =
+        remoteError([&] { acceptVisibilities.call(client, 0, 0, INT32_MAX, 16, none, noCounts); });
+    CPPUNIT_ASSERT_MESSAGE(stations, contains(stations, "2147483647 stations"));
+    // The integrator alone checks the shape before computing with it.
+    CPPUNIT_ASSERT_THROW(integrator.add(0, 0, INT32_MAX, INT32_MAX, none, noCounts),
+                         std::invalid_argument);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), integrator.statistics().blocks);
+  }
+};
+
 CPPUNIT_TEST_SUITE_REGISTRATION(DaemonTest);
+CPPUNIT_TEST_SUITE_REGISTRATION(DaemonFaultsTest);

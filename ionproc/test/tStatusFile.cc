@@ -39,8 +39,10 @@ class StatusFileTest : public CppUnit::TestFixture {
     status.blockDuration = 0.99999744;
     status.newestBlock = 12;
     status.newestBlockLag = -0.25;
-    status.stations = {{"CS001", 100, 98, 1, 1, 13, 13000, 16, 0, 12, {50, 48}},
-                       {"RS106", 7, 7, 0, 0, 2, 2000, 0, 3, 11, {7}}};
+    // name, received, accepted, late, duplicated, rejected (implausible, before the start),
+    // blocks served, samples served, flagged, blocks gone, last block, per port.
+    status.stations = {{"CS001", 100, 98, 1, 2, 5, 3, 1, 13, 13000, 16, 0, 12, {50, 48}},
+                       {"RS106", 7, 7, 0, 0, 0, 0, 0, 2, 2000, 0, 3, 11, {7}}};
     status.blocksIntegrated = 26;
     status.integrations = 24;
     status.incompleteIntegrations = 1;
@@ -50,6 +52,8 @@ class StatusFileTest : public CppUnit::TestFixture {
     status.storageConnections = 2;
     CPPUNIT_ASSERT(status == IonStatus::parse(status.format()));
     CPPUNIT_ASSERT(status.format().find("station[1].blocksGone=3\n") != std::string::npos);
+    CPPUNIT_ASSERT(status.format().find("station[0].implausible=3\n") != std::string::npos);
+    CPPUNIT_ASSERT(status.format().find("station[0].duplicated=2\n") != std::string::npos);
     // The one-line form for a stream (ionproc --status -, forwarded by mpiexec).
     const std::string line = status.formatLine();
     CPPUNIT_ASSERT(line.starts_with("rtcp-status time=1795000000.123456 finished=1 "));

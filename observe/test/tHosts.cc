@@ -56,7 +56,10 @@ class HostsTest : public CppUnit::TestFixture {
     const int code = runProgram(hosts.on("launch", command), logPath);
     const std::string log = readFile(logPath);
     CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, code);
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"ok\""), summaryValue(obs, "status"));
+    // Eight stations simulated in real time on one machine: late packets degrade the data
+    // when it is loaded (the summary says so); the parts on their hosts are what is tested.
+    const std::string status = summaryValue(obs, "status");
+    CPPUNIT_ASSERT_MESSAGE(status + "\n" + log, status == "\"ok\"" || status == "\"degraded\"");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("0"), summaryValue(obs, "integrationsDropped"));
 
     // Every part on its host, started through mpiexec; logs and status came back here.

@@ -228,18 +228,20 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     s.parset = "/tmp/a \"quoted\" parset";
     s.reason = "line one\nline two";
     s.measurementSets = {"/x/L12_SB300_uv.MS"};
-    s.stations = {{"CS001LBA", 90, 100, 10, 0.1, {{90, 100, 10}, {0, 0, 0}}}};
+    s.stations = {{"CS001LBA", 90, 100, 10, 0.1, {{90, 100, 10}, {0, 0, 0}}, 4, 1, 2, 3, 0, 0.125}};
     s.exitCodes = {{"ionproc", 0}, {"correlator", 1}};
     s.write(dir.path());
     CPPUNIT_ASSERT_EQUAL(std::string("\"failed\""), summaryValue(dir.path(), "status"));
     CPPUNIT_ASSERT_EQUAL(std::string("\"line one\\nline two\""),
                          summaryValue(dir.path(), "reason"));
     CPPUNIT_ASSERT_EQUAL(
-        std::string(
-            "[{\"name\": \"CS001LBA\", \"packetsReceived\": 90, \"packetsExpected\": 100, "
-            "\"packetsLost\": 10, \"lossFraction\": 0.1, \"ports\": [{\"packetsReceived\": 90, "
-            "\"packetsExpected\": 100, \"packetsLost\": 10}, {\"packetsReceived\": 0, "
-            "\"packetsExpected\": 0, \"packetsLost\": 0}]}]"),
+        std::string("[{\"name\": \"CS001LBA\", \"packetsReceived\": 90, \"packetsExpected\": 100, "
+                    "\"packetsLost\": 10, \"lossFraction\": 0.1, \"packetsLate\": 4, "
+                    "\"packetsDuplicated\": 1, \"packetsRejected\": 2, \"packetsImplausible\": 3, "
+                    "\"packetsBeforeStart\": 0, \"flaggedFraction\": 0.125, "
+                    "\"ports\": [{\"packetsReceived\": 90, "
+                    "\"packetsExpected\": 100, \"packetsLost\": 10}, {\"packetsReceived\": 0, "
+                    "\"packetsExpected\": 0, \"packetsLost\": 0}]}]"),
         summaryValue(dir.path(), "stations"));
     // The second port carries no subband: not counted as lost.
     CPPUNIT_ASSERT(readFile(dir.path() + "/summary.txt").find("ports: 0: 10 lost, 1: unused") !=
@@ -261,14 +263,14 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     before.wallTime = 100;
     before.nrBlocks = now.nrBlocks = 4;
     before.blockDuration = now.blockDuration = 1;
-    before.stations = {{"CS001", 0, 0, 0, 0, 0, 0, 0, 0, -1, {}},
-                       {"CS002", 0, 0, 0, 0, 0, 0, 0, 0, -1, {}}};
+    before.stations = {{"CS001", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, {}},
+                       {"CS002", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, {}}};
     now = before;
     now.wallTime = 101;
     now.newestBlock = 1;
     now.newestBlockLag = 0.5;
-    now.stations = {{"CS001", 12207, 12207, 0, 0, 2, 1000, 10, 0, 1, {}},
-                    {"CS002", 12207, 12207, 0, 0, 2, 1000, 0, 3, 1, {}}};
+    now.stations = {{"CS001", 12207, 12207, 0, 0, 0, 0, 0, 2, 1000, 10, 0, 1, {}},
+                    {"CS002", 12207, 12207, 0, 0, 0, 0, 0, 2, 1000, 0, 3, 1, {}}};
     const std::string line = monitor.line(now, &before);
     // 2 subbands x 16 samples x 8 bytes + 16 header bytes per packet
     const double gbps = 2 * 12207 * (16 + 2 * 16 * 8) * 8 / 1e9;
@@ -300,9 +302,9 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     output.finished = true;
     output.newestBlock = 5, other.newestBlock = 3;
     output.integrations = 12, output.storageSent = 10, output.storageConnections = 1;
-    output.stations = {{"CS002", 7, 7, 0, 0, 6, 600, 0, 0, 5, {}}};
-    other.stations = {{"RS106", 5, 5, 0, 0, 4, 400, 0, 0, 3, {}},
-                      {"CS001", 5, 5, 0, 0, 4, 400, 0, 0, 3, {}}};
+    output.stations = {{"CS002", 7, 7, 0, 0, 0, 0, 0, 6, 600, 0, 0, 5, {}}};
+    other.stations = {{"RS106", 5, 5, 0, 0, 0, 0, 0, 4, 400, 0, 0, 3, {}},
+                      {"CS001", 5, 5, 0, 0, 0, 0, 0, 4, 400, 0, 0, 3, {}}};
     const ion::IonStatus merged = mergeStatuses(s, {output, other});
     CPPUNIT_ASSERT_EQUAL(size_t(3), merged.stations.size());
     CPPUNIT_ASSERT_EQUAL(std::string("CS001"), merged.stations[0].name);
@@ -427,7 +429,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!output.update());  // no file yet
     ion::IonStatus status;
     status.nrBlocks = 7;
-    status.stations = {{"CS001", 1, 1, 0, 0, 1, 1, 0, 0, 0, {}}};
+    status.stations = {{"CS001", 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, {}}};
     std::ofstream file(path);
     file << "rtcp-part-started\n"
          << status.formatLine().substr(0, 20) << std::flush;  // a line half written

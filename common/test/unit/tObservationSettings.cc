@@ -469,6 +469,14 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
                             "is not after start time"));
     CPPUNIT_ASSERT(
         contains(errorOf(Keys().set(key, "'yesterday'"), key), "bad UTC time 'yesterday'"));
+    // Times an RSP timestamp cannot stamp (and std::chrono's nanoseconds overflow on):
+    // errors naming the key, not undefined behaviour.
+    CPPUNIT_ASSERT(contains(errorOf(Keys().set(key, "'4000-01-01 00:00:00'"), key),
+                            "'4000-01-01 00:00:00' is outside the times rtcp handles, "
+                            "1970-01-01 00:00:00 .. 2106-02-07 06:28:15 UTC"));
+    const std::string start = "Observation.startTime";
+    CPPUNIT_ASSERT(contains(errorOf(Keys().set(start, "'1600-01-01 00:00:00'"), start),
+                            "is outside the times rtcp handles"));
   }
 
   void testBadInstrument() {
@@ -547,6 +555,10 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(
         contains(errorOf(Keys().set("OLAP.nrSecondsOfBuffer", "0"), "OLAP.nrSecondsOfBuffer"),
                  "must be positive"));
+    // 1e9 s passed the checks and ionproc died allocating the buffers.
+    CPPUNIT_ASSERT(
+        contains(errorOf(Keys().set("OLAP.nrSecondsOfBuffer", "1e9"), "OLAP.nrSecondsOfBuffer"),
+                 "1e+09 s is more than the 60 s rtcp allows"));
   }
 
   void testBadOutput() {

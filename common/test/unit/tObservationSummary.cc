@@ -13,6 +13,7 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testRoundTrip);
   CPPUNIT_TEST(testStatus);
   CPPUNIT_TEST(testErrorsNameTheFile);
+  CPPUNIT_TEST(testDegraded);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -29,7 +30,10 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     s.realTimeFactor = 0.73;
     s.bytesWritten = 123456789012ULL;
     s.measurementSets = {"/out/L1001_SB150_uv.MS", "/out/L1001_SB151_uv.MS"};
-    s.stations = {{"CS001", 990, 1000, 10, 0.01, {}}, {"RS106", 1000, 1000, 0, 0, {}}};
+    s.stations = {{"CS001", 990, 1000, 10, 0.01, {}, 3, 2, 1, 4, 5, 0.0125},
+                  {"RS106", 1000, 1000, 0, 0, {}, 0, 0, 0, 0, 0, 0}};
+    s.integrationsExpected = 60;
+    s.degradations = {"CS001: 4 packets stamped after the observation or ahead of the clock"};
     s.blocksDropped = 3;
     s.integrationsDropped = 2;
     s.exitCodes = {{"ionproc", 0}, {"correlator", 137}};
@@ -56,7 +60,17 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsExpected, r.stations[i].packetsExpected);
       CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsLost, r.stations[i].packetsLost);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(s.stations[i].lossFraction, r.stations[i].lossFraction, 1e-12);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsLate, r.stations[i].packetsLate);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsDuplicated, r.stations[i].packetsDuplicated);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsRejected, r.stations[i].packetsRejected);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsImplausible, r.stations[i].packetsImplausible);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsBeforeStart, r.stations[i].packetsBeforeStart);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(s.stations[i].flaggedFraction, r.stations[i].flaggedFraction,
+                                   1e-12);
     }
+    CPPUNIT_ASSERT(r.status() == ObservationStatus::kDegraded);
+    CPPUNIT_ASSERT(s.degradations == r.degradations);
+    CPPUNIT_ASSERT_EQUAL(s.integrationsExpected, r.integrationsExpected);
     CPPUNIT_ASSERT_EQUAL(s.blocksDropped, r.blocksDropped);
     CPPUNIT_ASSERT_EQUAL(s.integrationsDropped, r.integrationsDropped);
     CPPUNIT_ASSERT(s.exitCodes == r.exitCodes);
@@ -71,6 +85,45 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!ObservationSummary::fromJson(s.toJson(), "a.json").ok);
     CPPUNIT_ASSERT(
         ObservationSummary::fromJson(R"({"status": "ok", "blocksDropped": null})", "b.json").ok);
+    const ObservationSummary d = ObservationSummary::fromJson(
+        R"({"status": "degraded", "degradations": ["CS001: 5 % lost"]})", "c.json");
+    CPPUNIT_ASSERT(d.ok);
+    CPPUNIT_ASSERT(d.status() == ObservationStatus::kDegraded);
+    CPPUNIT_ASSERT(d.toJson().find(R"("status": "degraded")") != std::string::npos);
+  }
+
+  /// assess(): what is lost, flagged, dropped, implausible or duplicated beyond the
+  /// threshold degrades the observation, each with its cause; below it the status is ok.
+  void testDegraded() {
+    ObservationSummary s;
+    s.ok = true;
+    StationSummary clean{"RS106", 10000, 10000, 0, 0, {}, 0, 0, 0, 0, 7, 0.001};
+    s.stations = {clean};
+    s.integrationsExpected = 1000;
+    s.integrationsDropped = 10;  // 1 %: not beyond
+    s.assess();
+    CPPUNIT_ASSERT(s.status() == ObservationStatus::kOk);
+    CPPUNIT_ASSERT(s.toJson().find(R"("status": "ok")") != std::string::npos);
+
+    StationSummary lossy{"CS001", 9000, 10000, 1000, 0.1, {}, 600, 0, 0, 0, 0, 0.08};
+    StationSummary forged{"CS002", 10000, 10000, 0, 0, {}, 0, 200, 0, 10, 0, 0};
+    s.stations = {lossy, clean, forged};
+    s.blocksDropped = 2;
+    s.integrationsDropped = 18;
+    s.assess();
+    CPPUNIT_ASSERT(s.status() == ObservationStatus::kDegraded);
+    const std::vector<std::string> expected = {
+        "CS001: 10 % of its packets lost (600 arrived late), 8 % of its samples flagged",
+        "CS002: 10 packets stamped after the observation or ahead of the clock rejected, 200 "
+        "duplicated packets (the first to arrive kept)",
+        "2 blocks served flagged: the correlator ranks fell behind",
+        "18 of 1000 integrations did not reach storage"};
+    CPPUNIT_ASSERT_EQUAL(expected.size(), s.degradations.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+      CPPUNIT_ASSERT_EQUAL(expected[i], s.degradations[i]);
+    CPPUNIT_ASSERT(s.toText().find("observation 0: degraded") != std::string::npos);
+    s.ok = false;  // a failure outranks degradation
+    CPPUNIT_ASSERT(s.status() == ObservationStatus::kFailed);
   }
 
   void testErrorsNameTheFile() {
@@ -83,8 +136,9 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
       return std::string("no error");
     };
     CPPUNIT_ASSERT(message("{\"status\": \"ok\",").starts_with("obs/summary.json:1: "));
-    CPPUNIT_ASSERT_EQUAL(std::string("obs/summary.json: status 'maybe' is neither ok nor failed"),
-                         message("{\"status\": \"maybe\"}"));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("obs/summary.json: status 'maybe' is neither ok, degraded nor failed"),
+        message("{\"status\": \"maybe\"}"));
     CPPUNIT_ASSERT(message("{\"status\": \"ok\", \"bytesWritten\": \"many\"}")
                        .starts_with("obs/summary.json: unexpected contents: "));
     CPPUNIT_ASSERT_THROW(ObservationSummary::fromFile("/nonexistent/summary.json"),

@@ -53,6 +53,7 @@ class ParsetTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testMissingEquals);
   CPPUNIT_TEST(testSyntaxErrors);
   CPPUNIT_TEST(testBadRanges);
+  CPPUNIT_TEST(testExpansionBounded);
   CPPUNIT_TEST(testBadVectorElements);
   CPPUNIT_TEST(testMissingRequiredKey);
   CPPUNIT_TEST(testDuplicateKeyLaterWins);
@@ -247,6 +248,28 @@ class ParsetTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(contains(errorOf([&] { p.getIntVector("x"); }), "r.parset:3: key 'x': "));
     CPPUNIT_ASSERT(contains(errorOf([&] { p.getStringVector("x"); }), "bad range '1..x'"));
     CPPUNIT_ASSERT(contains(errorOf([&] { p.getStringVector("mixed"); }), "different prefixes"));
+  }
+
+  /// A vector's expansion is bounded in total before anything is copied: nested repeats
+  /// exhausted memory ([1000000*1000000*300] is 3e14 elements), and a range of extreme
+  /// ends overflowed int64_t.
+  void testExpansionBounded() {
+    const Parset p = Parset::fromString(
+        "issue = [1000000*1000000*300]\nnested = [1000*1000*300]\nmany = [60000*1, 60000*2]\n"
+        "wide = [-9000000000000000000..9000000000000000000]\nranges = [1..60000, 1..60000]\n"
+        "limit = [100*1000*7]\n",
+        "x.parset");
+    CPPUNIT_ASSERT(
+        contains(errorOf([&] { p.getIntVector("issue"); }), "x.parset:1: key 'issue': "));
+    const std::string nested = errorOf([&] { p.getIntVector("nested"); });
+    CPPUNIT_ASSERT_MESSAGE(nested, contains(nested, "x.parset:2: key 'nested': "));
+    CPPUNIT_ASSERT_MESSAGE(nested, contains(nested,
+                                            "repeat '1000*1000*300' expands to more "
+                                            "than 100000 elements"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getIntVector("many"); }), "more than 100000"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getIntVector("wide"); }), "more than 100000"));
+    CPPUNIT_ASSERT(contains(errorOf([&] { p.getIntVector("ranges"); }), "more than 100000"));
+    CPPUNIT_ASSERT_EQUAL(size_t(100000), p.getIntVector("limit").size());
   }
 
   void testBadVectorElements() {
