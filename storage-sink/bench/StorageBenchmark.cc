@@ -154,7 +154,7 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
     for (int64_t i = 0; i < nrIntegrations; ++i)
       for (int s = 0; s < o.subbands; ++s) {
         CorrelatedHeader header = CorrelatedHeader::read(bytes.data());
-        header.subband = uint32_t(firstSubband(o) + s);
+        header.subband = uint32_t(s);  // the subband index
         header.integration = uint64_t(i);
         header.write(bytes.data());  // the CRC covers the payload only
         stream->write(bytes.data(), bytes.size());
@@ -255,7 +255,7 @@ void runCreation(const BenchOptions& base, int n, const std::string& dir) {
   printFigure("storage.create_seconds", times.create);
   // The floor this file system sets: copying one MS's files n times (cp -r).
   const std::string one =
-      dir + "/create/" + ObservationSettings::defaultFilename(99, firstSubband(o));
+      dir + "/create/" + ObservationSettings::defaultFilename(99, 0, 0);  // beam 0, subband index 0
   const auto start = Clock::now();
   for (int i = 0; i < n; ++i)
     std::filesystem::copy(one, dir + "/copies/" + std::to_string(i) + ".MS",
