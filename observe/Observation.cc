@@ -509,9 +509,11 @@ ObservationSummary Observation::summarise() {
     if (s.correlatedOutput.enabled) summary.integrationsExpected = expected;
     summary.integrationsDropped =
         s.correlatedOutput.enabled && expected > st.storageSent ? expected - st.storageSent : 0;
-    // What the MSs hold flagged, as the storage-sinks counted it, when they all reported.
+    // What the MSs hold flagged, as the storage-sinks counted it, when they all reported;
+    // not less than what ionproc never sent (an MS closed early is not padded to the end).
     if (lastStorageStatus_ && lastStorageStatus_->finished)
-      summary.integrationsDropped = lastStorageStatus_->integrationsFlagged;
+      summary.integrationsDropped =
+          std::max<uint64_t>(summary.integrationsDropped, lastStorageStatus_->integrationsFlagged);
     const double observed = double(st.newestBlock + 1) * s.blockDuration();
     const double begin = s.realTime ? std::max(ranksStartedAt_, s.startTime) : ranksStartedAt_;
     if (ionprocEndedAt_ > begin && ranksStartedAt_ > 0)
