@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace rtcp;
   using namespace rtcp::storage;
   const ObservationSettings& s = settings();
-  const BlockValidator validator(s, {{150, 0}, {151, 1}});
+  const BlockValidator validator(s, {{0, 0}, {1, 1}});  // subband indices
   // Room for every block the input can hold (each is at least a header): never blocks.
   StagingOptions options;
   options.capacityBytes = (size / kCorrelatedHeaderSize + 1) * validator.payloadSize();

@@ -78,7 +78,7 @@ def crc64_xz(data):
     return crc ^ 0xFFFFFFFFFFFFFFFF
 
 
-def block(obs=1001, subband=150, stations=2, channels=4, integration=0, fill=1, crc=None):
+def block(obs=1001, subband=0, stations=2, channels=4, integration=0, fill=1, crc=None):
     baselines = stations * (stations + 1) // 2
     cells = baselines * channels
     payload = struct.pack("<%df" % (cells * 8), *[fill * 0.5] * (cells * 8))
@@ -89,9 +89,9 @@ def block(obs=1001, subband=150, stations=2, channels=4, integration=0, fill=1, 
 
 
 def storage_seeds():
-    """Blocks of the target's observation (1001; CS001, CS002; 4 channels; SB 150, 151)."""
+    """Blocks of the target's observation (1001; CS001, CS002; 4 channels; subbands 150, 151 as indices 0, 1)."""
     d = target("fuzz_storage_blocks")
-    save(d, "two-good-blocks", block() + block(subband=151, integration=3, fill=2))
+    save(d, "two-good-blocks", block() + block(subband=1, integration=3, fill=2))
     save(d, "bad-checksum-then-good", block(crc=1) + block(integration=1))
     save(d, "wrong-shape-then-good", block(stations=3) + block(integration=2))
     save(d, "other-observation", block(obs=7))
