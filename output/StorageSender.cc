@@ -44,7 +44,8 @@ class StorageSender::Connection {
   bool drain(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     wake_.notify_all();
-    return idle_.wait_until(lock, deadline, [&] { return queue_.empty() && inFlight_.empty(); });
+    return idle_.wait_until(lock, deadline,
+                            [&] { return queue_.empty() && inFlight_.empty() && !sending_; });
   }
 
   void stop() {
@@ -103,6 +104,7 @@ class StorageSender::Connection {
       Item item = std::move(queue_.front());
       queue_.pop_front();
       if (item.bytes.empty()) item.bytes = item.data->serialise(observationId_);
+      sending_ = true;  // in neither deque while it is written: drain() must not see idle
       lock.unlock();
       bool ok = true;
       std::string why;
@@ -113,6 +115,7 @@ class StorageSender::Connection {
         why = e.what();
       }
       lock.lock();
+      sending_ = false;
       if (ok) {
         offset_ += item.bytes.size();
         item.endOffset = offset_;
@@ -182,6 +185,7 @@ class StorageSender::Connection {
   std::condition_variable wake_, idle_, room_;
   std::deque<Item> queue_;     ///< waiting to be sent
   std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
+  bool sending_ = false;       ///< an item taken from queue_ is being written
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
   bool stopping_ = false, warned_ = false;
