@@ -1,6 +1,7 @@
 #pragma once
 // Helpers of the station-input tests: packets whose samples encode their absolute sample
 // number and subband, recordings, temporary directories and small observations.
+#include <chrono>
 #include <complex>
 #include <cstdint>
 #include <filesystem>
@@ -16,6 +17,16 @@
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::ion::test {
+
+/// RSP packets of one stream, as sent.
+using Packets = std::vector<std::vector<uint8_t>>;
+
+constexpr double kStart = 1700000000.0;  ///< an even second
+constexpr int kHistory = 15 * 16;        ///< the filter bank's history at 16 channels
+
+inline double wallClock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 /// A new StationBlock served by `source` (BlockSource::serveInto).
 inline std::unique_ptr<StationBlock> getBlock(BlockSource& source, int64_t block, int station,

@@ -17,14 +17,6 @@ namespace rtcp::ion {
 namespace {
 
 using namespace test;
-using Packets = std::vector<std::vector<uint8_t>>;
-
-constexpr double kStart = 1700000000.0;  ///< an even second
-constexpr int kHistory = 15 * 16;
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 Packets streamPackets(int nrBeamlets, int64_t from, int64_t to) {
   Packets packets;

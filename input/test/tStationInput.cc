@@ -16,15 +16,7 @@ namespace rtcp::ion {
 namespace {
 
 using namespace test;
-using Packets = std::vector<std::vector<uint8_t>>;
-
-constexpr double kStart = 1700000000.0;  ///< an even second
-constexpr int kHistory = 15 * 16;
 constexpr int kBlock = 256;  ///< 16 spectra x 16 channels
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 /// Packets of a stream for samples [from, to) in steps of 16, except those in `lost`.
 Packets streamPackets(int stationId, int nrBeamlets, int firstSubband, int64_t from, int64_t to,
