@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <vector>
 
 namespace rtcp {
@@ -47,9 +48,9 @@ __attribute__((target("avx2,fma"))) double fmaChains256(long iterations, float* 
   return double(iterations) * kChains * 8 * 2;
 }
 
-}  // namespace
-
-double measureFmaPeakGflops(int threads) {
+/// Best GFLOP/s of FMA chains on `threads` threads, timed by `seconds` (a clock in seconds).
+template <typename Clock>
+double measureFmaPeak(int threads, Clock seconds) {
   if (threads <= 0) threads = omp_get_num_procs();
   const bool avx512 = __builtin_cpu_supports("avx512f");
   const long iterations = 20'000'000;
@@ -57,16 +58,30 @@ double measureFmaPeakGflops(int threads) {
   for (int repeat = 0; repeat < 3; ++repeat) {
     std::vector<float> sinks(threads);
     double flops = 0;
-    const auto start = std::chrono::steady_clock::now();
+    const double start = seconds();
 #pragma omp parallel for num_threads(threads) reduction(+ : flops)
     for (int t = 0; t < threads; ++t)
       flops += avx512 ? fmaChains512(iterations, &sinks[t]) : fmaChains256(iterations, &sinks[t]);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    best = std::max(best, flops / seconds / 1e9);
+    best = std::max(best, flops / (seconds() - start) / 1e9);
   }
   return best;
 }
+
+double wallSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+double threadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
+}
+
+double measureFmaPeakGflops(int threads) { return measureFmaPeak(threads, wallSeconds); }
+
+double measureFmaPeakGflopsPerCpuSecond() { return measureFmaPeak(1, threadCpuSeconds); }
 
 void printFigure(const std::string& name, double value) {
   std::printf("%s: %.4g\n", name.c_str(), value);

@@ -77,9 +77,18 @@ void CorrelatorKernel::correlate(std::span<const float* const> stations,
       throw std::invalid_argument("CorrelatorKernel: station buffers must be 64-byte aligned");
   const int nrBlocks = (nrStations_ + kStationBlock - 1) / kStationBlock;
   const int nrItems = nrChannels_ * nrBlocks;
-#pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
-  for (int item = 0; item < nrItems; ++item)
+  auto correlateItem = [&](int item) {
     correlateBlock(stations, item / nrBlocks, (item % nrBlocks) * kStationBlock, visibilities);
+  };
+  if (nrChannels_ >= 2 * nrThreads_) {
+    // Contiguous shares of whole channels: a thread's next item is mostly the next
+    // channel, which correlateBlock asks the cache for while it computes.
+#pragma omp parallel for schedule(static) num_threads(nrThreads_)
+    for (int item = 0; item < nrItems; ++item) correlateItem(item);
+  } else {  // few channels: blocks of unequal work shared out as threads come free
+#pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
+    for (int item = 0; item < nrItems; ++item) correlateItem(item);
+  }
 }
 
 /// Baselines (s1, s2) of one channel with s1 in [firstStation, firstStation + kStationBlock).
@@ -91,6 +100,14 @@ void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, in
     return visibilities + (size_t(baselineIndex(s1, s2)) * nrChannels_ + channel) * 4;
   };
   auto in = [&](int s) { return stations[size_t(s)] + channelOffset; };
+  // Each pair call prefetches one station's rows of the next channel (stations from
+  // firstStation on: those this block reads), then, with nothing left, its own rows.
+  const bool lastChannel = channel + 1 == nrChannels_;
+  int nextToFetch = firstStation;
+  auto prefetch = [&](const float* own) {
+    if (lastChannel || nextToFetch == nrStations_) return own;
+    return in(nextToFetch++) + 4 * size_t(n);
+  };
   const tiles::SingleTile single = isa_ == Isa::kAvx512 ? tiles::singleAvx512
                                    : isa_ == Isa::kAvx2 ? tiles::singleAvx2
                                                         : tiles::singleGeneric;
@@ -100,7 +117,8 @@ void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, in
     for (; s2 + 1 < nrStations_; s2 += 2) {
       const int end = std::min(lastFirst, s2 + 1);
       for (int s1 = firstStation; s1 < end; ++s1)
-        tiles::pairAvx512(in(s1), in(s2), in(s2 + 1), n, out(s1, s2), out(s1, s2 + 1));
+        tiles::pairAvx512(in(s1), in(s2), in(s2 + 1), n, out(s1, s2), out(s1, s2 + 1),
+                          prefetch(in(s1)));
       if (s2 + 1 < lastFirst) single(in(s2 + 1), in(s2 + 1), n, out(s2 + 1, s2 + 1));
     }
   for (; s2 < nrStations_; ++s2)

@@ -78,12 +78,14 @@ __attribute__((target("avx512f"))) void singleAvx512(const float* a, const float
 
 __attribute__((target("avx512f"))) void pairAvx512(const float* a, const float* b0, const float* b1,
                                                    int n, std::complex<float>* out0,
-                                                   std::complex<float>* out1) {
+                                                   std::complex<float>* out1,
+                                                   const float* prefetch) {
   __m512 acc[16];  // re[second station of the pair][P][Q], then im[...]
   for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_ps();
   __m512* re = acc;
   __m512* im = acc + 8;
   for (int t = 0; t < n; t += 16) {
+    for (int r = 0; r < 4; ++r) _mm_prefetch(prefetch + r * n + t, _MM_HINT_T0);
     const __m512 ar0 = _mm512_load_ps(a + row(0, 0, n) + t),
                  ai0 = _mm512_load_ps(a + row(0, 1, n) + t);
     const __m512 ar1 = _mm512_load_ps(a + row(1, 0, n) + t),

@@ -31,6 +31,13 @@ struct BenchmarkRegistrar {
 /// (0: every core).
 double measureFmaPeakGflops(int threads = 0);
 
+/// The same peak on the calling thread per second of its CPU time: on a shared machine,
+/// time slices given to other processes do not count against it.
+double measureFmaPeakGflopsPerCpuSecond();
+
+/// CPU seconds the calling thread has used.
+double threadCpuSeconds();
+
 /// Prints `name: value` on standard output.
 void printFigure(const std::string& name, double value);
 void printFigure(const std::string& name, const std::string& value);
