@@ -320,6 +320,12 @@ bool Observation::waitForIonproc(const IonprocPlan& plan, double deadline) {
   ChildProcess& ionproc = *part(plan.name);
   while (!fs::exists(statusPath(plan))) {
     if (!checkParts(" while starting")) return false;
+    if (exitCodeOf(ionproc) == 0) {  // ended without an error and without coming up
+      const std::string problem = lastProblem(ionproc.logPath());
+      fail(describe(ionproc) + " ended before it came up" +
+           (problem.empty() ? "" : ": " + problem) + " (see " + ionproc.logPath() + ")");
+      return false;
+    }
     if (wallClock() > deadline) {
       fail(describe(ionproc) + " did not come up within " +
            std::to_string(int(options_.startupSeconds)) + " s (see " + ionproc.logPath() + ")");
@@ -520,6 +526,8 @@ ObservationSummary Observation::summarise() {
       summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
   }
   summary.warnings = warnings_;
+  summary.warnings.insert(summary.warnings.end(), options_.parsetWarnings.begin(),
+                          options_.parsetWarnings.end());
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()];
         code != 0 && failure_.empty() && p->name() != "rtcp-inspect")

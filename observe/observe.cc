@@ -151,10 +151,11 @@ int run(const Options& o) {
                                           << formatUtc(plan.settings.startTime) << " .. "
                                           << formatUtc(plan.settings.stopTime) << " UTC, directory "
                                           << plan.directory);
-  Observation observation(plan,
-                          RunOptions{ranks, o.threads, o.keepGoing, o.startupSeconds,
-                                     bool(isatty(STDERR_FILENO)), o.launcher},
-                          stopSignals);
+  RunOptions runOptions{
+      ranks, o.threads, o.keepGoing, o.startupSeconds, bool(isatty(STDERR_FILENO)), o.launcher, {}};
+  for (const ParsetProblem& p : checked.problems)
+    if (!p.error) runOptions.parsetWarnings.push_back(p.message);
+  Observation observation(plan, std::move(runOptions), stopSignals);
   const ObservationSummary summary = observation.run();
   std::cerr << summary.toText();
   RTCP_LOG_INFO("observe", "summary written to " << plan.directory << "/summary.{txt,json}");

@@ -78,13 +78,15 @@ class EndToEndTest : public CppUnit::TestFixture {
   }
 
   /// SIGINT (Ctrl-C) in the middle: observe stops every part in order and fails; ionproc
-  /// and storage-sink end normally, so the MSs are closed and readable.
+  /// and storage-sink end normally, so the MSs are closed and readable. The parset's
+  /// misspelt key is a warning in the summary too.
   void testInterruptStopsCleanly() {
     TempDir dir;
     SmallObservation o;
     o.obsId = 4715;
     o.seconds = 20;
     o.outputDir = dir.path() + "/out";
+    o.extra = "Observation.sampleClok = 200\n";
     const std::string parset = writeParset(dir.path() + "/long.parset", o);
     const std::string obs = dir.path() + "/obs";
     const pid_t observer =
@@ -103,6 +105,10 @@ class EndToEndTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(log, code != 0 && code < 128);  // observe itself ends, non-zero
     CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"failed\""), summaryValue(obs, "status"));
     CPPUNIT_ASSERT_MESSAGE(log, summaryValue(obs, "reason").find("SIGINT") != std::string::npos);
+    const std::string warnings = summaryValue(obs, "warnings");
+    CPPUNIT_ASSERT_MESSAGE(warnings,
+                           warnings.find("unknown key Observation.sampleClok (" + dir.path() +
+                                         "/long.parset:") != std::string::npos);
     const std::string codes = summaryValue(obs, "exitCodes");
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"ionproc\": 0") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink\": 0") != std::string::npos);
