@@ -526,8 +526,6 @@ ObservationSummary Observation::summarise() {
       summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
   }
   summary.warnings = warnings_;
-  summary.warnings.insert(summary.warnings.end(), options_.parsetWarnings.begin(),
-                          options_.parsetWarnings.end());
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()];
         code != 0 && failure_.empty() && p->name() != "rtcp-inspect")
@@ -546,6 +544,9 @@ ObservationSummary Observation::summarise() {
     failure_ = "only " + std::to_string(summary.measurementSets.size()) + " of " +
                std::to_string(expected) + " MeasurementSets were written";
   if (failure_.empty() && !summary.warnings.empty()) summary.reason = summary.warnings.front();
+  // The parset's warnings were known before the start: listed, never the run's reason.
+  summary.warnings.insert(summary.warnings.end(), options_.parsetWarnings.begin(),
+                          options_.parsetWarnings.end());
   summary.ok = failure_.empty();
   summary.assess();
   for (const std::string& d : summary.degradations) RTCP_LOG_WARN("observe", "degraded: " << d);
