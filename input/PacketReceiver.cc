@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "RecordingReader.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::ion {
 namespace {
@@ -23,10 +24,6 @@ constexpr int kBatch = 64;          ///< datagrams per recvmmsg / packets per bu
 constexpr size_t kSlotSize = 8192;  ///< bytes per datagram slot (largest valid: 7824)
 constexpr auto kUdpCoalesce = std::chrono::milliseconds(1);  ///< pause between drains of a socket
 constexpr int kUdpReceiveBuffer = 64 << 20;  ///< kernel receive buffer (needs root or rmem_max)
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 

@@ -11,13 +11,10 @@
 #include "rtcp/DelayModel.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::ion {
 namespace {
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::chrono::system_clock::time_point wallTimePoint(double unixTime) {
   return std::chrono::system_clock::time_point(

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -21,6 +20,7 @@
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/StatusFile.h"
+#include "rtcp/WallClock.h"
 
 namespace po = boost::program_options;
 using namespace rtcp;
@@ -102,10 +102,6 @@ sigset_t blockStopSignals() {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
-}
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 /// What the --status file reports: input, integrator and storage counters and the lag of

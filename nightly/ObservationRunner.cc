@@ -18,6 +18,7 @@
 
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/WallClock.h"
 
 extern char** environ;
 
@@ -25,10 +26,6 @@ namespace rtcp::nightly {
 namespace {
 
 std::atomic<bool> gStop{false};
-
-double unixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string readText(const std::string& path) {
   std::ifstream in(path);
@@ -77,10 +74,10 @@ void ObservationRunner::requestStop() { gStop = true; }
 bool ObservationRunner::stopRequested() { return gStop; }
 
 bool ObservationRunner::waitUntil(double unixTime) const {
-  double left = unixTime - unixNow();
+  double left = unixTime - wallClock();
   if (left > 1)
     RTCP_LOG_INFO("nightly", "waiting " << int(left) << " s until " << formatUtc(unixTime));
-  while (!gStop && (left = unixTime - unixNow()) > 0)
+  while (!gStop && (left = unixTime - wallClock()) > 0)
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.5)));
   return !gStop;
 }
@@ -97,7 +94,7 @@ ObservationResult ObservationRunner::run(const ScheduleEntry& entry, int index) 
     return result;
   }
   std::filesystem::create_directories(result.directory);
-  const double start = std::max(unixNow(), entry.plannedStart);
+  const double start = std::max(wallClock(), entry.plannedStart);
   execute(result, start + entry.duration() + options_.maxOverrunSeconds);
   collect(result);
   return result;
@@ -107,7 +104,7 @@ void ObservationRunner::execute(ObservationResult& result, double deadline) cons
   std::vector<std::string> args{options_.observe, result.entry.parset, "--dir", result.directory};
   if (result.entry.startNow) args.push_back("--now");
   result.stderrPath = result.directory + "/observe.stderr";
-  result.started = unixNow();
+  result.started = wallClock();
   RTCP_LOG_INFO("nightly", "observation " << result.index << ": " << options_.observe << " "
                                           << result.entry.parset
                                           << (result.entry.startNow ? " --now" : ""));
@@ -116,7 +113,7 @@ void ObservationRunner::execute(ObservationResult& result, double deadline) cons
     pid = spawn(args, result.directory + "/observe.stdout", result.stderrPath);
   } catch (const std::exception& e) {
     result.reason = e.what();
-    result.ended = unixNow();
+    result.ended = wallClock();
     return;
   }
   // Wait for observe; ask it to stop (SIGINT, then SIGTERM, then SIGKILL to its whole
@@ -124,7 +121,7 @@ void ObservationRunner::execute(ObservationResult& result, double deadline) cons
   double stopSince = 0;
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
-    const double now = unixNow();
+    const double now = wallClock();
     if (stopSince == 0 && (gStop || now > deadline)) {
       stopSince = now;
       result.reason = gStop ? "stopped: nightly was interrupted"
@@ -140,7 +137,7 @@ void ObservationRunner::execute(ObservationResult& result, double deadline) cons
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  result.ended = unixNow();
+  result.ended = wallClock();
   if (WIFEXITED(status)) result.exitCode = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
 }

@@ -1,7 +1,6 @@
 // nightly SCHEDULE [--now] [--report DIR]: runs a schedule of parsets with observe, one
 // after another, and writes a report (report.txt, report.html). See README.md.
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/WallClock.h"
 
 namespace po = boost::program_options;
 using namespace rtcp::nightly;
@@ -20,10 +20,6 @@ using namespace rtcp::nightly;
 namespace {
 
 const char* const kDefaultObserve = RTCP_OBSERVE_EXECUTABLE;  // observe of this build tree
-
-double unixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string defaultReportDirectory(double now) {
   return "nightly-" + rtcp::formatUtc(now).substr(0, 10);
@@ -63,7 +59,7 @@ int main(int argc, char** argv) {
     RTCP_LOG_ERROR("nightly", e.what() << " (see --help)");
     return 2;
   }
-  const double started = unixNow();
+  const double started = rtcp::wallClock();
   Schedule schedule;
   try {
     schedule = Schedule::fromFile(schedulePath);

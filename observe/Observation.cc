@@ -15,15 +15,12 @@
 #include "rtcp/Logger.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::observe {
 namespace {
 
 namespace fs = std::filesystem;
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 /// Waits up to seconds for a stop signal; returns it, or 0.
 int waitForSignal(const sigset_t& signals, double seconds) {

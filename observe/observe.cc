@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <iostream>
 #include <optional>
 
@@ -17,6 +16,7 @@
 #include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/WallClock.h"
 
 namespace po = boost::program_options;
 using namespace rtcp;
@@ -99,10 +99,6 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   if (o.ranks == 0) o.ranks = std::min(2, coresOfThisMachine());
   if (o.linkPort < 1 || o.linkPort > 65535) throw po::error("--link-port must be 1..65535");
   return o;
-}
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 /// Reports every problem; true when none is an error.

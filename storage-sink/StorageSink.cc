@@ -10,6 +10,7 @@
 #include "MeasurementSetTemplate.h"
 #include "rtcp/Logger.h"
 #include "rtcp/StatusFile.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::storage {
 namespace {
@@ -33,10 +34,6 @@ void forEachInParallel(size_t n, int threads, const std::function<void(size_t)>&
       for (size_t i = next++; i < n; i = next++) work(i);
     });
   for (std::thread& thread : pool) thread.join();
-}
-
-double unixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -193,7 +190,7 @@ SinkSummary StorageSink::run() {
     deadline = after(options_.stopAfterSeconds);
     deadlineReason = "--stop-after-seconds elapsed";
   }
-  const double now = unixNow();
+  const double now = wallClock();
   if (now < settings_.stopTime) {  // a live observation; a replay of a past one waits for its data
     const Clock::time_point stop = after(settings_.stopTime - now + options_.lingerSeconds);
     if (stop < deadline) deadline = stop, deadlineReason = "stop time plus linger passed";
@@ -223,7 +220,7 @@ SinkSummary StorageSink::run() {
   summary.failed = failed_;
   summary.stopReason = stopReason_;
   // Once the observation is over, its whole time grid is due: pad what never came.
-  const bool observationOver = summary.complete || unixNow() >= settings_.stopTime;
+  const bool observationOver = summary.complete || wallClock() >= settings_.stopTime;
   // Pad, flush and close the MSs several at a time: casacore fsyncs as it flushes them.
   summary.outputs.resize(outputs_.size());
   std::atomic<bool> finishingFailed{false};
@@ -266,7 +263,7 @@ SinkSummary StorageSink::run() {
 
 StorageStatus StorageSink::status() const {
   StorageStatus s;
-  s.wallTime = unixNow();
+  s.wallTime = wallClock();
   s.listening = listening_;
   s.finished = finished_;
   s.measurementSets = outputs_.size();

@@ -1,7 +1,6 @@
 #pragma once
 // Helpers of the station-input tests: packets whose samples encode their absolute sample
 // number and subband, recordings, temporary directories and small observations.
-#include <chrono>
 #include <complex>
 #include <cstdint>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/StationBlock.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::ion::test {
 
@@ -23,10 +23,6 @@ using Packets = std::vector<std::vector<uint8_t>>;
 
 constexpr double kStart = 1700000000.0;  ///< an even second
 constexpr int kHistory = 15 * 16;        ///< the filter bank's history at 16 channels
-
-inline double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 /// A new StationBlock served by `source` (BlockSource::serveInto).
 inline std::unique_ptr<StationBlock> getBlock(BlockSource& source, int64_t block, int station,

@@ -18,6 +18,7 @@
 #include "ObserveTestUtil.h"
 #include "SkyChecks.h"
 #include "StorageTestUtil.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::observe::test {
 
@@ -117,11 +118,6 @@ class EndToEndTest : public CppUnit::TestFixture {
   }
 
  private:
-  static double wallClock() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-
   /// Runs observe --now on the observation; returns the MSs after checking the summary.
   static std::vector<std::string> observe(const std::string& dir, SmallObservation& o) {
     o.outputDir = dir + "/out";

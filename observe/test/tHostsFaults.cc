@@ -15,6 +15,7 @@
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
 #include "TestHosts.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::observe::test {
 
@@ -22,10 +23,6 @@ using storage::test::MsContents;
 using storage::test::readMeasurementSet;
 
 namespace {
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 const std::vector<std::string> kHosts{"in1", "in2", "cn1", "st1"};
 

@@ -18,20 +18,13 @@
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::observe::test {
 
 using storage::test::MsContents;
 using storage::test::readMeasurementSet;
 using storage::test::TempDir;
-
-namespace {
-
-double wallClock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 class ReplayTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(ReplayTest);
