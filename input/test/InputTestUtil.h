@@ -1,12 +1,14 @@
 #pragma once
 // Helpers of the station-input tests: packets whose samples encode their absolute sample
 // number and subband, recordings, temporary directories and small observations.
+#include <chrono>
 #include <complex>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "BlockSource.h"
@@ -17,6 +19,17 @@
 #include "rtcp/WallClock.h"
 
 namespace rtcp::ion::test {
+
+/// Waits up to 5 s for a condition (counters updated by receiver threads).
+template <typename Condition>
+bool eventually(Condition condition) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
 
 /// RSP packets of one stream, as sent.
 using Packets = std::vector<std::vector<uint8_t>>;

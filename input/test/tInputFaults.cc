@@ -38,16 +38,6 @@ void send(Stream& out, const Packets& packets) {
   }
 }
 
-template <typename Condition>
-bool eventually(Condition condition) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
-
 /// Number of valid samples of a served block (over all its rows).
 int64_t validSamples(const StationBlock& b) {
   int64_t n = 0;

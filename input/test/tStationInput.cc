@@ -28,17 +28,6 @@ Packets streamPackets(int stationId, int nrBeamlets, int firstSubband, int64_t f
   return packets;
 }
 
-/// Waits up to 5 s for a condition (counters updated by receiver threads).
-template <typename Condition>
-bool eventually(Condition condition) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
-
 /// Checks every sample of a served block (station samples via n_s) against `arrived`.
 template <typename Arrived>
 void checkBlock(const StationBlock& b, int64_t blockStart, Arrived arrived) {
