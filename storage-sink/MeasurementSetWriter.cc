@@ -201,7 +201,10 @@ void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
   if (end <= begin) return;
   const int nb = nrBaselines_;
   const size_t nrRows = size_t(end - begin) * nb;
-  ms_.addRow(casacore::rownr_t(nrRows));
+  // Rows a failed attempt added already are not added again (a flush retried after the
+  // disk filled up, StorageSink).
+  const casacore::rownr_t rowsWanted = casacore::rownr_t(end) * casacore::rownr_t(nb);
+  if (ms_.nrow() < rowsWanted) ms_.addRow(rowsWanted - ms_.nrow());
   // Every column over all the rows at once: casacore's cost is mostly per call.
   casacore::Vector<int> antenna1(nrRows), antenna2(nrRows);
   casacore::Vector<double> time(nrRows);
@@ -399,6 +402,7 @@ void MeasurementSetWriter::extendTo(int64_t nrIntegrations) {
 }
 void MeasurementSetWriter::flush(bool sync) {
   impl_->commit();
+  updateCounts();  // a write that threw may have been committed now
   impl_->ms_.flush(sync);
 }
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }

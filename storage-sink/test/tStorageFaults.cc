@@ -1,0 +1,212 @@
+// Faults of storage-sink, on the real executable: a file system that fills up while it
+// writes. What was lost must equal what was counted; every MS left must open in casacore
+// and hold exactly what was written.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "MsReader.h"
+#include "SmallFileSystem.h"
+#include "StorageTestUtil.h"
+#include "TestData.h"
+#include "TestPrograms.h"
+#include "rtcp/Baselines.h"
+#include "rtcp/Logger.h"
+#include "rtcp/StorageStatus.h"
+#include "rtcp/Stream.h"
+
+namespace rtcp::storage::test {
+
+using namespace std::chrono_literals;
+using rtcp::test::readFile;
+
+namespace {
+
+constexpr int kStations = 4, kChannels = 8, kBaselines = 10;
+
+std::string sinkExecutable() { return rtcp::test::binaryDir() + "/storage-sink/storage-sink"; }
+
+uint16_t freeTcpPort() { return TcpListener("127.0.0.1", 0).port(); }
+
+/// Waits until the status file says `listening` (true) or the process ended (false).
+bool waitListening(const std::string& statusPath, pid_t pid) {
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(statusPath) && StorageStatus::read(statusPath).listening)
+      return true;
+    if (kill(pid, 0) != 0) return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
+/// Whether integration i of the MS holds makeBlock(..., i) exactly (and is not flagged).
+bool holdsBlock(const MsContents& ms, int64_t i) {
+  for (int b = 0; b < kBaselines; ++b) {
+    const size_t row = size_t(i * kBaselines + b);
+    if (ms.flagRow[row]) return false;
+    for (int c = 1; c < kChannels; ++c)
+      for (int p = 0; p < 4; ++p) {
+        const size_t cell = (row * kChannels + size_t(c)) * 4 + size_t(p);
+        if (std::abs(ms.data[cell] - std::conj(blockValue(b, c, p, i))) > 1e-4f) return false;
+        if (ms.weightSpectrum[cell] != float(validCount(b, c, i))) return false;
+      }
+  }
+  return true;
+}
+
+/// Whether integration i is a flagged gap: every row flagged, weights zero.
+bool isFlaggedGap(const MsContents& ms, int64_t i) {
+  for (int b = 0; b < kBaselines; ++b) {
+    const size_t row = size_t(i * kBaselines + b);
+    if (!ms.flagRow[row]) return false;
+    for (int c = 0; c < kChannels; ++c)
+      for (int p = 0; p < 4; ++p)
+        if (ms.weightSpectrum[(row * kChannels + size_t(c)) * 4 + size_t(p)] != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+class StorageFaultsTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(StorageFaultsTest);
+  CPPUNIT_TEST(testDiskFull);
+  CPPUNIT_TEST(testDiskFilledByAnotherWriter);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testDiskFull() {
+    TempDir dir;
+    rtcp::test::SmallFileSystem disk(dir.path() + "/disk", 8 << 20);
+    TestObservation observation;
+    observation.stop = "2025-06-01 12:00:08";
+    observation.steps = 2441;  // 0.1 s integrations: 80 of them
+    observation.subbands = "[300, 301, 302]";
+    observation.location = "localhost:" + disk.path() + "/out";
+    const std::string parset = writeParset(dir.path(), observation);
+    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
+    const uint16_t port = freeTcpPort();
+    const pid_t sink = rtcp::test::startProgram(
+        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
+         "--ms-flush-interval", "0.2", "--flush-interval", "0.05", "--disk-reserve-mb", "1"},
+        log);
+    CPPUNIT_ASSERT(waitListening(status, sink));
+    // Room for the first tiles of the three MSs and a few dozen integrations.
+    disk.fillLeaving(disk.path() + "/filler", 2 << 20);
+
+    const int nrIntegrations = 80, nrSubbands = 3;
+    try {
+      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, 5.0);
+      for (int64_t i = 0; i < nrIntegrations; ++i) {
+        for (int s = 0; s < nrSubbands; ++s) {
+          const std::vector<uint8_t> bytes = makeBlock(kStations, kChannels, s, i).serialise(4242);
+          stream->write(bytes.data(), bytes.size());
+        }
+        std::this_thread::sleep_for(5ms);
+      }
+    } catch (const StreamError&) {  // the sink stopped reading: what it took is counted
+    }
+    const int exitCode = rtcp::test::waitProgram(sink);
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 1, exitCode);  // failed, not aborted
+    CPPUNIT_ASSERT(text.find("terminate") == std::string::npos);
+    const std::string outDir = disk.path() + "/out";
+    CPPUNIT_ASSERT(text.find("the file system of " + outDir + " is full") != std::string::npos);
+
+    const StorageStatus st = StorageStatus::read(status);
+    CPPUNIT_ASSERT(st.finished && st.failed);
+    CPPUNIT_ASSERT(st.error.find("the file system of " + outDir + " is full") == 0);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.blocksRejected);
+    CPPUNIT_ASSERT(st.integrationsWritten > 0 && st.integrationsLost > 0);
+    // Every block taken in is either in an MS or counted lost.
+    CPPUNIT_ASSERT_EQUAL(st.blocksReceived, st.integrationsWritten + st.integrationsLost);
+    CPPUNIT_ASSERT(!std::filesystem::exists(outDir + "/.L4242.storage-reserve"));
+
+    // casacore opens every MS (with the disk full: its readers write lock files) and finds
+    // exactly the integrations counted written, in whole rows; the rest of a grid flagged.
+    const uint64_t freeWhenFull = disk.freeBytes();
+    std::filesystem::remove(disk.path() + "/filler");
+    uint64_t present = 0;
+    for (int s = 0; s < nrSubbands; ++s) {
+      const MsContents ms =
+          readMeasurementSet(outDir + "/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
+      CPPUNIT_ASSERT_EQUAL(size_t(0), ms.nrRows % kBaselines);
+      for (int64_t i = 0; i < int64_t(ms.nrRows / kBaselines); ++i) {
+        const bool holds = holdsBlock(ms, i);
+        CPPUNIT_ASSERT(holds || isFlaggedGap(ms, i));
+        present += holds;
+      }
+    }
+    CPPUNIT_ASSERT_EQUAL(st.integrationsWritten, present);
+    std::cerr << "disk full: " << st.blocksReceived << " blocks received, "
+              << st.integrationsWritten << " integrations written, " << st.integrationsLost
+              << " lost and counted; " << freeWhenFull << " bytes were free at the end\n";
+    CPPUNIT_ASSERT(present < uint64_t(nrIntegrations * nrSubbands));
+    CPPUNIT_ASSERT(freeWhenFull < (2 << 20));
+  }
+
+  /// Another writer takes the last byte while the MSs hold everything unflushed: the
+  /// closing flush fails for lack of space, the reserve is freed, and the MSs close with
+  /// every integration.
+  void testDiskFilledByAnotherWriter() {
+    TempDir dir;
+    rtcp::test::SmallFileSystem disk(dir.path() + "/disk", 16 << 20);
+    TestObservation observation;
+    observation.stop = "2025-06-01 12:00:04";
+    observation.steps = 2441;  // 40 integrations of 0.1 s
+    observation.subbands = "[300, 301, 302]";
+    observation.location = "localhost:" + disk.path() + "/out";
+    const std::string parset = writeParset(dir.path(), observation);
+    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
+    const uint16_t port = freeTcpPort();
+    const pid_t sink = rtcp::test::startProgram(
+        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
+         "--ms-flush-interval", "1000", "--flush-interval", "0.05", "--disk-reserve-mb", "4"},
+        log);
+    CPPUNIT_ASSERT(waitListening(status, sink));
+    const int nrIntegrations = 39, nrSubbands = 3;  // not the last: the sink must not stop
+    {
+      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, 5.0);
+      for (int64_t i = 0; i < nrIntegrations; ++i)
+        for (int s = 0; s < nrSubbands; ++s) {
+          const std::vector<uint8_t> bytes = makeBlock(kStations, kChannels, s, i).serialise(4242);
+          stream->write(bytes.data(), bytes.size());
+        }
+    }
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (StorageStatus::read(status).integrationsWritten < uint64_t(nrIntegrations * nrSubbands)) {
+      CPPUNIT_ASSERT(std::chrono::steady_clock::now() < deadline);
+      std::this_thread::sleep_for(20ms);
+    }
+    disk.fillLeaving(disk.path() + "/filler", 0);  // what casacore holds has no room now
+    kill(sink, SIGTERM);
+    const int exitCode = rtcp::test::waitProgram(sink);
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, exitCode);  // nothing lost
+    CPPUNIT_ASSERT(text.find("closed with the disk-space reserve") != std::string::npos);
+    const StorageStatus st = StorageStatus::read(status);
+    CPPUNIT_ASSERT(st.finished && !st.failed);
+    CPPUNIT_ASSERT_MESSAGE(text, st.error.find("the file system of " + disk.path() + "/out is full") == 0);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.integrationsLost);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(nrIntegrations * nrSubbands), st.integrationsWritten);
+    std::filesystem::remove(disk.path() + "/filler");
+    for (int s = 0; s < nrSubbands; ++s) {
+      const MsContents ms =
+          readMeasurementSet(disk.path() + "/out/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
+      // The observation is over: its grid of 40 integrations, the last a flagged gap.
+      CPPUNIT_ASSERT_EQUAL(size_t((nrIntegrations + 1) * kBaselines), ms.nrRows);
+      for (int64_t i = 0; i < nrIntegrations; ++i) CPPUNIT_ASSERT(holdsBlock(ms, i));
+      CPPUNIT_ASSERT(isFlaggedGap(ms, nrIntegrations));
+    }
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(StorageFaultsTest);
+
+}  // namespace rtcp::storage::test
