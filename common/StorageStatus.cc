@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <type_traits>
 #include <iomanip>
 #include <sstream>
+#include <type_traits>
 
 #include "rtcp/StatusFile.h"
 

@@ -40,9 +40,9 @@ void makeReserve(const std::string& path, uint64_t bytes) {
   ::close(fd);
   if (error != 0) {
     ::unlink(path.c_str());
-    throw std::runtime_error("cannot reserve " + std::to_string(bytes) + " bytes in " + path +
-                             " (needed to close the MeasurementSets should the disk fill up): " +
-                             std::strerror(error));
+    throw std::runtime_error(
+        "cannot reserve " + std::to_string(bytes) + " bytes in " + path +
+        " (needed to close the MeasurementSets should the disk fill up): " + std::strerror(error));
   }
 }
 
@@ -119,18 +119,17 @@ bool DiskSpace::admit(int output) {
   const int index = fileSystemOf_[size_t(output)];
   FileSystem& fs = fileSystems_[size_t(index)];
   if (fs.full) return false;
-  const uint64_t need = pendingBytes(index) + integrationBytes_ +
-                        (unflushed_[size_t(output)] == 0 ? tileBytes_ : 0);
+  const uint64_t need =
+      pendingBytes(index) + integrationBytes_ + (unflushed_[size_t(output)] == 0 ? tileBytes_ : 0);
   const double now = steadySeconds();
   if (now - fs.lastCheck > kRecheckSeconds) refresh(fs, now);
   if (fs.freeBytes < need && fs.lastCheck != now) refresh(fs, now);  // a fresh answer decides
   if (fs.freeBytes < need) {
     fs.full = true;
-    fs.fullReason = "the file system of " + fs.directory + " is full: " +
-                    std::to_string(fs.freeBytes) + " bytes free, " + std::to_string(need) +
-                    " needed to write on" +
-                    (fs.reservePath.empty() ? std::string()
-                                            : " (besides the reserve " + fs.reservePath + ")");
+    fs.fullReason =
+        "the file system of " + fs.directory + " is full: " + std::to_string(fs.freeBytes) +
+        " bytes free, " + std::to_string(need) + " needed to write on" +
+        (fs.reservePath.empty() ? std::string() : " (besides the reserve " + fs.reservePath + ")");
     return false;
   }
   ++unflushed_[size_t(output)];

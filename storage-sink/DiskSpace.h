@@ -73,9 +73,9 @@ class DiskSpace {
   void refresh(FileSystem& fs, double now);
 
   uint64_t integrationBytes_, tileBytes_;
-  std::vector<int> fileSystemOf_;         ///< [output]
-  std::vector<uint64_t> unflushed_;       ///< [output]: integrations admitted since its flush
-  std::vector<FileSystem> fileSystems_;   ///< one per device
+  std::vector<int> fileSystemOf_;        ///< [output]
+  std::vector<uint64_t> unflushed_;      ///< [output]: integrations admitted since its flush
+  std::vector<FileSystem> fileSystems_;  ///< one per device
   mutable std::mutex mutex_;
 };
 

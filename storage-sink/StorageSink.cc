@@ -158,8 +158,8 @@ void StorageSink::writeBlock(const StagedBlock& block) {
   MeasurementSetWriter& writer = *writers_[size_t(block.output)];
   ++blocksTaken_;
   if (!failed_ && !diskSpace_->admit(block.output))
-    failWriting(block.output, "integration " + std::to_string(block.header.integration) +
-                                  " of " + writer.path() + " does not fit");
+    failWriting(block.output, "integration " + std::to_string(block.header.integration) + " of " +
+                                  writer.path() + " does not fit");
   if (failed_) {
     ++integrationsLost_;
     return;
@@ -264,9 +264,8 @@ SinkSummary StorageSink::run() {
   integrationsWritten_ = written;
   const uint64_t writtenNow = uint64_t(std::max<int64_t>(0, written - integrationsAtStart_));
   const uint64_t duplicates = statistics_.rejected[size_t(BlockReject::kDuplicate)];
-  integrationsLost_ = blocksTaken_ > writtenNow + duplicates
-                          ? blocksTaken_ - writtenNow - duplicates
-                          : 0;
+  integrationsLost_ =
+      blocksTaken_ > writtenNow + duplicates ? blocksTaken_ - writtenNow - duplicates : 0;
   summary.integrationsLost = integrationsLost_;
   summary.failed = summary.failed || failed_;
   {
@@ -308,13 +307,13 @@ bool StorageSink::closeMeasurementSets(SinkSummary& summary) {
       try {  // once more, with the reserve freed
         writer.flush();
         flushed = true;
-        RTCP_LOG_WARN("storage", writer.path() << ": closed with the disk-space reserve ("
-                                               << e.what() << ")");
+        RTCP_LOG_WARN("storage",
+                      writer.path() << ": closed with the disk-space reserve (" << e.what() << ")");
         std::lock_guard lock(errorMutex_);
         if (error_.empty()) error_ = diskSpace_->fullReason() + "; the reserve closed the MSs";
       } catch (const std::exception& again) {
-        RTCP_LOG_ERROR("storage", writer.path() << ": closing failed: " << e.what() << "; "
-                                                << again.what());
+        RTCP_LOG_ERROR("storage", writer.path()
+                                      << ": closing failed: " << e.what() << "; " << again.what());
         closingFailed = true;
       }
     }

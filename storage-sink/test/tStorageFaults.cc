@@ -2,7 +2,6 @@
 // writes. What was lost must equal what was counted; every MS left must open in casacore
 // and hold exactly what was written.
 #include <cppunit/extensions/HelperMacros.h>
-
 #include <signal.h>
 
 #include <chrono>
@@ -180,7 +179,8 @@ class StorageFaultsTest : public CppUnit::TestFixture {
         }
     }
     const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (StorageStatus::read(status).integrationsWritten < uint64_t(nrIntegrations * nrSubbands)) {
+    while (StorageStatus::read(status).integrationsWritten <
+           uint64_t(nrIntegrations * nrSubbands)) {
       CPPUNIT_ASSERT(std::chrono::steady_clock::now() < deadline);
       std::this_thread::sleep_for(20ms);
     }
@@ -192,7 +192,8 @@ class StorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(text.find("closed with the disk-space reserve") != std::string::npos);
     const StorageStatus st = StorageStatus::read(status);
     CPPUNIT_ASSERT(st.finished && !st.failed);
-    CPPUNIT_ASSERT_MESSAGE(text, st.error.find("the file system of " + disk.path() + "/out is full") == 0);
+    CPPUNIT_ASSERT_MESSAGE(
+        text, st.error.find("the file system of " + disk.path() + "/out is full") == 0);
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.integrationsLost);
     CPPUNIT_ASSERT_EQUAL(uint64_t(nrIntegrations * nrSubbands), st.integrationsWritten);
     std::filesystem::remove(disk.path() + "/filler");
