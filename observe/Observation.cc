@@ -511,14 +511,18 @@ ObservationSummary Observation::summarise() {
         s.correlatedOutput.enabled && expected > st.storageSent ? expected - st.storageSent : 0;
     // What the MSs hold flagged, as the storage-sinks counted it, when they all reported;
     // not less than what ionproc never sent (an MS closed early is not padded to the end).
+    // Nor less than what the MSs lack (a storage-sink that stopped writing: a full disk).
     if (lastStorageStatus_ && lastStorageStatus_->finished)
-      summary.integrationsDropped =
-          std::max<uint64_t>(summary.integrationsDropped, lastStorageStatus_->integrationsFlagged);
+      summary.integrationsDropped = std::max<uint64_t>(
+          {summary.integrationsDropped, lastStorageStatus_->integrationsFlagged,
+           summary.integrationsExpected -
+               std::min(summary.integrationsExpected, lastStorageStatus_->integrationsWritten)});
     const double observed = double(st.newestBlock + 1) * s.blockDuration();
     const double begin = s.realTime ? std::max(ranksStartedAt_, s.startTime) : ranksStartedAt_;
     if (ionprocEndedAt_ > begin && ranksStartedAt_ > 0)
       summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
   }
+  noteStorageFailure();
   summary.warnings = warnings_;
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()];
@@ -547,6 +551,18 @@ ObservationSummary Observation::summarise() {
     summary.measurementSets.clear();
   }
   return summary;
+}
+
+void Observation::noteStorageFailure() {
+  if (!lastStorageStatus_ || lastStorageStatus_->error.empty()) return;
+  const storage::StorageStatus& st = *lastStorageStatus_;
+  std::string what = "storage-sink: " + st.error;
+  if (st.integrationsLost)
+    what += "; " + std::to_string(st.integrationsLost) + " integrations received were not written";
+  if (st.failed && failure_.empty())
+    fail(what);  // before the exit codes: this is why storage-sink failed
+  else if (failure_.find(st.error) == std::string::npos)
+    warnings_.push_back(what);
 }
 
 void Observation::makePlots(ObservationSummary& summary) {

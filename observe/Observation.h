@@ -86,6 +86,9 @@ class Observation {
   void stop(ChildProcess& part, double seconds);
   void fail(const std::string& reason);
   ObservationSummary summarise();
+  /// What the storage-sinks' status says went wrong in writing (a full disk): the failure,
+  /// or a warning when nothing was lost.
+  void noteStorageFailure();
   void makePlots(ObservationSummary& summary);
   std::string statusPath(const IonprocPlan& ionproc) const {
     return plan_.directory + "/" + ionproc.name + ".status";

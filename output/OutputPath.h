@@ -28,6 +28,10 @@ struct OutputPathOptions {
   bool toStorage = true;
   /// Integrations that may wait per storage connection (ionproc --output-queue).
   size_t queuePerConnection = 16;
+  /// Bytes per storage connection spooled to disk behind a full queue (--spool-mb), and
+  /// the directory of the spool files (--spool-dir): StorageSender.h.
+  uint64_t spoolBytes = 0;
+  std::string spoolDirectory = "/tmp";
   /// Seconds finish() waits for storage-sink to take what is queued (--linger).
   double finishTimeoutSeconds = 10;
   /// Where to append every integration as a §2.4 block as well (empty: no dump).

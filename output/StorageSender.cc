@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "DiskSpool.h"
 #include "rtcp/Logger.h"
 #include "rtcp/Stream.h"
 
@@ -19,6 +20,9 @@ class StorageSender::Connection {
         destination_(std::move(destination)),
         options_(options),
         name_("tcp:" + destination_.host + ":" + std::to_string(destination_.port)),
+        spool_(options_.spoolDirectory + "/L" + std::to_string(observationId) + "-" +
+                   destination_.host + "-" + std::to_string(destination_.port) + ".spool",
+               options_.waitWhenFull ? 0 : options_.spoolBytes),
         thread_([this] { run(); }) {}
   ~Connection() { stop(); }
 
@@ -28,24 +32,39 @@ class StorageSender::Connection {
       room_.wait(lock, [&] {
         return queue_.size() + inFlight_.size() < options_.queueCapacity || stopping_;
       });
-    if (queue_.size() + inFlight_.size() >= options_.queueCapacity || stopping_) {
-      ++statistics_.dropped;
-      RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
-                                     << " integrations); dropped integration " << data->integration
-                                     << " of subband index " << data->subband << " ("
-                                     << statistics_.dropped << " dropped so far)");
+    const bool queueFull = queue_.size() + inFlight_.size() >= options_.queueCapacity;
+    // In order: once something is in the spool, what comes later goes there too.
+    if (!stopping_ && !queueFull && spool_.empty()) {
+      ++statistics_.queued;
+      queue_.push_back({std::move(data), {}, 0});
+      wake_.notify_all();
       return;
     }
-    ++statistics_.queued;
-    queue_.push_back({std::move(data), {}, 0});
-    wake_.notify_all();
+    if (!stopping_ && spool_.push(data->serialise(observationId_))) {
+      ++statistics_.queued;
+      ++statistics_.spooled;
+      statistics_.spoolHighWaterBytes = spool_.highWaterBytes();
+      if (!spoolWarned_)
+        RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
+                                       << " integrations); spooling to " << spool_.path());
+      spoolWarned_ = true;
+      wake_.notify_all();
+      return;
+    }
+    ++statistics_.dropped;
+    RTCP_LOG_WARN("storage", name_ << ": output queue (" << options_.queueCapacity
+                                   << " integrations) and spool (" << spool_.bytes()
+                                   << " bytes) full; dropped integration " << data->integration
+                                   << " of subband index " << data->subband << " ("
+                                   << statistics_.dropped << " dropped so far)");
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     wake_.notify_all();
-    return idle_.wait_until(lock, deadline,
-                            [&] { return queue_.empty() && inFlight_.empty() && !sending_; });
+    return idle_.wait_until(lock, deadline, [&] {
+      return queue_.empty() && inFlight_.empty() && !sending_ && spool_.empty();
+    });
   }
 
   void stop() {
@@ -58,7 +77,7 @@ class StorageSender::Connection {
     }
     thread_.join();
     std::lock_guard lock(mutex_);
-    const size_t left = queue_.size() + inFlight_.size();
+    const size_t left = queue_.size() + inFlight_.size() + spool_.size();
     if (left) {
       statistics_.dropped += left;
       RTCP_LOG_ERROR("storage", name_ << ": " << left << " integrations could not be sent");
@@ -82,6 +101,7 @@ class StorageSender::Connection {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
       confirmDelivered();
+      refillFromSpool();
       if (queue_.empty()) {
         if (inFlight_.empty()) idle_.notify_all();
         // Idle: wake for new work, or soon to see in-flight bytes acknowledged.
@@ -150,6 +170,22 @@ class StorageSender::Connection {
     return ::poll(&fd, 1, 0) > 0 && (fd.revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR));
   }
 
+  /// Moves spooled items into the queue while it has room (they are newer than what it
+  /// holds: write() spools everything while the spool is not empty).
+  void refillFromSpool() {
+    while (!spool_.empty() && queue_.size() + inFlight_.size() < options_.queueCapacity) {
+      try {
+        queue_.push_back({nullptr, *spool_.pop(), 0});
+      } catch (const std::exception& e) {
+        const size_t lost = spool_.clear();
+        statistics_.dropped += lost;
+        RTCP_LOG_ERROR("storage", name_ << ": " << e.what() << "; " << lost
+                                        << " spooled integrations dropped");
+      }
+    }
+    if (spool_.empty()) spoolWarned_ = false;
+  }
+
   /// Drops in-flight items whose bytes the sink's TCP stack acknowledged.
   void confirmDelivered() {
     if (!stream_ || inFlight_.empty()) return;
@@ -188,7 +224,8 @@ class StorageSender::Connection {
   bool sending_ = false;       ///< an item taken from queue_ is being written
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
-  bool stopping_ = false, warned_ = false;
+  bool stopping_ = false, warned_ = false, spoolWarned_ = false;
+  DiskSpool spool_;  ///< behind queue_: what did not fit in it, oldest first
   Statistics statistics_;
   std::thread thread_;  // last: starts once everything else is constructed
 };
@@ -250,6 +287,8 @@ StorageSender::Statistics StorageSender::statistics() const {
     total.dropped += s.dropped;
     total.resent += s.resent;
     total.connects += s.connects;
+    total.spooled += s.spooled;
+    total.spoolHighWaterBytes = std::max(total.spoolHighWaterBytes, s.spoolHighWaterBytes);
   }
   return total;
 }

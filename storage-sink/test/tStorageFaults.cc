@@ -11,11 +11,14 @@
 
 #include "MsReader.h"
 #include "SmallFileSystem.h"
+#include "StorageSender.h"
 #include "StorageTestUtil.h"
 #include "TestData.h"
 #include "TestPrograms.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
+#include "rtcp/ObservationSettings.h"
+#include "rtcp/Parset.h"
 #include "rtcp/StorageStatus.h"
 #include "rtcp/Stream.h"
 
@@ -45,13 +48,14 @@ bool waitListening(const std::string& statusPath, pid_t pid) {
 }
 
 /// Whether integration i of the MS holds makeBlock(..., i) exactly (and is not flagged).
-bool holdsBlock(const MsContents& ms, int64_t i) {
-  for (int b = 0; b < kBaselines; ++b) {
-    const size_t row = size_t(i * kBaselines + b);
+bool holdsBlock(const MsContents& ms, int64_t i, int nrBaselines = kBaselines) {
+  const int nrChannels = ms.nrChannels;
+  for (int b = 0; b < nrBaselines; ++b) {
+    const size_t row = size_t(i * nrBaselines + b);
     if (ms.flagRow[row]) return false;
-    for (int c = 1; c < kChannels; ++c)
+    for (int c = 1; c < nrChannels; ++c)
       for (int p = 0; p < 4; ++p) {
-        const size_t cell = (row * kChannels + size_t(c)) * 4 + size_t(p);
+        const size_t cell = (row * size_t(nrChannels) + size_t(c)) * 4 + size_t(p);
         if (std::abs(ms.data[cell] - std::conj(blockValue(b, c, p, i))) > 1e-4f) return false;
         if (ms.weightSpectrum[cell] != float(validCount(b, c, i))) return false;
       }
@@ -60,15 +64,60 @@ bool holdsBlock(const MsContents& ms, int64_t i) {
 }
 
 /// Whether integration i is a flagged gap: every row flagged, weights zero.
-bool isFlaggedGap(const MsContents& ms, int64_t i) {
-  for (int b = 0; b < kBaselines; ++b) {
-    const size_t row = size_t(i * kBaselines + b);
+bool isFlaggedGap(const MsContents& ms, int64_t i, int nrBaselines = kBaselines) {
+  const int nrChannels = ms.nrChannels;
+  for (int b = 0; b < nrBaselines; ++b) {
+    const size_t row = size_t(i * nrBaselines + b);
     if (!ms.flagRow[row]) return false;
-    for (int c = 0; c < kChannels; ++c)
+    for (int c = 0; c < nrChannels; ++c)
       for (int p = 0; p < 4; ++p)
-        if (ms.weightSpectrum[(row * kChannels + size_t(c)) * 4 + size_t(p)] != 0) return false;
+        if (ms.weightSpectrum[(row * size_t(nrChannels) + size_t(c)) * 4 + size_t(p)] != 0)
+          return false;
   }
   return true;
+}
+
+/// An observation whose blocks are big enough (16 stations, 32 channels: 156 kB) that a
+/// stopped sink's socket buffers take only part of what comes while it is stopped; 0.1 s
+/// integrations over 6 s, three subbands.
+TestObservation outageObservation(const std::string& directory) {
+  TestObservation o;
+  o.stations = {"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS011",
+                "CS013", "CS017", "CS021", "CS024", "CS026", "CS028", "CS030", "CS031"};
+  o.channels = 32;
+  o.steps = 610;  // 32 x 610 samples: 0.09994 s
+  o.stop = "2025-06-01 12:00:06";
+  o.subbands = "[300, 301, 302]";
+  o.location = "localhost:" + directory;
+  return o;
+}
+constexpr int kOutageStations = 16, kOutageChannels = 32, kOutageBaselines = 136;
+
+int nrIntegrationsOf(const TestObservation& o) {
+  return int(ObservationSettings::fromParset(Parset::fromString(makeParset(o))).nrIntegrations());
+}
+
+/// Hands integrations [first, end) of every subband to the sender, one integration per
+/// pause, as ionproc would in real time.
+void sendIntegrations(ion::StorageSender& sender, int first, int end, int nrSubbands,
+                      std::chrono::milliseconds pause) {
+  for (int i = first; i < end; ++i) {
+    for (int s = 0; s < nrSubbands; ++s)
+      sender.write(
+          std::make_unique<CorrelatedData>(makeBlock(kOutageStations, kOutageChannels, s, i)));
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+/// Waits until the sink's status says it took `blocks` blocks in and wrote them all.
+void waitWritten(const std::string& statusPath, uint64_t blocks) {
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  for (;;) {
+    const StorageStatus st = StorageStatus::read(statusPath);
+    if (st.blocksReceived >= blocks && st.backlog == 0 && st.integrationsWritten >= blocks) return;
+    CPPUNIT_ASSERT(std::chrono::steady_clock::now() < deadline);
+    std::this_thread::sleep_for(20ms);
+  }
 }
 
 }  // namespace
@@ -77,6 +126,8 @@ class StorageFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(StorageFaultsTest);
   CPPUNIT_TEST(testDiskFull);
   CPPUNIT_TEST(testDiskFilledByAnotherWriter);
+  CPPUNIT_TEST(testSinkStoppedShortly);
+  CPPUNIT_TEST(testSinkStoppedTooLong);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -205,6 +256,99 @@ class StorageFaultsTest : public CppUnit::TestFixture {
       for (int64_t i = 0; i < nrIntegrations; ++i) CPPUNIT_ASSERT(holdsBlock(ms, i));
       CPPUNIT_ASSERT(isFlaggedGap(ms, nrIntegrations));
     }
+  }
+
+  /// storage-sink stopped (SIGSTOP) for 2 s while ionproc's sender goes on: what does not
+  /// fit in its queue of 4 waits in the spool and is sent after SIGCONT. Nothing is lost.
+  void testSinkStoppedShortly() {
+    const OutageResult r = runOutage(64 << 20);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), r.sender.dropped);
+    CPPUNIT_ASSERT(r.sender.spooled > 0);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(r.total), r.sender.sent);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(r.total), r.status.integrationsWritten);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), r.status.integrationsFlagged);
+    CPPUNIT_ASSERT_EQUAL(r.total, r.present);
+  }
+
+  /// The same outage with a spool of 1 MiB (6 blocks): what exceeded queue, socket buffers
+  /// and spool is dropped, counted by the sender, and flagged in the MSs: the same number.
+  void testSinkStoppedTooLong() {
+    const OutageResult r = runOutage(1 << 20);
+    CPPUNIT_ASSERT(r.sender.dropped > 0);
+    CPPUNIT_ASSERT(r.sender.spooled > 0);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(r.total), r.sender.sent + r.sender.dropped);
+    CPPUNIT_ASSERT_EQUAL(r.sender.sent, r.status.integrationsWritten);
+    CPPUNIT_ASSERT_EQUAL(r.sender.dropped, r.status.integrationsFlagged);
+    CPPUNIT_ASSERT_EQUAL(int(r.sender.sent), r.present);
+    CPPUNIT_ASSERT_EQUAL(int(r.sender.dropped), r.gaps);
+  }
+
+ private:
+  struct OutageResult {
+    int total = 0;  ///< integrations x subbands handed to the sender
+    ion::StorageSender::Statistics sender;
+    StorageStatus status;       ///< the sink's, at its end
+    int present = 0, gaps = 0;  ///< integrations in the MSs: with their data, flagged
+  };
+
+  /// Runs storage-sink, sends 6 s of integrations at 20 a second, with the sink stopped
+  /// (SIGSTOP) from the 10th to the 50th; then reads the MSs back.
+  OutageResult runOutage(uint64_t spoolBytes) {
+    TempDir dir;
+    const TestObservation observation = outageObservation(dir.path() + "/out");
+    const int nrIntegrations = nrIntegrationsOf(observation), nrSubbands = 3;
+    const std::string parset = writeParset(dir.path(), observation);
+    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
+    const uint16_t port = freeTcpPort();
+    const pid_t sink = rtcp::test::startProgram(
+        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
+         "--flush-interval", "0.05", "--disk-reserve-mb", "0"},
+        log);
+    CPPUNIT_ASSERT(waitListening(status, sink));
+    ion::StorageSender::Options options;
+    options.queueCapacity = 4;
+    options.spoolBytes = spoolBytes;
+    options.spoolDirectory = dir.path();
+    std::map<int, ion::StorageDestination> destinations;
+    for (int s = 0; s < nrSubbands; ++s) destinations[s] = {"127.0.0.1", port};
+    OutageResult r;
+    r.total = nrIntegrations * nrSubbands;
+    {
+      ion::StorageSender sender(4242, destinations, options);
+      sendIntegrations(sender, 0, 10, nrSubbands, 50ms);
+      kill(sink, SIGSTOP);
+      sendIntegrations(sender, 10, 50, nrSubbands, 50ms);
+      kill(sink, SIGCONT);
+      sendIntegrations(sender, 50, nrIntegrations, nrSubbands, 50ms);
+      CPPUNIT_ASSERT(sender.finish(30));
+      r.sender = sender.statistics();
+    }
+    CPPUNIT_ASSERT(!std::filesystem::exists(dir.path() + "/L4242-127.0.0.1-" +
+                                            std::to_string(port) + ".spool"));
+    if (r.sender.dropped > 0) {  // the sink waits for what never comes: stop it
+      waitWritten(status, r.sender.sent);
+      kill(sink, SIGTERM);
+    }
+    const int exitCode = rtcp::test::waitProgram(sink);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, exitCode);
+    r.status = StorageStatus::read(status);
+    for (int s = 0; s < nrSubbands; ++s) {
+      const MsContents ms =
+          readMeasurementSet(dir.path() + "/out/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
+      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * kOutageBaselines), ms.nrRows);
+      for (int64_t i = 0; i < nrIntegrations; ++i) {
+        const bool holds = holdsBlock(ms, i, kOutageBaselines);
+        const bool gap = !holds && isFlaggedGap(ms, i, kOutageBaselines);
+        CPPUNIT_ASSERT(holds || gap);
+        r.present += holds;
+        r.gaps += gap;
+      }
+    }
+    std::cerr << "sink stopped 2 s, spool " << spoolBytes << " bytes: " << r.sender.sent << " of "
+              << r.total << " integrations sent, " << r.sender.spooled << " spooled ("
+              << r.sender.spoolHighWaterBytes << " bytes at most), " << r.sender.dropped
+              << " dropped; the MSs hold " << r.present << ", " << r.gaps << " flagged\n";
+    return r;
   }
 };
 
