@@ -56,8 +56,8 @@ bool DiskSpool::push(const std::vector<uint8_t>& bytes) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd_ < 0) {
       if (!warned_)
-        RTCP_LOG_ERROR("storage", "cannot make the spool file " << path_ << ": "
-                                                                 << std::strerror(errno));
+        RTCP_LOG_ERROR("storage",
+                       "cannot make the spool file " << path_ << ": " << std::strerror(errno));
       warned_ = true;
       capacity_ = 0;  // no second try per item
       return false;
@@ -67,8 +67,8 @@ bool DiskSpool::push(const std::vector<uint8_t>& bytes) {
   if (!writeAll(fd_, &length, kLengthBytes, writeOffset_) ||
       !writeAll(fd_, bytes.data(), bytes.size(), writeOffset_ + kLengthBytes)) {
     if (!warned_)
-      RTCP_LOG_ERROR("storage", "writing the spool file " << path_ << " failed: "
-                                                          << std::strerror(errno));
+      RTCP_LOG_ERROR("storage",
+                     "writing the spool file " << path_ << " failed: " << std::strerror(errno));
     warned_ = true;
     return false;
   }
@@ -102,8 +102,8 @@ std::optional<std::vector<uint8_t>> DiskSpool::pop() {
   if (--items_ == 0) {  // caught up: the file starts again from nothing
     readOffset_ = writeOffset_ = 0;
     if (::ftruncate(fd_, 0) != 0)
-      RTCP_LOG_WARN("storage", "truncating the spool file " << path_ << ": "
-                                                             << std::strerror(errno));
+      RTCP_LOG_WARN("storage",
+                    "truncating the spool file " << path_ << ": " << std::strerror(errno));
   }
   return bytes;
 }

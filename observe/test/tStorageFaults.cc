@@ -1,0 +1,115 @@
+// storage-sink killed in the middle of a live observation: observe starts it again, the
+// new one reopens the MSs and appends, ionproc sends what it kept meanwhile (its queue and
+// spool). What the MSs lack (what the killed sink had taken but not yet flushed) is a
+// flagged gap, and the summary's dropped integrations are exactly those gaps.
+#include <cppunit/extensions/HelperMacros.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <filesystem>
+#include <thread>
+
+#include "MsReader.h"
+#include "ObserveTestUtil.h"
+#include "StorageTestUtil.h"
+#include "rtcp/Baselines.h"
+#include "rtcp/SampleTime.h"
+#include "rtcp/StorageStatus.h"
+
+namespace rtcp::observe::test {
+
+using storage::test::MsContents;
+using storage::test::readMeasurementSet;
+using storage::test::TempDir;
+
+namespace {
+
+/// The child of `parent` running `program` (by its /proc comm), or -1.
+pid_t childNamed(pid_t parent, const std::string& program) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = readFile(entry.path().string() + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    int ppid = 0;
+    char state = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) != 2) continue;
+    std::string comm = readFile(entry.path().string() + "/comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (ppid == parent && comm == program) return pid_t(std::stoi(name));
+  }
+  return -1;
+}
+
+}  // namespace
+
+class ObserveStorageFaultsTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(ObserveStorageFaultsTest);
+  CPPUNIT_TEST(testKilledStorageSinkIsRestarted);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testKilledStorageSinkIsRestarted() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4741;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.seconds = 10;
+    o.outputDir = dir.path() + "/out";
+    const std::string parset = writeParset(dir.path() + "/obs.parset", o);
+    const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
+    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+    // Kill storage-sink once it wrote a few integrations.
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < giveUp) {
+      const std::string status = obs + "/storage-sink.status";
+      if (std::filesystem::exists(status) &&
+          storage::StorageStatus::read(status).integrationsWritten >= 6)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const pid_t sink = childNamed(observer, "storage-sink");
+    CPPUNIT_ASSERT_MESSAGE(readFile(log), sink > 0);
+    kill(sink, SIGKILL);
+    const int code = waitProgram(observer);
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, code);
+    const std::string warnings = summaryValue(obs, "warnings");
+    CPPUNIT_ASSERT_MESSAGE(warnings, warnings.find("storage-sink died (SIGKILL") !=
+                                         std::string::npos);
+    CPPUNIT_ASSERT(std::filesystem::exists(obs + "/storage-sink.restart1.log"));
+    const std::string codes = summaryValue(obs, "exitCodes");
+    CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink\": 0") != std::string::npos);
+
+    // Every MS: the whole grid once (nothing appended twice), each integration the
+    // correlator's or a flagged gap; the gaps are what the summary says was dropped.
+    const ObservationSettings settings = ObservationSettings::fromFile(obs + "/observation.parset");
+    const int64_t nrIntegrations = settings.nrIntegrations();
+    const int nb = nrBaselines(int(o.stations.size()));
+    int64_t gaps = 0, present = 0;
+    for (const char* subband : {"000", "001"}) {
+      const MsContents ms =
+          readMeasurementSet(o.outputDir + "/L4741_SAP000_SB" + subband + "_uv.MS");
+      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * nb), ms.nrRows);
+      for (int64_t i = 0; i < nrIntegrations; ++i) {
+        int flaggedRows = 0;
+        for (int b = 0; b < nb; ++b) flaggedRows += ms.flagRow[size_t(i * nb + b)];
+        CPPUNIT_ASSERT(flaggedRows == 0 || flaggedRows == nb);
+        CPPUNIT_ASSERT(i == 0 || ms.time[size_t(i * nb)] > ms.time[size_t((i - 1) * nb)]);
+        (flaggedRows ? gaps : present) += 1;
+      }
+    }
+    std::cerr << "storage-sink killed and restarted: " << present << " integrations written, "
+              << gaps << " flagged; summary: integrationsDropped "
+              << summaryValue(obs, "integrationsDropped") << "\n";
+    CPPUNIT_ASSERT_EQUAL(std::to_string(gaps), summaryValue(obs, "integrationsDropped"));
+    CPPUNIT_ASSERT(present > 0);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(ObserveStorageFaultsTest);
+
+}  // namespace rtcp::observe::test
