@@ -36,7 +36,7 @@ class StorageSender::Connection {
     // In order: once something is in the spool, what comes later goes there too.
     if (!stopping_ && !queueFull && spool_.empty()) {
       ++statistics_.queued;
-      queue_.push_back({std::move(data), {}, 0});
+      queue_.push_back({std::move(data), {}, 0, false, {}});
       wake_.notify_all();
       return;
     }
@@ -91,9 +91,11 @@ class StorageSender::Connection {
 
  private:
   struct Item {
-    std::unique_ptr<CorrelatedData> data;
-    std::vector<uint8_t> bytes;  ///< serialised on first send, kept for a resend
-    uint64_t endOffset = 0;      ///< stream offset after its last byte
+    std::unique_ptr<CorrelatedData> data;  ///< until serialised
+    std::vector<uint8_t> bytes;            ///< serialised on first send, kept for a resend
+    uint64_t endOffset = 0;                ///< stream offset after its last byte
+    bool delivered = false;                ///< counted sent already (a retained one resent)
+    std::chrono::steady_clock::time_point acknowledged;  ///< when (retained ones)
   };
 
   void run() {
@@ -124,7 +126,8 @@ class StorageSender::Connection {
       Item item = std::move(queue_.front());
       queue_.pop_front();
       if (item.bytes.empty()) item.bytes = item.data->serialise(observationId_);
-      sending_ = true;  // in neither deque while it is written: drain() must not see idle
+      item.data.reset();  // the bytes are what is sent, and kept
+      sending_ = true;    // in neither deque while it is written: drain() must not see idle
       lock.unlock();
       bool ok = true;
       std::string why;
@@ -175,7 +178,7 @@ class StorageSender::Connection {
   void refillFromSpool() {
     while (!spool_.empty() && queue_.size() + inFlight_.size() < options_.queueCapacity) {
       try {
-        queue_.push_back({nullptr, *spool_.pop(), 0});
+        queue_.push_back({nullptr, *spool_.pop(), 0, false, {}});
       } catch (const std::exception& e) {
         const size_t lost = spool_.clear();
         statistics_.dropped += lost;
@@ -192,23 +195,51 @@ class StorageSender::Connection {
     int unacknowledged = 0;
     if (ioctl(stream_->fileDescriptor(), SIOCOUTQ, &unacknowledged) != 0) return;
     const uint64_t acknowledged = offset_ - uint64_t(unacknowledged);
+    const auto now = std::chrono::steady_clock::now();
     while (!inFlight_.empty() && inFlight_.front().endOffset <= acknowledged) {
+      Item& item = inFlight_.front();
+      if (!item.delivered) ++statistics_.sent;
+      item.delivered = true;
+      item.acknowledged = now;
+      retain(std::move(item));
       inFlight_.pop_front();
-      ++statistics_.sent;
       room_.notify_all();
     }
+    const auto oldest = now - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(options_.retainSeconds));
+    while (!retained_.empty() && retained_.front().acknowledged < oldest) forgetOldestRetained();
   }
 
-  /// Puts what was not acknowledged back in front of the queue, in order.
+  /// Keeps an acknowledged item to send again should the connection break: a sink that
+  /// dies loses what it took in but had not flushed into its MSs yet.
+  void retain(Item&& item) {
+    if (options_.retainSeconds <= 0 || item.bytes.size() > options_.retainBytes) return;
+    retainedBytes_ += item.bytes.size();
+    retained_.push_back(std::move(item));
+    while (retainedBytes_ > options_.retainBytes) forgetOldestRetained();
+  }
+  void forgetOldestRetained() {
+    retainedBytes_ -= retained_.front().bytes.size();
+    retained_.pop_front();
+  }
+
+  /// Puts what was retained and what was not acknowledged back in front of the queue, in
+  /// order.
   void connectionBroke(const std::string& why) {
     confirmDelivered();
     RTCP_LOG_WARN("storage", name_ << ": connection lost (" << why << "); " << inFlight_.size()
-                                   << " unacknowledged integrations will be sent again");
-    statistics_.resent += inFlight_.size();
+                                   << " unacknowledged and " << retained_.size()
+                                   << " recently acknowledged integrations will be sent again");
+    statistics_.resent += inFlight_.size() + retained_.size();
     while (!inFlight_.empty()) {
       queue_.push_front(std::move(inFlight_.back()));
       inFlight_.pop_back();
     }
+    while (!retained_.empty()) {
+      queue_.push_front(std::move(retained_.back()));
+      retained_.pop_back();
+    }
+    retainedBytes_ = 0;
     stream_.reset();
     warned_ = false;
   }
@@ -221,7 +252,9 @@ class StorageSender::Connection {
   std::condition_variable wake_, idle_, room_;
   std::deque<Item> queue_;     ///< waiting to be sent
   std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
-  bool sending_ = false;       ///< an item taken from queue_ is being written
+  std::deque<Item> retained_;  ///< acknowledged in the last retainSeconds, oldest first
+  uint64_t retainedBytes_ = 0;
+  bool sending_ = false;  ///< an item taken from queue_ is being written
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
   bool stopping_ = false, warned_ = false, spoolWarned_ = false;

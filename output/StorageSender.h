@@ -12,9 +12,10 @@
 ///
 /// Delivery: an integration counts as sent once the sink's TCP stack acknowledged all
 /// its bytes (the socket's unacknowledged-bytes count, SIOCOUTQ); those not acknowledged
-/// when a connection breaks are sent again, in order, on the next one. A sink that closed
-/// is noticed before the next send. (Bytes a sink's kernel acknowledged but the sink
-/// never read because it crashed are lost: §2.4 has no reply channel.)
+/// when a connection breaks are sent again, in order, on the next one, and with them those
+/// acknowledged in the last Options::retainSeconds (§2.4 has no reply channel, so what a
+/// sink that died had taken in but not written is known only by its age). A sink that
+/// closed is noticed before the next send.
 
 #include <condition_variable>
 #include <cstdint>
@@ -52,6 +53,12 @@ class StorageSender {
     /// directory of its files (--spool-dir).
     uint64_t spoolBytes = 0;
     std::string spoolDirectory = "/tmp";
+    /// Acknowledged integrations kept this long (and up to retainBytes) and sent again
+    /// after a connection broke (ionproc --retain-seconds, --retain-mb): a storage-sink
+    /// that died had not yet flushed into its MSs what it took in during its last
+    /// --ms-flush-interval; its successor rejects what it has as duplicates. 0: none.
+    double retainSeconds = 0;
+    uint64_t retainBytes = 0;
   };
   struct Statistics {
     uint64_t queued = 0;               ///< integrations accepted by write()
@@ -59,7 +66,7 @@ class StorageSender {
     uint64_t dropped = 0;              ///< queue and spool full, or left over at finish()
     uint64_t spooled = 0;              ///< went through the spool file (the queue was full)
     uint64_t spoolHighWaterBytes = 0;  ///< the most a spool file held
-    uint64_t resent = 0;               ///< sent again after a connection broke
+    uint64_t resent = 0;               ///< sent again after a connection broke (and retained)
     uint64_t connects = 0;             ///< connections made
   };
 
