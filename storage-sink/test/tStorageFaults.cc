@@ -128,6 +128,7 @@ class StorageFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testDiskFilledByAnotherWriter);
   CPPUNIT_TEST(testSinkStoppedShortly);
   CPPUNIT_TEST(testSinkStoppedTooLong);
+  CPPUNIT_TEST(testHugeSizesFromThePeer);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -283,7 +284,76 @@ class StorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(int(r.sender.dropped), r.gaps);
   }
 
+  /// Sizes in a peer's headers are checked against the observation before anything is
+  /// allocated or read: 2^31 stations and channels, a 2^60-byte payload, a 1 TiB payload of
+  /// the right shape. Each is refused, naming the field, and closes its connection; the
+  /// sink's memory stays what it was; a good connection afterwards is written completely.
+  void testHugeSizesFromThePeer() {
+    TempDir dir;
+    TestObservation observation;
+    observation.location = "localhost:" + dir.path() + "/out";
+    const std::string parset = writeParset(dir.path(), observation);
+    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
+    const uint16_t port = freeTcpPort();
+    const pid_t sink = rtcp::test::startProgram(
+        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
+         "--staging-mb", "1", "--flush-interval", "0.05", "--disk-reserve-mb", "0"},
+        log);
+    CPPUNIT_ASSERT(waitListening(status, sink));
+    const uint64_t peakBefore = peakResidentBytes(sink);
+    CorrelatedHeader huge;
+    huge.observationId = 4242;
+    huge.nrStations = 0x7fffffff;
+    huge.nrChannels = 0x7fffffff;
+    huge.payloadSize = uint64_t(1) << 60;
+    CorrelatedHeader longPayload;
+    longPayload.observationId = 4242;
+    longPayload.nrStations = kStations;
+    longPayload.nrChannels = kChannels;
+    longPayload.payloadSize = uint64_t(1) << 40;
+    for (const CorrelatedHeader& header : {huge, longPayload}) {
+      std::vector<uint8_t> bytes(kCorrelatedHeaderSize + 4096, 0x5a);  // and a bit of payload
+      header.write(bytes.data());
+      sendBytes(port, bytes);
+      std::this_thread::sleep_for(1100ms);  // rejects are logged at most once a second
+    }
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (StorageStatus::read(status).blocksRejected < 2) {
+      CPPUNIT_ASSERT(std::chrono::steady_clock::now() < deadline);
+      std::this_thread::sleep_for(20ms);
+    }
+    const uint64_t peakAfter = peakResidentBytes(sink);
+    std::vector<uint8_t> good;
+    for (int64_t i = 0; i < 6; ++i)
+      for (int s = 0; s < 2; ++s) {
+        const std::vector<uint8_t> block = makeBlock(kStations, kChannels, s, i).serialise(4242);
+        good.insert(good.end(), block.begin(), block.end());
+      }
+    sendBytes(port, good);
+    const int exitCode = rtcp::test::waitProgram(sink);  // every integration arrived
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, exitCode);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("wrong shape (nrStations 2147483647 nrChannels "
+                                           "2147483647") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("wrong payload size (payload length 1099511627776, "
+                                           "expected 2880") != std::string::npos);
+    const StorageStatus st = StorageStatus::read(status);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2), st.blocksRejected);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(12), st.integrationsWritten);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.integrationsFlagged);
+    std::cerr << "huge sizes: peak resident " << peakBefore << " bytes before, " << peakAfter
+              << " after\n";
+    CPPUNIT_ASSERT(peakAfter < peakBefore + (16 << 20));
+  }
+
  private:
+  /// The peak resident memory of a running process (VmHWM), bytes.
+  static uint64_t peakResidentBytes(pid_t pid) {
+    const std::string text = readFile("/proc/" + std::to_string(pid) + "/status");
+    const size_t at = text.find("VmHWM:");
+    return at == std::string::npos ? 0 : std::stoull(text.substr(at + 6)) * 1024;
+  }
+
   struct OutageResult {
     int total = 0;  ///< integrations x subbands handed to the sender
     ion::StorageSender::Statistics sender;
