@@ -2,7 +2,8 @@
 // new one reopens the MSs and appends, ionproc sends what it kept meanwhile (its queue and
 // spool) and again what the killed sink had acknowledged in the last --retain-seconds
 // (taken in, not yet flushed into the MSs). Nothing is lost; every integration is in its
-// MS once.
+// MS once. And the disk of the MSs filling up: observe fails with the reason, naming the
+// directory; the MSs are partial, open in casacore and hold what the summary says.
 #include <cppunit/extensions/HelperMacros.h>
 #include <signal.h>
 
@@ -12,8 +13,10 @@
 #include <iostream>
 #include <thread>
 
+#include "DiskSpace.h"
 #include "MsReader.h"
 #include "ObserveTestUtil.h"
+#include "SmallFileSystem.h"
 #include "StorageTestUtil.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/SampleTime.h"
@@ -50,6 +53,7 @@ pid_t childNamed(pid_t parent, const std::string& program) {
 class ObserveStorageFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(ObserveStorageFaultsTest);
   CPPUNIT_TEST(testKilledStorageSinkIsRestarted);
+  CPPUNIT_TEST(testDiskFullFailsTheObservation);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -109,6 +113,57 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::to_string(gaps), summaryValue(obs, "integrationsDropped"));
     CPPUNIT_ASSERT_EQUAL(int64_t(0), gaps);
     CPPUNIT_ASSERT_EQUAL(2 * nrIntegrations, present);
+  }
+
+  void testDiskFullFailsTheObservation() {
+    TempDir dir;
+    rtcp::test::SmallFileSystem disk(dir.path() + "/disk", 96 << 20);
+    SmallObservation o;
+    o.obsId = 4742;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.seconds = 10;
+    o.outputDir = disk.path() + "/out";
+    const std::string parset = writeParset(dir.path() + "/obs.parset", o);
+    const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
+    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      const std::string status = obs + "/storage-sink.status";
+      if (std::filesystem::exists(status) && storage::StorageStatus::read(status).listening) break;
+      CPPUNIT_ASSERT_MESSAGE(readFile(log), std::chrono::steady_clock::now() < giveUp);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // Room for the first tile of both MSs and a few integrations each.
+    const uint64_t tile = storage::msTileBytes(3, o.channels);
+    const uint64_t integration = storage::msIntegrationBytes(3, o.channels);
+    disk.fillLeaving(disk.path() + "/filler", 2 * tile + 8 * integration);
+    const int code = waitProgram(observer);
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_MESSAGE(text, code != 0 && code < 128);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, std::string("\"failed\""), summaryValue(obs, "status"));
+    const std::string reason = summaryValue(obs, "reason");
+    CPPUNIT_ASSERT_MESSAGE(reason, reason.find("storage-sink") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        reason, reason.find("the file system of " + o.outputDir + " is full") != std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(std::string("[]"), summaryValue(obs, "measurementSets"));
+    const std::string partial = summaryValue(obs, "partialMeasurementSets");
+    std::filesystem::remove(disk.path() + "/filler");
+    int64_t present = 0;
+    for (const char* subband : {"000", "001"}) {
+      const std::string path = o.outputDir + "/L4742_SAP000_SB" + subband + "_uv.MS";
+      CPPUNIT_ASSERT_MESSAGE(partial, partial.find(path) != std::string::npos);
+      const MsContents ms = readMeasurementSet(path);
+      const int nb = nrBaselines(3);
+      CPPUNIT_ASSERT_EQUAL(size_t(0), ms.nrRows % size_t(nb));
+      for (size_t i = 0; i < ms.nrRows / size_t(nb); ++i) present += !ms.flagRow[i * size_t(nb)];
+    }
+    const int64_t expected = std::stoll(summaryValue(obs, "integrationsExpected"));
+    std::cerr << "disk full: " << present << " of " << expected
+              << " integrations in the MSs; summary: integrationsDropped "
+              << summaryValue(obs, "integrationsDropped") << "; reason " << reason << "\n";
+    CPPUNIT_ASSERT(present > 0 && present < expected);
+    CPPUNIT_ASSERT_EQUAL(std::to_string(expected - present),
+                         summaryValue(obs, "integrationsDropped"));
   }
 };
 
