@@ -122,13 +122,10 @@ void waitWritten(const std::string& statusPath, uint64_t blocks) {
 
 }  // namespace
 
-class StorageFaultsTest : public CppUnit::TestFixture {
-  CPPUNIT_TEST_SUITE(StorageFaultsTest);
+class StorageDiskFullTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(StorageDiskFullTest);
   CPPUNIT_TEST(testDiskFull);
   CPPUNIT_TEST(testDiskFilledByAnotherWriter);
-  CPPUNIT_TEST(testSinkStoppedShortly);
-  CPPUNIT_TEST(testSinkStoppedTooLong);
-  CPPUNIT_TEST(testHugeSizesFromThePeer);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -258,7 +255,15 @@ class StorageFaultsTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT(isFlaggedGap(ms, nrIntegrations));
     }
   }
+};
 
+class StorageOutageTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(StorageOutageTest);
+  CPPUNIT_TEST(testSinkStoppedShortly);
+  CPPUNIT_TEST(testSinkStoppedTooLong);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
   /// storage-sink stopped (SIGSTOP) for 2 s while ionproc's sender goes on: what does not
   /// fit in its queue of 4 waits in the spool and is sent after SIGCONT. Nothing is lost.
   void testSinkStoppedShortly() {
@@ -284,6 +289,81 @@ class StorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(int(r.sender.dropped), r.gaps);
   }
 
+ private:
+  struct OutageResult {
+    int total = 0;  ///< integrations x subbands handed to the sender
+    ion::StorageSender::Statistics sender;
+    StorageStatus status;       ///< the sink's, at its end
+    int present = 0, gaps = 0;  ///< integrations in the MSs: with their data, flagged
+  };
+
+  /// Runs storage-sink, sends 6 s of integrations at 20 a second, with the sink stopped
+  /// (SIGSTOP) from the 10th to the 50th; then reads the MSs back.
+  OutageResult runOutage(uint64_t spoolBytes) {
+    TempDir dir;
+    const TestObservation observation = outageObservation(dir.path() + "/out");
+    const int nrIntegrations = nrIntegrationsOf(observation), nrSubbands = 3;
+    const std::string parset = writeParset(dir.path(), observation);
+    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
+    const uint16_t port = freeTcpPort();
+    const pid_t sink = rtcp::test::startProgram(
+        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
+         "--flush-interval", "0.05", "--disk-reserve-mb", "0"},
+        log);
+    CPPUNIT_ASSERT(waitListening(status, sink));
+    ion::StorageSender::Options options;
+    options.queueCapacity = 4;
+    options.spoolBytes = spoolBytes;
+    options.spoolDirectory = dir.path();
+    std::map<int, ion::StorageDestination> destinations;
+    for (int s = 0; s < nrSubbands; ++s) destinations[s] = {"127.0.0.1", port};
+    OutageResult r;
+    r.total = nrIntegrations * nrSubbands;
+    {
+      ion::StorageSender sender(4242, destinations, options);
+      sendIntegrations(sender, 0, 10, nrSubbands, 50ms);
+      kill(sink, SIGSTOP);
+      sendIntegrations(sender, 10, 50, nrSubbands, 50ms);
+      kill(sink, SIGCONT);
+      sendIntegrations(sender, 50, nrIntegrations, nrSubbands, 50ms);
+      CPPUNIT_ASSERT(sender.finish(30));
+      r.sender = sender.statistics();
+    }
+    CPPUNIT_ASSERT(!std::filesystem::exists(dir.path() + "/L4242-127.0.0.1-" +
+                                            std::to_string(port) + ".spool"));
+    if (r.sender.dropped > 0) {  // the sink waits for what never comes: stop it
+      waitWritten(status, r.sender.sent);
+      kill(sink, SIGTERM);
+    }
+    const int exitCode = rtcp::test::waitProgram(sink);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, exitCode);
+    r.status = StorageStatus::read(status);
+    for (int s = 0; s < nrSubbands; ++s) {
+      const MsContents ms =
+          readMeasurementSet(dir.path() + "/out/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
+      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * kOutageBaselines), ms.nrRows);
+      for (int64_t i = 0; i < nrIntegrations; ++i) {
+        const bool holds = holdsBlock(ms, i, kOutageBaselines);
+        const bool gap = !holds && isFlaggedGap(ms, i, kOutageBaselines);
+        CPPUNIT_ASSERT(holds || gap);
+        r.present += holds;
+        r.gaps += gap;
+      }
+    }
+    std::cerr << "sink stopped 2 s, spool " << spoolBytes << " bytes: " << r.sender.sent << " of "
+              << r.total << " integrations sent, " << r.sender.spooled << " spooled ("
+              << r.sender.spoolHighWaterBytes << " bytes at most), " << r.sender.dropped
+              << " dropped; the MSs hold " << r.present << ", " << r.gaps << " flagged\n";
+    return r;
+  }
+};
+
+class StoragePeerSizesTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(StoragePeerSizesTest);
+  CPPUNIT_TEST(testHugeSizesFromThePeer);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
   /// Sizes in a peer's headers are checked against the observation before anything is
   /// allocated or read: 2^31 stations and channels, a 2^60-byte payload, a 1 TiB payload of
   /// the right shape. Each is refused, naming the field, and closes its connection; the
@@ -353,75 +433,10 @@ class StorageFaultsTest : public CppUnit::TestFixture {
     const size_t at = text.find("VmHWM:");
     return at == std::string::npos ? 0 : std::stoull(text.substr(at + 6)) * 1024;
   }
-
-  struct OutageResult {
-    int total = 0;  ///< integrations x subbands handed to the sender
-    ion::StorageSender::Statistics sender;
-    StorageStatus status;       ///< the sink's, at its end
-    int present = 0, gaps = 0;  ///< integrations in the MSs: with their data, flagged
-  };
-
-  /// Runs storage-sink, sends 6 s of integrations at 20 a second, with the sink stopped
-  /// (SIGSTOP) from the 10th to the 50th; then reads the MSs back.
-  OutageResult runOutage(uint64_t spoolBytes) {
-    TempDir dir;
-    const TestObservation observation = outageObservation(dir.path() + "/out");
-    const int nrIntegrations = nrIntegrationsOf(observation), nrSubbands = 3;
-    const std::string parset = writeParset(dir.path(), observation);
-    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
-    const uint16_t port = freeTcpPort();
-    const pid_t sink = rtcp::test::startProgram(
-        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
-         "--flush-interval", "0.05", "--disk-reserve-mb", "0"},
-        log);
-    CPPUNIT_ASSERT(waitListening(status, sink));
-    ion::StorageSender::Options options;
-    options.queueCapacity = 4;
-    options.spoolBytes = spoolBytes;
-    options.spoolDirectory = dir.path();
-    std::map<int, ion::StorageDestination> destinations;
-    for (int s = 0; s < nrSubbands; ++s) destinations[s] = {"127.0.0.1", port};
-    OutageResult r;
-    r.total = nrIntegrations * nrSubbands;
-    {
-      ion::StorageSender sender(4242, destinations, options);
-      sendIntegrations(sender, 0, 10, nrSubbands, 50ms);
-      kill(sink, SIGSTOP);
-      sendIntegrations(sender, 10, 50, nrSubbands, 50ms);
-      kill(sink, SIGCONT);
-      sendIntegrations(sender, 50, nrIntegrations, nrSubbands, 50ms);
-      CPPUNIT_ASSERT(sender.finish(30));
-      r.sender = sender.statistics();
-    }
-    CPPUNIT_ASSERT(!std::filesystem::exists(dir.path() + "/L4242-127.0.0.1-" +
-                                            std::to_string(port) + ".spool"));
-    if (r.sender.dropped > 0) {  // the sink waits for what never comes: stop it
-      waitWritten(status, r.sender.sent);
-      kill(sink, SIGTERM);
-    }
-    const int exitCode = rtcp::test::waitProgram(sink);
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, exitCode);
-    r.status = StorageStatus::read(status);
-    for (int s = 0; s < nrSubbands; ++s) {
-      const MsContents ms =
-          readMeasurementSet(dir.path() + "/out/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
-      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * kOutageBaselines), ms.nrRows);
-      for (int64_t i = 0; i < nrIntegrations; ++i) {
-        const bool holds = holdsBlock(ms, i, kOutageBaselines);
-        const bool gap = !holds && isFlaggedGap(ms, i, kOutageBaselines);
-        CPPUNIT_ASSERT(holds || gap);
-        r.present += holds;
-        r.gaps += gap;
-      }
-    }
-    std::cerr << "sink stopped 2 s, spool " << spoolBytes << " bytes: " << r.sender.sent << " of "
-              << r.total << " integrations sent, " << r.sender.spooled << " spooled ("
-              << r.sender.spoolHighWaterBytes << " bytes at most), " << r.sender.dropped
-              << " dropped; the MSs hold " << r.present << ", " << r.gaps << " flagged\n";
-    return r;
-  }
 };
 
-CPPUNIT_TEST_SUITE_REGISTRATION(StorageFaultsTest);
+CPPUNIT_TEST_SUITE_REGISTRATION(StorageDiskFullTest);
+CPPUNIT_TEST_SUITE_REGISTRATION(StorageOutageTest);
+CPPUNIT_TEST_SUITE_REGISTRATION(StoragePeerSizesTest);
 
 }  // namespace rtcp::storage::test
