@@ -53,6 +53,7 @@ pid_t childNamed(pid_t parent, const std::string& program) {
 class ObserveStorageFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(ObserveStorageFaultsTest);
   CPPUNIT_TEST(testKilledStorageSinkIsRestarted);
+  CPPUNIT_TEST(testStoppedStorageSinkLosesNothing);
   CPPUNIT_TEST(testDiskFullFailsTheObservation);
   CPPUNIT_TEST_SUITE_END();
 
@@ -113,6 +114,54 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::to_string(gaps), summaryValue(obs, "integrationsDropped"));
     CPPUNIT_ASSERT_EQUAL(int64_t(0), gaps);
     CPPUNIT_ASSERT_EQUAL(2 * nrIntegrations, present);
+  }
+
+  /// storage-sink stopped (SIGSTOP) for 5 s: ionproc's queue overflows into its spool,
+  /// which it sends after SIGCONT; nothing is lost (before the spool: 18 integrations).
+  void testStoppedStorageSinkLosesNothing() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4743;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.seconds = 10;
+    // 1024 channels, 48 spectra: 0.25 s integrations of 220 kB blocks, more than the
+    // socket buffers hold in 5 s beside ionproc's queue.
+    o.channels = 1024;
+    o.steps = 48;
+    o.outputDir = dir.path() + "/out";
+    const std::string parset = writeParset(dir.path() + "/obs.parset", o);
+    const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
+    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      const std::string status = obs + "/storage-sink.status";
+      if (std::filesystem::exists(status) &&
+          storage::StorageStatus::read(status).integrationsWritten >= 4)
+        break;
+      CPPUNIT_ASSERT_MESSAGE(readFile(log), std::chrono::steady_clock::now() < giveUp);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const pid_t sink = childNamed(observer, "storage-sink");
+    CPPUNIT_ASSERT(sink > 0);
+    kill(sink, SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::seconds(5));
+    kill(sink, SIGCONT);
+    const int code = waitProgram(observer);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, code);
+    const std::string ionprocLog = readFile(obs + "/ionproc.log");
+    CPPUNIT_ASSERT_MESSAGE(ionprocLog, ionprocLog.find("spooling to " + obs) != std::string::npos);
+    std::cerr << "storage-sink stopped 5 s: summary: integrationsDropped "
+              << summaryValue(obs, "integrationsDropped") << " of "
+              << summaryValue(obs, "integrationsExpected") << "\n";
+    CPPUNIT_ASSERT_EQUAL(std::string("0"), summaryValue(obs, "integrationsDropped"));
+    const int64_t nrIntegrations =
+        ObservationSettings::fromFile(obs + "/observation.parset").nrIntegrations();
+    for (const char* subband : {"000", "001"}) {
+      const MsContents ms =
+          readMeasurementSet(o.outputDir + "/L4743_SAP000_SB" + subband + "_uv.MS");
+      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * nrBaselines(3)), ms.nrRows);
+      for (size_t row = 0; row < ms.nrRows; ++row) CPPUNIT_ASSERT(!ms.flagRow[row]);
+    }
   }
 
   void testDiskFullFailsTheObservation() {
