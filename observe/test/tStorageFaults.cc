@@ -124,10 +124,12 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     o.obsId = 4743;
     o.stations = {"CS001", "CS002", "RS106"};
     o.seconds = 10;
-    // 1024 channels, 48 spectra: 0.25 s integrations of 220 kB blocks, more than the
-    // socket buffers hold in 5 s beside ionproc's queue.
+    // 1024 channels, 48 spectra: 0.25 s integrations of 220 kB blocks; six subbands make
+    // 26 MB in 5 s, more than the socket buffers (about 10 MB on loopback) and ionproc's
+    // queue (16) hold.
     o.channels = 1024;
     o.steps = 48;
+    o.subbands = "[300..305]";
     o.outputDir = dir.path() + "/out";
     const std::string parset = writeParset(dir.path() + "/obs.parset", o);
     const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
@@ -150,13 +152,17 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, code);
     const std::string ionprocLog = readFile(obs + "/ionproc.log");
     CPPUNIT_ASSERT_MESSAGE(ionprocLog, ionprocLog.find("spooling to " + obs) != std::string::npos);
+    const size_t sent = ionprocLog.rfind("storage: ", ionprocLog.find(" integrations sent"));
+    CPPUNIT_ASSERT(sent != std::string::npos);
     std::cerr << "storage-sink stopped 5 s: summary: integrationsDropped "
               << summaryValue(obs, "integrationsDropped") << " of "
-              << summaryValue(obs, "integrationsExpected") << "\n";
+              << summaryValue(obs, "integrationsExpected")
+              << "; ionproc: " << ionprocLog.substr(sent, ionprocLog.find('\n', sent) - sent)
+              << "\n";
     CPPUNIT_ASSERT_EQUAL(std::string("0"), summaryValue(obs, "integrationsDropped"));
     const int64_t nrIntegrations =
         ObservationSettings::fromFile(obs + "/observation.parset").nrIntegrations();
-    for (const char* subband : {"000", "001"}) {
+    for (const char* subband : {"000", "001", "002", "003", "004", "005"}) {
       const MsContents ms =
           readMeasurementSet(o.outputDir + "/L4743_SAP000_SB" + subband + "_uv.MS");
       CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * nrBaselines(3)), ms.nrRows);
