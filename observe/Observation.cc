@@ -589,8 +589,9 @@ void Observation::noteStorageFailure() {
   std::string what = "storage-sink: " + st.error;
   if (st.integrationsLost)
     what += "; " + std::to_string(st.integrationsLost) + " integrations received were not written";
-  if (st.failed && failure_.empty())
-    fail(what);  // before the exit codes: this is why storage-sink failed
+  if (ChildProcess* sink = part("storage-sink")) what += " (see " + sink->logPath() + ")";
+  if (st.failed && (failure_.empty() || failure_.starts_with("storage-sink failed with exit")))
+    failure_ = what;  // why storage-sink failed, rather than its exit code and last line
   else if (failure_.find(st.error) == std::string::npos)
     warnings_.push_back(what);
 }
