@@ -81,13 +81,20 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     descriptions.push_back(describeMeasurementSet(settings_, out.subbandIndex, antennaFields));
     paths.push_back(out.path);
   }
+  const auto creating = Clock::now();
   createMeasurementSets(descriptions, paths, [this](int made) { measurementSetsCreated_ = made; });
+  const auto opening = Clock::now();
   for (size_t o = 0; o < outputs_.size(); ++o) {
     writers_.push_back(std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o]));
     integrationsWritten_ += writers_.back()->nrWritten();
     missing_[o] = writers_.back()->nrMissing();
     ++measurementSetsReady_;
   }
+  RTCP_LOG_INFO("storage", "MSs created in "
+                               << std::chrono::duration<double>(opening - creating).count()
+                               << " s, opened for writing in "
+                               << std::chrono::duration<double>(Clock::now() - opening).count()
+                               << " s");
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
   listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
   listening_ = true;
