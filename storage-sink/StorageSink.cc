@@ -8,6 +8,7 @@
 #include "BlockReceiver.h"
 #include "FileSystemSync.h"
 #include "MeasurementSetTemplate.h"
+#include "ParallelFor.h"
 #include "rtcp/Logger.h"
 #include "rtcp/StatusFile.h"
 
@@ -23,17 +24,6 @@ Clock::time_point after(double seconds) {
 
 /// Threads that close the MSs: mostly waiting for fsyncs.
 constexpr int kClosingThreads = 8;
-
-/// Calls work(i) for i in [0, n) on up to `threads` threads.
-void forEachInParallel(size_t n, int threads, const std::function<void(size_t)>& work) {
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::min<int>(threads, int(n)); ++t)
-    pool.emplace_back([&] {
-      for (size_t i = next++; i < n; i = next++) work(i);
-    });
-  for (std::thread& thread : pool) thread.join();
-}
 
 double unixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
