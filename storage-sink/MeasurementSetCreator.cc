@@ -4,6 +4,7 @@
 #include <casacore/casa/Arrays/Matrix.h>
 #include <casacore/ms/MeasurementSets/MSColumns.h>
 #include <casacore/tables/DataMan/IncrementalStMan.h>
+#include <casacore/tables/DataMan/StManAipsIO.h>
 #include <casacore/tables/DataMan/StandardStMan.h>
 #include <casacore/tables/DataMan/TiledColumnStMan.h>
 #include <casacore/tables/Tables/ArrColDesc.h>
@@ -109,9 +110,19 @@ void createSubtables(casacore::MeasurementSet& ms, const std::string& tileBeamTy
       {casacore::MS::SPECTRAL_WINDOW, casacore::MSSpectralWindow::requiredTableDesc()},
       {casacore::MS::STATE, casacore::MSState::requiredTableDesc()},
   };
+  // The subband's own tables, which a copy rewrites (rewriteSubbandTables), in
+  // StManAipsIO: casacore's StandardStMan fsyncs at every flush of a changed table, five
+  // fsyncs per copy.
+  const casacore::MS::PredefinedKeywords subbandTables[] = {
+      casacore::MS::FIELD, casacore::MS::SPECTRAL_WINDOW, casacore::MS::DATA_DESCRIPTION,
+      casacore::MS::OBSERVATION, casacore::MS::PROCESSOR};
   for (const auto& [keyword, desc] : subtables) {
     const casacore::String name = casacore::MS::keywordName(keyword);
     casacore::SetupNewTable setup(ms.tableName() + "/" + name, desc, casacore::Table::New);
+    casacore::StManAipsIO inMemory;
+    if (std::find(std::begin(subbandTables), std::end(subbandTables), keyword) !=
+        std::end(subbandTables))
+      setup.bindAll(inMemory);
     ms.rwKeywordSet().defineTable(name, casacore::Table(setup));
   }
   createLofarSubtables(ms);
