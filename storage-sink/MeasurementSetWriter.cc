@@ -76,7 +76,7 @@ const CellBuffers& gapCells(int nrChannels, size_t nrRows) {
 }  // namespace
 
 struct MeasurementSetWriter::Impl {
-  Impl(const MeasurementSetDescription& description, const std::string& path);
+  Impl(const MeasurementSetDescription& description, const std::string& path, bool justCreated);
   void openExisting(int64_t observationId);
   bool write(int64_t integration, const uint8_t* payload);
   /// Puts the run of integrations converted but not yet in the MS into it.
@@ -131,7 +131,8 @@ struct MeasurementSetWriter::Impl {
   std::vector<uint32_t> valid_;   // [baseline][channel], one block's
 };
 
-MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::string& path)
+MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::string& path,
+                                 bool justCreated)
     : path_(path),
       nrStations_(d.nrStations()),
       nrBaselines_(nrBaselines(nrStations_)),
@@ -149,7 +150,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   const casacore::TableLock noLocking(casacore::TableLock::NoLocking);
   if (std::filesystem::exists(path)) {
     ms_ = casacore::Table(path, noLocking, casacore::Table::Update);
-    openExisting(d.observationId);
+    if (!justCreated) openExisting(d.observationId);  // else empty and of this observation
   } else {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -399,8 +400,8 @@ int64_t MeasurementSetWriter::Impl::nrWritten() const {
 }
 
 MeasurementSetWriter::MeasurementSetWriter(const MeasurementSetDescription& description,
-                                           const std::string& path)
-    : path_(path), impl_(std::make_unique<Impl>(description, path)) {
+                                           const std::string& path, bool justCreated)
+    : path_(path), impl_(std::make_unique<Impl>(description, path, justCreated)) {
   updateCounts();
 }
 

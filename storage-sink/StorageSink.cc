@@ -1,6 +1,7 @@
 #include "StorageSink.h"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -67,19 +68,28 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   const auto antennaFields = describeAntennaFields(settings_);  // once for all the MSs
   std::vector<MeasurementSetDescription> descriptions;
   std::vector<std::string> paths;
+  std::vector<bool> existed;  // [output]: made by an earlier run, reopened
   for (const SubbandOutput& out : outputs_) {
     descriptions.push_back(describeMeasurementSet(settings_, out.subbandIndex, antennaFields));
     paths.push_back(out.path);
+    existed.push_back(std::filesystem::exists(out.path));
   }
+  // The staging buffers are touched while the MSs are made (that mostly waits for the file
+  // system), as many as the observation can fill.
+  std::jthread preallocating([this] {  // joined on every way out
+    staging_->preallocate(size_t(validator_->nrIntegrations()) * outputs_.size());
+  });
   const auto creating = Clock::now();
   createMeasurementSets(descriptions, paths, [this](int made) { measurementSetsCreated_ = made; });
   const auto opening = Clock::now();
   for (size_t o = 0; o < outputs_.size(); ++o) {
-    writers_.push_back(std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o]));
+    writers_.push_back(
+        std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o], !existed[o]));
     integrationsWritten_ += writers_.back()->nrWritten();
     missing_[o] = writers_.back()->nrMissing();
     ++measurementSetsReady_;
   }
+  preallocating.join();
   RTCP_LOG_INFO("storage", "MSs created in "
                                << std::chrono::duration<double>(opening - creating).count()
                                << " s, opened for writing in "
