@@ -92,7 +92,7 @@ ObservationSettings benchSettings(const BenchOptions& o, const std::string& dir)
   const std::string text =
       "Observation.ObsID = 99\nObservation.startTime = '2025-06-01 12:00:00'\n"
       "Observation.stopTime = '" +
-      formatUtc(start + std::ceil(seconds) + 0.5) + "'\n" +
+      formatUtc(start + seconds + 0.5 * seconds / o.integrations) + "'\n" +
       "Observation.antennaSet = LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
       "Observation.VirtualInstrument.stationList = [" +
       stations + "]\n" + "Observation.channelsPerSubband = " + std::to_string(o.channels) + "\n" +
@@ -104,9 +104,11 @@ ObservationSettings benchSettings(const BenchOptions& o, const std::string& dir)
       "Observation.DataProducts.Output_Correlated.locations = [localhost:" + dir + "]\n";
   ObservationSettings settings =
       ObservationSettings::fromParset(Parset::fromString(text, "storage benchmark"));
-  if (settings.nrIntegrations() < o.integrations)
-    throw std::runtime_error("benchmark parset holds only " +
-                             std::to_string(settings.nrIntegrations()) + " integrations");
+  // Exactly: the sink stops once every integration of the parset arrived.
+  if (settings.nrIntegrations() != o.integrations)
+    throw std::runtime_error("benchmark parset holds " +
+                             std::to_string(settings.nrIntegrations()) + " integrations, not " +
+                             std::to_string(o.integrations));
   return settings;
 }
 
