@@ -46,8 +46,7 @@ struct CellBuffers {
   casacore::Vector<bool> rowFlags;             // [row]
 
   void resize(int nrChannels, size_t nrRows) {
-    if (data.shape() == casacore::IPosition(3, kNrPolarisationProducts, nrChannels, nrRows))
-      return;
+    if (data.shape() == casacore::IPosition(3, kNrPolarisationProducts, nrChannels, nrRows)) return;
     data.resize(kNrPolarisationProducts, nrChannels, nrRows);
     flags.resize(kNrPolarisationProducts, nrChannels, nrRows);
     weights.resize(kNrPolarisationProducts, nrChannels, nrRows);
@@ -127,8 +126,8 @@ struct MeasurementSetWriter::Impl {
   casacore::ArrayColumn<float> weightSpectrum_, weight_, sigma_;
   casacore::ScalarColumn<bool> flagRow_;
   std::vector<casacore::ROTiledStManAccessor> tiledColumns_;  // DATA ... SIGMA
-  CellBuffers ownCells_;          // runLength_ > 1: up to runLength_ integrations
-  std::vector<uint32_t> valid_;   // [baseline][channel], one block's
+  CellBuffers ownCells_;         // runLength_ > 1: up to runLength_ integrations
+  std::vector<uint32_t> valid_;  // [baseline][channel], one block's
 };
 
 MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::string& path,

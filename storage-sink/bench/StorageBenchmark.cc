@@ -106,9 +106,8 @@ ObservationSettings benchSettings(const BenchOptions& o, const std::string& dir)
       ObservationSettings::fromParset(Parset::fromString(text, "storage benchmark"));
   // Exactly: the sink stops once every integration of the parset arrived.
   if (settings.nrIntegrations() != o.integrations)
-    throw std::runtime_error("benchmark parset holds " +
-                             std::to_string(settings.nrIntegrations()) + " integrations, not " +
-                             std::to_string(o.integrations));
+    throw std::runtime_error("benchmark parset holds " + std::to_string(settings.nrIntegrations()) +
+                             " integrations, not " + std::to_string(o.integrations));
   return settings;
 }
 
