@@ -57,12 +57,11 @@ uint64_t msIntegrationBytes(int nrStations, int nrChannels) {
 }
 
 uint64_t msTileBytes(int nrStations, int nrChannels) {
-  const uint64_t nb = uint64_t(nrBaselines(nrStations));
-  const uint64_t rows = nb * uint64_t(integrationsPerTile(nrChannels, int(nb)));
+  const uint64_t rows = uint64_t(mainTableTiling(nrChannels, nrBaselines(nrStations)).rowsPerTile);
   const uint64_t cells = uint64_t(nrChannels) * 4;
-  // MeasurementSetCreator's tiles: DATA and WEIGHT_SPECTRUM of `rows` rows; FLAG, UVW,
-  // WEIGHT and SIGMA of 8 * rows.
-  return rows * cells * 12 + 8 * rows * ((cells + 7) / 8 + 24 + 16 + 16);
+  // MeasurementSetCreator's tiles hold the same rows in every column: DATA 8,
+  // WEIGHT_SPECTRUM 4 and FLAG 1 bit per cell; UVW 24, WEIGHT and SIGMA 16 per row.
+  return rows * (cells * 12 + (cells + 7) / 8 + 24 + 16 + 16);
 }
 
 bool isDiskFullError(const std::string& what) {

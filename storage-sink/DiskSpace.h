@@ -8,8 +8,11 @@
 ///   and close the MSs after the file system filled up anyway (another writer, or an
 ///   estimate too low);
 /// - before an integration is written, admit() checks that the file system holds it
-///   besides what every MS there still keeps unflushed in memory (casacore writes its
-///   tiles at a flush; whole tiles, so one tile per column is added per MS);
+///   besides what every MS there wrote since its last flush: every such integration and
+///   one tile per column (tiles are whole on disk). The writer puts a run of whole tiles
+///   at once and writes them through (MainTableTiling), so only the run being collected
+///   and the small columns' buckets wait for the flush; counting the runs already put
+///   again, until the flush makes statvfs the only measure, errs on the safe side;
 /// - when it does not, the file system is full: admit() says no from then on, and
 ///   fullReason() says which directory and how many bytes were free.
 /// Thread-safe.
@@ -26,7 +29,8 @@
 namespace rtcp::storage {
 
 /// Bytes one integration of an MS takes on disk (an upper bound: every column of the main
-/// table), and the bytes a partly filled tile of each tiled column adds at a flush.
+/// table), and the bytes a partly filled tile of every tiled column adds (tiles of the
+/// same rows in every column: mainTableTiling).
 uint64_t msIntegrationBytes(int nrStations, int nrChannels);
 uint64_t msTileBytes(int nrStations, int nrChannels);
 

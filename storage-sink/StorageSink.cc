@@ -1,6 +1,7 @@
 #include "StorageSink.h"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -8,6 +9,7 @@
 #include "BlockReceiver.h"
 #include "FileSystemSync.h"
 #include "MeasurementSetTemplate.h"
+#include "ParallelFor.h"
 #include "rtcp/Logger.h"
 #include "rtcp/StatusFile.h"
 
@@ -23,17 +25,6 @@ Clock::time_point after(double seconds) {
 
 /// Threads that close the MSs: mostly waiting for fsyncs.
 constexpr int kClosingThreads = 8;
-
-/// Calls work(i) for i in [0, n) on up to `threads` threads.
-void forEachInParallel(size_t n, int threads, const std::function<void(size_t)>& work) {
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::min<int>(threads, int(n)); ++t)
-    pool.emplace_back([&] {
-      for (size_t i = next++; i < n; i = next++) work(i);
-    });
-  for (std::thread& thread : pool) thread.join();
-}
 
 double unixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -81,23 +72,39 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   const auto antennaFields = describeAntennaFields(settings_);  // once for all the MSs
   std::vector<MeasurementSetDescription> descriptions;
   std::vector<std::string> paths;
+  std::vector<bool> existed;  // [output]: made by an earlier run, reopened
   for (const SubbandOutput& out : outputs_) {
     descriptions.push_back(describeMeasurementSet(settings_, out.subbandIndex, antennaFields));
     paths.push_back(out.path);
+    existed.push_back(std::filesystem::exists(out.path));
   }
   // The reserve first: whatever else fills the disk, the MSs can be closed.
   const int nrStations = int(validator_->nrStations()), nrChannels = int(validator_->nrChannels());
   diskSpace_ = std::make_unique<DiskSpace>(
       paths, settings_.observationId, msIntegrationBytes(nrStations, nrChannels),
       msTileBytes(nrStations, nrChannels), options_.diskReserveBytes);
+  // The staging buffers are touched while the MSs are made (that mostly waits for the file
+  // system), as many as the observation can fill.
+  std::jthread preallocating([this] {  // joined on every way out
+    staging_->preallocate(size_t(validator_->nrIntegrations()) * outputs_.size());
+  });
+  const auto creating = Clock::now();
   createMeasurementSets(descriptions, paths, [this](int made) { measurementSetsCreated_ = made; });
+  const auto opening = Clock::now();
   for (size_t o = 0; o < outputs_.size(); ++o) {
-    writers_.push_back(std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o]));
+    writers_.push_back(
+        std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o], !existed[o]));
     integrationsWritten_ += writers_.back()->nrWritten();
     missing_[o] = writers_.back()->nrMissing();
     ++measurementSetsReady_;
   }
   integrationsAtStart_ = integrationsWritten_;
+  preallocating.join();
+  RTCP_LOG_INFO("storage", "MSs created in "
+                               << std::chrono::duration<double>(opening - creating).count()
+                               << " s, opened for writing in "
+                               << std::chrono::duration<double>(Clock::now() - opening).count()
+                               << " s");
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
   listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
   listening_ = true;
@@ -296,16 +303,22 @@ bool StorageSink::closeMeasurementSets(SinkSummary& summary) {
   std::atomic<bool> closingFailed{false};
   forEachInParallel(outputs_.size(), kClosingThreads, [&](size_t o) {
     MeasurementSetWriter& writer = *writers_[o];
+    // Pads and flushes (to the disk below, once for all the MSs). Both can be done again
+    // after a failure: rows already added are not added twice (MeasurementSetWriter).
+    auto padAndFlush = [&] {
+      if (observationOver && !failed_) writer.extendTo(validator_->nrIntegrations());
+      writer.flush();
+    };
     bool flushed = false;
     try {
-      if (observationOver && !failed_) writer.extendTo(validator_->nrIntegrations());
-      writer.flush();  // to the disk below, once for all the MSs
+      padAndFlush();
       flushed = true;
     } catch (const std::exception& e) {
       diskSpace_->checkFull(int(o), e.what());  // before the reserve is freed
       diskSpace_->releaseReserves();
-      try {  // once more, with the reserve freed
-        writer.flush();
+      try {  // once more, with the reserve freed: tiles are written as they are put, so the
+             // padding may have failed as well as the flush
+        padAndFlush();
         flushed = true;
         RTCP_LOG_WARN("storage",
                       writer.path() << ": closed with the disk-space reserve (" << e.what() << ")");
