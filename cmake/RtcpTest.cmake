@@ -1,10 +1,11 @@
-# rtcp_add_cppunit_test(NAME name SOURCES ... LIBS ... LABELS ... [TIMEOUT s])
-# Builds a CppUnit test executable (with the shared test main) and registers it with CTest.
+# rtcp_add_cppunit_test(NAME name SOURCES ... LIBS ... LABELS ... [TIMEOUT s] [ARGS suite...])
+# Builds a CppUnit test executable (with the shared test main) and registers it with CTest
+# (with ARGS: running only those suites).
 function(rtcp_add_cppunit_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ARGS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE rtcp_testmain ${T_LIBS})
-  add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()

@@ -1,8 +1,11 @@
 #include "rtcp/StorageStatus.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <iomanip>
 #include <sstream>
+#include <type_traits>
 
 #include "rtcp/StatusFile.h"
 
@@ -28,6 +31,36 @@ void forEachField(StatusT& s, Visit visit) {
   visit("backlogBytes", s.backlogBytes);
   visit("bytes.received", s.bytesReceived);
   visit("bytes.written", s.bytesWritten);
+  visit("failed", s.failed);
+  visit("integrations.lost", s.integrationsLost);
+  visit("error", s.error);
+}
+
+/// A text as one word: '%', white space and '=' as %XX.
+std::string encodeWord(const std::string& text) {
+  std::string word;
+  for (const unsigned char c : text)
+    if (c == '%' || c == '=' || c <= ' ' || c == 0x7f) {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
+      word += escaped;
+    } else {
+      word += char(c);
+    }
+  return word;
+}
+
+std::string decodeWord(const std::string& word) {
+  std::string text;
+  for (size_t i = 0; i < word.size(); ++i)
+    if (word[i] == '%' && i + 2 < word.size() && std::isxdigit((unsigned char)word[i + 1]) &&
+        std::isxdigit((unsigned char)word[i + 2])) {
+      text += char(std::stoi(word.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      text += word[i];
+    }
+  return text;
 }
 
 }  // namespace
@@ -35,8 +68,12 @@ void forEachField(StatusT& s, Visit visit) {
 std::string StorageStatus::format() const {
   std::ostringstream out;
   out << std::setprecision(17);
-  forEachField(*this,
-               [&](const char* key, const auto& value) { out << key << '=' << value << '\n'; });
+  forEachField(*this, [&](const char* key, const auto& value) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
+      out << key << '=' << encodeWord(value) << '\n';
+    else
+      out << key << '=' << value << '\n';
+  });
   return out.str();
 }
 
@@ -45,7 +82,11 @@ StorageStatus StorageStatus::parse(const std::string& text) {
   StorageStatus status;
   forEachField(status, [&](const char* key, auto& value) {
     const auto it = values.find(key);
-    if (it != values.end()) ion::parseStatusValue(it->second, value, key);
+    if (it == values.end()) return;
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
+      value = decodeWord(it->second);
+    else
+      ion::parseStatusValue(it->second, value, key);
   });
   return status;
 }

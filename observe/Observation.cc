@@ -214,9 +214,7 @@ bool Observation::startParts() {
 
 void Observation::startStorageSinks() {
   const std::string port = std::to_string(plan_.storagePort);
-  if (!plan_.measurementSets.empty())
-    addPart("storage-sink", {partExecutable("storage-sink"), plan_.parsetPath, "--port", port,
-                             "--status", storageStatusPath("storage-sink")});
+  if (!plan_.measurementSets.empty()) addPart("storage-sink", localStorageSinkArguments());
   for (const RemotePartPlan& storage : plan_.remoteStorageSinks)
     addRemotePart(
         storage.name, storage.host, 1,
@@ -242,6 +240,8 @@ std::vector<std::string> Observation::startIonprocs() {
                                        listen,
                                        "--status",
                                        ionproc.remote ? "-" : statusPath(ionproc)};
+    // What storage-sink cannot take meanwhile waits here (on other hosts: in their /tmp).
+    if (!ionproc.remote) arguments.insert(arguments.end(), {"--spool-dir", plan_.directory});
     if (plan_.ionprocs.size() > 1) {
       std::string stations;
       for (const std::string& name : ionproc.stations)
@@ -350,6 +350,7 @@ void Observation::follow() {
       fail(std::string("interrupted by SIG") + sigabbrev_np(signal));
       return;
     }
+    restartDeadStorageSink();
     if (!checkParts("")) {  // also brings the status of ionprocs on other hosts here
       progress.finish();
       return;
@@ -514,14 +515,18 @@ ObservationSummary Observation::summarise() {
         s.correlatedOutput.enabled && expected > st.storageSent ? expected - st.storageSent : 0;
     // What the MSs hold flagged, as the storage-sinks counted it, when they all reported;
     // not less than what ionproc never sent (an MS closed early is not padded to the end).
+    // Nor less than what the MSs lack (a storage-sink that stopped writing: a full disk).
     if (lastStorageStatus_ && lastStorageStatus_->finished)
-      summary.integrationsDropped =
-          std::max<uint64_t>(summary.integrationsDropped, lastStorageStatus_->integrationsFlagged);
+      summary.integrationsDropped = std::max<uint64_t>(
+          {summary.integrationsDropped, lastStorageStatus_->integrationsFlagged,
+           summary.integrationsExpected -
+               std::min(summary.integrationsExpected, lastStorageStatus_->integrationsWritten)});
     const double observed = double(st.newestBlock + 1) * s.blockDuration();
     const double begin = s.realTime ? std::max(ranksStartedAt_, s.startTime) : ranksStartedAt_;
     if (ionprocEndedAt_ > begin && ranksStartedAt_ > 0)
       summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
   }
+  noteStorageFailure();
   summary.warnings = warnings_;
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()];
@@ -553,6 +558,48 @@ ObservationSummary Observation::summarise() {
     summary.measurementSets.clear();
   }
   return summary;
+}
+
+std::vector<std::string> Observation::localStorageSinkArguments() const {
+  return {partExecutable("storage-sink"),    plan_.parsetPath, "--port",
+          std::to_string(plan_.storagePort), "--status",       storageStatusPath("storage-sink")};
+}
+
+void Observation::restartDeadStorageSink() {
+  ChildProcess* sink = part("storage-sink");  // this host's; those of others: not yet
+  if (!sink) return;
+  const std::optional<int> code = exitCodeOf(*sink);
+  // Killed or crashed (a signal): started again, it reopens the MSs and appends, and
+  // ionproc sends what it kept meanwhile. An exit with an error (a full disk, a bad
+  // parset) would only come back.
+  if (!code || *code <= 128 || storageSinkRestarts_ >= kMaxStorageSinkRestarts) return;
+  ++storageSinkRestarts_;
+  warnings_.push_back("storage-sink died (SIG" + std::string(sigabbrev_np(*code - 128)) + ", see " +
+                      sink->logPath() + "); restarted (" + std::to_string(storageSinkRestarts_) +
+                      " of at most " + std::to_string(kMaxStorageSinkRestarts) + ")");
+  RTCP_LOG_WARN("observe", warnings_.back());
+  const std::vector<std::string> arguments = localStorageSinkArguments();
+  const std::string log =
+      plan_.directory + "/storage-sink.restart" + std::to_string(storageSinkRestarts_) + ".log";
+  for (auto& p : parts_)
+    if (p.get() == sink) {
+      p = std::make_unique<ChildProcess>("storage-sink", arguments, log);
+      RTCP_LOG_INFO("observe", "starting storage-sink again: " << p->commandLine());
+      p->start();
+    }
+}
+
+void Observation::noteStorageFailure() {
+  if (!lastStorageStatus_ || lastStorageStatus_->error.empty()) return;
+  const storage::StorageStatus& st = *lastStorageStatus_;
+  std::string what = "storage-sink: " + st.error;
+  if (st.integrationsLost)
+    what += "; " + std::to_string(st.integrationsLost) + " integrations received were not written";
+  if (ChildProcess* sink = part("storage-sink")) what += " (see " + sink->logPath() + ")";
+  if (st.failed && (failure_.empty() || failure_.starts_with("storage-sink failed with exit")))
+    failure_ = what;  // why storage-sink failed, rather than its exit code and last line
+  else if (failure_.find(st.error) == std::string::npos)
+    warnings_.push_back(what);
 }
 
 void Observation::makePlots(ObservationSummary& summary) {

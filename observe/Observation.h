@@ -89,6 +89,15 @@ class Observation {
   void stop(ChildProcess& part, double seconds);
   void fail(const std::string& reason);
   ObservationSummary summarise();
+  /// What the storage-sinks' status says went wrong in writing (a full disk): the failure,
+  /// or a warning when nothing was lost.
+  void noteStorageFailure();
+  /// Starts this host's storage-sink again when it died from a signal (at most
+  /// kMaxStorageSinkRestarts times).
+  void restartDeadStorageSink();
+  std::vector<std::string> localStorageSinkArguments() const;
+  static constexpr int kMaxStorageSinkRestarts = 3;
+  int storageSinkRestarts_ = 0;
   void makePlots(ObservationSummary& summary);
   std::string statusPath(const IonprocPlan& ionproc) const {
     return plan_.directory + "/" + ionproc.name + ".status";

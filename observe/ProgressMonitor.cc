@@ -71,6 +71,9 @@ std::optional<storage::StorageStatus> readStorageStatuses(const std::vector<std:
     merged.backlogBytes += s.backlogBytes;
     merged.bytesReceived += s.bytesReceived;
     merged.bytesWritten += s.bytesWritten;
+    merged.failed = merged.failed || s.failed;
+    merged.integrationsLost += s.integrationsLost;
+    if (merged.error.empty()) merged.error = s.error;
   }
   return merged;
 }

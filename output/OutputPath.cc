@@ -23,6 +23,10 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     // so 16 blocks would hold hundreds of subbands to a few blocks in flight at a time.
     sender.queueCapacity = std::max(options_.queuePerConnection, 2 * size_t(settings.nrSubbands()));
     sender.waitWhenFull = !settings.realTime;
+    sender.spoolBytes = options_.spoolBytes;
+    sender.spoolDirectory = options_.spoolDirectory;
+    sender.retainSeconds = options_.retainSeconds;
+    sender.retainBytes = options_.retainBytes;
     storage_ = std::make_unique<StorageSender>(settings.observationId,
                                                StorageSender::destinations(settings), sender);
   }
@@ -81,7 +85,8 @@ std::vector<std::string> OutputPath::summary() const {
     const auto st = storage_->statistics();
     std::ostringstream storage;
     storage << "storage: " << st.sent << " of " << st.queued << " integrations sent, " << st.dropped
-            << " dropped, " << st.resent << " resent, " << st.connects << " connections";
+            << " dropped, " << st.resent << " resent, " << st.connects << " connections, "
+            << st.spooled << " spooled (at most " << st.spoolHighWaterBytes << " bytes)";
     lines.push_back(storage.str());
   }
   if (!options_.dumpPath.empty())

@@ -28,6 +28,14 @@ struct OutputPathOptions {
   bool toStorage = true;
   /// Integrations that may wait per storage connection (ionproc --output-queue).
   size_t queuePerConnection = 16;
+  /// Bytes per storage connection spooled to disk behind a full queue (--spool-mb), and
+  /// the directory of the spool files (--spool-dir): StorageSender.h.
+  uint64_t spoolBytes = 0;
+  std::string spoolDirectory = "/tmp";
+  /// Acknowledged integrations sent again after a connection broke: those of the last
+  /// retainSeconds, up to retainBytes per connection (--retain-seconds, --retain-mb).
+  double retainSeconds = 0;
+  uint64_t retainBytes = 0;
   /// Seconds finish() waits for storage-sink to take what is queued (--linger).
   double finishTimeoutSeconds = 10;
   /// Where to append every integration as a §2.4 block as well (empty: no dump).

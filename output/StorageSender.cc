@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "DiskSpool.h"
 #include "rtcp/Logger.h"
 #include "rtcp/Stream.h"
 
@@ -19,6 +20,9 @@ class StorageSender::Connection {
         destination_(std::move(destination)),
         options_(options),
         name_("tcp:" + destination_.host + ":" + std::to_string(destination_.port)),
+        spool_(options_.spoolDirectory + "/L" + std::to_string(observationId) + "-" +
+                   destination_.host + "-" + std::to_string(destination_.port) + ".spool",
+               options_.waitWhenFull ? 0 : options_.spoolBytes),
         thread_([this] { run(); }) {}
   ~Connection() { stop(); }
 
@@ -28,24 +32,39 @@ class StorageSender::Connection {
       room_.wait(lock, [&] {
         return queue_.size() + inFlight_.size() < options_.queueCapacity || stopping_;
       });
-    if (queue_.size() + inFlight_.size() >= options_.queueCapacity || stopping_) {
-      ++statistics_.dropped;
-      RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
-                                     << " integrations); dropped integration " << data->integration
-                                     << " of subband index " << data->subband << " ("
-                                     << statistics_.dropped << " dropped so far)");
+    const bool queueFull = queue_.size() + inFlight_.size() >= options_.queueCapacity;
+    // In order: once something is in the spool, what comes later goes there too.
+    if (!stopping_ && !queueFull && spool_.empty()) {
+      ++statistics_.queued;
+      queue_.push_back({std::move(data), {}, 0, false, {}});
+      wake_.notify_all();
       return;
     }
-    ++statistics_.queued;
-    queue_.push_back({std::move(data), {}, 0});
-    wake_.notify_all();
+    if (!stopping_ && spool_.push(data->serialise(observationId_))) {
+      ++statistics_.queued;
+      ++statistics_.spooled;
+      statistics_.spoolHighWaterBytes = spool_.highWaterBytes();
+      if (!spoolWarned_)
+        RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
+                                       << " integrations); spooling to " << spool_.path());
+      spoolWarned_ = true;
+      wake_.notify_all();
+      return;
+    }
+    ++statistics_.dropped;
+    RTCP_LOG_WARN("storage", name_ << ": output queue (" << options_.queueCapacity
+                                   << " integrations) and spool (" << spool_.bytes()
+                                   << " bytes) full; dropped integration " << data->integration
+                                   << " of subband index " << data->subband << " ("
+                                   << statistics_.dropped << " dropped so far)");
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     wake_.notify_all();
-    return idle_.wait_until(lock, deadline,
-                            [&] { return queue_.empty() && inFlight_.empty() && !sending_; });
+    return idle_.wait_until(lock, deadline, [&] {
+      return queue_.empty() && inFlight_.empty() && !sending_ && spool_.empty();
+    });
   }
 
   void stop() {
@@ -58,7 +77,7 @@ class StorageSender::Connection {
     }
     thread_.join();
     std::lock_guard lock(mutex_);
-    const size_t left = queue_.size() + inFlight_.size();
+    const size_t left = queue_.size() + inFlight_.size() + spool_.size();
     if (left) {
       statistics_.dropped += left;
       RTCP_LOG_ERROR("storage", name_ << ": " << left << " integrations could not be sent");
@@ -72,9 +91,11 @@ class StorageSender::Connection {
 
  private:
   struct Item {
-    std::unique_ptr<CorrelatedData> data;
-    std::vector<uint8_t> bytes;  ///< serialised on first send, kept for a resend
-    uint64_t endOffset = 0;      ///< stream offset after its last byte
+    std::unique_ptr<CorrelatedData> data;  ///< until serialised
+    std::vector<uint8_t> bytes;            ///< serialised on first send, kept for a resend
+    uint64_t endOffset = 0;                ///< stream offset after its last byte
+    bool delivered = false;                ///< counted sent already (a retained one resent)
+    std::chrono::steady_clock::time_point acknowledged;  ///< when (retained ones)
   };
 
   void run() {
@@ -82,6 +103,7 @@ class StorageSender::Connection {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
       confirmDelivered();
+      refillFromSpool();
       if (queue_.empty()) {
         if (inFlight_.empty()) idle_.notify_all();
         // Idle: wake for new work, or soon to see in-flight bytes acknowledged.
@@ -104,7 +126,8 @@ class StorageSender::Connection {
       Item item = std::move(queue_.front());
       queue_.pop_front();
       if (item.bytes.empty()) item.bytes = item.data->serialise(observationId_);
-      sending_ = true;  // in neither deque while it is written: drain() must not see idle
+      item.data.reset();  // the bytes are what is sent, and kept
+      sending_ = true;    // in neither deque while it is written: drain() must not see idle
       lock.unlock();
       bool ok = true;
       std::string why;
@@ -150,29 +173,73 @@ class StorageSender::Connection {
     return ::poll(&fd, 1, 0) > 0 && (fd.revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR));
   }
 
+  /// Moves spooled items into the queue while it has room (they are newer than what it
+  /// holds: write() spools everything while the spool is not empty).
+  void refillFromSpool() {
+    while (!spool_.empty() && queue_.size() + inFlight_.size() < options_.queueCapacity) {
+      try {
+        queue_.push_back({nullptr, *spool_.pop(), 0, false, {}});
+      } catch (const std::exception& e) {
+        const size_t lost = spool_.clear();
+        statistics_.dropped += lost;
+        RTCP_LOG_ERROR("storage", name_ << ": " << e.what() << "; " << lost
+                                        << " spooled integrations dropped");
+      }
+    }
+    if (spool_.empty()) spoolWarned_ = false;
+  }
+
   /// Drops in-flight items whose bytes the sink's TCP stack acknowledged.
   void confirmDelivered() {
     if (!stream_ || inFlight_.empty()) return;
     int unacknowledged = 0;
     if (ioctl(stream_->fileDescriptor(), SIOCOUTQ, &unacknowledged) != 0) return;
     const uint64_t acknowledged = offset_ - uint64_t(unacknowledged);
+    const auto now = std::chrono::steady_clock::now();
     while (!inFlight_.empty() && inFlight_.front().endOffset <= acknowledged) {
+      Item& item = inFlight_.front();
+      if (!item.delivered) ++statistics_.sent;
+      item.delivered = true;
+      item.acknowledged = now;
+      retain(std::move(item));
       inFlight_.pop_front();
-      ++statistics_.sent;
       room_.notify_all();
     }
+    const auto oldest = now - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(options_.retainSeconds));
+    while (!retained_.empty() && retained_.front().acknowledged < oldest) forgetOldestRetained();
   }
 
-  /// Puts what was not acknowledged back in front of the queue, in order.
+  /// Keeps an acknowledged item to send again should the connection break: a sink that
+  /// dies loses what it took in but had not flushed into its MSs yet.
+  void retain(Item&& item) {
+    if (options_.retainSeconds <= 0 || item.bytes.size() > options_.retainBytes) return;
+    retainedBytes_ += item.bytes.size();
+    retained_.push_back(std::move(item));
+    while (retainedBytes_ > options_.retainBytes) forgetOldestRetained();
+  }
+  void forgetOldestRetained() {
+    retainedBytes_ -= retained_.front().bytes.size();
+    retained_.pop_front();
+  }
+
+  /// Puts what was retained and what was not acknowledged back in front of the queue, in
+  /// order.
   void connectionBroke(const std::string& why) {
     confirmDelivered();
     RTCP_LOG_WARN("storage", name_ << ": connection lost (" << why << "); " << inFlight_.size()
-                                   << " unacknowledged integrations will be sent again");
-    statistics_.resent += inFlight_.size();
+                                   << " unacknowledged and " << retained_.size()
+                                   << " recently acknowledged integrations will be sent again");
+    statistics_.resent += inFlight_.size() + retained_.size();
     while (!inFlight_.empty()) {
       queue_.push_front(std::move(inFlight_.back()));
       inFlight_.pop_back();
     }
+    while (!retained_.empty()) {
+      queue_.push_front(std::move(retained_.back()));
+      retained_.pop_back();
+    }
+    retainedBytes_ = 0;
     stream_.reset();
     warned_ = false;
   }
@@ -185,10 +252,13 @@ class StorageSender::Connection {
   std::condition_variable wake_, idle_, room_;
   std::deque<Item> queue_;     ///< waiting to be sent
   std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
-  bool sending_ = false;       ///< an item taken from queue_ is being written
+  std::deque<Item> retained_;  ///< acknowledged in the last retainSeconds, oldest first
+  uint64_t retainedBytes_ = 0;
+  bool sending_ = false;  ///< an item taken from queue_ is being written
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
-  bool stopping_ = false, warned_ = false;
+  bool stopping_ = false, warned_ = false, spoolWarned_ = false;
+  DiskSpool spool_;  ///< behind queue_: what did not fit in it, oldest first
   Statistics statistics_;
   std::thread thread_;  // last: starts once everything else is constructed
 };
@@ -250,6 +320,8 @@ StorageSender::Statistics StorageSender::statistics() const {
     total.dropped += s.dropped;
     total.resent += s.resent;
     total.connects += s.connects;
+    total.spooled += s.spooled;
+    total.spoolHighWaterBytes = std::max(total.spoolHighWaterBytes, s.spoolHighWaterBytes);
   }
   return total;
 }

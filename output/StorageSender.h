@@ -2,16 +2,20 @@
 /// \file StorageSender.h
 /// Sends integrations to storage-sink over TCP as DESIGN §2.4 blocks (header, CRC-64,
 /// payload: CorrelatedData::serialise), one connection per storage host:port, each with
-/// its own sender thread and bounded queue. Storage down or slow: integrations wait in
-/// the queue while the connection is retried with back-off; only when the queue is full
-/// is an integration dropped, counted and logged. write() never blocks in real time; for
-/// replays that need not keep pace (Options::waitWhenFull) it waits for room instead.
+/// its own sender thread and a two-level write-back cache: a bounded queue in memory, then
+/// a bounded spool file (DiskSpool.h). Storage down, stopped or slow: integrations wait in
+/// the queue, and those beyond it in the spool, in order, while the connection is retried
+/// with back-off, and are sent once storage-sink takes data again; only when both are full
+/// is an integration dropped, counted and logged (storage-sink flags it as a gap). write()
+/// never blocks in real time; for replays that need not keep pace (Options::waitWhenFull)
+/// it waits for room in the queue instead.
 ///
 /// Delivery: an integration counts as sent once the sink's TCP stack acknowledged all
 /// its bytes (the socket's unacknowledged-bytes count, SIOCOUTQ); those not acknowledged
-/// when a connection breaks are sent again, in order, on the next one. A sink that closed
-/// is noticed before the next send. (Bytes a sink's kernel acknowledged but the sink
-/// never read because it crashed are lost: §2.4 has no reply channel.)
+/// when a connection breaks are sent again, in order, on the next one, and with them those
+/// acknowledged in the last Options::retainSeconds (§2.4 has no reply channel, so what a
+/// sink that died had taken in but not written is known only by its age). A sink that
+/// closed is noticed before the next send.
 
 #include <condition_variable>
 #include <cstdint>
@@ -45,13 +49,25 @@ class StorageSender {
     /// Replays as fast as the chain goes (OLAP.realTime = F): write() waits for room in
     /// a full queue instead of dropping, which slows the chain down to storage's pace.
     bool waitWhenFull = false;
+    /// The spool behind the queue, per connection (ionproc --spool-mb; 0: none), and the
+    /// directory of its files (--spool-dir).
+    uint64_t spoolBytes = 0;
+    std::string spoolDirectory = "/tmp";
+    /// Acknowledged integrations kept this long (and up to retainBytes) and sent again
+    /// after a connection broke (ionproc --retain-seconds, --retain-mb): a storage-sink
+    /// that died had not yet flushed into its MSs what it took in during its last
+    /// --ms-flush-interval; its successor rejects what it has as duplicates. 0: none.
+    double retainSeconds = 0;
+    uint64_t retainBytes = 0;
   };
   struct Statistics {
-    uint64_t queued = 0;    ///< integrations accepted by write()
-    uint64_t sent = 0;      ///< acknowledged by the sink's TCP stack
-    uint64_t dropped = 0;   ///< queue full, or left over at finish()
-    uint64_t resent = 0;    ///< sent again after a connection broke
-    uint64_t connects = 0;  ///< connections made
+    uint64_t queued = 0;               ///< integrations accepted by write()
+    uint64_t sent = 0;                 ///< acknowledged by the sink's TCP stack
+    uint64_t dropped = 0;              ///< queue and spool full, or left over at finish()
+    uint64_t spooled = 0;              ///< went through the spool file (the queue was full)
+    uint64_t spoolHighWaterBytes = 0;  ///< the most a spool file held
+    uint64_t resent = 0;               ///< sent again after a connection broke (and retained)
+    uint64_t connects = 0;             ///< connections made
   };
 
   /// destinations: storage host and port per subband number.
@@ -64,8 +80,8 @@ class StorageSender {
   /// Host (Output_Correlated.locations) and port (OLAP.Storage.port) of every subband.
   static std::map<int, StorageDestination> destinations(const ObservationSettings& settings);
 
-  /// Queues an integration for its subband's storage; drops it when that queue is full
-  /// (or, with waitWhenFull, waits for room).
+  /// Queues an integration for its subband's storage (in memory, or in the spool behind a
+  /// full queue); drops it when both are full (or, with waitWhenFull, waits for room).
   void write(std::unique_ptr<CorrelatedData> data);
   /// Waits up to timeoutSeconds for everything queued to be sent, then stops; what is
   /// left counts as dropped. True when nothing was left.

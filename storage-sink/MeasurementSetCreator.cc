@@ -4,6 +4,7 @@
 #include <casacore/casa/Arrays/Matrix.h>
 #include <casacore/ms/MeasurementSets/MSColumns.h>
 #include <casacore/tables/DataMan/IncrementalStMan.h>
+#include <casacore/tables/DataMan/StManAipsIO.h>
 #include <casacore/tables/DataMan/StandardStMan.h>
 #include <casacore/tables/DataMan/TiledColumnStMan.h>
 #include <casacore/tables/Tables/ArrColDesc.h>
@@ -26,7 +27,9 @@ namespace {
 using casacore::IPosition;
 
 constexpr double kSecondsPerYear = 365.25 * 86400;
-constexpr size_t kTileBytes = 1 << 20;  // about 1 MiB per tile of DATA
+/// At most this many bytes per DATA tile: below glibc's mmap threshold (128 KiB), so that
+/// casacore's tile buffers come from the heap and are reused.
+constexpr size_t kTileBytes = 64 << 10;
 
 void fixShape(casacore::TableDesc& desc, casacore::MS::PredefinedColumns column,
               const IPosition& shape) {
@@ -60,20 +63,18 @@ casacore::MeasurementSet createMainTable(const std::string& path, int nrChannels
                       casacore::MS::OBSERVATION_ID, casacore::MS::PROCESSOR_ID,
                       casacore::MS::SCAN_NUMBER, casacore::MS::STATE_ID})
     setup.bindColumn(casacore::MS::columnName(column), incremental);
-  // Tiles of whole integrations, so that writing integrationsPerTile() of them fills
-  // whole tiles. The small per-row arrays are tiled too (as DP3 does for UVW): the
-  // StandardStMan stores fixed-shape arrays row by row.
-  const int rowsPerTile = std::max(nrBaselines, 1) * integrationsPerTile(nrChannels, nrBaselines);
-  const IPosition tile(3, kNrPolarisationProducts, nrChannels, rowsPerTile);
+  // Tiles of the same rows in every column (MainTableTiling). The small per-row arrays
+  // are tiled too (as DP3 does for UVW): the StandardStMan stores fixed-shape arrays row
+  // by row.
+  const int rows = mainTableTiling(nrChannels, nrBaselines).rowsPerTile;
+  const IPosition tile(3, kNrPolarisationProducts, nrChannels, rows);
   casacore::TiledColumnStMan tiledData("TiledData", tile);
-  casacore::TiledColumnStMan tiledFlag(
-      "TiledFlag", IPosition(3, kNrPolarisationProducts, nrChannels, rowsPerTile * 8));  // bits
+  casacore::TiledColumnStMan tiledFlag("TiledFlag", tile);
   casacore::TiledColumnStMan tiledWeight("TiledWeightSpectrum", tile);
-  casacore::TiledColumnStMan tiledUvw("TiledUVW", IPosition(2, 3, rowsPerTile * 8));
+  casacore::TiledColumnStMan tiledUvw("TiledUVW", IPosition(2, 3, rows));
   casacore::TiledColumnStMan tiledRowWeight("TiledWeight",
-                                            IPosition(2, kNrPolarisationProducts, rowsPerTile * 8));
-  casacore::TiledColumnStMan tiledSigma("TiledSigma",
-                                        IPosition(2, kNrPolarisationProducts, rowsPerTile * 8));
+                                            IPosition(2, kNrPolarisationProducts, rows));
+  casacore::TiledColumnStMan tiledSigma("TiledSigma", IPosition(2, kNrPolarisationProducts, rows));
   setup.bindColumn(casacore::MS::columnName(casacore::MS::DATA), tiledData);
   setup.bindColumn(casacore::MS::columnName(casacore::MS::FLAG), tiledFlag);
   setup.bindColumn(casacore::MS::columnName(casacore::MS::WEIGHT_SPECTRUM), tiledWeight);
@@ -109,9 +110,19 @@ void createSubtables(casacore::MeasurementSet& ms, const std::string& tileBeamTy
       {casacore::MS::SPECTRAL_WINDOW, casacore::MSSpectralWindow::requiredTableDesc()},
       {casacore::MS::STATE, casacore::MSState::requiredTableDesc()},
   };
+  // The subband's own tables, which a copy rewrites (rewriteSubbandTables), in
+  // StManAipsIO: casacore's StandardStMan fsyncs at every flush of a changed table, five
+  // fsyncs per copy.
+  const casacore::MS::PredefinedKeywords subbandTables[] = {
+      casacore::MS::FIELD, casacore::MS::SPECTRAL_WINDOW, casacore::MS::DATA_DESCRIPTION,
+      casacore::MS::OBSERVATION, casacore::MS::PROCESSOR};
   for (const auto& [keyword, desc] : subtables) {
     const casacore::String name = casacore::MS::keywordName(keyword);
     casacore::SetupNewTable setup(ms.tableName() + "/" + name, desc, casacore::Table::New);
+    casacore::StManAipsIO inMemory;
+    if (std::find(std::begin(subbandTables), std::end(subbandTables), keyword) !=
+        std::end(subbandTables))
+      setup.bindAll(inMemory);
     ms.rwKeywordSet().defineTable(name, casacore::Table(setup));
   }
   createLofarSubtables(ms);
@@ -282,10 +293,23 @@ void fillHistory(casacore::MeasurementSet& ms, const std::string& parsetText, do
 
 }  // namespace
 
-int integrationsPerTile(int nrChannels, int nrBaselines) {
-  const size_t integrationBytes = size_t(kNrPolarisationProducts) * nrChannels *
-                                  sizeof(casacore::Complex) * size_t(std::max(nrBaselines, 1));
-  return int(std::clamp<size_t>((kTileBytes + integrationBytes / 2) / integrationBytes, 1, 64));
+MainTableTiling mainTableTiling(int nrChannels, int nrBaselines) {
+  const size_t rowBytes = size_t(kNrPolarisationProducts) * nrChannels * sizeof(casacore::Complex);
+  const int baselines = std::max(nrBaselines, 1);
+  const size_t integrationBytes = rowBytes * size_t(baselines);
+  MainTableTiling tiling;
+  if (integrationBytes <= kTileBytes) {  // whole integrations per tile
+    tiling.integrationsPerRun = int(std::min<size_t>(kTileBytes / integrationBytes, 64));
+    tiling.rowsPerTile = baselines * tiling.integrationsPerRun;
+  } else {  // the largest whole fraction of an integration that fits
+    for (int rows = int(std::min<size_t>(kTileBytes / rowBytes, size_t(baselines))); rows >= 1;
+         --rows)
+      if (baselines % rows == 0) {
+        tiling.rowsPerTile = rows;
+        break;
+      }
+  }
+  return tiling;
 }
 
 casacore::MeasurementSet createMeasurementSet(const std::string& path,

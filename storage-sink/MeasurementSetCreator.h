@@ -23,9 +23,18 @@ casacore::MeasurementSet createMeasurementSet(const std::string& path,
 /// frequencies, file name), exactly as createMeasurementSet() writes them.
 void rewriteSubbandTables(const std::string& path, const MeasurementSetDescription& description);
 
-/// Integrations per tile of DATA (about 1 MiB, whole integrations; rows are
-/// integration-major). Writing this many at once fills whole tiles.
-int integrationsPerTile(int nrChannels, int nrBaselines);
+/// How the main table's array columns (DATA, FLAG, WEIGHT_SPECTRUM, UVW, WEIGHT, SIGMA)
+/// are tiled: every column's tiles hold the same rowsPerTile rows, which are either
+/// integrationsPerRun whole integrations or a whole fraction of one integration's rows
+/// (rows are integration-major), so that writing integrationsPerRun integrations fills
+/// whole tiles of every column and leaves none half written. A DATA tile holds at most
+/// kTileBytes (one row at least): small tiles keep casacore's tile buffers on malloc's heap
+/// (reused, not page-faulted in afresh) and an open MS's memory small.
+struct MainTableTiling {
+  int rowsPerTile = 1;
+  int integrationsPerRun = 1;  ///< integrations the writer puts into the MS at once
+};
+MainTableTiling mainTableTiling(int nrChannels, int nrBaselines);
 
 /// Name of the OBSERVATION column that holds the observation id (a String, as in LOFAR).
 inline const char* kObservationIdColumn = "LOFAR_OBSERVATION_ID";

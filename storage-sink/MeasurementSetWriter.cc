@@ -6,6 +6,7 @@
 #include <casacore/casa/Arrays/Slicer.h>
 #include <casacore/ms/MeasurementSets/MSColumns.h>
 #include <casacore/ms/MeasurementSets/MeasurementSet.h>
+#include <casacore/tables/DataMan/TiledStManAccessor.h>
 #include <casacore/tables/Tables/ArrayColumn.h>
 #include <casacore/tables/Tables/ScalarColumn.h>
 
@@ -35,10 +36,46 @@ casacore::Slicer rowRange(int64_t firstRow, int64_t nrRows) {
   return casacore::Slicer(casacore::IPosition(1, firstRow), casacore::IPosition(1, nrRows));
 }
 
+/// The cells of a run of integrations as casacore takes them: its axes (pol, channel, row)
+/// hold cells[integration][baseline][channel][pol].
+struct CellBuffers {
+  casacore::Cube<casacore::Complex> data;
+  casacore::Cube<bool> flags;
+  casacore::Cube<float> weights;
+  casacore::Matrix<float> rowWeights, sigmas;  // [row][pol]
+  casacore::Vector<bool> rowFlags;             // [row]
+
+  void resize(int nrChannels, size_t nrRows) {
+    if (data.shape() == casacore::IPosition(3, kNrPolarisationProducts, nrChannels, nrRows)) return;
+    data.resize(kNrPolarisationProducts, nrChannels, nrRows);
+    flags.resize(kNrPolarisationProducts, nrChannels, nrRows);
+    weights.resize(kNrPolarisationProducts, nrChannels, nrRows);
+    rowWeights.resize(kNrPolarisationProducts, nrRows);
+    sigmas.resize(kNrPolarisationProducts, nrRows);
+    rowFlags.resize(nrRows);
+  }
+};
+
+/// The cells of nrRows rows of never-arrived integrations: DATA 0, FLAG true, weights 0;
+/// the calling thread's, shared by its MSs.
+const CellBuffers& gapCells(int nrChannels, size_t nrRows) {
+  thread_local CellBuffers gap;
+  if (gap.data.shape() != casacore::IPosition(3, kNrPolarisationProducts, nrChannels, nrRows)) {
+    gap.resize(nrChannels, nrRows);
+    gap.data = casacore::Complex(0);
+    gap.flags = true;
+    gap.weights = 0.0f;
+    gap.rowWeights = 0.0f;
+    gap.sigmas = 0.0f;
+    gap.rowFlags = true;
+  }
+  return gap;
+}
+
 }  // namespace
 
 struct MeasurementSetWriter::Impl {
-  Impl(const MeasurementSetDescription& description, const std::string& path);
+  Impl(const MeasurementSetDescription& description, const std::string& path, bool justCreated);
   void openExisting(int64_t observationId);
   bool write(int64_t integration, const uint8_t* payload);
   /// Puts the run of integrations converted but not yet in the MS into it.
@@ -53,6 +90,12 @@ struct MeasurementSetWriter::Impl {
   void convert(int slot, const uint8_t* payload);
   /// Puts slots [0, n) of the cell buffers into the rows of integrations [first, first + n).
   void putCells(int64_t first, int n);
+  /// Writes the tiles just filled to the file and frees them (MainTableTiling: a put of a
+  /// run fills whole tiles), so that an open MS holds no tiles between puts.
+  void releaseTiles();
+  /// The buffers of the pending run: the MS's own when a run is several integrations, else
+  /// (one integration, put at once) the calling thread's, shared by all its MSs.
+  CellBuffers& cells();
   double midTimeMjd(int64_t integration) const;
   int64_t gridSize() const { return int64_t(written_.size()); }
   int64_t nrWritten() const;
@@ -62,7 +105,7 @@ struct MeasurementSetWriter::Impl {
 
   std::string path_;
   int nrStations_, nrBaselines_, nrChannels_;
-  int runLength_;  // integrations written to the MS at once: one DATA tile
+  int runLength_;  // integrations put into the MS at once: whole tiles (MainTableTiling)
   double startUnix_, integrationSeconds_;
   bool reopened_ = false;
   // The main table only: opening the MS would open its sixteen subtables too.
@@ -82,36 +125,20 @@ struct MeasurementSetWriter::Impl {
   casacore::ArrayColumn<bool> flag_;
   casacore::ArrayColumn<float> weightSpectrum_, weight_, sigma_;
   casacore::ScalarColumn<bool> flagRow_;
-  // The cells of up to runLength_ integrations, reused; casacore's axes (pol, channel,
-  // row) hold cells[integration][baseline][channel][pol].
-  casacore::Cube<casacore::Complex> dataCells_;
-  casacore::Cube<bool> flagCells_;
-  casacore::Cube<float> weightCells_;
-  casacore::Matrix<float> weightRows_, sigmaRows_;  // [row][pol]
-  casacore::Vector<bool> flagRowCells_;             // [row]
-  std::vector<uint32_t> valid_;                     // [baseline][channel], one block's
-  // The same for a run of gaps, made on first use.
-  casacore::Cube<casacore::Complex> gapData_;
-  casacore::Cube<bool> gapFlags_;
-  casacore::Cube<float> gapWeights_;
-  casacore::Matrix<float> gapRowWeights_;
-  casacore::Vector<bool> gapRowFlags_;
+  std::vector<casacore::ROTiledStManAccessor> tiledColumns_;  // DATA ... SIGMA
+  CellBuffers ownCells_;         // runLength_ > 1: up to runLength_ integrations
+  std::vector<uint32_t> valid_;  // [baseline][channel], one block's
 };
 
-MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::string& path)
+MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::string& path,
+                                 bool justCreated)
     : path_(path),
       nrStations_(d.nrStations()),
       nrBaselines_(nrBaselines(nrStations_)),
       nrChannels_(d.nrChannels()),
-      runLength_(integrationsPerTile(nrChannels_, nrBaselines_)),
+      runLength_(mainTableTiling(nrChannels_, nrBaselines_).integrationsPerRun),
       startUnix_(d.gridStartUnix),
       integrationSeconds_(d.integrationSeconds),
-      dataCells_(kNrPolarisationProducts, nrChannels_, runLength_ * nrBaselines_),
-      flagCells_(kNrPolarisationProducts, nrChannels_, runLength_ * nrBaselines_),
-      weightCells_(kNrPolarisationProducts, nrChannels_, runLength_ * nrBaselines_),
-      weightRows_(kNrPolarisationProducts, runLength_ * nrBaselines_),
-      sigmaRows_(kNrPolarisationProducts, runLength_ * nrBaselines_),
-      flagRowCells_(runLength_ * nrBaselines_),
       valid_(size_t(nrBaselines_) * nrChannels_) {
   std::vector<std::array<double, 3>> positions;
   for (const MsStation& s : d.stations) positions.push_back(s.position);
@@ -122,7 +149,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   const casacore::TableLock noLocking(casacore::TableLock::NoLocking);
   if (std::filesystem::exists(path)) {
     ms_ = casacore::Table(path, noLocking, casacore::Table::Update);
-    openExisting(d.observationId);
+    if (!justCreated) openExisting(d.observationId);  // else empty and of this observation
   } else {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -154,6 +181,9 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   weight_.attach(ms_, "WEIGHT");
   sigma_.attach(ms_, "SIGMA");
   flagRow_.attach(ms_, "FLAG_ROW");
+  for (const char* column : {"DATA", "FLAG", "WEIGHT_SPECTRUM", "UVW", "WEIGHT", "SIGMA"})
+    tiledColumns_.emplace_back(ms_, column, true);
+  if (runLength_ > 1) ownCells_.resize(nrChannels_, size_t(runLength_) * nrBaselines_);
   uvw_ = UvwCalculator::shared(d.referencePosition, positions, {d.ra, d.dec, d.directionType});
 }
 
@@ -201,7 +231,10 @@ void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
   if (end <= begin) return;
   const int nb = nrBaselines_;
   const size_t nrRows = size_t(end - begin) * nb;
-  ms_.addRow(casacore::rownr_t(nrRows));
+  // Rows a failed attempt added already are not added again (a flush retried after the
+  // disk filled up, StorageSink).
+  const casacore::rownr_t rowsWanted = casacore::rownr_t(end) * casacore::rownr_t(nb);
+  if (ms_.nrow() < rowsWanted) ms_.addRow(rowsWanted - ms_.nrow());
   // Every column over all the rows at once: casacore's cost is mostly per call.
   casacore::Vector<int> antenna1(nrRows), antenna2(nrRows);
   casacore::Vector<double> time(nrRows);
@@ -245,30 +278,19 @@ void MeasurementSetWriter::Impl::addGaps(int64_t end) {
 }
 
 void MeasurementSetWriter::Impl::writeGap(int64_t begin, int64_t end) {
-  if (gapData_.empty()) {  // made once, on the first gap: a run of them
-    const size_t nrRows = size_t(runLength_) * nrBaselines_;
-    gapData_.resize(kNrPolarisationProducts, nrChannels_, nrRows);
-    gapData_ = casacore::Complex(0);
-    gapFlags_.resize(kNrPolarisationProducts, nrChannels_, nrRows);
-    gapFlags_ = true;
-    gapWeights_.resize(kNrPolarisationProducts, nrChannels_, nrRows);
-    gapWeights_ = 0.0f;
-    gapRowWeights_.resize(kNrPolarisationProducts, nrRows);
-    gapRowWeights_ = 0.0f;
-    gapRowFlags_.resize(nrRows);
-    gapRowFlags_ = true;
-  }
-  const casacore::Slicer range = rows(begin, end);
   const size_t nrRows = size_t(end - begin) * nrBaselines_;
+  const CellBuffers& gap = gapCells(nrChannels_, size_t(runLength_) * nrBaselines_);
+  const casacore::Slicer range = rows(begin, end);
   const casacore::IPosition last(3, kNrPolarisationProducts - 1, nrChannels_ - 1, nrRows - 1);
   const casacore::IPosition origin(3, 0);
-  data_.putColumnRange(range, gapData_(origin, last));
-  flag_.putColumnRange(range, gapFlags_(origin, last));
-  weightSpectrum_.putColumnRange(range, gapWeights_(origin, last));
+  data_.putColumnRange(range, gap.data(origin, last));
+  flag_.putColumnRange(range, gap.flags(origin, last));
+  weightSpectrum_.putColumnRange(range, gap.weights(origin, last));
   const casacore::IPosition lastRow(2, kNrPolarisationProducts - 1, nrRows - 1);
-  weight_.putColumnRange(range, gapRowWeights_(casacore::IPosition(2, 0), lastRow));
-  sigma_.putColumnRange(range, gapRowWeights_(casacore::IPosition(2, 0), lastRow));
-  flagRow_.putColumnRange(range, gapRowFlags_(casacore::Slice(0, nrRows)));
+  weight_.putColumnRange(range, gap.rowWeights(casacore::IPosition(2, 0), lastRow));
+  sigma_.putColumnRange(range, gap.sigmas(casacore::IPosition(2, 0), lastRow));
+  flagRow_.putColumnRange(range, gap.rowFlags(casacore::Slice(0, nrRows)));
+  releaseTiles();
 }
 
 bool MeasurementSetWriter::Impl::write(int64_t integration, const uint8_t* payload) {
@@ -313,9 +335,10 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
               nrCells * sizeof(uint32_t));
   const size_t firstRow = size_t(slot) * nrBaselines_;
   const size_t firstValue = firstRow * nrChannels_ * kNrPolarisationProducts;
-  casacore::Complex* data = dataCells_.data() + firstValue;  // (pol, channel, row), pol fastest
-  bool* flags = flagCells_.data() + firstValue;
-  float* weights = weightCells_.data() + firstValue;
+  CellBuffers& buffers = cells();
+  casacore::Complex* data = buffers.data.data() + firstValue;  // (pol, channel, row), pol fastest
+  bool* flags = buffers.flags.data() + firstValue;
+  float* weights = buffers.weights.data() + firstValue;
   for (int b = 0; b < nrBaselines_; ++b) {
     bool rowFlagged = true;
     float rowWeight = 0;
@@ -337,10 +360,10 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
     rowWeight /= float(nrChannels_);
     const size_t row = firstRow + b;
     for (int p = 0; p < kNrPolarisationProducts; ++p) {
-      weightRows_(p, row) = rowWeight;
-      sigmaRows_(p, row) = rowWeight > 0 ? 1.0f / std::sqrt(rowWeight) : 0.0f;
+      buffers.rowWeights(p, row) = rowWeight;
+      buffers.sigmas(p, row) = rowWeight > 0 ? 1.0f / std::sqrt(rowWeight) : 0.0f;
     }
-    flagRowCells_[row] = rowFlagged;
+    buffers.rowFlags[row] = rowFlagged;
   }
 }
 
@@ -351,12 +374,25 @@ void MeasurementSetWriter::Impl::putCells(int64_t first, int n) {
   const casacore::IPosition origin(3, 0),
       last(3, kNrPolarisationProducts - 1, nrChannels_ - 1, nrRows - 1);
   const casacore::IPosition rowOrigin(2, 0), lastRow(2, kNrPolarisationProducts - 1, nrRows - 1);
-  data_.putColumnRange(range, dataCells_(origin, last));
-  flag_.putColumnRange(range, flagCells_(origin, last));
-  weightSpectrum_.putColumnRange(range, weightCells_(origin, last));
-  weight_.putColumnRange(range, weightRows_(rowOrigin, lastRow));
-  sigma_.putColumnRange(range, sigmaRows_(rowOrigin, lastRow));
-  flagRow_.putColumnRange(range, flagRowCells_(casacore::Slice(0, nrRows)));
+  const CellBuffers& buffers = cells();
+  data_.putColumnRange(range, buffers.data(origin, last));
+  flag_.putColumnRange(range, buffers.flags(origin, last));
+  weightSpectrum_.putColumnRange(range, buffers.weights(origin, last));
+  weight_.putColumnRange(range, buffers.rowWeights(rowOrigin, lastRow));
+  sigma_.putColumnRange(range, buffers.sigmas(rowOrigin, lastRow));
+  flagRow_.putColumnRange(range, buffers.rowFlags(casacore::Slice(0, nrRows)));
+  releaseTiles();
+}
+
+void MeasurementSetWriter::Impl::releaseTiles() {
+  for (casacore::ROTiledStManAccessor& column : tiledColumns_) column.clearCaches();
+}
+
+CellBuffers& MeasurementSetWriter::Impl::cells() {
+  if (runLength_ > 1) return ownCells_;
+  thread_local CellBuffers shared;
+  shared.resize(nrChannels_, size_t(nrBaselines_));
+  return shared;
 }
 
 int64_t MeasurementSetWriter::Impl::nrWritten() const {
@@ -366,8 +402,8 @@ int64_t MeasurementSetWriter::Impl::nrWritten() const {
 }
 
 MeasurementSetWriter::MeasurementSetWriter(const MeasurementSetDescription& description,
-                                           const std::string& path)
-    : path_(path), impl_(std::make_unique<Impl>(description, path)) {
+                                           const std::string& path, bool justCreated)
+    : path_(path), impl_(std::make_unique<Impl>(description, path, justCreated)) {
   updateCounts();
 }
 
@@ -399,6 +435,7 @@ void MeasurementSetWriter::extendTo(int64_t nrIntegrations) {
 }
 void MeasurementSetWriter::flush(bool sync) {
   impl_->commit();
+  updateCounts();  // a write that threw may have been committed now
   impl_->ms_.flush(sync);
 }
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }

@@ -21,7 +21,10 @@ class MeasurementSetWriter {
  public:
   /// Creates the MS at path, or reopens it when it exists (it must hold the same
   /// observation, stations and channels; std::runtime_error naming the file if not).
-  MeasurementSetWriter(const MeasurementSetDescription& description, const std::string& path);
+  /// justCreated: this process has just made it from the description
+  /// (createMeasurementSets), so it is opened without reading its subtables to check it.
+  MeasurementSetWriter(const MeasurementSetDescription& description, const std::string& path,
+                       bool justCreated = false);
   ~MeasurementSetWriter();
   MeasurementSetWriter(const MeasurementSetWriter&) = delete;
   MeasurementSetWriter& operator=(const MeasurementSetWriter&) = delete;

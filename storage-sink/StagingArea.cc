@@ -55,6 +55,18 @@ std::unique_ptr<StagedBlock> StagingArea::acquire() {
   return block;
 }
 
+void StagingArea::preallocate(size_t count) {
+  count = std::min(count, nrBuffers_);
+  for (std::unique_lock lock(mutex_); allocated_ < count;) {
+    ++allocated_;
+    lock.unlock();
+    auto block = std::make_unique<StagedBlock>();
+    block->payload = AlignedBuffer<uint8_t>(blockBytes_);
+    lock.lock();
+    free_.push_back(std::move(block));
+  }
+}
+
 void StagingArea::release(std::unique_ptr<StagedBlock> block) {
   std::lock_guard lock(mutex_);
   if (block) free_.push_back(std::move(block));

@@ -43,6 +43,9 @@ class StagingArea {
   /// nrWriters 0: one writer per output.
   StagingArea(int nrOutputs, size_t blockBytes, StagingOptions options, int nrWriters = 0);
 
+  /// Allocates (and so touches: a page fault per page here) up to count buffers before any
+  /// receiver runs, so that receiving does not pay for fresh memory; at most the capacity.
+  void preallocate(size_t count);
   /// A free buffer to receive into, blocking while all are taken; nullptr once closed.
   std::unique_ptr<StagedBlock> acquire();
   /// Returns a buffer that was not staged (e.g. its checksum was bad).

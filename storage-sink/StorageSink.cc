@@ -1,6 +1,7 @@
 #include "StorageSink.h"
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -8,6 +9,7 @@
 #include "BlockReceiver.h"
 #include "FileSystemSync.h"
 #include "MeasurementSetTemplate.h"
+#include "ParallelFor.h"
 #include "rtcp/Logger.h"
 #include "rtcp/StatusFile.h"
 #include "rtcp/WallClock.h"
@@ -25,17 +27,6 @@ Clock::time_point after(double seconds) {
 /// Threads that close the MSs: mostly waiting for fsyncs.
 constexpr int kClosingThreads = 8;
 
-/// Calls work(i) for i in [0, n) on up to `threads` threads.
-void forEachInParallel(size_t n, int threads, const std::function<void(size_t)>& work) {
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::min<int>(threads, int(n)); ++t)
-    pool.emplace_back([&] {
-      for (size_t i = next++; i < n; i = next++) work(i);
-    });
-  for (std::thread& thread : pool) thread.join();
-}
-
 }  // namespace
 
 void SinkSummary::log() const {
@@ -52,6 +43,10 @@ void SinkSummary::log() const {
                                          << "): " << out.gridSize << " integrations, "
                                          << out.missing << " missing (flagged), "
                                          << out.bytesWritten << " bytes written");
+  if (integrationsLost)
+    RTCP_LOG_ERROR("storage", "summary: " << integrationsLost
+                                          << " integrations received could not be written ("
+                                          << error << ")");
   RTCP_LOG_INFO("storage", "summary: staging high-water mark " << stagingHighWaterBytes << " of "
                                                                << stagingCapacityBytes << " bytes");
 }
@@ -74,17 +69,39 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   const auto antennaFields = describeAntennaFields(settings_);  // once for all the MSs
   std::vector<MeasurementSetDescription> descriptions;
   std::vector<std::string> paths;
+  std::vector<bool> existed;  // [output]: made by an earlier run, reopened
   for (const SubbandOutput& out : outputs_) {
     descriptions.push_back(describeMeasurementSet(settings_, out.subbandIndex, antennaFields));
     paths.push_back(out.path);
+    existed.push_back(std::filesystem::exists(out.path));
   }
+  // The reserve first: whatever else fills the disk, the MSs can be closed.
+  const int nrStations = int(validator_->nrStations()), nrChannels = int(validator_->nrChannels());
+  diskSpace_ = std::make_unique<DiskSpace>(
+      paths, settings_.observationId, msIntegrationBytes(nrStations, nrChannels),
+      msTileBytes(nrStations, nrChannels), options_.diskReserveBytes);
+  // The staging buffers are touched while the MSs are made (that mostly waits for the file
+  // system), as many as the observation can fill.
+  std::jthread preallocating([this] {  // joined on every way out
+    staging_->preallocate(size_t(validator_->nrIntegrations()) * outputs_.size());
+  });
+  const auto creating = Clock::now();
   createMeasurementSets(descriptions, paths, [this](int made) { measurementSetsCreated_ = made; });
+  const auto opening = Clock::now();
   for (size_t o = 0; o < outputs_.size(); ++o) {
-    writers_.push_back(std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o]));
+    writers_.push_back(
+        std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o], !existed[o]));
     integrationsWritten_ += writers_.back()->nrWritten();
     missing_[o] = writers_.back()->nrMissing();
     ++measurementSetsReady_;
   }
+  integrationsAtStart_ = integrationsWritten_;
+  preallocating.join();
+  RTCP_LOG_INFO("storage", "MSs created in "
+                               << std::chrono::duration<double>(opening - creating).count()
+                               << " s, opened for writing in "
+                               << std::chrono::duration<double>(Clock::now() - opening).count()
+                               << " s");
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
   listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
   listening_ = true;
@@ -125,10 +142,33 @@ void StorageSink::acceptConnections() {
   }
 }
 
+void StorageSink::failWriting(int output, const std::string& what) {
+  diskSpace_->checkFull(output, what);
+  const std::string full = diskSpace_->fullReason();
+  const std::string reason =
+      full.empty() ? writers_[size_t(output)]->path() + ": writing failed: " + what : full;
+  {
+    std::lock_guard lock(errorMutex_);
+    if (!error_.empty()) return;
+    error_ = reason;
+  }
+  RTCP_LOG_ERROR("storage", reason << "; writing stops, the MeasurementSets keep what was written"
+                                   << (full.empty() ? "" : " (" + what + ")"));
+  failed_ = true;
+  requestStop("writing failed");
+}
+
 void StorageSink::writeBlock(const StagedBlock& block) {
   MeasurementSetWriter& writer = *writers_[size_t(block.output)];
+  ++blocksTaken_;
+  if (!failed_ && !diskSpace_->admit(block.output))
+    failWriting(block.output, "integration " + std::to_string(block.header.integration) + " of " +
+                                  writer.path() + " does not fit");
+  if (failed_) {
+    ++integrationsLost_;
+    return;
+  }
   try {
-    if (failed_) return;
     const uint64_t bytesBefore = writer.bytesWritten();
     if (writer.write(int64_t(block.header.integration), block.payload.data())) {
       bytesWritten_ += writer.bytesWritten() - bytesBefore;
@@ -141,9 +181,18 @@ void StorageSink::writeBlock(const StagedBlock& block) {
           "integration " + std::to_string(block.header.integration) + " already written");
     }
   } catch (const std::exception& e) {
-    RTCP_LOG_ERROR("storage", writer.path() << ": writing failed: " << e.what());
-    failed_ = true;
-    requestStop("writing failed");
+    failWriting(block.output, e.what());
+    ++integrationsLost_;  // perhaps not (closing may write it): counted again at the end
+  }
+}
+
+void StorageSink::flushOutput(int output) {
+  MeasurementSetWriter& writer = *writers_[size_t(output)];
+  try {
+    writer.flush();
+    diskSpace_->flushed(output);
+  } catch (const std::exception& e) {
+    failWriting(output, std::string("flushing: ") + e.what());
   }
 }
 
@@ -163,16 +212,9 @@ void StorageSink::drain(int writerThread) {
     const auto now = Clock::now();
     for (int output : touched) {
       auto [last, first] = lastFlush.try_emplace(output, now);
-      if (first || now - last->second < flushInterval) continue;
-      MeasurementSetWriter& writer = *writers_[size_t(output)];
-      try {
-        writer.flush();
-        last->second = Clock::now();
-      } catch (const std::exception& e) {
-        RTCP_LOG_ERROR("storage", writer.path() << ": flush failed: " << e.what());
-        failed_ = true;
-        requestStop("writing failed");
-      }
+      if (first || now - last->second < flushInterval || failed_) continue;
+      flushOutput(output);
+      last->second = Clock::now();
     }
     if (allArrived()) requestStop("every integration arrived");
   }
@@ -217,37 +259,22 @@ SinkSummary StorageSink::run() {
 
   SinkSummary summary;
   summary.complete = allArrived();
-  summary.failed = failed_;
   summary.stopReason = stopReason_;
-  // Once the observation is over, its whole time grid is due: pad what never came.
-  const bool observationOver = summary.complete || wallClock() >= settings_.stopTime;
-  // Pad, flush and close the MSs several at a time: casacore fsyncs as it flushes them.
-  summary.outputs.resize(outputs_.size());
-  std::atomic<bool> finishingFailed{false};
-  forEachInParallel(outputs_.size(), kClosingThreads, [&](size_t o) {
-    MeasurementSetWriter& writer = *writers_[o];
-    try {
-      if (observationOver && !failed_) writer.extendTo(validator_->nrIntegrations());
-      writer.flush();  // to the disk below, once for all the MSs
-    } catch (const std::exception& e) {
-      RTCP_LOG_ERROR("storage", writer.path() << ": finishing failed: " << e.what());
-      finishingFailed = true;
-    }
-    summary.outputs[o] = {writer.path(), outputs_[o].subbandNumber, writer.gridSize(),
-                          writer.nrMissing(), writer.bytesWritten()};
-    missing_[o] = writer.nrMissing();
-    writers_[o].reset();  // closes the MS
-    ++measurementSetsClosed_;
-  });
-  if (finishingFailed) summary.failed = true;
-  writers_.clear();
-  try {
-    std::vector<std::string> paths;
-    for (const SinkSummary::Output& out : summary.outputs) paths.push_back(out.path);
-    syncFileSystems(paths);
-  } catch (const std::exception& e) {
-    RTCP_LOG_ERROR("storage", "syncing the MeasurementSets to the disk failed: " << e.what());
-    summary.failed = true;
+  if (!closeMeasurementSets(summary)) summary.failed = true;
+  // Counted again now that the MSs are closed: a block whose write failed may have been
+  // written by the closing flush after all.
+  int64_t written = 0;
+  for (const SinkSummary::Output& out : summary.outputs) written += out.gridSize - out.missing;
+  integrationsWritten_ = written;
+  const uint64_t writtenNow = uint64_t(std::max<int64_t>(0, written - integrationsAtStart_));
+  const uint64_t duplicates = statistics_.rejected[size_t(BlockReject::kDuplicate)];
+  integrationsLost_ =
+      blocksTaken_ > writtenNow + duplicates ? blocksTaken_ - writtenNow - duplicates : 0;
+  summary.integrationsLost = integrationsLost_;
+  summary.failed = summary.failed || failed_;
+  {
+    std::lock_guard lock(errorMutex_);
+    summary.error = error_;
   }
   summary.blocksReceived = statistics_.blocksReceived;
   summary.blocksWritten = statistics_.blocksWritten;
@@ -256,9 +283,78 @@ SinkSummary StorageSink::run() {
     summary.rejected[size_t(r)] = statistics_.rejected[size_t(r)];
   summary.stagingHighWaterBytes = staging_->highWaterBytes();
   summary.stagingCapacityBytes = staging_->capacityBytes();
+  diskSpace_.reset();  // the reserve files go
   finished_ = true;
   if (!options_.statusPath.empty()) writeStatus();
   return summary;
+}
+
+bool StorageSink::closeMeasurementSets(SinkSummary& summary) {
+  // After the disk filled up, the reserve makes room to flush what the MSs hold.
+  if (diskSpace_->anyFull()) diskSpace_->releaseReserves();
+  // Once the observation is over, its whole time grid is due: pad what never came (not
+  // after writing failed: the grid ends with the last integration written).
+  const bool observationOver = summary.complete || wallClock() >= settings_.stopTime;
+  // Pad, flush and close the MSs several at a time: casacore fsyncs as it flushes them.
+  summary.outputs.resize(outputs_.size());
+  std::atomic<bool> closingFailed{false};
+  forEachInParallel(outputs_.size(), kClosingThreads, [&](size_t o) {
+    MeasurementSetWriter& writer = *writers_[o];
+    // Pads and flushes (to the disk below, once for all the MSs). Both can be done again
+    // after a failure: rows already added are not added twice (MeasurementSetWriter).
+    auto padAndFlush = [&] {
+      if (observationOver && !failed_) writer.extendTo(validator_->nrIntegrations());
+      writer.flush();
+    };
+    bool flushed = false;
+    try {
+      padAndFlush();
+      flushed = true;
+    } catch (const std::exception& e) {
+      diskSpace_->checkFull(int(o), e.what());  // before the reserve is freed
+      diskSpace_->releaseReserves();
+      try {  // once more, with the reserve freed: tiles are written as they are put, so the
+             // padding may have failed as well as the flush
+        padAndFlush();
+        flushed = true;
+        RTCP_LOG_WARN("storage",
+                      writer.path() << ": closed with the disk-space reserve (" << e.what() << ")");
+        std::lock_guard lock(errorMutex_);
+        if (error_.empty()) error_ = diskSpace_->fullReason() + "; the reserve closed the MSs";
+      } catch (const std::exception& again) {
+        RTCP_LOG_ERROR("storage", writer.path()
+                                      << ": closing failed: " << e.what() << "; " << again.what());
+        closingFailed = true;
+      }
+    }
+    summary.outputs[o] = {writer.path(), outputs_[o].subbandNumber, writer.gridSize(),
+                          writer.nrMissing(), writer.bytesWritten()};
+    missing_[o] = writer.nrMissing();
+    if (flushed) {
+      writers_[o].reset();  // closes the MS: nothing is left to write
+    } else {
+      // casacore's table would write again as it is destroyed, and throw from a
+      // destructor: left open (its memory too) rather than abort the sink.
+      RTCP_LOG_ERROR("storage", writer.path() << " is left inconsistent");
+      (void)writers_[o].release();
+    }
+    ++measurementSetsClosed_;
+  });
+  writers_.clear();
+  try {
+    std::vector<std::string> paths;
+    for (const SinkSummary::Output& out : summary.outputs) paths.push_back(out.path);
+    syncFileSystems(paths);
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", "syncing the MeasurementSets to the disk failed: " << e.what());
+    closingFailed = true;
+  }
+  if (closingFailed) {
+    failed_ = true;
+    std::lock_guard lock(errorMutex_);
+    if (error_.empty()) error_ = "closing the MeasurementSets failed (see the log)";
+  }
+  return !closingFailed;
 }
 
 StorageStatus StorageSink::status() const {
@@ -279,6 +375,10 @@ StorageStatus StorageSink::status() const {
   s.backlogBytes = s.backlog * staging_->blockBytes();
   s.bytesReceived = statistics_.bytesReceived;
   s.bytesWritten = bytesWritten_;
+  s.failed = failed_;
+  s.integrationsLost = integrationsLost_;
+  std::lock_guard lock(errorMutex_);
+  s.error = error_;
   return s;
 }
 

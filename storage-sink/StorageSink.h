@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "BlockValidator.h"
+#include "DiskSpace.h"
 #include "IngestStatistics.h"
 #include "MeasurementSetWriter.h"
 #include "OutputLayout.h"
@@ -39,6 +40,9 @@ struct SinkOptions {
   /// visible to readers and kept over a crash). casacore fsyncs at every flush of a table
   /// with a StandardStMan column, so hundreds of MSs cannot be flushed every second.
   double msFlushSeconds = 10;
+  /// Bytes kept free (a reserve file) on each file system the MSs are on, to flush and
+  /// close them should the disk fill up anyway (DiskSpace.h); --disk-reserve-mb.
+  uint64_t diskReserveBytes = 64 << 20;
 };
 
 /// What a run did, per MeasurementSet and in total.
@@ -56,6 +60,9 @@ struct SinkSummary {
   size_t stagingHighWaterBytes = 0, stagingCapacityBytes = 0;
   bool complete = false;  ///< every expected integration of every subband arrived
   bool failed = false;    ///< an MS could not be written
+  /// Integrations received and checked that no MS holds (writing had stopped: disk full).
+  uint64_t integrationsLost = 0;
+  std::string error;  ///< why writing failed ("" when it did not)
   std::string stopReason;
   void log() const;  ///< logs the summary, one line per item
 };
@@ -86,8 +93,14 @@ class StorageSink {
   void acceptConnections();
   /// Writes the batches of one writer thread (its share of the outputs) until closed.
   void drain(int writer);
-  /// Writes one staged block into its MS; false when writing failed.
+  /// Writes one staged block into its MS, or counts it lost once writing has stopped.
   void writeBlock(const StagedBlock& block);
+  /// Flushes output o's MS (periodically while written).
+  void flushOutput(int output);
+  /// Writing failed: stop writing (every block from now on is lost, counted), say why.
+  void failWriting(int output, const std::string& what);
+  /// Flushes and closes the MSs; false when one of them could not be.
+  bool closeMeasurementSets(SinkSummary& summary);
   bool allArrived() const;
   /// Writes status() to options_.statusPath (logs, does not throw, when it cannot).
   void writeStatus() const;
@@ -104,6 +117,13 @@ class StorageSink {
   IngestStatistics statistics_;
   std::atomic<int64_t> integrationsWritten_{0};
   std::atomic<bool> failed_{false};
+  std::unique_ptr<DiskSpace> diskSpace_;
+  mutable std::mutex errorMutex_;
+  std::string error_;  // the first reason writing failed
+  // Blocks the writers took from staging, lost after writing stopped, and the
+  // integrations the MSs held when opened (a restart).
+  std::atomic<uint64_t> blocksTaken_{0}, integrationsLost_{0};
+  int64_t integrationsAtStart_ = 0;
   std::atomic<size_t> accepted_{0}, open_{0};
 
   std::mutex mutex_;

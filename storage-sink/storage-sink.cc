@@ -23,7 +23,7 @@ rtcp::storage::StorageSink* gSink = nullptr;  // the sink a signal stops, while 
 int main(int argc, char** argv) {
   rtcp::Logger::setProcessName("storage-sink");
   rtcp::storage::SinkOptions options;
-  double stagingMb = 256;
+  double stagingMb = 256, diskReserveMb = 64;
   std::string parsetPath;
   bool report = false;
   po::options_description visible(
@@ -57,6 +57,9 @@ int main(int argc, char** argv) {
       "threads writing the MeasurementSets (0: one per core)")(
       "ms-flush-interval", po::value<double>(&options.msFlushSeconds)->default_value(10),
       "seconds between flushes of each MeasurementSet while it is written")(
+      "disk-reserve-mb", po::value<double>(&diskReserveMb)->default_value(64),
+      "MiB kept free on each file system of the MeasurementSets (a reserve file), to close them "
+      "should the disk fill up")(
       "report", po::bool_switch(&report),
       "at the end, print one 'rtcp-ms' line per MeasurementSet on standard output (for observe "
       "across hosts)")("verbose,v", "log debug messages");
@@ -69,6 +72,11 @@ int main(int argc, char** argv) {
   }
   if (vm.count("verbose")) rtcp::Logger::setLevel(rtcp::LogLevel::kDebug);
   options.staging.capacityBytes = size_t(stagingMb * 1024 * 1024);
+  if (diskReserveMb < 0) {
+    RTCP_LOG_ERROR("storage", "bad arguments: --disk-reserve-mb " << diskReserveMb << " < 0");
+    return 2;
+  }
+  options.diskReserveBytes = uint64_t(diskReserveMb * 1024 * 1024);
 
   // SIGINT and SIGTERM are taken by one thread that asks the sink to stop.
   sigset_t signals;

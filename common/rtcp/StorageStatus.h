@@ -32,6 +32,15 @@ struct StorageStatus {
   uint64_t backlogBytes = 0;   ///< backlogBytes: staging memory they hold
   uint64_t bytesReceived = 0;  ///< bytes.received: headers and payloads
   uint64_t bytesWritten = 0;   ///< bytes.written: DATA, FLAG and WEIGHT_SPECTRUM cells
+  /// failed: 1 once writing failed (a full disk, an MS that could not be written): the sink
+  /// stopped writing; the MSs hold what was written before, consistently.
+  bool failed = false;
+  /// integrations.lost: received and checked, but in no MS because writing had stopped.
+  uint64_t integrationsLost = 0;
+  /// error: why writing failed, naming the MS or the directory of the file system that
+  /// filled up ("" when it did not). Written with spaces, '%' and line ends as %20, %25,
+  /// %0A, so that it stays one word of the one-line form.
+  std::string error;
 
   /// The `key=value` text (keys as documented on each field).
   std::string format() const;

@@ -1,0 +1,227 @@
+// storage-sink killed in the middle of a live observation: observe starts it again, the
+// new one reopens the MSs and appends, ionproc sends what it kept meanwhile (its queue and
+// spool) and again what the killed sink had acknowledged in the last --retain-seconds
+// (taken in, not yet flushed into the MSs). Nothing is lost; every integration is in its
+// MS once. And the disk of the MSs filling up: observe fails with the reason, naming the
+// directory; the MSs are partial, open in casacore and hold what the summary says.
+#include <cppunit/extensions/HelperMacros.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "DiskSpace.h"
+#include "MsReader.h"
+#include "ObserveTestUtil.h"
+#include "SmallFileSystem.h"
+#include "StorageTestUtil.h"
+#include "rtcp/Baselines.h"
+#include "rtcp/SampleTime.h"
+#include "rtcp/StorageStatus.h"
+
+namespace rtcp::observe::test {
+
+using storage::test::MsContents;
+using storage::test::readMeasurementSet;
+using storage::test::TempDir;
+
+namespace {
+
+/// The child of `parent` running `program` (by its /proc comm), or -1.
+pid_t childNamed(pid_t parent, const std::string& program) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = readFile(entry.path().string() + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    int ppid = 0;
+    char state = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) != 2) continue;
+    std::string comm = readFile(entry.path().string() + "/comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (ppid == parent && comm == program) return pid_t(std::stoi(name));
+  }
+  return -1;
+}
+
+}  // namespace
+
+class ObserveStorageFaultsTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(ObserveStorageFaultsTest);
+  CPPUNIT_TEST(testKilledStorageSinkIsRestarted);
+  CPPUNIT_TEST(testStoppedStorageSinkLosesNothing);
+  CPPUNIT_TEST(testDiskFullFailsTheObservation);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testKilledStorageSinkIsRestarted() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4741;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.seconds = 10;
+    o.outputDir = dir.path() + "/out";
+    const std::string parset = writeParset(dir.path() + "/obs.parset", o);
+    const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
+    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+    // Kill storage-sink once it wrote a few integrations.
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < giveUp) {
+      const std::string status = obs + "/storage-sink.status";
+      if (std::filesystem::exists(status) &&
+          storage::StorageStatus::read(status).integrationsWritten >= 6)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const pid_t sink = childNamed(observer, "storage-sink");
+    CPPUNIT_ASSERT_MESSAGE(readFile(log), sink > 0);
+    kill(sink, SIGKILL);
+    const int code = waitProgram(observer);
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, code);
+    const std::string warnings = summaryValue(obs, "warnings");
+    CPPUNIT_ASSERT_MESSAGE(warnings,
+                           warnings.find("storage-sink died (SIGKILL") != std::string::npos);
+    CPPUNIT_ASSERT(std::filesystem::exists(obs + "/storage-sink.restart1.log"));
+    const std::string codes = summaryValue(obs, "exitCodes");
+    CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink\": 0") != std::string::npos);
+
+    // Every MS: the whole grid once (nothing appended twice), each integration the
+    // correlator's or a flagged gap; the gaps are what the summary says was dropped.
+    const ObservationSettings settings = ObservationSettings::fromFile(obs + "/observation.parset");
+    const int64_t nrIntegrations = settings.nrIntegrations();
+    const int nb = nrBaselines(int(o.stations.size()));
+    int64_t gaps = 0, present = 0;
+    for (const char* subband : {"000", "001"}) {
+      const MsContents ms =
+          readMeasurementSet(o.outputDir + "/L4741_SAP000_SB" + subband + "_uv.MS");
+      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * nb), ms.nrRows);
+      for (int64_t i = 0; i < nrIntegrations; ++i) {
+        int flaggedRows = 0;
+        for (int b = 0; b < nb; ++b) flaggedRows += ms.flagRow[size_t(i * nb + b)];
+        CPPUNIT_ASSERT(flaggedRows == 0 || flaggedRows == nb);
+        CPPUNIT_ASSERT(i == 0 || ms.time[size_t(i * nb)] > ms.time[size_t((i - 1) * nb)]);
+        (flaggedRows ? gaps : present) += 1;
+      }
+    }
+    std::cerr << "storage-sink killed and restarted: " << present << " integrations written, "
+              << gaps << " flagged; summary: integrationsDropped "
+              << summaryValue(obs, "integrationsDropped") << "\n";
+    CPPUNIT_ASSERT_EQUAL(std::to_string(gaps), summaryValue(obs, "integrationsDropped"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), gaps);
+    CPPUNIT_ASSERT_EQUAL(2 * nrIntegrations, present);
+  }
+
+  /// storage-sink stopped (SIGSTOP) for 5 s: ionproc's queue overflows into its spool,
+  /// which it sends after SIGCONT; nothing is lost (before the spool: 18 integrations).
+  void testStoppedStorageSinkLosesNothing() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4743;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.seconds = 10;
+    // 1024 channels, 48 spectra: 0.25 s integrations of 220 kB blocks; six subbands make
+    // 26 MB in 5 s, more than the socket buffers (about 10 MB on loopback) and ionproc's
+    // queue (16) hold.
+    o.channels = 1024;
+    o.steps = 48;
+    o.subbands = "[300..305]";
+    o.outputDir = dir.path() + "/out";
+    const std::string parset = writeParset(dir.path() + "/obs.parset", o);
+    const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
+    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      const std::string status = obs + "/storage-sink.status";
+      if (std::filesystem::exists(status) &&
+          storage::StorageStatus::read(status).integrationsWritten >= 4)
+        break;
+      CPPUNIT_ASSERT_MESSAGE(readFile(log), std::chrono::steady_clock::now() < giveUp);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const pid_t sink = childNamed(observer, "storage-sink");
+    CPPUNIT_ASSERT(sink > 0);
+    kill(sink, SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::seconds(5));
+    kill(sink, SIGCONT);
+    const int code = waitProgram(observer);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, code);
+    const std::string ionprocLog = readFile(obs + "/ionproc.log");
+    CPPUNIT_ASSERT_MESSAGE(ionprocLog, ionprocLog.find("spooling to " + obs) != std::string::npos);
+    const size_t sent = ionprocLog.rfind("storage: ", ionprocLog.find(" integrations sent"));
+    CPPUNIT_ASSERT(sent != std::string::npos);
+    std::cerr << "storage-sink stopped 5 s: summary: integrationsDropped "
+              << summaryValue(obs, "integrationsDropped") << " of "
+              << summaryValue(obs, "integrationsExpected")
+              << "; ionproc: " << ionprocLog.substr(sent, ionprocLog.find('\n', sent) - sent)
+              << "\n";
+    CPPUNIT_ASSERT_EQUAL(std::string("0"), summaryValue(obs, "integrationsDropped"));
+    const int64_t nrIntegrations =
+        ObservationSettings::fromFile(obs + "/observation.parset").nrIntegrations();
+    for (const char* subband : {"000", "001", "002", "003", "004", "005"}) {
+      const MsContents ms =
+          readMeasurementSet(o.outputDir + "/L4743_SAP000_SB" + subband + "_uv.MS");
+      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * nrBaselines(3)), ms.nrRows);
+      for (size_t row = 0; row < ms.nrRows; ++row) CPPUNIT_ASSERT(!ms.flagRow[row]);
+    }
+  }
+
+  void testDiskFullFailsTheObservation() {
+    TempDir dir;
+    rtcp::test::SmallFileSystem disk(dir.path() + "/disk", 96 << 20);
+    SmallObservation o;
+    o.obsId = 4742;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.seconds = 10;
+    o.outputDir = disk.path() + "/out";
+    const std::string parset = writeParset(dir.path() + "/obs.parset", o);
+    const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
+    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (;;) {
+      const std::string status = obs + "/storage-sink.status";
+      if (std::filesystem::exists(status) && storage::StorageStatus::read(status).listening) break;
+      CPPUNIT_ASSERT_MESSAGE(readFile(log), std::chrono::steady_clock::now() < giveUp);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // Room for the first tile of both MSs and a few integrations each.
+    const uint64_t tile = storage::msTileBytes(3, o.channels);
+    const uint64_t integration = storage::msIntegrationBytes(3, o.channels);
+    disk.fillLeaving(disk.path() + "/filler", 2 * tile + 8 * integration);
+    const int code = waitProgram(observer);
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_MESSAGE(text, code != 0 && code < 128);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, std::string("\"failed\""), summaryValue(obs, "status"));
+    const std::string reason = summaryValue(obs, "reason");
+    CPPUNIT_ASSERT_MESSAGE(reason, reason.find("storage-sink") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        reason, reason.find("the file system of " + o.outputDir + " is full") != std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(std::string("[]"), summaryValue(obs, "measurementSets"));
+    const std::string partial = summaryValue(obs, "partialMeasurementSets");
+    std::filesystem::remove(disk.path() + "/filler");
+    int64_t present = 0;
+    for (const char* subband : {"000", "001"}) {
+      const std::string path = o.outputDir + "/L4742_SAP000_SB" + subband + "_uv.MS";
+      CPPUNIT_ASSERT_MESSAGE(partial, partial.find(path) != std::string::npos);
+      const MsContents ms = readMeasurementSet(path);
+      const int nb = nrBaselines(3);
+      CPPUNIT_ASSERT_EQUAL(size_t(0), ms.nrRows % size_t(nb));
+      for (size_t i = 0; i < ms.nrRows / size_t(nb); ++i) present += !ms.flagRow[i * size_t(nb)];
+    }
+    const int64_t expected = std::stoll(summaryValue(obs, "integrationsExpected"));
+    std::cerr << "disk full: " << present << " of " << expected
+              << " integrations in the MSs; summary: integrationsDropped "
+              << summaryValue(obs, "integrationsDropped") << "; reason " << reason << "\n";
+    CPPUNIT_ASSERT(present > 0 && present < expected);
+    CPPUNIT_ASSERT_EQUAL(std::to_string(expected - present),
+                         summaryValue(obs, "integrationsDropped"));
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(ObserveStorageFaultsTest);
+
+}  // namespace rtcp::observe::test
