@@ -39,12 +39,25 @@ class AlignedBuffer {
     if (huge) ::madvise(static_cast<void*>(data_), bytes, MADV_HUGEPAGE);  // a hint only
     std::memset(static_cast<void*>(data_), 0, bytes);
   }
-  ~AlignedBuffer() { std::free(data_); }
+  /// A buffer over memory owned elsewhere (a shared-memory segment), never freed here.
+  static AlignedBuffer borrowed(T* data, size_t size) {
+    AlignedBuffer buffer;
+    buffer.data_ = data;
+    buffer.size_ = size;
+    buffer.owned_ = false;
+    return buffer;
+  }
+  ~AlignedBuffer() {
+    if (owned_) std::free(data_);
+  }
   AlignedBuffer(AlignedBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        owned_(std::exchange(other.owned_, true)) {}
   AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
     std::swap(data_, other.data_);
     std::swap(size_, other.size_);
+    std::swap(owned_, other.owned_);
     return *this;
   }
   AlignedBuffer(const AlignedBuffer&) = delete;
@@ -55,6 +68,7 @@ class AlignedBuffer {
   size_t size() const { return size_; }
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
+  bool owned() const { return owned_; }
   T* begin() { return data_; }
   T* end() { return data_ + size_; }
   const T* begin() const { return data_; }
@@ -68,6 +82,7 @@ class AlignedBuffer {
  private:
   T* data_ = nullptr;
   size_t size_ = 0;
+  bool owned_ = true;  ///< false: borrowed()
 };
 
 }  // namespace rtcp
