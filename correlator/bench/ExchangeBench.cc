@@ -118,7 +118,8 @@ int run(int argc, char** argv) {
   auto secondsWaiting = [&] {
     return shared ? shared->secondsWaiting() : transpose.secondsWaiting();
   };
-  exchange(0);  // warm up
+  exchange(0);  // warm up (both of the shared window's sets)
+  exchange(1);
 
   // Transfers: every rank ready at once, so the time is the copy's.
   const uint64_t sent0 = bytesSent();
