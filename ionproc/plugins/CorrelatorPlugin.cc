@@ -135,6 +135,8 @@ struct CorrelatorPlugin {
       shared.release(~uint64_t(0), holder(rank, station));
       throw;
     }
+    if (slot.samples.owned())  // the source replaced the slot's buffers: nothing is shared
+      throw std::logic_error("the block source did not serve into the shared slot");
     ++lent;
     header = slot.header;
   }
