@@ -24,8 +24,7 @@ size_t StationBlock::bytesInOnePiece(int nrSubbands, int nrSamples, int bitsPerS
          aligned64(size_t(nrSubbands) * sizeof(SubbandDelay));
 }
 
-StationBlock StationBlock::over(uint8_t* memory, int nrSubbands, int nrSamples,
-                                int bitsPerSample) {
+StationBlock StationBlock::over(uint8_t* memory, int nrSubbands, int nrSamples, int bitsPerSample) {
   StationBlock block;
   block.header.nrSubbands = nrSubbands;
   block.header.nrSamples = nrSamples;

@@ -95,8 +95,7 @@ void SharedBlockSegment::release(uint64_t mask, uint64_t value) {
   freed_.notify_all();
 }
 
-StationBlock SharedBlockSegment::block(int slot, int nrSubbands, int nrSamples,
-                                       int bitsPerSample) {
+StationBlock SharedBlockSegment::block(int slot, int nrSubbands, int nrSamples, int bitsPerSample) {
   if (slot < 0 || slot >= info_.nrSlots ||
       StationBlock::bytesInOnePiece(nrSubbands, nrSamples, bitsPerSample) > info_.slotBytes)
     throw std::invalid_argument("SharedBlockSegment: block does not fit slot " +
@@ -154,9 +153,9 @@ StationBlock SharedBlockMapping::block(const SharedBlockLocation& location,
                              info_.name + " for a block of " + std::to_string(bytes) +
                              " bytes, more than a slot holds");
   // Read-only pages: a write through these buffers faults instead of corrupting ionproc's.
-  StationBlock block = StationBlock::over(const_cast<uint8_t*>(base_ + location.offset),
-                                          header.nrSubbands, header.nrSamples,
-                                          header.bitsPerSample);
+  StationBlock block =
+      StationBlock::over(const_cast<uint8_t*>(base_ + location.offset), header.nrSubbands,
+                         header.nrSamples, header.bitsPerSample);
   block.header = header;
   return block;
 }

@@ -23,9 +23,9 @@ namespace rtcp::ion {
 
 /// What a rank needs to map a segment; travels in a forwarded call's answer.
 struct SharedSegmentInfo {
-  char name[64] = {};     ///< shm_open name, "/rtcp-blocks-..."
-  uint64_t bytes = 0;     ///< the segment's size
-  uint64_t nonce = 0;     ///< also in the segment's first bytes: proves the same segment
+  char name[64] = {};  ///< shm_open name, "/rtcp-blocks-..."
+  uint64_t bytes = 0;  ///< the segment's size
+  uint64_t nonce = 0;  ///< also in the segment's first bytes: proves the same segment
   uint64_t slotBytes = 0;
   uint64_t firstSlotOffset = 0;
   int32_t nrSlots = 0;

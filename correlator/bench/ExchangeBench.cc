@@ -145,8 +145,8 @@ int run(int argc, char** argv) {
     exchange(b);
   }
   const double transferCpu = kLate * totals[0] / nrRanks / o.blocks;
-  const double waitFraction = std::max(0.0, cpuSeconds() - waitCpu0 - transferCpu) /
-                              (secondsWaiting() - waiting0);
+  const double waitFraction =
+      std::max(0.0, cpuSeconds() - waitCpu0 - transferCpu) / (secondsWaiting() - waiting0);
 
   if (rank == 0) {
     const double gbps = 8.0 * totals[1] / (totals[2] / nrRanks) / 1e9;

@@ -62,8 +62,8 @@ SharedMemoryTranspose::SharedMemoryTranspose(MPI_Comm comm, const WorkDistributi
                                 std::to_string(nrRanks_) + " ranks, the work distribution " +
                                 std::to_string(distribution.nrRanks()));
   // Each block's place: its header, then its buffers (StationBlock::over).
-  blockBytes_ =
-      sizeof(StationBlockHeader) + StationBlock::bytesInOnePiece(nrSubbands_, nrSamples, bitsPerSample);
+  blockBytes_ = sizeof(StationBlockHeader) +
+                StationBlock::bytesInOnePiece(nrSubbands_, nrSamples, bitsPerSample);
   const MPI_Aint bytes = MPI_Aint(blockBytes_ * size_t(nrStations) * size_t(setsPerRank));
   void* base = nullptr;
   check(MPI_Win_allocate_shared(bytes, 64, MPI_INFO_NULL, comm, &base, &window_),

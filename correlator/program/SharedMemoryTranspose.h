@@ -70,7 +70,7 @@ class SharedMemoryTranspose {
   int nrStations_, setsPerRank_, nrSubbands_, nrSamples_, bitsPerSample_;
   size_t blockBytes_ = 0;  ///< one station block's place in a window (64-byte multiple)
   MPI_Win window_ = MPI_WIN_NULL;
-  std::vector<uint8_t*> bases_;   ///< [rank]: its window memory, mapped here
+  std::vector<uint8_t*> bases_;    ///< [rank]: its window memory, mapped here
   std::vector<StationBlock> own_;  ///< [set * nrStations + station]
   uint64_t bytesSent_ = 0;
   double secondsWaiting_ = 0;

@@ -125,8 +125,7 @@ std::string LinkFetcher::summary() const {
   std::ostringstream s;
   s << fetched_ << " station blocks fetched from " << links_.size() << " ionproc"
     << (links_.size() > 1 ? "s" : "") << " (" << lentCount_ << " lent in shared memory), "
-    << flaggedByIonproc_
-    << " of them served flagged (the ranks were late)";
+    << flaggedByIonproc_ << " of them served flagged (the ranks were late)";
   return s.str();
 }
 

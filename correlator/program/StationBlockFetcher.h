@@ -62,7 +62,7 @@ class LinkFetcher : public StationBlockFetcher {
 
   std::vector<std::shared_ptr<ion::LinkClient>> links_;
   std::vector<std::unique_ptr<ion::SharedBlockMapping>> shared_;  ///< [link], null: socket
-  std::map<int, StationBlock> lent_;                                ///< station -> lent block
+  std::map<int, StationBlock> lent_;                              ///< station -> lent block
   uint64_t lentCount_ = 0;
   std::vector<int> linkOfStation_;  ///< station index -> links_ index, -1: none
   int nrSubbands_;

@@ -48,7 +48,8 @@ class Transpose {
     std::vector<int> lengths;
     void add(const void* address, size_t bytes);
   };
-  Layout sendLayout(std::span<const StationBlock* const> fetched, const std::vector<int>& subbands) const;
+  Layout sendLayout(std::span<const StationBlock* const> fetched,
+                    const std::vector<int>& subbands) const;
   Layout receiveLayout(int source, std::span<StationBlock* const> received,
                        size_t nrSubbands) const;
   static MPI_Datatype commit(const Layout& layout);
@@ -58,8 +59,8 @@ class Transpose {
                 const std::vector<int>& theirSubbands, std::span<StationBlock* const> received,
                 size_t nrOwnSubbands, std::vector<MPI_Request>& requests);
   /// This rank's own stations' rows of its own subbands.
-  void copyOwnRows(std::span<const StationBlock* const> fetched, std::span<StationBlock* const> received,
-                   const std::vector<int>& subbands);
+  void copyOwnRows(std::span<const StationBlock* const> fetched,
+                   std::span<StationBlock* const> received, const std::vector<int>& subbands);
   static constexpr int kRowTag = 15;
   void waitSleeping(MPI_Request& request);
 

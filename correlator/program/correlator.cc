@@ -151,17 +151,16 @@ int run(const Options& options, int rank, int nrRanks) {
     output = std::make_unique<LocalOutput>(settings, outputOptions);
   }
 
-  CorrelatorPipeline pipeline(settings, MPI_COMM_WORLD, *fetcher, *output,
-                              CorrelatorPipeline::Options{options.queueBlocks, threads,
-                                                          options.exchange == "auto"});
-  RTCP_LOG_INFO("correlator", "rank " << rank << " of " << nrRanks << ": stations "
-                                      << distribution.stationsOf(rank).size() << ", up to "
-                                      << distribution.maxSubbandsPerRank()
-                                      << " subbands per block, " << threads << " threads, "
-                                      << nrProcessedBlocks(settings) << " blocks; exchange "
-                                      << (pipeline.exchangesInSharedMemory()
-                                              ? "in MPI-3 shared memory"
-                                              : "by MPI messages"));
+  CorrelatorPipeline pipeline(
+      settings, MPI_COMM_WORLD, *fetcher, *output,
+      CorrelatorPipeline::Options{options.queueBlocks, threads, options.exchange == "auto"});
+  RTCP_LOG_INFO("correlator",
+                "rank " << rank << " of " << nrRanks << ": stations "
+                        << distribution.stationsOf(rank).size() << ", up to "
+                        << distribution.maxSubbandsPerRank() << " subbands per block, " << threads
+                        << " threads, " << nrProcessedBlocks(settings) << " blocks; exchange "
+                        << (pipeline.exchangesInSharedMemory() ? "in MPI-3 shared memory"
+                                                               : "by MPI messages"));
   pipeline.run();
 
   const CorrelatorPipeline::Statistics& st = pipeline.statistics();

@@ -107,12 +107,12 @@ struct CorrelatorPlugin {
       const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
       segment = std::make_unique<SharedBlockSegment>(
           2 * settings->nrStations(),
-          StationBlock::bytesInOnePiece(settings->nrSubbands(), nrSamples, settings->bitsPerSample));
-      RTCP_LOG_INFO("correlator-plugin", "shared-memory link: " << segment->info().name << ", "
-                                                                 << segment->info().nrSlots
-                                                                 << " slots of "
-                                                                 << segment->info().slotBytes / 1e6
-                                                                 << " MB");
+          StationBlock::bytesInOnePiece(settings->nrSubbands(), nrSamples,
+                                        settings->bitsPerSample));
+      RTCP_LOG_INFO("correlator-plugin",
+                    "shared-memory link: " << segment->info().name << ", "
+                                           << segment->info().nrSlots << " slots of "
+                                           << segment->info().slotBytes / 1e6 << " MB");
     }
     return *segment;
   }
@@ -166,10 +166,11 @@ struct CorrelatorPlugin {
   }
 
   std::string summary() const {
-    return "correlator plug-in: " + std::to_string(served) + " station blocks served over the link, " +
-           std::to_string(lent) + " lent in shared memory, " +
-           std::to_string(flagged) + " served flagged because the ranks fell behind, " +
-           std::to_string(correlated) + " correlated blocks received; steps: " + times.report();
+    return "correlator plug-in: " + std::to_string(served) +
+           " station blocks served over the link, " + std::to_string(lent) +
+           " lent in shared memory, " + std::to_string(flagged) +
+           " served flagged because the ranks fell behind, " + std::to_string(correlated) +
+           " correlated blocks received; steps: " + times.report();
   }
 };
 

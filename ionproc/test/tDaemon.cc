@@ -331,7 +331,8 @@ class DaemonTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(2, lent.header.station);
     CPPUNIT_ASSERT_EQUAL(2, lent.header.nrSubbands);
     CPPUNIT_ASSERT_EQUAL(sent->samples.size(), lent.samples.size());
-    CPPUNIT_ASSERT(std::memcmp(sent->samples.data(), lent.samples.data(), lent.samples.size()) == 0);
+    CPPUNIT_ASSERT(std::memcmp(sent->samples.data(), lent.samples.data(), lent.samples.size()) ==
+                   0);
     CPPUNIT_ASSERT(std::equal(sent->valid.begin(), sent->valid.end(), lent.valid.begin()));
     CPPUNIT_ASSERT_EQUAL(sent->delays[1].coarse, lent.delays[1].coarse);
     CPPUNIT_ASSERT_EQUAL(sent->delays[1].residualEnd, lent.delays[1].residualEnd);
@@ -351,10 +352,10 @@ class DaemonTest : public CppUnit::TestFixture {
     // The rank's view is read-only; a block of another shape than the slot holds is refused.
     StationBlockHeader tooBig = later.header;
     tooBig.nrSubbands = 1000;
-    CPPUNIT_ASSERT_THROW(mapping.block({laterSlot, 0, info.firstSlotOffset +
-                                                        info.slotBytes * size_t(laterSlot)},
-                                       tooBig),
-                         std::runtime_error);
+    CPPUNIT_ASSERT_THROW(
+        mapping.block({laterSlot, 0, info.firstSlotOffset + info.slotBytes * size_t(laterSlot)},
+                      tooBig),
+        std::runtime_error);
     // Another segment's description (a wrong nonce) is refused when mapping.
     SharedSegmentInfo other = info;
     other.nonce ^= 1;

@@ -39,8 +39,8 @@ struct CapacityOptions {
   int seconds = 5;
   int ranks = 2;
   int maxSubbands = 64;
-  std::string input = "both";  ///< replayed, live or both
-  std::string directory;       ///< empty: a temporary one, removed afterwards
+  std::string input = "both";   ///< replayed, live or both
+  std::string directory;        ///< empty: a temporary one, removed afterwards
   bool noSharedMemory = false;  ///< observe --no-shared-memory: the socket and MPI-message paths
 };
 
@@ -143,8 +143,9 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   writeFile(dir + "/replay.parset",
             parset(o, seconds, nrSubbands, live ? "" : recordings, dir + "/ms"));
   const std::string obs = dir + "/obs";
-  std::vector<std::string> observe{partExecutable("observe"), dir + "/replay.parset", "--now",
-                                   "--dir", obs, "--ranks", std::to_string(o.ranks)};
+  std::vector<std::string> observe{
+      partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs, "--ranks",
+      std::to_string(o.ranks)};
   if (o.noSharedMemory) observe.push_back("--no-shared-memory");
   const int code = run("observe", observe, dir + "/observe.log");
   fs::remove_all(recordings);
