@@ -13,6 +13,34 @@ StationBlock::StationBlock(int nrSubbands, int nrSamples, int bitsPerSample)
   delays = AlignedBuffer<SubbandDelay>(size_t(nrSubbands));
 }
 
+namespace {
+size_t aligned64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+}  // namespace
+
+size_t StationBlock::bytesInOnePiece(int nrSubbands, int nrSamples, int bitsPerSample) {
+  const size_t words = (size_t(nrSamples) + 63) / 64;
+  return aligned64(size_t(nrSubbands) * size_t(nrSamples) * bytesPerDualPolSample(bitsPerSample)) +
+         aligned64(size_t(nrSubbands) * words * sizeof(uint64_t)) +
+         aligned64(size_t(nrSubbands) * sizeof(SubbandDelay));
+}
+
+StationBlock StationBlock::over(uint8_t* memory, int nrSubbands, int nrSamples, int bitsPerSample) {
+  StationBlock block;
+  block.header.nrSubbands = nrSubbands;
+  block.header.nrSamples = nrSamples;
+  block.header.bitsPerSample = bitsPerSample;
+  const size_t sampleBytes =
+      size_t(nrSubbands) * size_t(nrSamples) * bytesPerDualPolSample(bitsPerSample);
+  const size_t words = size_t(nrSubbands) * block.wordsPerSubband();
+  block.samples = AlignedBuffer<uint8_t>::borrowed(memory, sampleBytes);
+  memory += aligned64(sampleBytes);
+  block.valid = AlignedBuffer<uint64_t>::borrowed(reinterpret_cast<uint64_t*>(memory), words);
+  memory += aligned64(words * sizeof(uint64_t));
+  block.delays = AlignedBuffer<SubbandDelay>::borrowed(reinterpret_cast<SubbandDelay*>(memory),
+                                                       size_t(nrSubbands));
+  return block;
+}
+
 void StationBlock::setValid(int subband, int time, bool arrived) {
   uint64_t& word = valid[subband * wordsPerSubband() + time / 64];
   const uint64_t bit = uint64_t(1) << (time % 64);

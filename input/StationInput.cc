@@ -274,8 +274,11 @@ void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex,
   const int nrSamples = history + int(settings_.samplesPerBlock());
 
   if (out.header.nrSubbands != nrSubbands || out.header.nrSamples != nrSamples ||
-      out.header.bitsPerSample != settings_.bitsPerSample)
+      out.header.bitsPerSample != settings_.bitsPerSample) {
+    if (!out.samples.owned())  // a shared-memory slot cannot grow
+      throw std::logic_error("station input: a borrowed block of the wrong shape");
     out = StationBlock(nrSubbands, nrSamples, settings_.bitsPerSample);
+  }
   out.header.block = block;
   out.header.station = stationIndex;
   out.header.firstSubband = firstSubband;

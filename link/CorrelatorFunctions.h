@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "Forwarding.h"
+#include "SharedBlockSegment.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::ion {
@@ -19,6 +20,21 @@ RTCP_FORWARDED(serveStationBlock,
                void(int64_t block, int32_t station, int32_t firstSubband, int32_t nrSubbands,
                     Out<StationBlockHeader> header, Out<Span<uint8_t>> samples,
                     Out<Span<uint64_t>> valid, Out<Span<SubbandDelay>> delays));
+
+/// The shared-memory path (SharedBlockSegment.h), for ranks on ionproc's host: where
+/// ionproc's segment of lent blocks is. Refused when this ionproc has no station input.
+RTCP_FORWARDED(sharedBlockSegment, void(Out<SharedSegmentInfo> segment));
+
+/// As serveStationBlock, but the block is served into a slot of the shared segment and
+/// lent, not sent: `location` says where, `header` its shape. The lease lasts until rank
+/// `rank` asks for station `station`'s next block or calls returnStationBlocks.
+RTCP_FORWARDED(lendStationBlock,
+               void(int64_t block, int32_t station, int32_t firstSubband, int32_t nrSubbands,
+                    int32_t rank, Out<StationBlockHeader> header,
+                    Out<SharedBlockLocation> location));
+
+/// Ends every lease rank `rank` holds (at its end).
+RTCP_FORWARDED(returnStationBlocks, void(int32_t rank));
 
 /// The stations (indices in the station list) this ionproc serves: with one ionproc per
 /// input host, each rank asks every ionproc and fetches each station from its own.

@@ -269,6 +269,8 @@ void Observation::startCorrelator(const std::vector<std::string>& ionprocEndpoin
     correlator.insert(correlator.end(), {"--ionproc", endpoint});
   if (options_.threads > 0)
     correlator.insert(correlator.end(), {"--threads", std::to_string(options_.threads)});
+  if (options_.noSharedMemory)
+    correlator.insert(correlator.end(), {"--no-shared-link", "--exchange", "messages"});
   ranksStartedAt_ = wallClock();
   if (remoteRanks) {
     addRemotePart("correlator", plan_.computeHosts, options_.ranks, correlator, plan_.parsetPath);

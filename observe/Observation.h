@@ -30,6 +30,9 @@ struct RunOptions {
   double startupSeconds = 30;    ///< ionproc must be up within this
   bool terminal = false;         ///< standard error is a terminal (progress line with \r)
   LauncherOptions launcher;      ///< how mpiexec reaches other hosts
+  /// --no-shared-memory: local ranks fetch over the link's socket and exchange by MPI
+  /// messages, as ranks on other hosts do (to compare the paths).
+  bool noSharedMemory = false;
   /// The parset checker's warnings ("FILE:LINE: unknown key ..."): the summary lists them
   /// after those of the run.
   std::vector<std::string> parsetWarnings;

@@ -58,6 +58,7 @@ struct Options {
   LauncherOptions launcher;
   int linkPort = 4200;
   double startupSeconds = 30;
+  bool noSharedMemory = false;
 };
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -70,6 +71,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "observation directory (default: the output directory of subband 0)")(
       "ranks", po::value(&o.ranks), "correlator ranks (default: min(2, cores))")(
       "threads", po::value(&o.threads), "threads per correlator rank (default: the correlator's)")(
+      "no-shared-memory", po::bool_switch(&o.noSharedMemory),
+      "ranks on ionproc's host fetch station blocks over the link's socket and exchange them by "
+      "MPI messages (as ranks on other hosts do), not through shared memory")(
       "keep-going-seconds", po::value(&o.keepGoing)->default_value(30),
       "terminate parts still running this long after the stop time (replays: without progress)")(
       "margin", po::value(&o.margin)->default_value(4),
@@ -147,8 +151,14 @@ int run(const Options& o) {
                                           << formatUtc(plan.settings.startTime) << " .. "
                                           << formatUtc(plan.settings.stopTime) << " UTC, directory "
                                           << plan.directory);
-  RunOptions runOptions{
-      ranks, o.threads, o.keepGoing, o.startupSeconds, bool(isatty(STDERR_FILENO)), o.launcher, {}};
+  RunOptions runOptions{ranks,
+                        o.threads,
+                        o.keepGoing,
+                        o.startupSeconds,
+                        bool(isatty(STDERR_FILENO)),
+                        o.launcher,
+                        o.noSharedMemory,
+                        {}};
   for (const ParsetProblem& p : checked.problems)
     if (!p.error) runOptions.parsetWarnings.push_back(p.message);
   Observation observation(plan, std::move(runOptions), stopSignals);

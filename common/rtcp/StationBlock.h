@@ -50,6 +50,13 @@ struct StationBlock {
   StationBlock() = default;
   StationBlock(int nrSubbands, int nrSamples, int bitsPerSample);
 
+  /// Bytes a block of this shape takes laid out in one piece of memory (over()).
+  static size_t bytesInOnePiece(int nrSubbands, int nrSamples, int bitsPerSample);
+  /// A block whose samples, valid bits and delays lie, in that order and each 64-byte
+  /// aligned, in `memory` (at least bytesInOnePiece() bytes, 64-byte aligned) owned
+  /// elsewhere: a slot of a shared-memory segment (link/SharedBlockSegment.h).
+  static StationBlock over(uint8_t* memory, int nrSubbands, int nrSamples, int bitsPerSample);
+
   StationBlockHeader header;
   /// samples[subband][time] of bytesPerDualPolSample(bits) bytes each, in the RSP payload
   /// encoding (X then Y; re, im), so 8- and 4-bit data travel packed.

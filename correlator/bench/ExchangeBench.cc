@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "SharedMemoryTranspose.h"
 #include "Transpose.h"
 #include "WorkDistribution.h"
 
@@ -50,6 +51,7 @@ struct Options {
   int subbands = 32;
   int samples = 768 * 64;  ///< 0.25 s blocks of 64 channels, as rtcp-bench capacity's
   int blocks = 8;
+  bool sharedMemory = false;  ///< --shared-memory 1: SharedMemoryTranspose
 };
 
 Options parse(int argc, char** argv) {
@@ -65,6 +67,8 @@ Options parse(int argc, char** argv) {
       o.samples = value;
     else if (key == "--blocks")
       o.blocks = value;
+    else if (key == "--shared-memory")
+      o.sharedMemory = value != 0;
     else
       throw std::invalid_argument("rtcp-exchange-bench: unknown option " + key);
   }
@@ -81,7 +85,8 @@ int run(int argc, char** argv) {
   const rtcp::correlator::WorkDistribution distribution(nrRanks, o.stations, o.subbands, 1);
   rtcp::correlator::Transpose transpose(MPI_COMM_WORLD, distribution, o.stations);
   std::vector<std::unique_ptr<StationBlock>> fetched, received;
-  std::vector<StationBlock*> fetchedPointers, receivedPointers;
+  std::vector<const StationBlock*> fetchedPointers;
+  std::vector<StationBlock*> receivedPointers;
   for (int s : distribution.stationsOf(rank)) {
     fetched.push_back(std::make_unique<StationBlock>(o.subbands, o.samples, 16));
     fetched.back()->header.station = s;
@@ -95,34 +100,53 @@ int run(int argc, char** argv) {
     receivedPointers.push_back(received.back().get());
   }
   std::vector<int> subbands;
-  transpose.transpose(0, fetchedPointers, receivedPointers, subbands);  // warm up
+  std::unique_ptr<rtcp::correlator::SharedMemoryTranspose> shared;
+  if (o.sharedMemory)
+    shared = std::make_unique<rtcp::correlator::SharedMemoryTranspose>(
+        MPI_COMM_WORLD, distribution, o.stations, 2, o.samples, 16);
+  // Either way: block b into set b % 2 (the shared window's) or into `received`.
+  auto exchange = [&](int64_t b) {
+    if (shared)
+      shared->transpose(b, fetchedPointers, int(b % 2), subbands);
+    else
+      transpose.transpose(b, fetchedPointers, receivedPointers, subbands);
+  };
+  auto bytesSent = [&] { return shared ? shared->bytesSent() : transpose.bytesSent(); };
+  auto secondsTransferring = [&] {
+    return shared ? shared->secondsTransferring() : transpose.secondsTransferring();
+  };
+  auto secondsWaiting = [&] {
+    return shared ? shared->secondsWaiting() : transpose.secondsWaiting();
+  };
+  exchange(0);  // warm up (both of the shared window's sets)
+  exchange(1);
 
   // Transfers: every rank ready at once, so the time is the copy's.
-  const uint64_t sent0 = transpose.bytesSent();
-  const double transfer0 = transpose.secondsTransferring();
+  const uint64_t sent0 = bytesSent();
+  const double transfer0 = secondsTransferring();
   const double cpu0 = cpuSeconds();
   for (int b = 1; b <= o.blocks; ++b) {
     MPI_Barrier(MPI_COMM_WORLD);
-    transpose.transpose(b, fetchedPointers, receivedPointers, subbands);
+    exchange(b);
   }
   double cpu = cpuSeconds() - cpu0;
-  double bytes = double(transpose.bytesSent() - sent0);
-  double seconds = transpose.secondsTransferring() - transfer0;
+  double bytes = double(bytesSent() - sent0);
+  double seconds = secondsTransferring() - transfer0;
   double totals[3] = {cpu, bytes, seconds};
   MPI_Allreduce(MPI_IN_PLACE, totals, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
   // A late partner: every rank but 0 comes 200 ms late; rank 0's CPU while it waits (its
   // CPU in those transposes less what the transfers themselves cost it, as measured above).
   const double waitCpu0 = cpuSeconds();
-  const double waiting0 = transpose.secondsWaiting();
+  const double waiting0 = secondsWaiting();
   constexpr int kLate = 3;
   for (int b = o.blocks + 1; b <= o.blocks + kLate; ++b) {
     if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    transpose.transpose(b, fetchedPointers, receivedPointers, subbands);
+    exchange(b);
   }
   const double transferCpu = kLate * totals[0] / nrRanks / o.blocks;
-  const double waitFraction = std::max(0.0, cpuSeconds() - waitCpu0 - transferCpu) /
-                              (transpose.secondsWaiting() - waiting0);
+  const double waitFraction =
+      std::max(0.0, cpuSeconds() - waitCpu0 - transferCpu) / (secondsWaiting() - waiting0);
 
   if (rank == 0) {
     const double gbps = 8.0 * totals[1] / (totals[2] / nrRanks) / 1e9;

@@ -58,9 +58,18 @@ CorrelatorPipeline::CorrelatorPipeline(const ObservationSettings& settings, MPI_
   for (size_t k = 0; k < ownStations_.size(); ++k)
     fetched_.push_back(
         std::make_unique<StationBlock>(settings.nrSubbands(), nrSamples, settings.bitsPerSample));
-  for (int i = 0; i < std::max(1, options.queueBlocks); ++i) {
+  const int nrSets = std::max(1, options.queueBlocks);
+  if (options.sharedMemoryExchange && SharedMemoryTranspose::possible(comm))
+    shared_ = std::make_unique<SharedMemoryTranspose>(comm, distribution_, settings.nrStations(),
+                                                      nrSets, nrSamples, settings.bitsPerSample);
+  for (int i = 0; i < nrSets; ++i) {
     auto set = std::make_unique<BlockSet>();
+    set->index = i;
     for (int s = 0; s < settings.nrStations(); ++s) {
+      if (shared_) {
+        set->pointers.push_back(&shared_->block(i, s));
+        continue;
+      }
       set->stations.push_back(std::make_unique<StationBlock>(distribution_.maxSubbandsPerRank(),
                                                              nrSamples, settings.bitsPerSample));
       set->pointers.push_back(set->stations.back().get());
@@ -93,28 +102,35 @@ void CorrelatorPipeline::run() {
 }
 
 void CorrelatorPipeline::fetchAndExchange() {
-  std::vector<StationBlock*> fetched;
-  for (auto& block : fetched_) fetched.push_back(block.get());
+  std::vector<const StationBlock*> fetched(fetched_.size());
   // Blocks past the last whole integration would integrate into nothing.
   const int64_t nrBlocks = nrProcessedBlocks(settings_);
   for (int64_t block = 0; block < nrBlocks; ++block) {
     const auto fetchStart = Clock::now();
+    // Into fetched_, or lent in place from ionproc's shared memory until the next fetch.
     for (size_t k = 0; k < ownStations_.size(); ++k)
-      fetcher_.fetch(block, ownStations_[k], *fetched[k]);
+      fetched[k] = &fetcher_.fetch(block, ownStations_[k], *fetched_[k]);
     statistics_.fetchSeconds += secondsSince(fetchStart);
 
     std::optional<std::unique_ptr<BlockSet>> set = pool_.free.pop();
     if (!set) return;  // the processing thread failed
-    std::vector<StationBlock*> received;
-    for (auto& station : (*set)->stations) received.push_back(station.get());
-    transpose_.transpose(block, fetched, received, (*set)->subbands);
+    if (shared_) {
+      shared_->transpose(block, fetched, (*set)->index, (*set)->subbands);
+    } else {
+      std::vector<StationBlock*> received;
+      for (auto& station : (*set)->stations) received.push_back(station.get());
+      transpose_.transpose(block, fetched, received, (*set)->subbands);
+    }
     (*set)->block = block;
     ++statistics_.blocks;
     if (!pool_.filled.push(std::move(*set))) return;
   }
-  statistics_.exchangeWaitSeconds = transpose_.secondsWaiting();
-  statistics_.exchangeSeconds = transpose_.secondsTransferring();
-  statistics_.bytesExchanged = transpose_.bytesSent();
+  fetcher_.release();
+  statistics_.exchangeWaitSeconds =
+      shared_ ? shared_->secondsWaiting() : transpose_.secondsWaiting();
+  statistics_.exchangeSeconds =
+      shared_ ? shared_->secondsTransferring() : transpose_.secondsTransferring();
+  statistics_.bytesExchanged = shared_ ? shared_->bytesSent() : transpose_.bytesSent();
 }
 
 void CorrelatorPipeline::process() {

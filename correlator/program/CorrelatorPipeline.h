@@ -3,7 +3,7 @@
 /// One compute rank's pipeline (COBALT style), two threads joined by a Pool of
 /// preallocated block sets:
 ///
-///   main thread:       fetch own stations' block  ->  exchange (MPI)  ->  pool.filled
+///   main thread:       fetch own stations' block  ->  exchange  ->  pool.filled
 ///   processing thread: pool.filled  ->  SubbandProcessor per local subband  ->  output
 ///                      ->  pool.free
 ///
@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "SharedMemoryTranspose.h"
 #include "StationBlockFetcher.h"
 #include "Transpose.h"
 #include "VisibilityOutput.h"
@@ -33,6 +34,9 @@ class CorrelatorPipeline {
   struct Options {
     int queueBlocks = 2;  ///< exchanged block sets that may wait for processing
     int nrThreads = 0;    ///< OpenMP threads of the signal chain; 0: OpenMP's default
+    /// Ranks all on one node exchange through MPI-3 shared memory (SharedMemoryTranspose)
+    /// unless false: then, and across nodes, through MPI messages (Transpose).
+    bool sharedMemoryExchange = true;
   };
   struct Statistics {
     int64_t blocks = 0;              ///< blocks exchanged
@@ -53,6 +57,8 @@ class CorrelatorPipeline {
   void run();
   const Statistics& statistics() const { return statistics_; }
   const WorkDistribution& distribution() const { return distribution_; }
+  /// True when the ranks exchange through shared memory (SharedMemoryTranspose).
+  bool exchangesInSharedMemory() const { return shared_ != nullptr; }
   /// Waits and empty pops of the pool between the main and the processing thread.
   std::string queueReport() const { return pool_.report(); }
 
@@ -60,7 +66,8 @@ class CorrelatorPipeline {
   /// One block of every station, holding this rank's share of the subbands.
   struct BlockSet {
     int64_t block = -1;
-    std::vector<std::unique_ptr<StationBlock>> stations;  ///< [station]
+    int index = 0;  ///< the set's number (in SharedMemoryTranspose's window)
+    std::vector<std::unique_ptr<StationBlock>> stations;  ///< [station]; empty: in the window
     std::vector<const StationBlock*> pointers;            ///< [station], for process()
     std::vector<int> subbands;                            ///< [local subband] -> subband index
   };
@@ -76,6 +83,7 @@ class CorrelatorPipeline {
   Options options_;
   WorkDistribution distribution_;
   Transpose transpose_;
+  std::unique_ptr<SharedMemoryTranspose> shared_;  ///< null: exchange through transpose_
   std::vector<int> ownStations_;
   std::vector<std::unique_ptr<StationBlock>> fetched_;  ///< [own station], every subband
   Pool<BlockSet> pool_{"exchanged"};

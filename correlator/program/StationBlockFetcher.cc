@@ -4,13 +4,17 @@
 
 #include "CorrelatorFunctions.h"
 #include "LinkClient.h"
+#include "SharedBlockSegment.h"
 #include "StationInput.h"
+#include "rtcp/Logger.h"
 
 namespace rtcp::correlator {
 
 LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links,
-                         const ObservationSettings& settings, const std::vector<int>& needed)
+                         const ObservationSettings& settings, const std::vector<int>& needed,
+                         const std::vector<bool>& sameHost)
     : links_(std::move(links)),
+      shared_(links_.size()),
       linkOfStation_(size_t(settings.nrStations()), -1),
       nrSubbands_(settings.nrSubbands()) {
   auto name = [&](int station) { return settings.stations.at(size_t(station)).name; };
@@ -37,9 +41,66 @@ LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links,
       throw std::runtime_error("no ionproc serves station " + name(station) + " (asked " +
                                std::to_string(links_.size()) + " ionproc" +
                                (links_.size() > 1 ? "s" : "") + ")");
+  for (size_t l = 0; l < links_.size() && l < sameHost.size(); ++l)
+    if (sameHost[l]) mapSharedSegment(l);
 }
 
-void LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
+LinkFetcher::~LinkFetcher() {
+  try {
+    release();
+  } catch (const std::exception&) {  // ionproc is gone: its leases went with it
+  }
+}
+
+void LinkFetcher::mapSharedSegment(size_t l) {
+  try {
+    ion::SharedSegmentInfo info;
+    ion::sharedBlockSegment.call(*links_[l], info);
+    shared_[l] = std::make_unique<ion::SharedBlockMapping>(info);
+  } catch (const std::exception& e) {
+    RTCP_LOG_WARN("correlator", "ionproc " << l + 1 << ": no shared-memory link (" << e.what()
+                                           << "); station blocks come over the socket");
+  }
+}
+
+int LinkFetcher::sharedLinks() const {
+  int n = 0;
+  for (const auto& mapping : shared_) n += mapping != nullptr;
+  return n;
+}
+
+void LinkFetcher::release() {
+  lent_.clear();
+  for (size_t l = 0; l < links_.size(); ++l)
+    if (shared_[l]) ion::returnStationBlocks.call(*links_[l], links_[l]->rank());
+}
+
+const StationBlock& LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
+  const size_t l = size_t(linkOfStation_.at(size_t(station)));
+  if (shared_[l]) {
+    StationBlockHeader header;
+    ion::SharedBlockLocation location;
+    lent_.erase(station);  // the call below ends its lease
+    ion::lendStationBlock.call(*links_[l], block, station, 0, nrSubbands_, links_[l]->rank(),
+                               header, location);
+    if (header.nrSubbands != nrSubbands_ || header.station != station || header.block != block)
+      throw std::runtime_error("ionproc lent block " + std::to_string(header.block) +
+                               " of station " + std::to_string(header.station) + " with " +
+                               std::to_string(header.nrSubbands) + " subbands; asked for block " +
+                               std::to_string(block) + " of station " + std::to_string(station) +
+                               " (do ionproc and correlator read the same parset?)");
+    const StationBlock& lent =
+        lent_.insert_or_assign(station, shared_[l]->block(location, header)).first->second;
+    ++fetched_;
+    ++lentCount_;
+    if (header.flaggedByIonproc) ++flaggedByIonproc_;
+    return lent;
+  }
+  fetchOverSocket(block, station, out);
+  return out;
+}
+
+void LinkFetcher::fetchOverSocket(int64_t block, int station, StationBlock& out) {
   std::span<uint8_t> samples = out.samples.span();
   std::span<uint64_t> valid = out.valid.span();
   std::span<SubbandDelay> delays = out.delays.span();
@@ -63,8 +124,8 @@ void LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
 std::string LinkFetcher::summary() const {
   std::ostringstream s;
   s << fetched_ << " station blocks fetched from " << links_.size() << " ionproc"
-    << (links_.size() > 1 ? "s" : "") << ", " << flaggedByIonproc_
-    << " of them served flagged (the ranks were late)";
+    << (links_.size() > 1 ? "s" : "") << " (" << lentCount_ << " lent in shared memory), "
+    << flaggedByIonproc_ << " of them served flagged (the ranks were late)";
   return s.str();
 }
 
@@ -81,8 +142,9 @@ LocalInputFetcher::~LocalInputFetcher() {
   if (input_) input_->stop();
 }
 
-void LocalInputFetcher::fetch(int64_t block, int station, StationBlock& out) {
+const StationBlock& LocalInputFetcher::fetch(int64_t block, int station, StationBlock& out) {
   input_->serveInto(out, block, station, 0, nrSubbands_);
+  return out;
 }
 
 std::string LocalInputFetcher::summary() const {

@@ -5,6 +5,7 @@
 /// file: inputs in-process), which lets the correlator run on recordings alone.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 
 namespace rtcp::ion {
 class LinkClient;
+class SharedBlockMapping;
 class StationInput;
 }  // namespace rtcp::ion
 
@@ -22,27 +24,46 @@ namespace rtcp::correlator {
 class StationBlockFetcher {
  public:
   virtual ~StationBlockFetcher() = default;
-  /// Fills `out` (sized for every subband of the observation) with station `station`'s
-  /// block `block`: samples, valid bits, delays. Waits until the block is due.
-  virtual void fetch(int64_t block, int station, StationBlock& out) = 0;
+  /// Station `station`'s block `block` (every subband of the observation): samples, valid
+  /// bits, delays. Waits until the block is due. Fills `out` and returns it, or returns a
+  /// block lent in place from ionproc's shared memory (read-only), valid until the next
+  /// fetch of that station or release().
+  virtual const StationBlock& fetch(int64_t block, int station, StationBlock& out) = 0;
+  /// Ends the leases of lent blocks (after the last block).
+  virtual void release() {}
   /// Statistics for the rank's final report.
   virtual std::string summary() const = 0;
 };
 
-/// Fetches from ionproc through the forwarded function serveStationBlock: from several
-/// ionprocs (one per input host), each station from the one that serves it.
+/// Fetches from ionproc: from several ionprocs (one per input host), each station from the
+/// one that serves it. From an ionproc on this host (sameHost) the blocks are lent in its
+/// shared memory (lendStationBlock, link/SharedBlockSegment.h) and used in place; from
+/// others, and when the segment cannot be mapped, they come over the socket
+/// (serveStationBlock).
 class LinkFetcher : public StationBlockFetcher {
  public:
   /// Asks every ionproc which stations it serves (servedStations). Throws
   /// std::runtime_error naming the station when one of `needed` (indices) is served by
-  /// none of them or a station by two.
+  /// none of them or a station by two. sameHost[l]: ionproc l runs on this host (empty:
+  /// none does).
   LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links,
-              const ObservationSettings& settings, const std::vector<int>& needed);
-  void fetch(int64_t block, int station, StationBlock& out) override;
+              const ObservationSettings& settings, const std::vector<int>& needed,
+              const std::vector<bool>& sameHost = {});
+  ~LinkFetcher() override;
+  const StationBlock& fetch(int64_t block, int station, StationBlock& out) override;
+  void release() override;
   std::string summary() const override;
+  /// Ionprocs reached through shared memory.
+  int sharedLinks() const;
 
  private:
+  void mapSharedSegment(size_t link);
+  void fetchOverSocket(int64_t block, int station, StationBlock& out);
+
   std::vector<std::shared_ptr<ion::LinkClient>> links_;
+  std::vector<std::unique_ptr<ion::SharedBlockMapping>> shared_;  ///< [link], null: socket
+  std::map<int, StationBlock> lent_;                              ///< station -> lent block
+  uint64_t lentCount_ = 0;
   std::vector<int> linkOfStation_;  ///< station index -> links_ index, -1: none
   int nrSubbands_;
   uint64_t flaggedByIonproc_ = 0;
@@ -54,7 +75,7 @@ class LocalInputFetcher : public StationBlockFetcher {
  public:
   LocalInputFetcher(const ObservationSettings& settings, const std::vector<int>& stations);
   ~LocalInputFetcher() override;
-  void fetch(int64_t block, int station, StationBlock& out) override;
+  const StationBlock& fetch(int64_t block, int station, StationBlock& out) override;
   std::string summary() const override;
 
  private:

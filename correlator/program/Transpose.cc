@@ -44,7 +44,7 @@ void Transpose::Layout::add(const void* address, size_t bytes) {
   lengths.push_back(int(bytes));
 }
 
-Transpose::Layout Transpose::sendLayout(std::span<StationBlock* const> fetched,
+Transpose::Layout Transpose::sendLayout(std::span<const StationBlock* const> fetched,
                                         const std::vector<int>& subbands) const {
   Layout layout;
   for (const StationBlock* block : fetched) {
@@ -82,7 +82,7 @@ MPI_Datatype Transpose::commit(const Layout& layout) {
   return type;
 }
 
-void Transpose::transpose(int64_t block, std::span<StationBlock* const> fetched,
+void Transpose::transpose(int64_t block, std::span<const StationBlock* const> fetched,
                           std::span<StationBlock* const> received, std::vector<int>& subbands) {
   if (int(received.size()) != nrStations_ ||
       fetched.size() != distribution_.stationsOf(rank_).size())
@@ -133,7 +133,7 @@ void Transpose::transpose(int64_t block, std::span<StationBlock* const> fetched,
   }
 }
 
-void Transpose::postRows(int partner, std::span<StationBlock* const> fetched,
+void Transpose::postRows(int partner, std::span<const StationBlock* const> fetched,
                          const std::vector<int>& theirSubbands,
                          std::span<StationBlock* const> received, size_t nrOwnSubbands,
                          std::vector<MPI_Request>& requests) {
@@ -157,7 +157,7 @@ void Transpose::postRows(int partner, std::span<StationBlock* const> fetched,
     }
 }
 
-void Transpose::copyOwnRows(std::span<StationBlock* const> fetched,
+void Transpose::copyOwnRows(std::span<const StationBlock* const> fetched,
                             std::span<StationBlock* const> received,
                             const std::vector<int>& subbands) {
   const std::vector<int> own = distribution_.stationsOf(rank_);

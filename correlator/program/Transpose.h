@@ -32,7 +32,7 @@ class Transpose {
   /// received[s]: a block of station s with room for maxSubbandsPerRank() subbands; on
   /// return it holds the sender's header with nrSubbands (and firstSubband = -1: see
   /// subbands) set to this rank's share, subbands[j] the index of local subband j.
-  void transpose(int64_t block, std::span<StationBlock* const> fetched,
+  void transpose(int64_t block, std::span<const StationBlock* const> fetched,
                  std::span<StationBlock* const> received, std::vector<int>& subbands);
 
   /// Bytes this rank sent to other ranks; seconds it waited for the other ranks to be
@@ -48,18 +48,19 @@ class Transpose {
     std::vector<int> lengths;
     void add(const void* address, size_t bytes);
   };
-  Layout sendLayout(std::span<StationBlock* const> fetched, const std::vector<int>& subbands) const;
+  Layout sendLayout(std::span<const StationBlock* const> fetched,
+                    const std::vector<int>& subbands) const;
   Layout receiveLayout(int source, std::span<StationBlock* const> received,
                        size_t nrSubbands) const;
   static MPI_Datatype commit(const Layout& layout);
   /// Posts the receives of the partner's rows (its stations, this rank's subbands) and the
   /// sends of this rank's rows of the partner's subbands.
-  void postRows(int partner, std::span<StationBlock* const> fetched,
+  void postRows(int partner, std::span<const StationBlock* const> fetched,
                 const std::vector<int>& theirSubbands, std::span<StationBlock* const> received,
                 size_t nrOwnSubbands, std::vector<MPI_Request>& requests);
   /// This rank's own stations' rows of its own subbands.
-  void copyOwnRows(std::span<StationBlock* const> fetched, std::span<StationBlock* const> received,
-                   const std::vector<int>& subbands);
+  void copyOwnRows(std::span<const StationBlock* const> fetched,
+                   std::span<StationBlock* const> received, const std::vector<int>& subbands);
   static constexpr int kRowTag = 15;
   void waitSleeping(MPI_Request& request);
 

@@ -35,6 +35,8 @@ struct Options {
       ionprocs;  ///< empty: read the inputs in-process; the first also integrates
   std::string dumpDirectory;
   bool noStorage = false;
+  bool noSharedLink = false;
+  std::string exchange = "auto";
   double linger = 10;
   int threads = 0;
   int queueBlocks = 2;
@@ -47,6 +49,12 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
       "ionproc", po::value(&o.ionprocs),
       "fetch station blocks from ionproc at tcp:HOST:PORT or unix:PATH; repeat it for one ionproc "
       "per input host (each station from the one serving it); visibilities go to the first")(
+      "no-shared-link", po::bool_switch(&o.noSharedLink),
+      "fetch station blocks over the socket also from an ionproc on this host (unix:), not "
+      "lent in its shared memory")(
+      "exchange", po::value(&o.exchange),
+      "how the ranks exchange station blocks: auto (MPI-3 shared memory when every rank is on "
+      "one node, else MPI messages) or messages (default auto)")(
       "dump", po::value(&o.dumpDirectory),
       "without --ionproc: also write each rank's integrations to DIR/rank<R>.vis (DESIGN 2.4 "
       "blocks)")("no-storage", po::bool_switch(&o.noStorage),
@@ -70,6 +78,8 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
         "--dump and --no-storage apply only without --ionproc (ionproc does the output)");
   if (o.linger < 0) throw po::error("--linger must not be negative");
   if (o.queueBlocks < 1) throw po::error("--queue-blocks must be at least 1");
+  if (o.exchange != "auto" && o.exchange != "messages")
+    throw po::error("--exchange must be auto or messages, not '" + o.exchange + "'");
   if (o.threads < 0) throw po::error("--threads must not be negative");
   return o;
 }
@@ -114,12 +124,17 @@ int run(const Options& options, int rank, int nrRanks) {
   if (!options.ionprocs.empty()) {
     // One link connection per thread that talks to an ionproc: core 0 fetches (from
     // every ionproc), core 1 sends (to the first).
+    // An ionproc reached over a unix socket runs on this host: its station blocks are
+    // lent in shared memory (unless --no-shared-link).
     std::vector<std::shared_ptr<ion::LinkClient>> links;
-    for (const std::string& ionproc : options.ionprocs)
-      links.push_back(
-          std::make_shared<ion::LinkClient>(ion::LinkEndpoint::parse(ionproc), rank, 0));
-    fetcher =
-        std::make_unique<LinkFetcher>(std::move(links), settings, distribution.stationsOf(rank));
+    std::vector<bool> sameHost;
+    for (const std::string& ionproc : options.ionprocs) {
+      const ion::LinkEndpoint endpoint = ion::LinkEndpoint::parse(ionproc);
+      links.push_back(std::make_shared<ion::LinkClient>(endpoint, rank, 0));
+      sameHost.push_back(!options.noSharedLink && endpoint.kind == ion::LinkEndpoint::Kind::kUnix);
+    }
+    fetcher = std::make_unique<LinkFetcher>(std::move(links), settings,
+                                            distribution.stationsOf(rank), sameHost);
     output = std::make_unique<LinkOutput>(std::make_shared<ion::LinkClient>(
         ion::LinkEndpoint::parse(options.ionprocs.front()), rank, 1));
   } else {
@@ -136,13 +151,16 @@ int run(const Options& options, int rank, int nrRanks) {
     output = std::make_unique<LocalOutput>(settings, outputOptions);
   }
 
-  CorrelatorPipeline pipeline(settings, MPI_COMM_WORLD, *fetcher, *output,
-                              CorrelatorPipeline::Options{options.queueBlocks, threads});
-  RTCP_LOG_INFO("correlator", "rank " << rank << " of " << nrRanks << ": stations "
-                                      << distribution.stationsOf(rank).size() << ", up to "
-                                      << distribution.maxSubbandsPerRank()
-                                      << " subbands per block, " << threads << " threads, "
-                                      << nrProcessedBlocks(settings) << " blocks");
+  CorrelatorPipeline pipeline(
+      settings, MPI_COMM_WORLD, *fetcher, *output,
+      CorrelatorPipeline::Options{options.queueBlocks, threads, options.exchange == "auto"});
+  RTCP_LOG_INFO("correlator",
+                "rank " << rank << " of " << nrRanks << ": stations "
+                        << distribution.stationsOf(rank).size() << ", up to "
+                        << distribution.maxSubbandsPerRank() << " subbands per block, " << threads
+                        << " threads, " << nrProcessedBlocks(settings) << " blocks; exchange "
+                        << (pipeline.exchangesInSharedMemory() ? "in MPI-3 shared memory"
+                                                               : "by MPI messages"));
   pipeline.run();
 
   const CorrelatorPipeline::Statistics& st = pipeline.statistics();

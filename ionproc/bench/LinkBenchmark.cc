@@ -1,6 +1,9 @@
 // rtcp-bench link: bytes per second from ionproc to a compute core over the link (tcp and
 // unix transports, and a forwarded call), against a raw socket of the same transport and
-// a raw memcpy of the same size, measured in the same run.
+// a raw memcpy of the same size, measured in the same run; and the shared-memory path
+// (link/SharedBlockSegment.h: ionproc lends a slot of its segment through a forwarded
+// call over the unix socket, the rank reads it in place): the hand-over alone, and with
+// the rank copying the lent bytes out (what its exchange does with them anyway).
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,6 +16,7 @@
 
 #include "LinkClient.h"
 #include "LinkServer.h"
+#include "SharedBlockSegment.h"
 #include "daemon/CallService.h"
 #include "rtcp/Benchmark.h"
 
@@ -20,6 +24,7 @@ namespace rtcp::ion {
 namespace {
 
 RTCP_FORWARDED(benchmarkFetch, void(Out<Span<uint8_t>> data));
+RTCP_FORWARDED(benchmarkLend, void(Out<SharedBlockLocation> location));
 
 using Clock = std::chrono::steady_clock;
 
@@ -94,6 +99,39 @@ struct ForwardedPair {
   }
 };
 
+/// The shared-memory path: ionproc lends slot 0 of a segment filled with the source bytes
+/// (the lease of the last call ends with the next, as a rank's next fetch ends it).
+struct SharedPair {
+  SharedBlockSegment segment;
+  FunctionRegistry functions;
+  std::unique_ptr<CallService> calls;
+  std::unique_ptr<LinkServer> server;
+  std::unique_ptr<LinkClient> client;
+  std::unique_ptr<SharedBlockMapping> mapping;
+  size_t bytes;
+  SharedPair(const LinkEndpoint& endpoint, const AlignedBuffer<uint8_t>& source)
+      : segment(1, source.size()), bytes(source.size()) {
+    SharedBlockLocation first = segment.lease(0);
+    std::memcpy(segment.slotBytes(first.slot).data(), source.data(), bytes);
+    functions.serve(benchmarkLend,
+                    [this](SharedBlockLocation& location) { location = segment.lease(0); });
+    calls = std::make_unique<CallService>(functions);
+    server = std::make_unique<LinkServer>(endpoint, *calls);
+    client = std::make_unique<LinkClient>(server->endpoint(), 0, 0);
+    mapping = std::make_unique<SharedBlockMapping>(segment.info());
+  }
+  ~SharedPair() { server->stop(); }
+  /// The lent bytes, in place.
+  std::span<const uint8_t> handOver() {
+    SharedBlockLocation location;
+    benchmarkLend.call(*client, location);
+    return mapping->slotBytes(location).first(bytes);
+  }
+  void transfer(AlignedBuffer<uint8_t>& sink) {
+    std::memcpy(sink.data(), handOver().data(), bytes);
+  }
+};
+
 int runLinkBenchmark(int argc, char** argv) {
   int repeats = 10;
   std::vector<size_t> sizesMiB = {8, 64};
@@ -122,9 +160,10 @@ int runLinkBenchmark(int argc, char** argv) {
     LinkPair linkTcpPair(tcp, source);
     LinkPair linkUnixPair(LinkEndpoint::parse(unix.toString() + ".link"), source);
     ForwardedPair forwardedPair(LinkEndpoint::parse(unix.toString() + ".call"), source);
+    SharedPair sharedPair(LinkEndpoint::parse(unix.toString() + ".shm"), source);
     // Interleaved, best of each: the machine is shared, so load hits all alike.
     double memcpyTime = 1e9, rawTcpTime = 1e9, rawUnixTime = 1e9, linkTcpTime = 1e9,
-           linkUnixTime = 1e9, forwardedTime = 1e9;
+           linkUnixTime = 1e9, forwardedTime = 1e9, handOverTime = 1e9, sharedTime = 1e9;
     for (int r = 0; r < repeats; ++r) {
       memcpyTime =
           std::min(memcpyTime, timed([&] { std::memcpy(sink.data(), source.data(), bytes); }));
@@ -133,6 +172,8 @@ int runLinkBenchmark(int argc, char** argv) {
       rawUnixTime = std::min(rawUnixTime, timed([&] { rawUnixPair.transfer(source, sink); }));
       linkUnixTime = std::min(linkUnixTime, timed([&] { linkUnixPair.transfer(sink); }));
       forwardedTime = std::min(forwardedTime, timed([&] { forwardedPair.transfer(sink); }));
+      handOverTime = std::min(handOverTime, timed([&] { sharedPair.handOver(); }));
+      sharedTime = std::min(sharedTime, timed([&] { sharedPair.transfer(sink); }));
     }
     const double memcpyRate = double(bytes) / memcpyTime, rawTcp = double(bytes) / rawTcpTime,
                  rawUnix = double(bytes) / rawUnixTime, linkTcp = double(bytes) / linkTcpTime,
@@ -140,6 +181,7 @@ int runLinkBenchmark(int argc, char** argv) {
                  forwardedUnix = double(bytes) / forwardedTime;
     if (std::memcmp(source.data(), sink.data(), bytes) != 0)
       throw std::runtime_error("data corrupted");
+    const double handOver = double(bytes) / handOverTime, shared = double(bytes) / sharedTime;
     printFigure(p + "memcpy_bytes_per_second", memcpyRate);
     printFigure(p + "tcp.bytes_per_second", linkTcp);
     printFigure(p + "tcp.fraction_of_raw_socket", linkTcp / rawTcp);
@@ -148,6 +190,11 @@ int runLinkBenchmark(int argc, char** argv) {
     printFigure(p + "unix.fraction_of_memcpy", linkUnix / memcpyRate);
     printFigure(p + "forwarded_call.unix.fraction_of_raw_socket", forwardedUnix / rawUnix);
     printFigure(p + "raw_unix_over_raw_tcp", rawUnix / rawTcp);
+    printFigure(p + "shared_memory.handover_bytes_per_second", handOver);
+    printFigure(p + "shared_memory.handover_seconds", handOverTime);
+    printFigure(p + "shared_memory.with_copy_out.bytes_per_second", shared);
+    printFigure(p + "shared_memory.with_copy_out.fraction_of_memcpy", shared / memcpyRate);
+    printFigure(p + "shared_memory.with_copy_out_over_unix_link", shared / linkUnix);
   }
   return 0;
 }

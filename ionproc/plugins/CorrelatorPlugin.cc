@@ -47,14 +47,15 @@ struct CorrelatorPlugin {
   const ObservationSettings* settings = nullptr;
   BlockSource* blocks = nullptr;
   VisibilitySink* visibilities = nullptr;
-  std::atomic<uint64_t> served{0}, flagged{0}, correlated{0};
+  std::atomic<uint64_t> served{0}, lent{0}, flagged{0}, correlated{0};
+  /// The shared-memory path's slots, made when a rank on this host first asks for them.
+  std::mutex segmentMutex;
+  std::unique_ptr<SharedBlockSegment> segment;
   /// Per call, on the link's threads: serving a block, waiting for the input included
   /// (integration is timed by the output path).
   StepTimes times{{"serve block"}};
 
-  void serve(int64_t block, int32_t station, int32_t first, int32_t n, StationBlockHeader& header,
-             OutArray<uint8_t>& samples, OutArray<uint64_t>& valid,
-             OutArray<SubbandDelay>& delays) {
+  void check(int64_t block, int32_t station, int32_t first, int32_t n) const {
     if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
     // first + n would overflow for a first near INT32_MAX: compared without the sum.
     if (station < 0 || station >= settings->nrStations() || first < 0 || n < 1 ||
@@ -63,14 +64,15 @@ struct CorrelatorPlugin {
       throw std::invalid_argument("no block " + std::to_string(block) + " of station " +
                                   std::to_string(station) + " subbands " + std::to_string(first) +
                                   "+" + std::to_string(n));
-    // The input never waits for slow ranks: a block that left the buffer comes back
-    // flagged by ionproc (BlockSource::serveInto).
-    std::shared_ptr<StationBlock> result = pool->take();
+  }
+
+  /// The input never waits for slow ranks: a block that left the buffer comes back
+  /// flagged by ionproc (BlockSource::serveInto).
+  void serveInto(StationBlock& out, int64_t block, int32_t station, int32_t first, int32_t n) {
     const auto start = StepTimes::Clock::now();
-    blocks->serveInto(*result, block, station, first, n);
+    blocks->serveInto(out, block, station, first, n);
     times.lap(0, start);
-    ++served;
-    if (result->header.flaggedByIonproc) {
+    if (out.header.flaggedByIonproc) {
       ++flagged;
       static RateLimiter limiter(5);
       if (limiter.allow())
@@ -78,10 +80,70 @@ struct CorrelatorPlugin {
                                                << block << " of station " << station
                                                << " served flagged (" << flagged << " so far)");
     }
+  }
+
+  void serve(int64_t block, int32_t station, int32_t first, int32_t n, StationBlockHeader& header,
+             OutArray<uint8_t>& samples, OutArray<uint64_t>& valid,
+             OutArray<SubbandDelay>& delays) {
+    check(block, station, first, n);
+    // The input never waits for slow ranks: a block that left the buffer comes back
+    // flagged by ionproc (BlockSource::serveInto).
+    std::shared_ptr<StationBlock> result = pool->take();
+    serveInto(*result, block, station, first, n);
+    ++served;
     header = result->header;
     samples.lend(result->samples.span(), result);
     valid.lend(result->valid.span(), result);
     delays.lend(result->delays.span(), result);
+  }
+
+  SharedBlockSegment& sharedSegment() {
+    if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
+    std::lock_guard lock(segmentMutex);
+    if (!segment) {
+      // Each station's block is lent to one rank at a time, and its lease ends when that
+      // rank asks for the next one: a slot per station suffices; twice that lets a rank
+      // ask ahead and a fetch with every subband always fits.
+      const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
+      segment = std::make_unique<SharedBlockSegment>(
+          2 * settings->nrStations(),
+          StationBlock::bytesInOnePiece(settings->nrSubbands(), nrSamples,
+                                        settings->bitsPerSample));
+      RTCP_LOG_INFO("correlator-plugin",
+                    "shared-memory link: " << segment->info().name << ", "
+                                           << segment->info().nrSlots << " slots of "
+                                           << segment->info().slotBytes / 1e6 << " MB");
+    }
+    return *segment;
+  }
+
+  static uint64_t holder(int32_t rank, int32_t station) {
+    return uint64_t(uint32_t(rank)) << 32 | uint32_t(station);
+  }
+
+  void lend(int64_t block, int32_t station, int32_t first, int32_t n, int32_t rank,
+            StationBlockHeader& header, SharedBlockLocation& location) {
+    check(block, station, first, n);
+    if (rank < 0) throw std::invalid_argument("rank " + std::to_string(rank));
+    SharedBlockSegment& shared = sharedSegment();
+    const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
+    location = shared.lease(holder(rank, station));
+    StationBlock slot = shared.block(location.slot, n, nrSamples, settings->bitsPerSample);
+    try {
+      serveInto(slot, block, station, first, n);
+    } catch (...) {
+      shared.release(~uint64_t(0), holder(rank, station));
+      throw;
+    }
+    if (slot.samples.owned())  // the source replaced the slot's buffers: nothing is shared
+      throw std::logic_error("the block source did not serve into the shared slot");
+    ++lent;
+    header = slot.header;
+  }
+
+  void returnBlocks(int32_t rank) {
+    std::lock_guard lock(segmentMutex);
+    if (segment) segment->release(~uint64_t(0) << 32, holder(rank, 0));
   }
 
   void listStations(OutArray<int32_t>& out) const {
@@ -104,9 +166,11 @@ struct CorrelatorPlugin {
   }
 
   std::string summary() const {
-    return "correlator plug-in: " + std::to_string(served) + " station blocks served, " +
-           std::to_string(flagged) + " served flagged because the ranks fell behind, " +
-           std::to_string(correlated) + " correlated blocks received; steps: " + times.report();
+    return "correlator plug-in: " + std::to_string(served) +
+           " station blocks served over the link, " + std::to_string(lent) +
+           " lent in shared memory, " + std::to_string(flagged) +
+           " served flagged because the ranks fell behind, " + std::to_string(correlated) +
+           " correlated blocks received; steps: " + times.report();
   }
 };
 
@@ -127,6 +191,18 @@ RTCP_PLUGIN(context) {
         plugin->serve(block, station, first, n, header, samples, valid, delays);
       },
       0);  // no input arrays
+  context.functions.serve(
+      sharedBlockSegment,
+      [plugin](SharedSegmentInfo& info) { info = plugin->sharedSegment().info(); }, 0);
+  context.functions.serve(
+      lendStationBlock,
+      [plugin](int64_t block, int32_t station, int32_t first, int32_t n, int32_t rank,
+               rtcp::StationBlockHeader& header, SharedBlockLocation& location) {
+        plugin->lend(block, station, first, n, rank, header, location);
+      },
+      0);
+  context.functions.serve(
+      returnStationBlocks, [plugin](int32_t rank) { plugin->returnBlocks(rank); }, 0);
   context.functions.serve(
       servedStations, [plugin](OutArray<int32_t>& stations) { plugin->listStations(stations); }, 0);
   context.functions.serve(

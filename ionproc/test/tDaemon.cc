@@ -75,7 +75,17 @@ class PatternBlocks : public BlockSource {
     return all;
   }
   void serveInto(StationBlock& out, int64_t block, int station, int first, int n) override {
-    out = std::move(*makeBlock(block, station, first, n));
+    std::unique_ptr<StationBlock> made = makeBlock(block, station, first, n);
+    if (out.samples.owned()) {
+      out = std::move(*made);
+      return;
+    }
+    // A slot of the shared-memory link, already of this shape: filled in place, as
+    // StationInput fills it.
+    out.header = made->header;
+    std::memcpy(out.samples.data(), made->samples.data(), made->samples.size());
+    std::memcpy(out.valid.data(), made->valid.data(), made->valid.size() * sizeof(uint64_t));
+    std::memcpy(out.delays.data(), made->delays.data(), made->delays.size() * sizeof(SubbandDelay));
   }
 
  private:
@@ -130,6 +140,7 @@ class DaemonTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testManyCoresCalling);
   CPPUNIT_TEST(testRemoteErrors);
   CPPUNIT_TEST(testCorrelatorPlugin);
+  CPPUNIT_TEST(testSharedMemoryLink);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -292,6 +303,64 @@ class DaemonTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::complex<float>(2 * 17.0f + 1, -1), d.visibilities[17]);
     CPPUNIT_ASSERT_EQUAL(uint32_t(201), d.validSamples[cells - 1]);
     CPPUNIT_ASSERT(contains(daemon.summaries.at(0)(), "1 served flagged"));
+  }
+
+  /// The shared-memory path: a lent block holds, in ionproc's segment mapped read-only
+  /// here, exactly what the socket path sends; a lease ends with the holder's next request
+  /// for that station or with returnStationBlocks, and a slot is reused only then.
+  void testSharedMemoryLink() {
+    const ObservationSettings settings = smallObservation();
+    PatternBlocks blocks(settings);
+    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks);
+    LinkClient client(daemon.server->endpoint(), 0, 0);
+    const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+    SharedSegmentInfo info;
+    sharedBlockSegment.call(client, info);
+    CPPUNIT_ASSERT_EQUAL(6, info.nrSlots);  // two per station
+    SharedBlockMapping mapping(info);
+
+    auto lend = [&](int64_t block, int station, int first, int n, int rank) {
+      StationBlockHeader header;
+      SharedBlockLocation location;
+      lendStationBlock.call(client, block, station, first, n, rank, header, location);
+      return std::pair{mapping.block(location, header), location.slot};
+    };
+    auto [lent, slot] = lend(1, 2, 1, 2, 0);
+    auto sent = fetchStationBlock(client, 1, 2, 1, 2, nrSamples, 16);
+    CPPUNIT_ASSERT_EQUAL(int64_t(1), lent.header.block);
+    CPPUNIT_ASSERT_EQUAL(2, lent.header.station);
+    CPPUNIT_ASSERT_EQUAL(2, lent.header.nrSubbands);
+    CPPUNIT_ASSERT_EQUAL(sent->samples.size(), lent.samples.size());
+    CPPUNIT_ASSERT(std::memcmp(sent->samples.data(), lent.samples.data(), lent.samples.size()) ==
+                   0);
+    CPPUNIT_ASSERT(std::equal(sent->valid.begin(), sent->valid.end(), lent.valid.begin()));
+    CPPUNIT_ASSERT_EQUAL(sent->delays[1].coarse, lent.delays[1].coarse);
+    CPPUNIT_ASSERT_EQUAL(sent->delays[1].residualEnd, lent.delays[1].residualEnd);
+
+    // The same holder's next block of that station ends the first lease: the slot comes
+    // back (a lease never ending would exhaust the six slots here).
+    for (int64_t b = 0; b < 8; ++b) lend(b, 0, 0, 4, 0);
+    // Six leases take every slot; returning rank 1's lets rank 2 have one.
+    for (int station = 0; station < 3; ++station) {
+      lend(2, station, 0, 4, 1);
+      if (station > 0) lend(2, station, 0, 4, 0);
+    }
+    returnStationBlocks.call(client, 1);
+    auto [later, laterSlot] = lend(3, 1, 0, 4, 2);
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), later.header.block);
+    CPPUNIT_ASSERT(contains(daemon.summaries.at(0)(), "lent in shared memory"));
+    // The rank's view is read-only; a block of another shape than the slot holds is refused.
+    StationBlockHeader tooBig = later.header;
+    tooBig.nrSubbands = 1000;
+    CPPUNIT_ASSERT_THROW(
+        mapping.block({laterSlot, 0, info.firstSlotOffset + info.slotBytes * size_t(laterSlot)},
+                      tooBig),
+        std::runtime_error);
+    // Another segment's description (a wrong nonce) is refused when mapping.
+    SharedSegmentInfo other = info;
+    other.nonce ^= 1;
+    CPPUNIT_ASSERT_THROW(SharedBlockMapping{other}, std::runtime_error);
+    (void)slot;
   }
 };
 

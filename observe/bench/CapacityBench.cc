@@ -39,8 +39,9 @@ struct CapacityOptions {
   int seconds = 5;
   int ranks = 2;
   int maxSubbands = 64;
-  std::string input = "both";  ///< replayed, live or both
-  std::string directory;       ///< empty: a temporary one, removed afterwards
+  std::string input = "both";   ///< replayed, live or both
+  std::string directory;        ///< empty: a temporary one, removed afterwards
+  bool noSharedMemory = false;  ///< observe --no-shared-memory: the socket and MPI-message paths
 };
 
 const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "CS006",
@@ -142,10 +143,11 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   writeFile(dir + "/replay.parset",
             parset(o, seconds, nrSubbands, live ? "" : recordings, dir + "/ms"));
   const std::string obs = dir + "/obs";
-  const int code = run("observe",
-                       {partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs,
-                        "--ranks", std::to_string(o.ranks)},
-                       dir + "/observe.log");
+  std::vector<std::string> observe{
+      partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs, "--ranks",
+      std::to_string(o.ranks)};
+  if (o.noSharedMemory) observe.push_back("--no-shared-memory");
+  const int code = run("observe", observe, dir + "/observe.log");
   fs::remove_all(recordings);
   fs::remove_all(dir + "/ms");
 
@@ -181,7 +183,10 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
       "ranks", po::value(&o.ranks), "correlator ranks (default 2)")(
       "max-subbands", po::value(&o.maxSubbands), "largest number of subbands tried (default 64)")(
       "input", po::value(&o.input), "replayed, live or both (default both)")(
-      "dir", po::value(&o.directory), "keep the trials' logs and summaries here");
+      "dir", po::value(&o.directory), "keep the trials' logs and summaries here")(
+      "no-shared-memory", po::bool_switch(&o.noSharedMemory),
+      "observe --no-shared-memory: the ranks fetch over the link's socket and exchange by MPI "
+      "messages (the paths of ranks on other hosts), to compare");
   po::variables_map vm;
   po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(),
             vm);

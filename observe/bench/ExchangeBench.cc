@@ -24,14 +24,18 @@ namespace fs = std::filesystem;
 struct Setting {
   std::string name;
   std::vector<std::string> environment;  ///< NAME=value
+  std::vector<std::string> arguments;    ///< of rtcp-exchange-bench
 };
 
 std::vector<Setting> settings() {
-  return {{"mpich_default", {}},
-          {"ucx_sm", {"UCX_TLS=sm,self"}},
-          {"nolocal_ucx", {"MPIR_CVAR_NOLOCAL=1"}},
-          {"nolocal_ucx_sm", {"MPIR_CVAR_NOLOCAL=1", "UCX_TLS=sm,self"}},
-          {"observe_local", localRankEnvironment()}};
+  // The MPI-message transpose under each setting, and the MPI-3 shared-memory one, which
+  // the ranks use when they are all on one node (observe's local ranks).
+  return {{"mpich_default", {}, {}},
+          {"ucx_sm", {"UCX_TLS=sm,self"}, {}},
+          {"nolocal_ucx", {"MPIR_CVAR_NOLOCAL=1"}, {}},
+          {"nolocal_ucx_sm", {"MPIR_CVAR_NOLOCAL=1", "UCX_TLS=sm,self"}, {}},
+          {"observe_local_messages", localRankEnvironment(), {}},
+          {"mpi3_shared_memory", localRankEnvironment(), {"--shared-memory", "1"}}};
 }
 
 /// `name: value` lines of a run's output.
@@ -77,6 +81,7 @@ int exchange(int argc, char** argv) {
       command.insert(command.end(), s.environment.begin(), s.environment.end());
       command.insert(command.end(), {mpirunExecutable(), "-np", "2", RTCP_EXCHANGE_BENCH_EXE,
                                      "--subbands", std::to_string(subbands)});
+      command.insert(command.end(), s.arguments.begin(), s.arguments.end());
       ChildProcess child("exchange", command, log.string());
       child.start();
       child.waitFor(300);

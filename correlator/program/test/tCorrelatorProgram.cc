@@ -47,6 +47,7 @@ Integrations readDumps(const std::string& directory, std::vector<size_t>& perRan
 class CorrelatorProgramTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(CorrelatorProgramTest);
   CPPUNIT_TEST(testRankCountDoesNotChangeVisibilities);
+  CPPUNIT_TEST(testExchangePathsAgree);
   CPPUNIT_TEST(testMissingRecordingStopsAllRanks);
   CPPUNIT_TEST(testDumpNeedsLocalInput);
   CPPUNIT_TEST_SUITE_END();
@@ -102,6 +103,28 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
     }
   }
 
+  /// Ranks on one node exchange through MPI-3 shared memory by default; by MPI messages
+  /// (as across nodes) they give the same visibilities, bit for bit.
+  void testExchangePathsAgree() {
+    const std::string parset = writeParset(dir_.path() + "/replay.parset", o_);
+    std::vector<size_t> perRank;
+    const Integrations shared = correlate(parset, 2, perRank);
+    CPPUNIT_ASSERT(readFile(dir_.path() + "/dump2.log").find("exchange in MPI-3 shared memory") !=
+                   std::string::npos);
+    const Integrations messages = correlate(parset, 2, perRank, {"--exchange", "messages"});
+    CPPUNIT_ASSERT(readFile(dir_.path() + "/dump2.log").find("exchange by MPI messages") !=
+                   std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(size_t(4 * 3), shared.size());
+    CPPUNIT_ASSERT_EQUAL(shared.size(), messages.size());
+    for (const auto& [key, a] : shared) {
+      const CorrelatedData& b = messages.at(key);
+      CPPUNIT_ASSERT(std::memcmp(a.visibilities.data(), b.visibilities.data(),
+                                 a.visibilities.size() * sizeof(a.visibilities[0])) == 0);
+      CPPUNIT_ASSERT(
+          std::equal(a.validSamples.begin(), a.validSamples.end(), b.validSamples.begin()));
+    }
+  }
+
   void testMissingRecordingStopsAllRanks() {
     SmallObservation broken = o_;
     broken.inputs[3] = "file:" + dir_.path() + "/recordings/RS999.rsp";
@@ -126,13 +149,23 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
   }
 
  private:
-  Integrations correlate(const std::string& parset, int ranks, std::vector<size_t>& perRank) {
+  Integrations correlate(const std::string& parset, int ranks, std::vector<size_t>& perRank,
+                         const std::vector<std::string>& options = {}) {
     const std::string dump = dir_.path() + "/dump" + std::to_string(ranks);
     const std::string log = dump + ".log";
-    const int code = runProgram({observe::mpirunExecutable(), "-np", std::to_string(ranks),
-                                 observe::partExecutable("correlator"), parset, "--dump", dump,
-                                 "--no-storage", "--threads", "1"},
-                                log);
+    std::filesystem::remove_all(dump);
+    std::vector<std::string> command{observe::mpirunExecutable(),
+                                     "-np",
+                                     std::to_string(ranks),
+                                     observe::partExecutable("correlator"),
+                                     parset,
+                                     "--dump",
+                                     dump,
+                                     "--no-storage",
+                                     "--threads",
+                                     "1"};
+    command.insert(command.end(), options.begin(), options.end());
+    const int code = runProgram(command, log);
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, code);
     return readDumps(dump, perRank);
   }
