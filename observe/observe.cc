@@ -151,14 +151,9 @@ int run(const Options& o) {
                                           << formatUtc(plan.settings.startTime) << " .. "
                                           << formatUtc(plan.settings.stopTime) << " UTC, directory "
                                           << plan.directory);
-  RunOptions runOptions{ranks,
-                        o.threads,
-                        o.keepGoing,
-                        o.startupSeconds,
-                        bool(isatty(STDERR_FILENO)),
-                        o.launcher,
-                        o.noSharedMemory,
-                        {}};
+  RunOptions runOptions{
+      ranks,      o.threads,        o.keepGoing, o.startupSeconds, bool(isatty(STDERR_FILENO)),
+      o.launcher, o.noSharedMemory, {}};
   for (const ParsetProblem& p : checked.problems)
     if (!p.error) runOptions.parsetWarnings.push_back(p.message);
   Observation observation(plan, std::move(runOptions), stopSignals);
