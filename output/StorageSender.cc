@@ -52,11 +52,14 @@ class StorageSender::Connection {
       return;
     }
     ++statistics_.dropped;
-    RTCP_LOG_WARN("storage", name_ << ": output queue (" << options_.queueCapacity
-                                   << " integrations) and spool (" << spool_.bytes()
-                                   << " bytes) full; dropped integration " << data->integration
-                                   << " of subband index " << data->subband << " ("
-                                   << statistics_.dropped << " dropped so far)");
+    // A long outage drops one integration per subband per integration time: logged once
+    // a second, with the count (every one is counted and flagged).
+    if (dropLog_.allow())
+      RTCP_LOG_WARN("storage", name_ << ": output queue (" << options_.queueCapacity
+                                     << " integrations) and spool (" << spool_.bytes()
+                                     << " bytes) full; dropped integration " << data->integration
+                                     << " of subband index " << data->subband << " ("
+                                     << statistics_.dropped << " dropped so far)");
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) {
@@ -258,6 +261,7 @@ class StorageSender::Connection {
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
   bool stopping_ = false, warned_ = false, spoolWarned_ = false;
+  RateLimiter dropLog_{1.0};
   DiskSpool spool_;  ///< behind queue_: what did not fit in it, oldest first
   Statistics statistics_;
   std::thread thread_;  // last: starts once everything else is constructed
