@@ -9,20 +9,12 @@
 #include <string>
 #include <thread>
 
+#include "MpiCheck.h"
 #include "rtcp/RspPacket.h"
 
 namespace rtcp::correlator {
 
 namespace {
-
-void check(int status, const char* what) {
-  if (status != MPI_SUCCESS) {
-    char message[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(status, message, &length);
-    throw std::runtime_error(std::string(what) + ": " + std::string(message, size_t(length)));
-  }
-}
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
@@ -33,8 +25,8 @@ double secondsSince(Clock::time_point start) {
 
 bool SharedMemoryTranspose::possible(MPI_Comm comm) {
   MPI_Comm node;
-  check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-        "MPI_Comm_split_type");
+  checkMpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+           "MPI_Comm_split_type");
   int onNode = 0, all = 0;
   MPI_Comm_size(node, &onNode);
   MPI_Comm_size(comm, &all);
@@ -66,16 +58,16 @@ SharedMemoryTranspose::SharedMemoryTranspose(MPI_Comm comm, const WorkDistributi
                 StationBlock::bytesInOnePiece(nrSubbands_, nrSamples, bitsPerSample);
   const MPI_Aint bytes = MPI_Aint(blockBytes_ * size_t(nrStations) * size_t(setsPerRank));
   void* base = nullptr;
-  check(MPI_Win_allocate_shared(bytes, 64, MPI_INFO_NULL, comm, &base, &window_),
-        "MPI_Win_allocate_shared");
+  checkMpi(MPI_Win_allocate_shared(bytes, 64, MPI_INFO_NULL, comm, &base, &window_),
+           "MPI_Win_allocate_shared");
   // One passive epoch for the window's life; MPI_Win_sync orders the copies.
-  check(MPI_Win_lock_all(MPI_MODE_NOCHECK, window_), "MPI_Win_lock_all");
+  checkMpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, window_), "MPI_Win_lock_all");
   bases_.resize(size_t(nrRanks_));
   for (int r = 0; r < nrRanks_; ++r) {
     MPI_Aint size = 0;
     int unit = 0;
     void* partner = nullptr;
-    check(MPI_Win_shared_query(window_, r, &size, &unit, &partner), "MPI_Win_shared_query");
+    checkMpi(MPI_Win_shared_query(window_, r, &size, &unit, &partner), "MPI_Win_shared_query");
     bases_[size_t(r)] = static_cast<uint8_t*>(partner);
     // Window memory is shared memory in 4 KB pages: map every rank's pages in with one
     // call, not a page fault per page at the first blocks (a hint: ignored if refused).
@@ -112,8 +104,8 @@ void SharedMemoryTranspose::transpose(int64_t block, std::span<const StationBloc
   // (1) Which set each rank receives into; completes once every rank has its blocks.
   std::vector<int> sets(static_cast<size_t>(nrRanks_));
   MPI_Request request;
-  check(MPI_Iallgather(&set, 1, MPI_INT, sets.data(), 1, MPI_INT, comm_, &request),
-        "MPI_Iallgather");
+  checkMpi(MPI_Iallgather(&set, 1, MPI_INT, sets.data(), 1, MPI_INT, comm_, &request),
+           "MPI_Iallgather");
   waitSleeping(request);
 
   // (2) Own stations' rows into every rank's set.
@@ -136,7 +128,7 @@ void SharedMemoryTranspose::transpose(int64_t block, std::span<const StationBloc
 
   // (3) Every rank's copies into this rank's set are done (counted as transfer time: the
   // slowest copy of all ranks, as an MPI exchange's wait for its last message).
-  check(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+  checkMpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
   waitSleeping(request, false);
   MPI_Win_sync(window_);
   secondsTransferring_ += secondsSince(start);
@@ -166,7 +158,7 @@ void SharedMemoryTranspose::waitSleeping(MPI_Request& request, bool counted) {
   auto pause = std::chrono::microseconds(20);
   for (;;) {
     int done = 0;
-    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    checkMpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) break;
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(2000));

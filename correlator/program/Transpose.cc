@@ -6,20 +6,12 @@
 #include <string>
 #include <thread>
 
+#include "MpiCheck.h"
 #include "rtcp/RspPacket.h"
 
 namespace rtcp::correlator {
 
 namespace {
-
-void check(int status, const char* what) {
-  if (status != MPI_SUCCESS) {
-    char message[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(status, message, &length);
-    throw std::runtime_error(std::string(what) + ": " + std::string(message, size_t(length)));
-  }
-}
 
 size_t rowBytes(const StationBlock& block) {
   return size_t(block.header.nrSamples) * bytesPerDualPolSample(block.header.bitsPerSample);
@@ -75,10 +67,10 @@ Transpose::Layout Transpose::receiveLayout(int source, std::span<StationBlock* c
 
 MPI_Datatype Transpose::commit(const Layout& layout) {
   MPI_Datatype type;
-  check(MPI_Type_create_hindexed(int(layout.lengths.size()), layout.lengths.data(),
-                                 layout.addresses.data(), MPI_BYTE, &type),
-        "MPI_Type_create_hindexed");
-  check(MPI_Type_commit(&type), "MPI_Type_commit");
+  checkMpi(MPI_Type_create_hindexed(int(layout.lengths.size()), layout.lengths.data(),
+                                    layout.addresses.data(), MPI_BYTE, &type),
+           "MPI_Type_create_hindexed");
+  checkMpi(MPI_Type_commit(&type), "MPI_Type_commit");
   return type;
 }
 
@@ -112,14 +104,14 @@ void Transpose::transpose(int64_t block, std::span<const StationBlock* const> fe
   // data at full speed: MPICH progresses a transfer only inside MPI calls, so a transfer
   // waited for with sleeps in between would crawl at a chunk per sleep.
   MPI_Request request;
-  check(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+  checkMpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
   waitSleeping(request);
   const auto start = std::chrono::steady_clock::now();
   copyOwnRows(fetched, received, subbands);
-  check(MPI_Alltoallw(MPI_BOTTOM, ones.data(), zeros.data(), sendTypes.data(), MPI_BOTTOM,
-                      ones.data(), zeros.data(), receiveTypes.data(), comm_),
-        "MPI_Alltoallw");
-  check(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  checkMpi(MPI_Alltoallw(MPI_BOTTOM, ones.data(), zeros.data(), sendTypes.data(), MPI_BOTTOM,
+                         ones.data(), zeros.data(), receiveTypes.data(), comm_),
+           "MPI_Alltoallw");
+  checkMpi(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   secondsTransferring_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (int r = 0; r < nrRanks_; ++r) {
@@ -142,18 +134,18 @@ void Transpose::postRows(int partner, std::span<const StationBlock* const> fetch
     StationBlock* block = received[size_t(s)];
     for (size_t j = 0; j < nrOwnSubbands; ++j) {
       requests.emplace_back();
-      check(MPI_Irecv(block->sample(int(j), 0), int(rowBytes(*block)), MPI_BYTE, partner, kRowTag,
-                      comm_, &requests.back()),
-            "MPI_Irecv");
+      checkMpi(MPI_Irecv(block->sample(int(j), 0), int(rowBytes(*block)), MPI_BYTE, partner,
+                         kRowTag, comm_, &requests.back()),
+               "MPI_Irecv");
     }
   }
   for (const StationBlock* block : fetched)
     for (int sb : theirSubbands) {
       requests.emplace_back();
       bytesSent_ += rowBytes(*block);
-      check(MPI_Isend(block->sample(sb, 0), int(rowBytes(*block)), MPI_BYTE, partner, kRowTag,
-                      comm_, &requests.back()),
-            "MPI_Isend");
+      checkMpi(MPI_Isend(block->sample(sb, 0), int(rowBytes(*block)), MPI_BYTE, partner, kRowTag,
+                         comm_, &requests.back()),
+               "MPI_Isend");
     }
 }
 
@@ -175,7 +167,7 @@ void Transpose::waitSleeping(MPI_Request& request) {
   auto pause = std::chrono::microseconds(20);
   for (;;) {
     int done = 0;
-    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    checkMpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) break;
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(2000));
