@@ -106,7 +106,7 @@ void SharedMemoryTranspose::transpose(int64_t block, std::span<const StationBloc
   MPI_Request request;
   checkMpi(MPI_Iallgather(&set, 1, MPI_INT, sets.data(), 1, MPI_INT, comm_, &request),
            "MPI_Iallgather");
-  waitSleeping(request);
+  secondsWaiting_ += waitSleeping(request);
 
   // (2) Own stations' rows into every rank's set.
   const auto start = Clock::now();
@@ -129,7 +129,7 @@ void SharedMemoryTranspose::transpose(int64_t block, std::span<const StationBloc
   // (3) Every rank's copies into this rank's set are done (counted as transfer time: the
   // slowest copy of all ranks, as an MPI exchange's wait for its last message).
   checkMpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
-  waitSleeping(request, false);
+  waitSleeping(request);
   MPI_Win_sync(window_);
   secondsTransferring_ += secondsSince(start);
   for (int s = 0; s < nrStations_; ++s)
@@ -150,20 +150,6 @@ void SharedMemoryTranspose::copyRows(const StationBlock& from, const std::vector
                 words * sizeof(uint64_t));
     to.delays[j] = from.delays[size_t(sb)];
   }
-}
-
-void SharedMemoryTranspose::waitSleeping(MPI_Request& request, bool counted) {
-  const auto start = Clock::now();
-  // Sleeps back off from 20 us to 2 ms: a partner that is a whole block late costs no CPU.
-  auto pause = std::chrono::microseconds(20);
-  for (;;) {
-    int done = 0;
-    checkMpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done) break;
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(2000));
-  }
-  if (counted) secondsWaiting_ += secondsSince(start);
 }
 
 }  // namespace rtcp::correlator

@@ -61,8 +61,6 @@ class SharedMemoryTranspose {
   StationBlock partnerBlock(int rank, int set, int station) const;
   /// Rows, valid bits and delays of `subbands` of `from` into local subbands 0, 1, ...
   void copyRows(const StationBlock& from, const std::vector<int>& subbands, StationBlock& to);
-  /// Waits for `request`, polling with sleeps; counted: as secondsWaiting().
-  void waitSleeping(MPI_Request& request, bool counted = true);
 
   MPI_Comm comm_;
   int rank_ = 0, nrRanks_ = 1;

@@ -105,7 +105,7 @@ void Transpose::transpose(int64_t block, std::span<const StationBlock* const> fe
   // waited for with sleeps in between would crawl at a chunk per sleep.
   MPI_Request request;
   checkMpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
-  waitSleeping(request);
+  secondsWaiting_ += waitSleeping(request);
   const auto start = std::chrono::steady_clock::now();
   copyOwnRows(fetched, received, subbands);
   checkMpi(MPI_Alltoallw(MPI_BOTTOM, ones.data(), zeros.data(), sendTypes.data(), MPI_BOTTOM,
@@ -159,21 +159,6 @@ void Transpose::copyOwnRows(std::span<const StationBlock* const> fetched,
     for (size_t j = 0; j < subbands.size(); ++j)
       std::memcpy(to.sample(int(j), 0), from.sample(subbands[j], 0), rowBytes(from));
   }
-}
-
-void Transpose::waitSleeping(MPI_Request& request) {
-  const auto start = std::chrono::steady_clock::now();
-  // Sleeps back off from 20 us to 2 ms: a partner that is a whole block late costs no CPU.
-  auto pause = std::chrono::microseconds(20);
-  for (;;) {
-    int done = 0;
-    checkMpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done) break;
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(2000));
-  }
-  secondsWaiting_ +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace rtcp::correlator

@@ -62,7 +62,6 @@ class Transpose {
   void copyOwnRows(std::span<const StationBlock* const> fetched,
                    std::span<StationBlock* const> received, const std::vector<int>& subbands);
   static constexpr int kRowTag = 15;
-  void waitSleeping(MPI_Request& request);
 
   MPI_Comm comm_;
   int rank_, nrRanks_;
