@@ -120,6 +120,25 @@ void waitWritten(const std::string& statusPath, uint64_t blocks) {
   }
 }
 
+/// storage-sink started on the observation's parset (written to directory) with its
+/// status file and log there, listening on a free port.
+struct RunningSink {
+  std::string status, log;
+  uint16_t port = 0;
+  pid_t pid = 0;
+};
+RunningSink startSink(const std::string& directory, const TestObservation& observation,
+                      const std::vector<std::string>& options) {
+  RunningSink sink{directory + "/storage.status", directory + "/storage.log", freeTcpPort(), 0};
+  std::vector<std::string> command = {sinkExecutable(), writeParset(directory, observation),
+                                      "--port",         std::to_string(sink.port),
+                                      "--status",       sink.status};
+  command.insert(command.end(), options.begin(), options.end());
+  sink.pid = rtcp::test::startProgram(command, sink.log);
+  CPPUNIT_ASSERT(waitListening(sink.status, sink.pid));
+  return sink;
+}
+
 }  // namespace
 
 class StorageDiskFullTest : public CppUnit::TestFixture {
@@ -138,14 +157,9 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
     observation.steps = 2441;  // 0.1 s integrations: 80 of them
     observation.subbands = "[300, 301, 302]";
     observation.location = "localhost:" + disk.path() + "/out";
-    const std::string parset = writeParset(dir.path(), observation);
-    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
-    const uint16_t port = freeTcpPort();
-    const pid_t sink = rtcp::test::startProgram(
-        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
-         "--ms-flush-interval", "0.2", "--flush-interval", "0.05", "--disk-reserve-mb", "1"},
-        log);
-    CPPUNIT_ASSERT(waitListening(status, sink));
+    const RunningSink sink = startSink(
+        dir.path(), observation,
+        {"--ms-flush-interval", "0.2", "--flush-interval", "0.05", "--disk-reserve-mb", "1"});
     // Room for what is sent: an MS takes more than the bytes of a block per integration
     // (DATA and WEIGHT_SPECTRUM hold as many bytes as the visibilities and valid counts
     // sent, and FLAG, UVW, WEIGHT, SIGMA ... more), so the disk fills up whatever the tiles.
@@ -156,7 +170,7 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
     disk.fillLeaving(disk.path() + "/filler", room);
 
     try {
-      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, 5.0);
+      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port, 5.0);
       for (int64_t i = 0; i < nrIntegrations; ++i) {
         for (int s = 0; s < nrSubbands; ++s) {
           const std::vector<uint8_t> bytes = makeBlock(kStations, kChannels, s, i).serialise(4242);
@@ -166,14 +180,14 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
       }
     } catch (const StreamError&) {  // the sink stopped reading: what it took is counted
     }
-    const int exitCode = rtcp::test::waitProgram(sink);
-    const std::string text = readFile(log);
+    const int exitCode = rtcp::test::waitProgram(sink.pid);
+    const std::string text = readFile(sink.log);
     CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 1, exitCode);  // failed, not aborted
     CPPUNIT_ASSERT(text.find("terminate") == std::string::npos);
     const std::string outDir = disk.path() + "/out";
     CPPUNIT_ASSERT(text.find("the file system of " + outDir + " is full") != std::string::npos);
 
-    const StorageStatus st = StorageStatus::read(status);
+    const StorageStatus st = StorageStatus::read(sink.status);
     CPPUNIT_ASSERT(st.finished && st.failed);
     CPPUNIT_ASSERT(st.error.find("the file system of " + outDir + " is full") == 0);
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.blocksRejected);
@@ -216,17 +230,12 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
     observation.steps = 2441;  // 40 integrations of 0.1 s
     observation.subbands = "[300, 301, 302]";
     observation.location = "localhost:" + disk.path() + "/out";
-    const std::string parset = writeParset(dir.path(), observation);
-    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
-    const uint16_t port = freeTcpPort();
-    const pid_t sink = rtcp::test::startProgram(
-        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
-         "--ms-flush-interval", "1000", "--flush-interval", "0.05", "--disk-reserve-mb", "4"},
-        log);
-    CPPUNIT_ASSERT(waitListening(status, sink));
+    const RunningSink sink = startSink(
+        dir.path(), observation,
+        {"--ms-flush-interval", "1000", "--flush-interval", "0.05", "--disk-reserve-mb", "4"});
     const int nrIntegrations = 39, nrSubbands = 3;  // not the last: the sink must not stop
     {
-      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, 5.0);
+      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port, 5.0);
       for (int64_t i = 0; i < nrIntegrations; ++i)
         for (int s = 0; s < nrSubbands; ++s) {
           const std::vector<uint8_t> bytes = makeBlock(kStations, kChannels, s, i).serialise(4242);
@@ -234,18 +243,18 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
         }
     }
     const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (StorageStatus::read(status).integrationsWritten <
+    while (StorageStatus::read(sink.status).integrationsWritten <
            uint64_t(nrIntegrations * nrSubbands)) {
       CPPUNIT_ASSERT(std::chrono::steady_clock::now() < deadline);
       std::this_thread::sleep_for(20ms);
     }
     disk.fillLeaving(disk.path() + "/filler", 0);  // what casacore holds has no room now
-    kill(sink, SIGTERM);
-    const int exitCode = rtcp::test::waitProgram(sink);
-    const std::string text = readFile(log);
+    kill(sink.pid, SIGTERM);
+    const int exitCode = rtcp::test::waitProgram(sink.pid);
+    const std::string text = readFile(sink.log);
     CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, exitCode);  // nothing lost
     CPPUNIT_ASSERT(text.find("closed with the disk-space reserve") != std::string::npos);
-    const StorageStatus st = StorageStatus::read(status);
+    const StorageStatus st = StorageStatus::read(sink.status);
     CPPUNIT_ASSERT(st.finished && !st.failed);
     CPPUNIT_ASSERT_MESSAGE(
         text, st.error.find("the file system of " + disk.path() + "/out is full") == 0);
