@@ -65,6 +65,20 @@ uint64_t CorrelatedHeader::expectedPayloadSize() const {
   return cells * nrPolarisations * sizeof(std::complex<float>) + cells * sizeof(uint32_t);
 }
 
+void DurableReply::write(uint8_t* bytes) const {
+  put(bytes, 0, kMagic);
+  put(bytes, 4, uint16_t(kSize));
+  put(bytes, 6, uint16_t(0));
+  put(bytes, 8, subband);
+  put(bytes, 12, uint32_t(0));
+  put(bytes, 16, integration);
+}
+
+std::optional<DurableReply> DurableReply::read(const uint8_t* bytes) {
+  if (get<uint32_t>(bytes, 0) != kMagic || get<uint16_t>(bytes, 4) != kSize) return std::nullopt;
+  return DurableReply{get<uint32_t>(bytes, 8), get<uint64_t>(bytes, 16)};
+}
+
 std::optional<std::string> checkCorrelatedHeader(const CorrelatedHeader& h, uint32_t maxStations,
                                                  uint32_t maxChannels) {
   if (h.magic != kCorrelatedMagic) return "bad magic (not an RTCP block)";

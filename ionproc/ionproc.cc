@@ -38,9 +38,9 @@ struct Options {
   std::string link = kDefaultLink;
   std::vector<std::string> plugins;
   size_t outputQueue = 16;
-  double spoolMb = 1024;                      ///< the spool behind each storage connection's queue
-  std::string spoolDir;                       ///< its files; default $TMPDIR or /tmp
-  double retainSeconds = 15, retainMb = 256;  ///< acknowledged, sent again after a break
+  double spoolMb = 1024;  ///< the spool behind each storage connection's queue
+  std::string spoolDir;   ///< its files; default $TMPDIR or /tmp
+  double retainMb = 256;  ///< sent, not yet on storage-sink's disk: sent again after a break
   double linger = 10;
   bool noInput = false;
   bool noOutput = false;
@@ -63,12 +63,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "to on disk while storage-sink is away, and sent after it (default 1024; 0: drop them)")(
       "spool-dir", po::value(&o.spoolDir),
       "directory of the spool files (default $TMPDIR or /tmp)")(
-      "retain-seconds", po::value(&o.retainSeconds),
-      "integrations storage-sink acknowledged in the last this many seconds are sent again "
-      "when its connection breaks: a storage-sink that died had not flushed them into its MSs "
-      "(default 15: more than its --ms-flush-interval; 0: none)")(
       "retain-mb", po::value(&o.retainMb),
-      "at most this many MiB of them per storage connection (default 256)")(
+      "MiB per storage connection of integrations sent but not yet on storage-sink's disk "
+      "(it says when they are), kept to send again should it die (default 256; 0: none)")(
       "linger", po::value(&o.linger),
       "seconds past the stop time to wait for the last results (default 10)")(
       "no-input", po::bool_switch(&o.noInput),
@@ -88,7 +85,6 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "with --no-output. PARSET '-' reads the parset from standard input.\n";
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about)) return std::nullopt;
   if (!(o.spoolMb >= 0)) throw po::error("--spool-mb must not be negative");
-  if (!(o.retainSeconds >= 0)) throw po::error("--retain-seconds must not be negative");
   if (!(o.retainMb >= 0)) throw po::error("--retain-mb must not be negative");
   if (o.spoolDir.empty()) {
     const char* tmp = std::getenv("TMPDIR");
@@ -168,7 +164,6 @@ int run(const Options& options) {
   outputOptions.finishTimeoutSeconds = options.linger;
   outputOptions.spoolBytes = uint64_t(options.spoolMb * 1024 * 1024);
   outputOptions.spoolDirectory = options.spoolDir;
-  outputOptions.retainSeconds = options.retainSeconds;
   outputOptions.retainBytes = uint64_t(options.retainMb * 1024 * 1024);
   OutputPath output(settings, outputOptions);
 

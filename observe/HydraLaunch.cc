@@ -63,6 +63,15 @@ bool PartOutput::update() {
   return status_ != before || storageStatus_ != storageBefore;
 }
 
+void PartOutput::follow(std::string path) {
+  update();
+  path_ = std::move(path);
+  offset_ = 0;
+  partial_.clear();
+  started_ = 0;
+  exitCodes_.clear();
+}
+
 void PartOutput::take(const std::string& line) {
   if (line == kStarted) {
     ++started_;
@@ -71,10 +80,19 @@ void PartOutput::take(const std::string& line) {
   } else if (line.starts_with(kWritten)) {
     std::string entries(1, ' ');  // every entry after a space, the first too
     entries.append(line, kWritten.size());
-    written_.push_back({field(entries, "path"), std::atoi(field(entries, "subband").c_str()),
-                        std::atoll(field(entries, "integrations").c_str()),
-                        std::atoll(field(entries, "missing").c_str()),
-                        std::strtoull(field(entries, "bytes").c_str(), nullptr, 10)});
+    const WrittenMeasurementSet ms{field(entries, "path"),
+                                   std::atoi(field(entries, "subband").c_str()),
+                                   std::atoll(field(entries, "integrations").c_str()),
+                                   std::atoll(field(entries, "missing").c_str()),
+                                   std::strtoull(field(entries, "bytes").c_str(), nullptr, 10)};
+    // A restarted storage-sink reports again an MS it reopened: its newest state counts.
+    const auto same =
+        std::find_if(written_.begin(), written_.end(),
+                     [&](const WrittenMeasurementSet& w) { return w.path == ms.path; });
+    if (same == written_.end())
+      written_.push_back(ms);
+    else
+      *same = ms;
   } else {
     try {
       if (auto status = ion::IonStatus::parseLine(line)) status_ = std::move(status);

@@ -50,6 +50,9 @@ class PartOutput {
   PartOutput(std::string path, int processes);
   /// Reads the complete lines added since the last call; true when a new status came.
   bool update();
+  /// Reads path from now on: the output of the part started again. What the earlier
+  /// process reported (MSs it wrote, its last status) stays; its start and exit do not.
+  void follow(std::string path);
   /// Every process has started (the launcher reached the host).
   bool started() const { return started_ >= processes_; }
   /// Once every process reported its exit: the first non-zero code, else 0.

@@ -213,13 +213,10 @@ bool Observation::startParts() {
 }
 
 void Observation::startStorageSinks() {
-  const std::string port = std::to_string(plan_.storagePort);
   if (!plan_.measurementSets.empty()) addPart("storage-sink", localStorageSinkArguments());
   for (const RemotePartPlan& storage : plan_.remoteStorageSinks)
-    addRemotePart(
-        storage.name, storage.host, 1,
-        {partExecutable("storage-sink"), "-", "--port", port, "--report", "--status", "-"},
-        storage.parsetPath, storageStatusPath(storage.name));
+    addRemotePart(storage.name, storage.host, 1, remoteStorageSinkCommand(), storage.parsetPath,
+                  storageStatusPath(storage.name));
 }
 
 std::vector<std::string> Observation::startIonprocs() {
@@ -352,7 +349,7 @@ void Observation::follow() {
       fail(std::string("interrupted by SIG") + sigabbrev_np(signal));
       return;
     }
-    restartDeadStorageSink();
+    restartDeadStorageSinks();
     if (!checkParts("")) {  // also brings the status of ionprocs on other hosts here
       progress.finish();
       return;
@@ -567,28 +564,58 @@ std::vector<std::string> Observation::localStorageSinkArguments() const {
           std::to_string(plan_.storagePort), "--status",       storageStatusPath("storage-sink")};
 }
 
-void Observation::restartDeadStorageSink() {
-  ChildProcess* sink = part("storage-sink");  // this host's; those of others: not yet
+std::vector<std::string> Observation::remoteStorageSinkCommand() const {
+  return {partExecutable("storage-sink"),
+          "-",
+          "--port",
+          std::to_string(plan_.storagePort),
+          "--report",
+          "--status",
+          "-"};
+}
+
+void Observation::restartDeadStorageSinks() {
+  if (!plan_.measurementSets.empty()) restartIfDied("storage-sink");
+  for (const RemotePartPlan& storage : plan_.remoteStorageSinks) restartIfDied(storage.name);
+}
+
+void Observation::restartIfDied(const std::string& name) {
+  ChildProcess* sink = part(name);
   if (!sink) return;
   const std::optional<int> code = exitCodeOf(*sink);
   // Killed or crashed (a signal): started again, it reopens the MSs and appends, and
   // ionproc sends what it kept meanwhile. An exit with an error (a full disk, a bad
   // parset) would only come back.
-  if (!code || *code <= 128 || storageSinkRestarts_ >= kMaxStorageSinkRestarts) return;
-  ++storageSinkRestarts_;
-  warnings_.push_back("storage-sink died (SIG" + std::string(sigabbrev_np(*code - 128)) + ", see " +
-                      sink->logPath() + "); restarted (" + std::to_string(storageSinkRestarts_) +
+  int& restarts = storageSinkRestarts_[name];
+  if (!code || *code <= 128 || restarts >= kMaxStorageSinkRestarts) return;
+  ++restarts;
+  const std::string restart = ".restart" + std::to_string(restarts);
+  warnings_.push_back(describe(*sink) + " died (SIG" + sigabbrev_np(*code - 128) + ", see " +
+                      sink->logPath() + "); restarted (" + std::to_string(restarts) +
                       " of at most " + std::to_string(kMaxStorageSinkRestarts) + ")");
   RTCP_LOG_WARN("observe", warnings_.back());
-  const std::vector<std::string> arguments = localStorageSinkArguments();
-  const std::string log =
-      plan_.directory + "/storage-sink.restart" + std::to_string(storageSinkRestarts_) + ".log";
+  const std::string log = plan_.directory + "/" + name + restart + ".log";
+  std::unique_ptr<ChildProcess> again;
+  if (const auto it = remote_.find(name); it != remote_.end()) {
+    // Through a new mpiexec, its output into a new file; what the first one reported
+    // (MSs it closed) stays.
+    RemotePart& remote = it->second;
+    const std::string output = plan_.directory + "/" + name + restart + ".out";
+    remote.output->follow(output);
+    remote.launchedAt = wallClock();
+    const auto storage =
+        std::find_if(plan_.remoteStorageSinks.begin(), plan_.remoteStorageSinks.end(),
+                     [&](const RemotePartPlan& r) { return r.name == name; });
+    again = std::make_unique<ChildProcess>(
+        name, hydraCommand(options_.launcher, remote.host, 1, remoteStorageSinkCommand()), log,
+        ChildStreams{storage->parsetPath, output, false});
+  } else {
+    again = std::make_unique<ChildProcess>(name, localStorageSinkArguments(), log);
+  }
+  RTCP_LOG_INFO("observe", "starting " << describe(*sink) << " again: " << again->commandLine());
   for (auto& p : parts_)
-    if (p.get() == sink) {
-      p = std::make_unique<ChildProcess>("storage-sink", arguments, log);
-      RTCP_LOG_INFO("observe", "starting storage-sink again: " << p->commandLine());
-      p->start();
-    }
+    if (p.get() == sink) p = std::move(again);
+  part(name)->start();
 }
 
 void Observation::noteStorageFailure() {

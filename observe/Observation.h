@@ -95,12 +95,15 @@ class Observation {
   /// What the storage-sinks' status says went wrong in writing (a full disk): the failure,
   /// or a warning when nothing was lost.
   void noteStorageFailure();
-  /// Starts this host's storage-sink again when it died from a signal (at most
-  /// kMaxStorageSinkRestarts times).
-  void restartDeadStorageSink();
+  /// Starts every storage-sink (this host's, those of other hosts) again that died from
+  /// a signal, each at most kMaxStorageSinkRestarts times.
+  void restartDeadStorageSinks();
+  void restartIfDied(const std::string& storageSink);
   std::vector<std::string> localStorageSinkArguments() const;
+  /// What mpiexec runs on a storage host (its parset on standard input).
+  std::vector<std::string> remoteStorageSinkCommand() const;
   static constexpr int kMaxStorageSinkRestarts = 3;
-  int storageSinkRestarts_ = 0;
+  std::map<std::string, int> storageSinkRestarts_;  ///< by part name
   void makePlots(ObservationSummary& summary);
   std::string statusPath(const IonprocPlan& ionproc) const {
     return plan_.directory + "/" + ionproc.name + ".status";

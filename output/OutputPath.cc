@@ -25,7 +25,6 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     sender.waitWhenFull = !settings.realTime;
     sender.spoolBytes = options_.spoolBytes;
     sender.spoolDirectory = options_.spoolDirectory;
-    sender.retainSeconds = options_.retainSeconds;
     sender.retainBytes = options_.retainBytes;
     storage_ = std::make_unique<StorageSender>(settings.observationId,
                                                StorageSender::destinations(settings), sender);

@@ -32,9 +32,8 @@ struct OutputPathOptions {
   /// the directory of the spool files (--spool-dir): StorageSender.h.
   uint64_t spoolBytes = 0;
   std::string spoolDirectory = "/tmp";
-  /// Acknowledged integrations sent again after a connection broke: those of the last
-  /// retainSeconds, up to retainBytes per connection (--retain-seconds, --retain-mb).
-  double retainSeconds = 0;
+  /// Integrations sent but not yet on storage-sink's disk, kept to send again after a
+  /// connection broke: up to retainBytes per connection (--retain-mb).
   uint64_t retainBytes = 0;
   /// Seconds finish() waits for storage-sink to take what is queued (--linger).
   double finishTimeoutSeconds = 10;

@@ -1,10 +1,13 @@
 #include "StorageSender.h"
 
 #include <linux/sockios.h>
-#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "DiskSpool.h"
 #include "rtcp/Logger.h"
@@ -36,7 +39,7 @@ class StorageSender::Connection {
     // In order: once something is in the spool, what comes later goes there too.
     if (!stopping_ && !queueFull && spool_.empty()) {
       ++statistics_.queued;
-      queue_.push_back({std::move(data), {}, 0, false, {}});
+      queue_.push_back({std::move(data), {}, 0, false});
       wake_.notify_all();
       return;
     }
@@ -98,7 +101,6 @@ class StorageSender::Connection {
     std::vector<uint8_t> bytes;            ///< serialised on first send, kept for a resend
     uint64_t endOffset = 0;                ///< stream offset after its last byte
     bool delivered = false;                ///< counted sent already (a retained one resent)
-    std::chrono::steady_clock::time_point acknowledged;  ///< when (retained ones)
   };
 
   void run() {
@@ -114,8 +116,9 @@ class StorageSender::Connection {
                                                : std::chrono::milliseconds(5));
         continue;
       }
-      if (!stream_ || peerClosed()) {
-        if (stream_) connectionBroke("storage-sink closed the connection");
+      std::string closed;
+      if (!stream_ || !readReplies(closed)) {
+        if (stream_) connectionBroke(closed);
         lock.unlock();
         const bool connected = connect();
         lock.lock();
@@ -170,10 +173,49 @@ class StorageSender::Connection {
     }
   }
 
-  /// Whether the sink closed its end (it never sends, so readable means closed).
-  bool peerClosed() const {
-    pollfd fd{stream_->fileDescriptor(), POLLIN | POLLRDHUP, 0};
-    return ::poll(&fd, 1, 0) > 0 && (fd.revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR));
+  /// Takes the sink's replies that arrived (never waiting) and forgets what they say is
+  /// on its disk; false, with why, when the sink closed its end or sent what is not a reply.
+  bool readReplies(std::string& why) {
+    uint8_t bytes[64 * DurableReply::kSize];
+    for (;;) {
+      const ssize_t n = ::recv(stream_->fileDescriptor(), bytes, sizeof bytes, MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n <= 0) {
+        why = n == 0 ? "storage-sink closed the connection" : std::strerror(errno);
+        return false;
+      }
+      replyBytes_.insert(replyBytes_.end(), bytes, bytes + n);
+    }
+    size_t used = 0;
+    bool advanced = false;
+    for (; replyBytes_.size() - used >= DurableReply::kSize; used += DurableReply::kSize) {
+      const std::optional<DurableReply> reply = DurableReply::read(replyBytes_.data() + used);
+      if (!reply) {
+        why = "storage-sink sent something that is not a DurableReply";
+        replyBytes_.clear();
+        return false;
+      }
+      int64_t& durable = durable_.try_emplace(reply->subband, -1).first->second;
+      advanced |= int64_t(reply->integration) > durable;
+      durable = std::max(durable, int64_t(reply->integration));
+    }
+    replyBytes_.erase(replyBytes_.begin(), replyBytes_.begin() + ptrdiff_t(used));
+    if (advanced) forgetDurable();
+    return true;
+  }
+
+  /// Forgets the retained items the sink said are on its disk.
+  void forgetDurable() {
+    const auto onDisk = [&](const Item& item) {
+      const CorrelatedHeader h = CorrelatedHeader::read(item.bytes.data());
+      const auto it = durable_.find(h.subband);
+      return it != durable_.end() && int64_t(h.integration) <= it->second;
+    };
+    const auto end = std::remove_if(retained_.begin(), retained_.end(), onDisk);
+    for (auto it = end; it != retained_.end(); ++it) retainedBytes_ -= it->bytes.size();
+    statistics_.durable += uint64_t(retained_.end() - end);
+    retained_.erase(end, retained_.end());
   }
 
   /// Moves spooled items into the queue while it has room (they are newer than what it
@@ -181,7 +223,7 @@ class StorageSender::Connection {
   void refillFromSpool() {
     while (!spool_.empty() && queue_.size() + inFlight_.size() < options_.queueCapacity) {
       try {
-        queue_.push_back({nullptr, *spool_.pop(), 0, false, {}});
+        queue_.push_back({nullptr, *spool_.pop(), 0, false});
       } catch (const std::exception& e) {
         const size_t lost = spool_.clear();
         statistics_.dropped += lost;
@@ -198,41 +240,40 @@ class StorageSender::Connection {
     int unacknowledged = 0;
     if (ioctl(stream_->fileDescriptor(), SIOCOUTQ, &unacknowledged) != 0) return;
     const uint64_t acknowledged = offset_ - uint64_t(unacknowledged);
-    const auto now = std::chrono::steady_clock::now();
     while (!inFlight_.empty() && inFlight_.front().endOffset <= acknowledged) {
       Item& item = inFlight_.front();
       if (!item.delivered) ++statistics_.sent;
       item.delivered = true;
-      item.acknowledged = now;
       retain(std::move(item));
       inFlight_.pop_front();
       room_.notify_all();
     }
-    const auto oldest = now - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(options_.retainSeconds));
-    while (!retained_.empty() && retained_.front().acknowledged < oldest) forgetOldestRetained();
   }
 
-  /// Keeps an acknowledged item to send again should the connection break: a sink that
-  /// dies loses what it took in but had not flushed into its MSs yet.
+  /// Keeps an acknowledged item to send again should the connection break, until the sink
+  /// says it is on its disk: a sink that dies loses what it took in but had not flushed.
   void retain(Item&& item) {
-    if (options_.retainSeconds <= 0 || item.bytes.size() > options_.retainBytes) return;
+    if (item.bytes.size() > options_.retainBytes) {
+      ++statistics_.unprotected;
+      return;
+    }
     retainedBytes_ += item.bytes.size();
     retained_.push_back(std::move(item));
-    while (retainedBytes_ > options_.retainBytes) forgetOldestRetained();
-  }
-  void forgetOldestRetained() {
-    retainedBytes_ -= retained_.front().bytes.size();
-    retained_.pop_front();
+    while (retainedBytes_ > options_.retainBytes) {
+      retainedBytes_ -= retained_.front().bytes.size();
+      retained_.pop_front();
+      ++statistics_.unprotected;
+    }
   }
 
   /// Puts what was retained and what was not acknowledged back in front of the queue, in
   /// order.
   void connectionBroke(const std::string& why) {
     confirmDelivered();
-    RTCP_LOG_WARN("storage", name_ << ": connection lost (" << why << "); " << inFlight_.size()
-                                   << " unacknowledged and " << retained_.size()
-                                   << " recently acknowledged integrations will be sent again");
+    RTCP_LOG_WARN("storage",
+                  name_ << ": connection lost (" << why << "); " << inFlight_.size()
+                        << " unacknowledged and " << retained_.size()
+                        << " acknowledged integrations not yet on its disk will be sent again");
     statistics_.resent += inFlight_.size() + retained_.size();
     while (!inFlight_.empty()) {
       queue_.push_front(std::move(inFlight_.back()));
@@ -255,9 +296,11 @@ class StorageSender::Connection {
   std::condition_variable wake_, idle_, room_;
   std::deque<Item> queue_;     ///< waiting to be sent
   std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
-  std::deque<Item> retained_;  ///< acknowledged in the last retainSeconds, oldest first
+  std::deque<Item> retained_;  ///< acknowledged, not yet on the sink's disk, oldest first
   uint64_t retainedBytes_ = 0;
-  bool sending_ = false;  ///< an item taken from queue_ is being written
+  std::map<uint32_t, int64_t> durable_;  ///< [subband index]: newest integration on its disk
+  std::vector<uint8_t> replyBytes_;      ///< the sink's replies, a partial one at the end
+  bool sending_ = false;                 ///< an item taken from queue_ is being written
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
   bool stopping_ = false, warned_ = false, spoolWarned_ = false;
@@ -323,6 +366,8 @@ StorageSender::Statistics StorageSender::statistics() const {
     total.sent += s.sent;
     total.dropped += s.dropped;
     total.resent += s.resent;
+    total.durable += s.durable;
+    total.unprotected += s.unprotected;
     total.connects += s.connects;
     total.spooled += s.spooled;
     total.spoolHighWaterBytes = std::max(total.spoolHighWaterBytes, s.spoolHighWaterBytes);

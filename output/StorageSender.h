@@ -11,11 +11,12 @@
 /// it waits for room in the queue instead.
 ///
 /// Delivery: an integration counts as sent once the sink's TCP stack acknowledged all
-/// its bytes (the socket's unacknowledged-bytes count, SIOCOUTQ); those not acknowledged
-/// when a connection breaks are sent again, in order, on the next one, and with them those
-/// acknowledged in the last Options::retainSeconds (§2.4 has no reply channel, so what a
-/// sink that died had taken in but not written is known only by its age). A sink that
-/// closed is noticed before the next send.
+/// its bytes (the socket's unacknowledged-bytes count, SIOCOUTQ). It is kept (up to
+/// Options::retainBytes) until the sink says, in a DurableReply on the same connection,
+/// that it is in its MeasurementSet on disk: a sink that dies loses what it took in but
+/// had not flushed. When a connection breaks, what was not acknowledged and what was kept
+/// is sent again, in order, on the next one; a restarted sink refuses what it has as
+/// duplicates. A sink that closed is noticed before the next send.
 
 #include <condition_variable>
 #include <cstdint>
@@ -53,11 +54,9 @@ class StorageSender {
     /// directory of its files (--spool-dir).
     uint64_t spoolBytes = 0;
     std::string spoolDirectory = "/tmp";
-    /// Acknowledged integrations kept this long (and up to retainBytes) and sent again
-    /// after a connection broke (ionproc --retain-seconds, --retain-mb): a storage-sink
-    /// that died had not yet flushed into its MSs what it took in during its last
-    /// --ms-flush-interval; its successor rejects what it has as duplicates. 0: none.
-    double retainSeconds = 0;
+    /// Bytes of acknowledged integrations kept until the sink says they are on its disk,
+    /// to send again after a connection broke (ionproc --retain-mb; 0: none). Beyond it
+    /// the oldest are forgotten: a sink dying then loses them, as flagged gaps.
     uint64_t retainBytes = 0;
   };
   struct Statistics {
@@ -67,6 +66,8 @@ class StorageSender {
     uint64_t spooled = 0;              ///< went through the spool file (the queue was full)
     uint64_t spoolHighWaterBytes = 0;  ///< the most a spool file held
     uint64_t resent = 0;               ///< sent again after a connection broke (and retained)
+    uint64_t durable = 0;              ///< the sink said they are on its disk
+    uint64_t unprotected = 0;          ///< forgotten before that (beyond retainBytes)
     uint64_t connects = 0;             ///< connections made
   };
 

@@ -62,6 +62,7 @@ bool BlockReceiver::receiveBlock(Stream& stream, const std::string& peer) {
   }
   block->header = header;
   staging_.stage(check.output, std::move(block));
+  if (replies_) replies_->staged(check.output, header.subband);
   return true;
 }
 

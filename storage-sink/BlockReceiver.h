@@ -7,6 +7,7 @@
 #include <string>
 
 #include "BlockValidator.h"
+#include "DurableReplies.h"
 #include "IngestStatistics.h"
 #include "StagingArea.h"
 #include "rtcp/Stream.h"
@@ -20,6 +21,8 @@ class BlockReceiver {
 
   /// Receives until the peer closes, the stream fails or framing is lost; never throws.
   void run(Stream& stream, const std::string& peer);
+  /// Tells the peer what is on disk as its blocks are staged (none: no replies).
+  void replyWith(DurableReplies* replies) { replies_ = replies; }
 
  private:
   /// Handles one block; false when the connection must be closed.
@@ -30,6 +33,7 @@ class BlockReceiver {
   const BlockValidator& validator_;
   StagingArea& staging_;
   IngestStatistics& statistics_;
+  DurableReplies* replies_ = nullptr;
 };
 
 }  // namespace rtcp::storage

@@ -436,6 +436,11 @@ void MeasurementSetWriter::extendTo(int64_t nrIntegrations) {
 void MeasurementSetWriter::flush(bool sync) {
   impl_->commit();
   updateCounts();  // a write that threw may have been committed now
+  // casacore rewrites table.dat, which holds the number of rows, only for a table marked
+  // changed; added rows alone reach the storage managers' headers. A sink killed after
+  // such a flush left an MS casacore cannot open ("mismatch in #row"). Asking for the
+  // writable keywords marks it changed: table.dat is rewritten (to table.dat_tmp, renamed).
+  impl_->ms_.rwKeywordSet();
   impl_->ms_.flush(sync);
 }
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }

@@ -64,6 +64,7 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   staging_ = std::make_unique<StagingArea>(int(outputs_.size()), validator_->payloadSize(),
                                            options_.staging, writerThreads);
   missing_ = std::make_unique<std::atomic<int64_t>[]>(outputs_.size());
+  durable_ = std::make_unique<DurableMarks>(int(outputs_.size()));
   if (!options_.statusPath.empty())
     statusThread_ = std::jthread([this](std::stop_token stop) { reportStatus(stop); });
   const auto antennaFields = describeAntennaFields(settings_);  // once for all the MSs
@@ -133,7 +134,10 @@ void StorageSink::acceptConnections() {
     std::thread thread([this, raw, n = connections_.size()] {
       const std::string peer = "connection " + std::to_string(n);
       RTCP_LOG_DEBUG("storage", peer << " opened");
-      BlockReceiver(*validator_, *staging_, statistics_).run(*raw, peer);
+      BlockReceiver receiver(*validator_, *staging_, statistics_);
+      DurableReplies replies(*durable_, raw->fileDescriptor());
+      receiver.replyWith(&replies);
+      receiver.run(*raw, peer);
       RTCP_LOG_DEBUG("storage", peer << " closed");
       if (--open_ == 0) staging_->writeAll();  // nothing left to batch the staged blocks with
     });
@@ -174,6 +178,7 @@ void StorageSink::writeBlock(const StagedBlock& block) {
       bytesWritten_ += writer.bytesWritten() - bytesBefore;
       ++statistics_.blocksWritten;
       ++integrationsWritten_;
+      durable_->written(block.output, int64_t(block.header.integration));
       missing_[size_t(block.output)] = writer.nrMissing();
     } else {
       statistics_.reject(
@@ -191,6 +196,7 @@ void StorageSink::flushOutput(int output) {
   try {
     writer.flush();
     diskSpace_->flushed(output);
+    durable_->flushed(output);
   } catch (const std::exception& e) {
     failWriting(output, std::string("flushing: ") + e.what());
   }

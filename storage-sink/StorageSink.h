@@ -15,6 +15,7 @@
 
 #include "BlockValidator.h"
 #include "DiskSpace.h"
+#include "DurableReplies.h"
 #include "IngestStatistics.h"
 #include "MeasurementSetWriter.h"
 #include "OutputLayout.h"
@@ -137,6 +138,7 @@ class StorageSink {
       measurementSetsClosed_{0};
   std::atomic<bool> listening_{false}, finished_{false};
   std::unique_ptr<std::atomic<int64_t>[]> missing_;  // [output]
+  std::unique_ptr<DurableMarks> durable_;            ///< what is on disk, told back to the senders
   std::atomic<uint64_t> bytesWritten_{0};
   std::jthread statusThread_;  // last: stopped and joined before the rest goes
 };

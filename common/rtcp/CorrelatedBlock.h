@@ -44,6 +44,23 @@ std::optional<std::string> checkCorrelatedHeader(const CorrelatedHeader& header,
                                                  uint32_t maxStations = 4096,
                                                  uint32_t maxChannels = 1u << 16);
 
+/// storage-sink's reply on the same connection (DESIGN §2.4, the other way): every
+/// integration up to and including `integration` of subband index `subband` is in its
+/// MeasurementSet on disk (flushed, or final as a flagged gap), so the sender need not keep
+/// it to send again should storage-sink die. 24 bytes, little-endian: magic "RTCD", size
+/// (uint16, 24), reserved (uint16, 0), subband (uint32), reserved (uint32, 0), integration
+/// (uint64).
+struct DurableReply {
+  static constexpr uint32_t kMagic = 0x44435452;  ///< the bytes "RTCD"
+  static constexpr size_t kSize = 24;
+  uint32_t subband = 0;
+  uint64_t integration = 0;
+
+  void write(uint8_t* bytes) const;
+  /// The reply in bytes (kSize of them); nullopt when its magic or size is wrong.
+  static std::optional<DurableReply> read(const uint8_t* bytes);
+};
+
 /// One subband's visibilities for one integration.
 struct CorrelatedData {
   CorrelatedData() = default;

@@ -2,7 +2,8 @@
 // host that cannot be reached, a part that dies on its host, a port already in use there.
 // Each time observe must fail with an error naming the part and its host, stop the other
 // parts in order (they exit 0), keep what was written, say in the summary what is
-// missing, and leave no process behind on any host.
+// missing, and leave no process behind on any host. A storage-sink killed on its host is
+// started again there and the observation loses nothing.
 #include <cppunit/extensions/HelperMacros.h>
 #include <signal.h>
 
@@ -15,12 +16,15 @@
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
 #include "TestHosts.h"
+#include "rtcp/Baselines.h"
+#include "rtcp/StorageStatus.h"
 #include "rtcp/WallClock.h"
 
 namespace rtcp::observe::test {
 
 using storage::test::MsContents;
 using storage::test::readMeasurementSet;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -96,6 +100,7 @@ class HostsFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testPartDiesOnItsHost);
   CPPUNIT_TEST(testPortInUseThere);
   CPPUNIT_TEST(testInterruptStopsEveryHost);
+  CPPUNIT_TEST(testStorageSinkKilledOnItsHostIsRestarted);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -202,6 +207,55 @@ class HostsFaultsTest : public CppUnit::TestFixture {
     }
     const MsContents ms = readMeasurementSet(hosts.diskOf("st1") + "/out/L4734_SAP000_SB000_uv.MS");
     CPPUNIT_ASSERT(ms.nrRows > 0);
+  }
+
+  /// The storage host's storage-sink is killed in the middle: observe starts it there
+  /// again through a new mpiexec; it reopens the MSs and appends, ionproc sends what it
+  /// kept meanwhile, and the observation ends ok with every integration in its MS once.
+  void testStorageSinkKilledOnItsHostIsRestarted() {
+    TestHosts hosts("launch", kHosts);
+    SmallObservation o = smallObservation(hosts, 4735, "st1");
+    o.seconds = 10;
+    const pid_t observer = startObserve(hosts, o);
+    const std::string obs = hosts.disk() + "/obs";
+    for (const double giveUp = wallClock() + 60;;) {
+      const std::string status = obs + "/storage-sink@st1.status";
+      if (fs::exists(status) && storage::StorageStatus::read(status).integrationsWritten >= 6)
+        break;
+      CPPUNIT_ASSERT_MESSAGE(readFile(hosts.disk() + "/observe.log"), wallClock() < giveUp);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const std::vector<pid_t> sink = hosts.processes("st1", "storage-sink");
+    CPPUNIT_ASSERT_EQUAL(size_t(1), sink.size());
+    kill(sink[0], SIGKILL);
+    const int code = waitForObserve(observer);
+    const std::string log = readFile(hosts.disk() + "/observe.log");
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, code);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, std::string("\"ok\""), summaryValue(obs, "status"));
+    const std::string warnings = summaryValue(obs, "warnings");
+    CPPUNIT_ASSERT_MESSAGE(warnings,
+                           warnings.find("storage-sink@st1 died (SIGKILL") != std::string::npos);
+    CPPUNIT_ASSERT(fs::exists(obs + "/storage-sink@st1.restart1.log"));
+    const std::string codes = summaryValue(obs, "exitCodes");
+    CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink@st1\": 0") != std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(std::string("0"), summaryValue(obs, "integrationsDropped"));
+    for (const std::string& host : kHosts)
+      CPPUNIT_ASSERT_MESSAGE("processes left on " + host, hosts.processes(host).empty());
+
+    // Each MS once in the summary, whole: every integration present once, none flagged.
+    const std::string written = summaryValue(obs, "measurementSets");
+    const int64_t nrIntegrations =
+        ObservationSettings::fromFile(obs + "/observation.parset").nrIntegrations();
+    for (const char* subband : {"000", "001"}) {
+      const std::string name = "/out/L4735_SAP000_SB" + std::string(subband) + "_uv.MS";
+      const std::string entry = "st1:" + hosts.disk() + name;
+      const size_t first = written.find(entry);
+      CPPUNIT_ASSERT_MESSAGE(written, first != std::string::npos);
+      CPPUNIT_ASSERT_MESSAGE(written, written.find(entry, first + 1) == std::string::npos);
+      const MsContents ms = readMeasurementSet(hosts.diskOf("st1") + name);
+      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * nrBaselines(4)), ms.nrRows);
+      for (size_t row = 0; row < ms.nrRows; ++row) CPPUNIT_ASSERT(!ms.flagRow[row]);
+    }
   }
 };
 

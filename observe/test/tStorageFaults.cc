@@ -1,6 +1,6 @@
 // storage-sink killed in the middle of a live observation: observe starts it again, the
 // new one reopens the MSs and appends, ionproc sends what it kept meanwhile (its queue and
-// spool) and again what the killed sink had acknowledged in the last --retain-seconds
+// spool) and again what the killed sink had not yet said was on its disk
 // (taken in, not yet flushed into the MSs). Nothing is lost; every integration is in its
 // MS once. And the disk of the MSs filling up: observe fails with the reason, naming the
 // directory; the MSs are partial, open in casacore and hold what the summary says.

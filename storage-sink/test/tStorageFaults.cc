@@ -272,6 +272,102 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
   }
 };
 
+namespace {
+
+enum class Fault { kStop, kKill };
+
+struct OutageResult {
+  int total = 0;  ///< integrations x subbands handed to the sender
+  ion::StorageSender::Statistics sender;
+  StorageStatus status;       ///< the sink's, at its end
+  int present = 0, gaps = 0;  ///< integrations in the MSs: with their data, flagged
+};
+
+/// Runs storage-sink, sends 6 s of integrations at 20 a second, with the sink stopped
+/// (SIGSTOP) from the 10th to the 50th, or killed (SIGKILL) after the 10th and started
+/// again; then reads the MSs back.
+OutageResult runOutage(uint64_t spoolBytes, Fault fault = Fault::kStop,
+                       double msFlushSeconds = 10) {
+  TempDir dir;
+  const TestObservation observation = outageObservation(dir.path() + "/out");
+  const int nrIntegrations = nrIntegrationsOf(observation), nrSubbands = 3;
+  const std::string parset = writeParset(dir.path(), observation);
+  const std::string status = dir.path() + "/storage.status";
+  std::string log = dir.path() + "/storage.log";
+  const uint16_t port = freeTcpPort();
+  int starts = 0;
+  const auto startSink = [&] {
+    std::filesystem::remove(status);
+    if (starts++) log = dir.path() + "/storage.restart" + std::to_string(starts - 1) + ".log";
+    const pid_t pid = rtcp::test::startProgram(
+        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
+         "--flush-interval", "0.05", "--ms-flush-interval", std::to_string(msFlushSeconds),
+         "--disk-reserve-mb", "0"},
+        log);
+    if (!waitListening(status, pid))
+      CPPUNIT_FAIL(log + ": exit " + std::to_string(rtcp::test::waitProgram(pid)) + "\n" +
+                   readFile(log));
+    return pid;
+  };
+  pid_t sink = startSink();
+  ion::StorageSender::Options options;
+  options.queueCapacity = 4;
+  options.retainBytes = 64 << 20;
+  options.spoolBytes = spoolBytes;
+  options.spoolDirectory = dir.path();
+  std::map<int, ion::StorageDestination> destinations;
+  for (int s = 0; s < nrSubbands; ++s) destinations[s] = {"127.0.0.1", port};
+  OutageResult r;
+  r.total = nrIntegrations * nrSubbands;
+  {
+    ion::StorageSender sender(4242, destinations, options);
+    sendIntegrations(sender, 0, 10, nrSubbands, 50ms);
+    if (fault == Fault::kStop) {
+      kill(sink, SIGSTOP);
+      sendIntegrations(sender, 10, 50, nrSubbands, 50ms);
+      kill(sink, SIGCONT);
+    } else {
+      kill(sink, SIGKILL);
+      rtcp::test::waitProgram(sink);
+      sink = startSink();  // it reopens the MSs and appends
+    }
+    sendIntegrations(sender, fault == Fault::kStop ? 50 : 10, nrIntegrations, nrSubbands, 50ms);
+    CPPUNIT_ASSERT(sender.finish(30));
+    r.sender = sender.statistics();
+  }
+  CPPUNIT_ASSERT(
+      !std::filesystem::exists(dir.path() + "/L4242-127.0.0.1-" + std::to_string(port) + ".spool"));
+  if (r.sender.dropped > 0) {  // the sink waits for what never comes: stop it
+    waitWritten(status, r.sender.sent);
+    kill(sink, SIGTERM);
+  }
+  const int exitCode = rtcp::test::waitProgram(sink);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, exitCode);
+  r.status = StorageStatus::read(status);
+  for (int s = 0; s < nrSubbands; ++s) {
+    const MsContents ms =
+        readMeasurementSet(dir.path() + "/out/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
+    CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * kOutageBaselines), ms.nrRows);
+    for (int64_t i = 0; i < nrIntegrations; ++i) {
+      const bool holds = holdsBlock(ms, i, kOutageBaselines);
+      const bool gap = !holds && isFlaggedGap(ms, i, kOutageBaselines);
+      CPPUNIT_ASSERT(holds || gap);
+      r.present += holds;
+      r.gaps += gap;
+    }
+  }
+  std::cerr << (fault == Fault::kStop ? "sink stopped 2 s" : "sink killed and restarted")
+            << ", spool " << spoolBytes << " bytes, MSs flushed every " << msFlushSeconds
+            << " s: " << r.sender.sent << " of " << r.total << " integrations sent, "
+            << r.sender.spooled << " spooled (" << r.sender.spoolHighWaterBytes
+            << " bytes at most), " << r.sender.dropped << " dropped, " << r.sender.resent
+            << " resent, " << r.sender.durable << " said on disk; the MSs hold " << r.present
+            << ", " << r.gaps << " flagged\n";
+  return r;
+}
+
+}  // namespace
+
 class StorageOutageTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(StorageOutageTest);
   CPPUNIT_TEST(testSinkStoppedShortly);
@@ -303,73 +399,38 @@ class StorageOutageTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(int(r.sender.sent), r.present);
     CPPUNIT_ASSERT_EQUAL(int(r.sender.dropped), r.gaps);
   }
+};
 
- private:
-  struct OutageResult {
-    int total = 0;  ///< integrations x subbands handed to the sender
-    ion::StorageSender::Statistics sender;
-    StorageStatus status;       ///< the sink's, at its end
-    int present = 0, gaps = 0;  ///< integrations in the MSs: with their data, flagged
-  };
+class StorageKilledTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(StorageKilledTest);
+  CPPUNIT_TEST(testSinkKilledLosesNothing);
+  CPPUNIT_TEST(testSinkKilledBeforeAnyFlushLosesNothing);
+  CPPUNIT_TEST_SUITE_END();
 
-  /// Runs storage-sink, sends 6 s of integrations at 20 a second, with the sink stopped
-  /// (SIGSTOP) from the 10th to the 50th; then reads the MSs back.
-  OutageResult runOutage(uint64_t spoolBytes) {
-    TempDir dir;
-    const TestObservation observation = outageObservation(dir.path() + "/out");
-    const int nrIntegrations = nrIntegrationsOf(observation), nrSubbands = 3;
-    const std::string parset = writeParset(dir.path(), observation);
-    const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
-    const uint16_t port = freeTcpPort();
-    const pid_t sink = rtcp::test::startProgram(
-        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
-         "--flush-interval", "0.05", "--disk-reserve-mb", "0"},
-        log);
-    CPPUNIT_ASSERT(waitListening(status, sink));
-    ion::StorageSender::Options options;
-    options.queueCapacity = 4;
-    options.spoolBytes = spoolBytes;
-    options.spoolDirectory = dir.path();
-    std::map<int, ion::StorageDestination> destinations;
-    for (int s = 0; s < nrSubbands; ++s) destinations[s] = {"127.0.0.1", port};
-    OutageResult r;
-    r.total = nrIntegrations * nrSubbands;
-    {
-      ion::StorageSender sender(4242, destinations, options);
-      sendIntegrations(sender, 0, 10, nrSubbands, 50ms);
-      kill(sink, SIGSTOP);
-      sendIntegrations(sender, 10, 50, nrSubbands, 50ms);
-      kill(sink, SIGCONT);
-      sendIntegrations(sender, 50, nrIntegrations, nrSubbands, 50ms);
-      CPPUNIT_ASSERT(sender.finish(30));
-      r.sender = sender.statistics();
-    }
-    CPPUNIT_ASSERT(!std::filesystem::exists(dir.path() + "/L4242-127.0.0.1-" +
-                                            std::to_string(port) + ".spool"));
-    if (r.sender.dropped > 0) {  // the sink waits for what never comes: stop it
-      waitWritten(status, r.sender.sent);
-      kill(sink, SIGTERM);
-    }
-    const int exitCode = rtcp::test::waitProgram(sink);
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, exitCode);
-    r.status = StorageStatus::read(status);
-    for (int s = 0; s < nrSubbands; ++s) {
-      const MsContents ms =
-          readMeasurementSet(dir.path() + "/out/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
-      CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * kOutageBaselines), ms.nrRows);
-      for (int64_t i = 0; i < nrIntegrations; ++i) {
-        const bool holds = holdsBlock(ms, i, kOutageBaselines);
-        const bool gap = !holds && isFlaggedGap(ms, i, kOutageBaselines);
-        CPPUNIT_ASSERT(holds || gap);
-        r.present += holds;
-        r.gaps += gap;
-      }
-    }
-    std::cerr << "sink stopped 2 s, spool " << spoolBytes << " bytes: " << r.sender.sent << " of "
-              << r.total << " integrations sent, " << r.sender.spooled << " spooled ("
-              << r.sender.spoolHighWaterBytes << " bytes at most), " << r.sender.dropped
-              << " dropped; the MSs hold " << r.present << ", " << r.gaps << " flagged\n";
-    return r;
+ public:
+  /// storage-sink killed (SIGKILL) after the 10th integration and started again, flushing
+  /// its MSs every 0.2 s: it told the sender what was on its disk, so the sender kept
+  /// and sent again only the rest; the new sink reopens the MSs and appends. Nothing is
+  /// lost, nothing is in an MS twice.
+  void testSinkKilledLosesNothing() {
+    const OutageResult r = runOutage(64 << 20, Fault::kKill, 0.2);
+    CPPUNIT_ASSERT(r.sender.durable > 0);
+    CPPUNIT_ASSERT(r.sender.resent < 30);  // not all that was acknowledged before the kill
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), r.sender.unprotected);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), r.sender.dropped);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), r.status.integrationsFlagged);
+    CPPUNIT_ASSERT_EQUAL(r.total, r.present);
+  }
+
+  /// The same with MSs flushed only at the end (--ms-flush-interval 1000): the killed sink
+  /// had nothing on disk, so the sender kept everything it sent and sends it all again.
+  void testSinkKilledBeforeAnyFlushLosesNothing() {
+    const OutageResult r = runOutage(64 << 20, Fault::kKill, 1000);
+    CPPUNIT_ASSERT(r.sender.resent >= 30);  // the 10 integrations of 3 subbands before the kill
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), r.sender.unprotected);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), r.sender.dropped);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), r.status.integrationsFlagged);
+    CPPUNIT_ASSERT_EQUAL(r.total, r.present);
   }
 };
 
@@ -452,6 +513,7 @@ class StoragePeerSizesTest : public CppUnit::TestFixture {
 
 CPPUNIT_TEST_SUITE_REGISTRATION(StorageDiskFullTest);
 CPPUNIT_TEST_SUITE_REGISTRATION(StorageOutageTest);
+CPPUNIT_TEST_SUITE_REGISTRATION(StorageKilledTest);
 CPPUNIT_TEST_SUITE_REGISTRATION(StoragePeerSizesTest);
 
 }  // namespace rtcp::storage::test

@@ -1,0 +1,58 @@
+#pragma once
+/// \file DurableReplies.h
+/// What storage-sink has on disk, told back to the sender (DurableReply, DESIGN §2.4): a
+/// sender keeps what it sent until the sink says it is in its MS on disk, and sends it
+/// again to a restarted sink should this one die before (output/StorageSender.h).
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace rtcp::storage {
+
+/// Per output (MS): the newest integration written into it before its last successful
+/// flush (-1: none yet). Blocks of one MS reach its writer in the order they were
+/// received, so every block received before that one was written (or refused) by then.
+class DurableMarks {
+ public:
+  explicit DurableMarks(int nrOutputs);
+  /// A writer thread: integration was written into output's MS.
+  void written(int output, int64_t integration);
+  /// A writer thread, after output's MS was flushed: what it had written is on disk.
+  void flushed(int output);
+  int64_t durable(int output) const { return durable_[size_t(output)].load(); }
+
+ private:
+  std::unique_ptr<std::atomic<int64_t>[]> written_, durable_;  // [output]
+};
+
+/// The replies of one connection: for each subband it sent, the newest durable mark, sent
+/// when it advanced. Never blocks: replies the sender does not read wait in a small
+/// buffer and are dropped when it is full (a later reply says more).
+class DurableReplies {
+ public:
+  DurableReplies(const DurableMarks& marks, int socket) : marks_(marks), socket_(socket) {}
+  /// A block of output (subband index subband) was staged: sends the replies due (at
+  /// most every kInterval).
+  void staged(int output, uint32_t subband);
+
+  static constexpr std::chrono::milliseconds kInterval{100};
+
+ private:
+  void sendPending();
+
+  struct Sent {
+    uint32_t subband = 0;
+    int64_t durable = -1;  ///< last mark sent
+  };
+  const DurableMarks& marks_;
+  int socket_;
+  std::map<int, Sent> outputs_;  ///< [output] this connection carries
+  std::vector<uint8_t> pending_;
+  std::chrono::steady_clock::time_point nextCheck_{};
+};
+
+}  // namespace rtcp::storage
