@@ -19,6 +19,7 @@
 
 #include "CasacoreLock.h"
 #include "MeasurementSetCreator.h"
+#include "TableRowCount.h"
 #include "UvwCalculator.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
@@ -148,7 +149,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   // casacore fsyncs a lock file at every flush and release.
   const casacore::TableLock noLocking(casacore::TableLock::NoLocking);
   if (std::filesystem::exists(path)) {
-    ms_ = casacore::Table(path, noLocking, casacore::Table::Update);
+    ms_ = openRepairingRowCount(path, noLocking);
     if (!justCreated) openExisting(d.observationId);  // else empty and of this observation
   } else {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();

@@ -3,11 +3,13 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cmath>
+#include <filesystem>
 
 #include "MeasurementSetWriter.h"
 #include "MsReader.h"
 #include "OutputLayout.h"
 #include "StorageTestUtil.h"
+#include "TableRowCount.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/DelayModel.h"
 #include "rtcp/Parset.h"
@@ -22,6 +24,7 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSubtables);
   CPPUNIT_TEST(testReopenFillsGapsAndAppends);
   CPPUNIT_TEST(testReopenRefusesAnotherObservation);
+  CPPUNIT_TEST(testReopenAfterAKillInsideAFlush);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -168,6 +171,34 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
         (1 * nb + 2) * 8 * 4 + 3 * 4 + 1;  // integration 1, baseline 2, channel 3, XY
     CPPUNIT_ASSERT_DOUBLES_EQUAL(std::conj(blockValue(2, 3, 1, 1)).imag(),
                                  after.data[filled].imag(), 1e-4);
+  }
+
+  /// A writer killed inside a flush: the storage managers' headers say 3 integrations,
+  /// table.dat (replaced last) still 1. casacore refuses such a table; the writer sets
+  /// table.dat's count to the managers' and reopens it whole.
+  void testReopenAfterAKillInsideAFlush() {
+    writeIntegrations({0, 1, 2});
+    const MsContents before = readMeasurementSet(path_);
+    const uint64_t nb = uint64_t(nrBaselines(4));
+    CPPUNIT_ASSERT_EQUAL(3 * nb, tableDatRowCount(path_));
+    setTableDatRowCount(path_, nb);
+    // The killed writer (without table locking) left no row count in the lock file, which
+    // casacore would take instead; reading `before` (with locking) wrote one.
+    std::filesystem::remove(path_ + "/table.lock");
+    CPPUNIT_ASSERT_THROW(readMeasurementSet(path_), std::exception);  // casacore refuses it
+    {
+      MeasurementSetWriter writer(describeMeasurementSet(settings_, 0), path_);
+      CPPUNIT_ASSERT_EQUAL(int64_t(3), writer.gridSize());
+      CPPUNIT_ASSERT_EQUAL(int64_t(0), writer.nrMissing());
+    }
+    const MsContents after = readMeasurementSet(path_);
+    CPPUNIT_ASSERT_EQUAL(size_t(3 * nb), after.nrRows);
+    CPPUNIT_ASSERT(before.data == after.data);
+    CPPUNIT_ASSERT(before.flag == after.flag);
+    const auto counts =
+        rowCountMismatch("TiledStMan::headerFileGet: mismatch in #row; expected 0, found 1224");
+    CPPUNIT_ASSERT(counts && counts->first == 0 && counts->second == 1224);
+    CPPUNIT_ASSERT(!rowCountMismatch("TiledStMan::headerFileGet: mismatch in seqnr,#col"));
   }
 
   void testReopenRefusesAnotherObservation() {
