@@ -358,18 +358,21 @@ void MeasurementSetWriter::Impl::commit() {
 
 void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
   const size_t nrCells = size_t(nrBaselines_) * nrChannels_;
-  const auto* visibilities =
-      reinterpret_cast<const std::complex<float>*>(payload);  // [baseline][channel][pol]
+  constexpr int kValuesPerCell = 2 * kNrPolarisationProducts;  // (re, im) of XX XY YX YY
+  // [baseline][channel][pol][re, im]; staging buffers are aligned (AlignedBuffer).
+  const float* __restrict visibilities = reinterpret_cast<const float*>(payload);
   // Copied: the payload offset need not be aligned for uint32.
-  std::memcpy(valid_.data(),
-              payload + nrCells * kNrPolarisationProducts * sizeof(std::complex<float>),
+  std::memcpy(valid_.data(), payload + nrCells * kValuesPerCell * sizeof(float),
               nrCells * sizeof(uint32_t));
   const size_t firstRow = size_t(slot) * nrBaselines_;
   const size_t firstValue = firstRow * nrChannels_ * kNrPolarisationProducts;
   CellBuffers& buffers = cells();
-  casacore::Complex* data = buffers.data.data() + firstValue;  // (pol, channel, row), pol fastest
-  bool* flags = buffers.flags.data() + firstValue;
-  float* weights = buffers.weights.data() + firstValue;
+  // (pol, channel, row), pol fastest: the cells in the payload's order. Plain float and
+  // bool pointers that alias nothing, so that the loops vectorise.
+  float* __restrict data = reinterpret_cast<float*>(buffers.data.data() + firstValue);
+  bool* __restrict flags = buffers.flags.data() + firstValue;
+  float* __restrict weights = buffers.weights.data() + firstValue;
+  const float imaginarySign = kConjugateCorrelatorProducts ? -1.0f : 1.0f;
   for (int b = 0; b < nrBaselines_; ++b) {
     bool rowFlagged = true;
     float rowWeight = 0;
@@ -380,12 +383,15 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
       const float scale = n ? 1.0f / float(n) : 0.0f;
       rowFlagged &= n == 0;
       rowWeight += float(n);
+      const float* in = visibilities + cell * kValuesPerCell;
+      float* out = data + cell * kValuesPerCell;
+      for (int v = 0; v < kValuesPerCell; v += 2) {
+        out[v] = in[v] * scale;
+        out[v + 1] = in[v + 1] * (imaginarySign * scale);
+      }
       for (int p = 0; p < kNrPolarisationProducts; ++p) {
-        const size_t i = cell * kNrPolarisationProducts + p;
-        data[i] =
-            (kConjugateCorrelatorProducts ? std::conj(visibilities[i]) : visibilities[i]) * scale;
-        flags[i] = n == 0;
-        weights[i] = float(n);
+        flags[cell * kNrPolarisationProducts + p] = n == 0;
+        weights[cell * kNrPolarisationProducts + p] = float(n);
       }
     }
     rowWeight /= float(nrChannels_);

@@ -313,8 +313,8 @@ bool StorageSink::closeMeasurementSets(SinkSummary& summary) {
     } catch (const std::exception& e) {
       diskSpace_->checkFull(int(o), e.what());  // before the reserve is freed
       diskSpace_->releaseReserves();
-      try {  // once more, with the reserve freed: tiles are written as they are put, so the
-             // padding may have failed as well as the flush
+      try {  // once more, with the reserve freed: tiles are written as the next ones are
+             // started, so the padding may have failed as well as the flush
         padAndFlush();
         flushed = true;
         RTCP_LOG_WARN("storage",
