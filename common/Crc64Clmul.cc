@@ -39,7 +39,7 @@ __attribute__((target("sse2,pclmul"))) inline __m128i load(const uint8_t* p) {
 
 /// The register (no init, no xor-out) after size >= 64 more bytes.
 __attribute__((target("sse2,pclmul"))) uint64_t foldAll(uint64_t crc, const uint8_t* p,
-                                                         size_t size) {
+                                                        size_t size) {
   const __m128i by64 = _mm_set_epi64x(int64_t(kFold64Bytes.high), int64_t(kFold64Bytes.low));
   const __m128i by16 = _mm_set_epi64x(int64_t(kFold16Bytes.high), int64_t(kFold16Bytes.low));
   __m128i x0 = _mm_xor_si128(load(p), _mm_cvtsi64_si128(int64_t(crc)));

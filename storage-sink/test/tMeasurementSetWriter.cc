@@ -171,7 +171,8 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_DOUBLES_EQUAL(after.time[size_t(row / nb) * nb], after.time[row], 0.0);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.integrationDuration(), after.interval[row], 1e-9);
     }
-    CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.integrationDuration(), after.time[4 * nb] - after.time[3 * nb], 1e-6);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.integrationDuration(),
+                                 after.time[4 * nb] - after.time[3 * nb], 1e-6);
     const size_t cellsPerIntegration = nb * 8 * 4;
     for (size_t cell = 0; cell < 3 * cellsPerIntegration; ++cell) {
       if (cell / cellsPerIntegration == 1) continue;  // the filled gap
