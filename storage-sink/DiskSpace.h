@@ -73,8 +73,10 @@ class DiskSpace {
     double lastCheck = -1e30;
     bool full = false;
     std::string fullReason;
+    /// What its MSs wrote since their flushes: each such integration, and a tile per MS
+    /// with any (kept as a sum, not summed over the outputs at every admit).
+    uint64_t pendingBytes = 0;
   };
-  uint64_t pendingBytes(int fileSystem) const;
   void refresh(FileSystem& fs, double now);
 
   uint64_t integrationBytes_, tileBytes_;
