@@ -1,48 +1,22 @@
 #include "rtcp/Crc64.h"
 
-#include <array>
 #include <boost/crc.hpp>
 #include <cstring>
 
+#include "Crc64Tables.h"
+
 namespace rtcp {
-namespace {
 
-constexpr uint64_t kReflectedPolynomial = 0xC96C5795D7870F42ULL;  // 0x42F0E1EBA9EA3693 reversed
-
-/// tables[k][b]: the CRC of byte b followed by k zero bytes (slicing-by-8).
-using Tables = std::array<std::array<uint64_t, 256>, 8>;
-
-constexpr Tables makeTables() {
-  Tables t{};
-  for (int b = 0; b < 256; ++b) {
-    uint64_t c = uint64_t(b);
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1) ? (c >> 1) ^ kReflectedPolynomial : c >> 1;
-    t[0][b] = c;
-  }
-  for (int k = 1; k < 8; ++k)
-    for (int b = 0; b < 256; ++b) t[k][b] = (t[k - 1][b] >> 8) ^ t[0][t[k - 1][b] & 0xff];
-  return t;
+uint64_t crc64SlicingBy8(uint64_t previous, const void* data, size_t size) {
+  return ~crc64internal::sliceBy8(~previous, static_cast<const uint8_t*>(data), size);
 }
 
-constexpr Tables kTables = makeTables();
-
-}  // namespace
-
-uint64_t crc64(const void* data, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  uint64_t crc = ~0ULL;
-  for (; size >= 8; p += 8, size -= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);  // little-endian host: byte 0 in the low bits
-    word ^= crc;
-    crc = kTables[7][word & 0xff] ^ kTables[6][(word >> 8) & 0xff] ^
-          kTables[5][(word >> 16) & 0xff] ^ kTables[4][(word >> 24) & 0xff] ^
-          kTables[3][(word >> 32) & 0xff] ^ kTables[2][(word >> 40) & 0xff] ^
-          kTables[1][(word >> 48) & 0xff] ^ kTables[0][word >> 56];
-  }
-  for (; size > 0; ++p, --size) crc = kTables[0][(crc ^ *p) & 0xff] ^ (crc >> 8);
-  return ~crc;
+uint64_t crc64Update(uint64_t previous, const void* data, size_t size) {
+  static const bool clmul = crc64HasClmul();
+  return clmul ? crc64Clmul(previous, data, size) : crc64SlicingBy8(previous, data, size);
 }
+
+uint64_t crc64(const void* data, size_t size) { return crc64Update(0, data, size); }
 
 uint64_t crc64Reference(const void* data, size_t size) {
   // CRC-64/XZ: reflected in and out, init and final xor all ones.

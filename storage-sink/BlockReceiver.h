@@ -1,14 +1,17 @@
 #pragma once
 /// \file BlockReceiver.h
-/// Reads correlated blocks from one connection: checks each header before reading its
-/// payload, reads the payload straight into a staging buffer (blocking while staging is
-/// full), verifies its CRC-64 and stages it for its MeasurementSet's writer.
+/// Reads correlated blocks from one connection through a ReceiveBuffer (one read for many
+/// small blocks, headers parsed in place): checks each header before reading its payload,
+/// reads the payload into a staging buffer (blocking while staging is full; a large one
+/// straight from the socket), verifies its CRC-64 and stages it for its MeasurementSet's
+/// writer.
 
 #include <string>
 
 #include "BlockValidator.h"
 #include "DurableReplies.h"
 #include "IngestStatistics.h"
+#include "ReceiveBuffer.h"
 #include "StagingArea.h"
 #include "rtcp/Stream.h"
 
@@ -26,9 +29,7 @@ class BlockReceiver {
 
  private:
   /// Handles one block; false when the connection must be closed.
-  bool receiveBlock(Stream& stream, const std::string& peer);
-  /// Reads and drops size bytes; false when the stream ended first.
-  bool skip(Stream& stream, uint64_t size);
+  bool receiveBlock(ReceiveBuffer& input, const std::string& peer);
 
   const BlockValidator& validator_;
   StagingArea& staging_;

@@ -105,21 +105,13 @@ void DiskSpace::refresh(FileSystem& fs, double now) {
   fs.lastCheck = now;
 }
 
-uint64_t DiskSpace::pendingBytes(int fileSystem) const {
-  uint64_t bytes = 0;
-  for (size_t o = 0; o < unflushed_.size(); ++o)
-    if (fileSystemOf_[o] == fileSystem && unflushed_[o] > 0)
-      bytes += unflushed_[o] * integrationBytes_ + tileBytes_;
-  return bytes;
-}
-
 bool DiskSpace::admit(int output) {
   std::lock_guard lock(mutex_);
   const int index = fileSystemOf_[size_t(output)];
   FileSystem& fs = fileSystems_[size_t(index)];
   if (fs.full) return false;
-  const uint64_t need =
-      pendingBytes(index) + integrationBytes_ + (unflushed_[size_t(output)] == 0 ? tileBytes_ : 0);
+  const uint64_t adds = integrationBytes_ + (unflushed_[size_t(output)] == 0 ? tileBytes_ : 0);
+  const uint64_t need = fs.pendingBytes + adds;
   const double now = steadySeconds();
   if (now - fs.lastCheck > kRecheckSeconds) refresh(fs, now);
   if (fs.freeBytes < need && fs.lastCheck != now) refresh(fs, now);  // a fresh answer decides
@@ -132,13 +124,17 @@ bool DiskSpace::admit(int output) {
     return false;
   }
   ++unflushed_[size_t(output)];
+  fs.pendingBytes += adds;
   return true;
 }
 
 void DiskSpace::flushed(int output) {
   std::lock_guard lock(mutex_);
-  unflushed_[size_t(output)] = 0;
-  fileSystems_[size_t(fileSystemOf_[size_t(output)])].lastCheck = -1e30;  // statvfs again
+  FileSystem& fs = fileSystems_[size_t(fileSystemOf_[size_t(output)])];
+  uint64_t& unflushed = unflushed_[size_t(output)];
+  if (unflushed > 0) fs.pendingBytes -= unflushed * integrationBytes_ + tileBytes_;
+  unflushed = 0;
+  fs.lastCheck = -1e30;  // statvfs again
 }
 
 bool DiskSpace::checkFull(int output, const std::string& error) {

@@ -10,8 +10,9 @@
 /// - before an integration is written, admit() checks that the file system holds it
 ///   besides what every MS there wrote since its last flush: every such integration and
 ///   one tile per column (tiles are whole on disk). The writer puts a run of whole tiles
-///   at once and writes them through (MainTableTiling), so only the run being collected
-///   and the small columns' buckets wait for the flush; counting the runs already put
+///   at once (MainTableTiling) and casacore writes each tile when the next is started (a
+///   one-tile cache per column), so only the run being collected, the last tile put and
+///   the small columns' buckets wait for the flush; counting the runs already put
 ///   again, until the flush makes statvfs the only measure, errs on the safe side;
 /// - when it does not, the file system is full: admit() says no from then on, and
 ///   fullReason() says which directory and how many bytes were free.
@@ -72,8 +73,10 @@ class DiskSpace {
     double lastCheck = -1e30;
     bool full = false;
     std::string fullReason;
+    /// What its MSs wrote since their flushes: each such integration, and a tile per MS
+    /// with any (kept as a sum, not summed over the outputs at every admit).
+    uint64_t pendingBytes = 0;
   };
-  uint64_t pendingBytes(int fileSystem) const;
   void refresh(FileSystem& fs, double now);
 
   uint64_t integrationBytes_, tileBytes_;

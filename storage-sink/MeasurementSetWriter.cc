@@ -85,15 +85,14 @@ struct MeasurementSetWriter::Impl {
   void addGaps(int64_t end);
   /// Adds the rows of integrations [begin, end) with everything but their cells.
   void addRows(int64_t begin, int64_t end);
+  /// TIME ... STATE_ID of the rows of integrations [begin, end), just added.
+  void putIntegrationConstants(int64_t begin, int64_t end);
   /// Writes the cells of a never-arrived integration: DATA 0, FLAG true, weights 0.
   void writeGap(int64_t begin, int64_t end);
   /// Converts a block (DESIGN §2.5) into slot `slot` of the cell buffers.
   void convert(int slot, const uint8_t* payload);
   /// Puts slots [0, n) of the cell buffers into the rows of integrations [first, first + n).
   void putCells(int64_t first, int n);
-  /// Writes the tiles just filled to the file and frees them (MainTableTiling: a put of a
-  /// run fills whole tiles), so that an open MS holds no tiles between puts.
-  void releaseTiles();
   /// The buffers of the pending run: the MS's own when a run is several integrations, else
   /// (one integration, put at once) the calling thread's, shared by all its MSs.
   CellBuffers& cells();
@@ -114,6 +113,7 @@ struct MeasurementSetWriter::Impl {
   casacore::ScalarColumn<double> time_, timeCentroid_, interval_, exposure_;
   casacore::ScalarColumn<int> antenna1_, antenna2_;
   std::vector<std::pair<casacore::ScalarColumn<int>, int>> constants_;  // FEED1 ... and value
+  bool incremental_ = true;  // TIME ... STATE_ID are in an IncrementalStMan (as created)
   casacore::ArrayColumn<double> uvwColumn_;
   // Shared with the writers of the beam's other subbands; used under casacoreMutex().
   std::shared_ptr<UvwCalculator> uvw_;
@@ -126,7 +126,6 @@ struct MeasurementSetWriter::Impl {
   casacore::ArrayColumn<bool> flag_;
   casacore::ArrayColumn<float> weightSpectrum_, weight_, sigma_;
   casacore::ScalarColumn<bool> flagRow_;
-  std::vector<casacore::ROTiledStManAccessor> tiledColumns_;  // DATA ... SIGMA
   CellBuffers ownCells_;         // runLength_ > 1: up to runLength_ integrations
   std::vector<uint32_t> valid_;  // [baseline][channel], one block's
 };
@@ -175,6 +174,12 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
                                       {MS::SCAN_NUMBER, 1},
                                       {MS::STATE_ID, -1}})
     constants_.emplace_back(casacore::ScalarColumn<int>(ms_, MS::columnName(column)), value);
+  std::vector<const casacore::TableColumn*> perIntegration{&time_, &timeCentroid_, &interval_,
+                                                           &exposure_};
+  for (const auto& constant : constants_) perIntegration.push_back(&constant.first);
+  const casacore::TableDesc actual = ms_.actualTableDesc();
+  for (const casacore::TableColumn* column : perIntegration)
+    incremental_ &= actual[column->columnDesc().name()].dataManagerType() == "IncrementalStMan";
   uvwColumn_.attach(ms_, MS::columnName(MS::UVW));
   data_.attach(ms_, "DATA");
   flag_.attach(ms_, "FLAG");
@@ -182,8 +187,13 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   weight_.attach(ms_, "WEIGHT");
   sigma_.attach(ms_, "SIGMA");
   flagRow_.attach(ms_, "FLAG_ROW");
+  // A cache of one tile per column: puts fill whole tiles in row order (MainTableTiling),
+  // so a tile is written when the next one is started (or at the flush) and an open MS
+  // holds one tile per column. Emptying the caches after every put instead (clearCaches)
+  // made casacore build a new cache at the next put: a zeroed bucket buffer and a slot
+  // table as long as the tiles in the file, which grows with the MS.
   for (const char* column : {"DATA", "FLAG", "WEIGHT_SPECTRUM", "UVW", "WEIGHT", "SIGMA"})
-    tiledColumns_.emplace_back(ms_, column, true);
+    casacore::ROTiledStManAccessor(ms_, column, true).setHypercubeCacheSize(0, 1, true);
   if (runLength_ > 1) ownCells_.resize(nrChannels_, size_t(runLength_) * nrBaselines_);
   uvw_ = UvwCalculator::shared(d.referencePosition, positions, {d.ra, d.dec, d.directionType});
 }
@@ -238,8 +248,8 @@ void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
   if (ms_.nrow() < rowsWanted) ms_.addRow(rowsWanted - ms_.nrow());
   // Every column over all the rows at once: casacore's cost is mostly per call.
   casacore::Vector<int> antenna1(nrRows), antenna2(nrRows);
-  casacore::Vector<double> time(nrRows);
   casacore::Matrix<double> uvw(3, nrRows);  // [row][u, v, w]
+  const casacore::Slicer range = rows(begin, end);
   for (int64_t i = begin; i < end; ++i) {
     const size_t first = size_t(i - begin) * nb;
     std::vector<std::array<double, 3>> stationUvw;  // [station][u, v, w]
@@ -251,21 +261,43 @@ void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
       const auto [s1, s2] = baselineStations(b);
       antenna1[first + b] = s1;
       antenna2[first + b] = s2;
-      time[first + b] = midTimeMjd(i);
       for (int k = 0; k < 3; ++k) uvw(k, first + b) = stationUvw[s2][k] - stationUvw[s1][k];
     }
   }
-  const casacore::Slicer range = rows(begin, end);
-  const casacore::Vector<double> interval(nrRows, integrationSeconds_);
-  time_.putColumnRange(range, time);
-  timeCentroid_.putColumnRange(range, time);
-  interval_.putColumnRange(range, interval);
-  exposure_.putColumnRange(range, interval);
+  putIntegrationConstants(begin, end);
   antenna1_.putColumnRange(range, antenna1);
   antenna2_.putColumnRange(range, antenna2);
-  for (auto& [column, value] : constants_)
-    column.putColumnRange(range, casacore::Vector<int>(nrRows, value));
   uvwColumn_.putColumnRange(range, uvw);
+}
+
+void MeasurementSetWriter::Impl::putIntegrationConstants(int64_t begin, int64_t end) {
+  const casacore::rownr_t nb = casacore::rownr_t(nrBaselines_);
+  if (!incremental_) {  // every row
+    const size_t nrRows = size_t(end - begin) * nb;
+    casacore::Vector<double> time(nrRows);
+    for (int64_t i = begin; i < end; ++i)
+      for (size_t b = 0; b < nb; ++b) time[size_t(i - begin) * nb + b] = midTimeMjd(i);
+    const casacore::Slicer range = rows(begin, end);
+    const casacore::Vector<double> interval(nrRows, integrationSeconds_);
+    time_.putColumnRange(range, time);
+    timeCentroid_.putColumnRange(range, time);
+    interval_.putColumnRange(range, interval);
+    exposure_.putColumnRange(range, interval);
+    for (auto& [column, value] : constants_)
+      column.putColumnRange(range, casacore::Vector<int>(nrRows, value));
+    return;
+  }
+  // IncrementalStMan: a row added at the end and not put holds the value of the row
+  // before it, so the first row of an integration sets TIME for all its rows, and the
+  // first new row the constants (a put equal to the row before is not even stored).
+  for (int64_t i = begin; i < end; ++i) {
+    time_.put(casacore::rownr_t(i) * nb, midTimeMjd(i));
+    timeCentroid_.put(casacore::rownr_t(i) * nb, midTimeMjd(i));
+  }
+  const casacore::rownr_t firstRow = casacore::rownr_t(begin) * nb;
+  interval_.put(firstRow, integrationSeconds_);
+  exposure_.put(firstRow, integrationSeconds_);
+  for (auto& [column, value] : constants_) column.put(firstRow, value);
 }
 
 void MeasurementSetWriter::Impl::addGaps(int64_t end) {
@@ -291,7 +323,6 @@ void MeasurementSetWriter::Impl::writeGap(int64_t begin, int64_t end) {
   weight_.putColumnRange(range, gap.rowWeights(casacore::IPosition(2, 0), lastRow));
   sigma_.putColumnRange(range, gap.sigmas(casacore::IPosition(2, 0), lastRow));
   flagRow_.putColumnRange(range, gap.rowFlags(casacore::Slice(0, nrRows)));
-  releaseTiles();
 }
 
 bool MeasurementSetWriter::Impl::write(int64_t integration, const uint8_t* payload) {
@@ -328,18 +359,21 @@ void MeasurementSetWriter::Impl::commit() {
 
 void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
   const size_t nrCells = size_t(nrBaselines_) * nrChannels_;
-  const auto* visibilities =
-      reinterpret_cast<const std::complex<float>*>(payload);  // [baseline][channel][pol]
+  constexpr int kValuesPerCell = 2 * kNrPolarisationProducts;  // (re, im) of XX XY YX YY
+  // [baseline][channel][pol][re, im]; staging buffers are aligned (AlignedBuffer).
+  const float* __restrict visibilities = reinterpret_cast<const float*>(payload);
   // Copied: the payload offset need not be aligned for uint32.
-  std::memcpy(valid_.data(),
-              payload + nrCells * kNrPolarisationProducts * sizeof(std::complex<float>),
+  std::memcpy(valid_.data(), payload + nrCells * kValuesPerCell * sizeof(float),
               nrCells * sizeof(uint32_t));
   const size_t firstRow = size_t(slot) * nrBaselines_;
   const size_t firstValue = firstRow * nrChannels_ * kNrPolarisationProducts;
   CellBuffers& buffers = cells();
-  casacore::Complex* data = buffers.data.data() + firstValue;  // (pol, channel, row), pol fastest
-  bool* flags = buffers.flags.data() + firstValue;
-  float* weights = buffers.weights.data() + firstValue;
+  // (pol, channel, row), pol fastest: the cells in the payload's order. Plain float and
+  // bool pointers that alias nothing, so that the loops vectorise.
+  float* __restrict data = reinterpret_cast<float*>(buffers.data.data() + firstValue);
+  bool* __restrict flags = buffers.flags.data() + firstValue;
+  float* __restrict weights = buffers.weights.data() + firstValue;
+  const float imaginarySign = kConjugateCorrelatorProducts ? -1.0f : 1.0f;
   for (int b = 0; b < nrBaselines_; ++b) {
     bool rowFlagged = true;
     float rowWeight = 0;
@@ -350,12 +384,15 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
       const float scale = n ? 1.0f / float(n) : 0.0f;
       rowFlagged &= n == 0;
       rowWeight += float(n);
+      const float* in = visibilities + cell * kValuesPerCell;
+      float* out = data + cell * kValuesPerCell;
+      for (int v = 0; v < kValuesPerCell; v += 2) {
+        out[v] = in[v] * scale;
+        out[v + 1] = in[v + 1] * (imaginarySign * scale);
+      }
       for (int p = 0; p < kNrPolarisationProducts; ++p) {
-        const size_t i = cell * kNrPolarisationProducts + p;
-        data[i] =
-            (kConjugateCorrelatorProducts ? std::conj(visibilities[i]) : visibilities[i]) * scale;
-        flags[i] = n == 0;
-        weights[i] = float(n);
+        flags[cell * kNrPolarisationProducts + p] = n == 0;
+        weights[cell * kNrPolarisationProducts + p] = float(n);
       }
     }
     rowWeight /= float(nrChannels_);
@@ -382,11 +419,6 @@ void MeasurementSetWriter::Impl::putCells(int64_t first, int n) {
   weight_.putColumnRange(range, buffers.rowWeights(rowOrigin, lastRow));
   sigma_.putColumnRange(range, buffers.sigmas(rowOrigin, lastRow));
   flagRow_.putColumnRange(range, buffers.rowFlags(casacore::Slice(0, nrRows)));
-  releaseTiles();
-}
-
-void MeasurementSetWriter::Impl::releaseTiles() {
-  for (casacore::ROTiledStManAccessor& column : tiledColumns_) column.clearCaches();
 }
 
 CellBuffers& MeasurementSetWriter::Impl::cells() {

@@ -1,5 +1,6 @@
 #include "StorageSink.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -209,12 +210,21 @@ void StorageSink::drain(int writerThread) {
   for (;;) {
     std::vector<std::unique_ptr<StagedBlock>> batch = staging_->nextBatch(writerThread);
     if (batch.empty()) break;
+    // Time-major (each output's blocks keep their order): the writers of a beam's
+    // subbands then ask the shared UvwCalculator for nearly the same epochs, which its
+    // cache of recent epochs holds; output-major, a batch of more integrations per
+    // subband than that cache (a fast sender) computed every epoch's rotation again.
+    std::stable_sort(batch.begin(), batch.end(), [](const auto& a, const auto& b) {
+      return a->header.integration < b->header.integration;
+    });
     std::vector<int> touched;
     for (std::unique_ptr<StagedBlock>& block : batch) {
-      if (touched.empty() || touched.back() != block->output) touched.push_back(block->output);
+      touched.push_back(block->output);
       writeBlock(*block);
       staging_->release(std::move(block));
     }
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
     const auto now = Clock::now();
     for (int output : touched) {
       auto [last, first] = lastFlush.try_emplace(output, now);
@@ -319,8 +329,8 @@ bool StorageSink::closeMeasurementSets(SinkSummary& summary) {
     } catch (const std::exception& e) {
       diskSpace_->checkFull(int(o), e.what());  // before the reserve is freed
       diskSpace_->releaseReserves();
-      try {  // once more, with the reserve freed: tiles are written as they are put, so the
-             // padding may have failed as well as the flush
+      try {  // once more, with the reserve freed: tiles are written as the next ones are
+             // started, so the padding may have failed as well as the flush
         padAndFlush();
         flushed = true;
         RTCP_LOG_WARN("storage",

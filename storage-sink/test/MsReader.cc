@@ -46,6 +46,9 @@ MsContents readMeasurementSet(const std::string& path, bool withUvwJ2000) {
     c.antenna1 = flatten<int>(columns.antenna1().getColumn());
     c.antenna2 = flatten<int>(columns.antenna2().getColumn());
     c.uvw = triples(columns.uvw().getColumn());
+    for (const char* id : {"FEED1", "FEED2", "DATA_DESC_ID", "FIELD_ID", "ARRAY_ID",
+                           "OBSERVATION_ID", "PROCESSOR_ID", "SCAN_NUMBER", "STATE_ID"})
+      c.ids.push_back(flatten<int>(casacore::ScalarColumn<int>(ms, id).getColumn()));
     if (withUvwJ2000) {
       casacore::Table result =
           casacore::tableCommand("SELECT mscal.uvwj2000() AS U FROM $1", ms).table();

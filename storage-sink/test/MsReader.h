@@ -19,7 +19,10 @@ struct MsContents {
   std::vector<uint8_t> flagRow;                                // [row]
   std::vector<double> time, timeCentroid, interval, exposure;  // [row]
   std::vector<int> antenna1, antenna2;                         // [row]
-  std::vector<std::array<double, 3>> uvw;                      // [row]
+  /// FEED1, FEED2, DATA_DESC_ID, FIELD_ID, ARRAY_ID, OBSERVATION_ID, PROCESSOR_ID,
+  /// SCAN_NUMBER, STATE_ID: [column][row]
+  std::vector<std::vector<int>> ids;
+  std::vector<std::array<double, 3>> uvw;       // [row]
   std::vector<std::array<double, 3>> uvwJ2000;  // [row], TaQL mscal.uvwj2000 (when asked)
   std::vector<std::string> antennaNames;
   std::vector<std::array<double, 3>> antennaPositions;

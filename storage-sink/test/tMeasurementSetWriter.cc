@@ -47,11 +47,21 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
     writer.extendTo(pad);
   }
 
+  /// FEED1 ... STATE_ID in every row: 0 but SCAN_NUMBER 1 and STATE_ID -1.
+  static void checkIds(const MsContents& ms) {
+    const std::vector<int> expected{0, 0, 0, 0, 0, 0, 0, 1, -1};
+    CPPUNIT_ASSERT_EQUAL(expected.size(), ms.ids.size());
+    for (size_t column = 0; column < expected.size(); ++column)
+      for (size_t row = 0; row < ms.nrRows; ++row)
+        CPPUNIT_ASSERT_EQUAL(expected[column], ms.ids[column][row]);
+  }
+
   void testValuesFlagsWeightsAndTimes() {
     writeIntegrations({2, 0, 1}, 5);  // out of order, then integrations 3 and 4 never arrive
     const MsContents ms = readMeasurementSet(path_);
     const int nb = nrBaselines(4);
     CPPUNIT_ASSERT_EQUAL(size_t(5 * nb), ms.nrRows);
+    checkIds(ms);
     const double start = unixToMjdSeconds(SampleClock(200).unixTime(settings_.startSample()));
     const double t = settings_.integrationDuration();
     for (size_t row = 0; row < ms.nrRows; ++row) {
@@ -159,6 +169,13 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
     const MsContents after = readMeasurementSet(path_);
     const size_t nb = size_t(nrBaselines(4));
     CPPUNIT_ASSERT_EQUAL(5 * nb, after.nrRows);
+    checkIds(after);
+    for (size_t row = 0; row < after.nrRows; ++row) {  // the appended rows too
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(after.time[size_t(row / nb) * nb], after.time[row], 0.0);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.integrationDuration(), after.interval[row], 1e-9);
+    }
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(settings_.integrationDuration(),
+                                 after.time[4 * nb] - after.time[3 * nb], 1e-6);
     const size_t cellsPerIntegration = nb * 8 * 4;
     for (size_t cell = 0; cell < 3 * cellsPerIntegration; ++cell) {
       if (cell / cellsPerIntegration == 1) continue;  // the filled gap
