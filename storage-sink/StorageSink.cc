@@ -1,6 +1,7 @@
 #include "StorageSink.h"
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -86,6 +87,7 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     staging_->preallocate(size_t(validator_->nrIntegrations()) * outputs_.size());
   });
   const auto creating = Clock::now();
+  const std::clock_t cpuCreating = std::clock();  // the process's CPU time (every thread)
   createMeasurementSets(descriptions, paths, [this](int made) { measurementSetsCreated_ = made; });
   const auto opening = Clock::now();
   for (size_t o = 0; o < outputs_.size(); ++o) {
@@ -101,7 +103,8 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
                                << std::chrono::duration<double>(opening - creating).count()
                                << " s, opened for writing in "
                                << std::chrono::duration<double>(Clock::now() - opening).count()
-                               << " s");
+                               << " s (" << double(std::clock() - cpuCreating) / CLOCKS_PER_SEC
+                               << " CPU s, the staging buffers' touching included)");
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
   listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
   listening_ = true;
