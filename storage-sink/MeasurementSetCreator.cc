@@ -345,8 +345,8 @@ void rewriteSubbandTables(const std::string& path, const MeasurementSetDescripti
                           casacore::TableLock(casacore::TableLock::NoLocking),
                           casacore::Table::Update);
     if (table.nrow() != 1)
-      throw std::runtime_error(std::string(table.tableName()) + ": " + std::to_string(table.nrow()) +
-                               " rows where the template holds one");
+      throw std::runtime_error(std::string(table.tableName()) + ": " +
+                               std::to_string(table.nrow()) + " rows where the template holds one");
     return table;
   };
   casacore::MSField field(open(casacore::MS::FIELD));

@@ -2,7 +2,6 @@
 
 #include <casacore/ms/MeasurementSets/MeasurementSet.h>
 #include <casacore/tables/Tables/TableLock.h>
-
 #include <fcntl.h>
 #include <unistd.h>
 
