@@ -155,8 +155,7 @@ class InspectTest : public CppUnit::TestFixture {
     checkContains(overview,
                   {"L4242_SAP000_SB000_uv.MS", "L4242_SAP000_SB001_uv.MS", "Stations (4)"});
     // One line per MS: its window, integrations, rows and flagged data (channel 0 of 8).
-    checkContains(overview, {"Subbands (2)", "SB-0", "SB-1",
-                             "           6         60  12.50 %"});
+    checkContains(overview, {"Subbands (2)", "SB-0", "SB-1", "           6         60  12.50 %"});
   }
 
   void testOverview() {
