@@ -120,7 +120,8 @@ MeasurementSetDescription templateKey(MeasurementSetDescription d) {
 
 int createMeasurementSets(const std::vector<MeasurementSetDescription>& descriptions,
                           const std::vector<std::string>& paths,
-                          const std::function<void(int)>& created) {
+                          const std::function<void(int)>& created,
+                          const std::function<void(size_t)>& madeOne) {
   if (descriptions.size() != paths.size())
     throw std::invalid_argument("createMeasurementSets: one description per path");
   std::vector<std::string> directories;
@@ -135,13 +136,15 @@ int createMeasurementSets(const std::vector<MeasurementSetDescription>& descript
   }
   // The first MS of each kind from scratch, one after another; the rest copies of it.
   std::vector<std::pair<MeasurementSetDescription, std::string>> templates;  // [key, path]
+  std::vector<size_t> templateIndex;              // [index into templates]: index into paths
   std::vector<std::pair<size_t, size_t>> copies;  // [index into paths, index into templates]
   std::mutex progressMutex;
-  int made = 0;
-  const auto madeOne = [&] {
+  int count = 0;
+  const auto made = [&](size_t i) {
+    if (madeOne) madeOne(i);
     std::lock_guard lock(progressMutex);
-    ++made;
-    if (created) created(made);
+    ++count;
+    if (created) created(count);
   };
   for (size_t i : toMake) {
     MeasurementSetDescription key = templateKey(descriptions[i]);
@@ -156,18 +159,19 @@ int createMeasurementSets(const std::vector<MeasurementSetDescription>& descript
       createMeasurementSet(paths[i], descriptions[i], false);  // closed (written) on return
     });
     templates.emplace_back(std::move(key), paths[i]);
-    madeOne();
+    templateIndex.push_back(i);
   }
   // Copies on several threads: writing files waits for the file system and needs no lock.
   std::vector<TreeImage> images;  // [index into templates]
   for (const auto& t : templates) images.emplace_back(t.second);
+  for (size_t i : templateIndex) made(i);  // only now: a writer may write into it at once
   forEachInParallel(copies.size(), kCreatingThreads, [&](size_t c) {
     const auto [i, t] = copies[c];
     makeOrRemove(paths[i], [&] { copyMeasurementSet(images[t], paths[i], descriptions[i]); });
-    madeOne();
+    made(i);
   });
   syncFileSystems(directories);
-  return made;
+  return count;
 }
 
 }  // namespace rtcp::storage
