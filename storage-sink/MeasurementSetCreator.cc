@@ -31,6 +31,13 @@ constexpr double kSecondsPerYear = 365.25 * 86400;
 /// casacore's tile buffers come from the heap and are reused.
 constexpr size_t kTileBytes = 64 << 10;
 
+/// Row 0 of a subband's own table: added when the table is new, overwritten in a copy
+/// (rewriteSubbandTables). Removing a StManAipsIO table's row and adding it again costs an
+/// allocation of thousands of rows per column, most of a copy's CPU time.
+void ensureOneRow(casacore::Table& table) {
+  if (table.nrow() == 0) table.addRow();
+}
+
 void fixShape(casacore::TableDesc& desc, casacore::MS::PredefinedColumns column,
               const IPosition& shape) {
   desc.rwColumnDesc(casacore::MS::columnName(column)).setShape(shape);
@@ -182,8 +189,8 @@ void fillField(casacore::MSField& table, const MeasurementSetDescription& d, dou
   casacore::MDirection::Types type;
   if (!casacore::MDirection::getType(type, d.directionType))
     throw std::invalid_argument("unknown direction type '" + d.directionType + "'");
-  columns.setDirectionRef(type);  // before the first row
-  table.addRow();
+  if (table.nrow() == 0) columns.setDirectionRef(type);  // before the first row (a copy: equal)
+  ensureOneRow(table);
   casacore::Matrix<double> direction(2, 1);
   direction(0, 0) = d.ra;
   direction(1, 0) = d.dec;
@@ -220,7 +227,7 @@ void fillSpectralWindow(casacore::MSSpectralWindow& table, casacore::MSDataDescr
   const int nrChannels = d.nrChannels();
   casacore::Vector<double> frequencies(nrChannels), widths(nrChannels, d.channelWidth);
   for (int c = 0; c < nrChannels; ++c) frequencies[c] = d.channelFrequencies[size_t(c)];
-  table.addRow();
+  ensureOneRow(table);
   casacore::MSSpWindowColumns columns(table);
   columns.name().put(0,
                      "SB-" + std::to_string(d.subbandIndex));  // LOFAR: the index, not the number
@@ -238,7 +245,7 @@ void fillSpectralWindow(casacore::MSSpectralWindow& table, casacore::MSDataDescr
   columns.freqGroupName().put(0, "");
   columns.flagRow().put(0, false);
 
-  description.addRow();
+  ensureOneRow(description);
   casacore::MSDataDescColumns descriptionColumns(description);
   descriptionColumns.spectralWindowId().put(0, 0);
   descriptionColumns.polarizationId().put(0, 0);
@@ -248,7 +255,7 @@ void fillSpectralWindow(casacore::MSSpectralWindow& table, casacore::MSDataDescr
 void fillObservation(casacore::MSObservation& table, casacore::MSProcessor& processor,
                      const MeasurementSetDescription& d, const std::string& path) {
   const double start = unixToMjdSeconds(d.startTime), stop = unixToMjdSeconds(d.stopTime);
-  table.addRow();
+  ensureOneRow(table);
   casacore::MSObservationColumns columns(table);
   columns.telescopeName().put(0, "LOFAR");
   columns.timeRange().put(0, casacore::Vector<double>{start, stop});
@@ -261,7 +268,7 @@ void fillObservation(casacore::MSObservation& table, casacore::MSProcessor& proc
   columns.flagRow().put(0, false);
   fillLofarObservation(table, d, std::filesystem::path(path).filename().string());
 
-  processor.addRow();
+  ensureOneRow(processor);
   casacore::MSProcessorColumns processorColumns(processor);
   processorColumns.type().put(0, "CORRELATOR");
   processorColumns.subType().put(0, "rtcp");
@@ -331,13 +338,15 @@ casacore::MeasurementSet createMeasurementSet(const std::string& path,
 }
 
 void rewriteSubbandTables(const std::string& path, const MeasurementSetDescription& d) {
-  // Only these subtables are opened (opening a whole MS opens all sixteen), emptied and
-  // filled again.
+  // Only these subtables are opened (opening a whole MS opens all sixteen); their one row
+  // is overwritten, every cell of it (the fill functions put every column).
   const auto open = [&](casacore::MS::PredefinedKeywords subtable) {
     casacore::Table table(path + "/" + std::string(casacore::MS::keywordName(subtable)),
                           casacore::TableLock(casacore::TableLock::NoLocking),
                           casacore::Table::Update);
-    while (table.nrow() > 0) table.removeRow(table.nrow() - 1);
+    if (table.nrow() != 1)
+      throw std::runtime_error(std::string(table.tableName()) + ": " +
+                               std::to_string(table.nrow()) + " rows where the template holds one");
     return table;
   };
   casacore::MSField field(open(casacore::MS::FIELD));

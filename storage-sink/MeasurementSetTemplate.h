@@ -25,11 +25,14 @@ namespace rtcp::storage {
 MeasurementSetDescription templateKey(MeasurementSetDescription description);
 
 /// Creates the MS at paths[i] from descriptions[i] for every path that does not exist
-/// yet (the others are left as they are: a restart reopens them). created() is called
-/// after each MS made, with the number made so far. Returns how many were made. Throws
+/// yet (the others are left as they are: a restart reopens them), in the order of paths
+/// as far as the threads go (the first of each kind first). madeOne(i) is called, on the
+/// thread that made it, as soon as paths[i] is made (not yet synced to the disk), then
+/// created() with the number made so far. Returns how many were made. Throws
 /// std::runtime_error naming the MS that could not be made.
 int createMeasurementSets(const std::vector<MeasurementSetDescription>& descriptions,
                           const std::vector<std::string>& paths,
-                          const std::function<void(int)>& created = {});
+                          const std::function<void(int)>& created = {},
+                          const std::function<void(size_t)>& madeOne = {});
 
 }  // namespace rtcp::storage

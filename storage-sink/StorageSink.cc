@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -87,25 +88,37 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   std::jthread preallocating([this] {  // joined on every way out
     staging_->preallocate(size_t(validator_->nrIntegrations()) * outputs_.size());
   });
-  const auto creating = Clock::now();
-  createMeasurementSets(descriptions, paths, [this](int made) { measurementSetsCreated_ = made; });
-  const auto opening = Clock::now();
-  for (size_t o = 0; o < outputs_.size(); ++o) {
-    writers_.push_back(
-        std::make_unique<MeasurementSetWriter>(descriptions[o], paths[o], !existed[o]));
-    integrationsWritten_ += writers_.back()->nrWritten();
-    missing_[o] = writers_.back()->nrMissing();
-    ++measurementSetsReady_;
-  }
-  integrationsAtStart_ = integrationsWritten_;
-  preallocating.join();
-  RTCP_LOG_INFO("storage", "MSs created in "
-                               << std::chrono::duration<double>(opening - creating).count()
-                               << " s, opened for writing in "
-                               << std::chrono::duration<double>(Clock::now() - opening).count()
-                               << " s");
+  writers_.resize(outputs_.size());
+  ready_ = std::make_unique<std::atomic<bool>[]>(outputs_.size());
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
-  listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
+  if (options_.createWhileListening) {
+    preallocating.join();
+    listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));  // may throw
+    preparing_ = std::thread([this, descriptions = std::move(descriptions),
+                              paths = std::move(paths), existed = std::move(existed)] {
+      try {
+        prepareMeasurementSets(descriptions, paths, existed);
+      } catch (const std::exception& e) {
+        {
+          std::lock_guard lock(errorMutex_);
+          if (error_.empty())
+            error_ = std::string("making the MeasurementSets failed: ") + e.what();
+        }
+        RTCP_LOG_ERROR("storage", "making the MeasurementSets failed: " << e.what());
+        failed_ = true;
+        {
+          std::lock_guard lock(readyMutex_);
+          preparingFailed_ = true;
+        }
+        readyCondition_.notify_all();
+        requestStop("making the MeasurementSets failed");
+      }
+    });
+  } else {
+    prepareMeasurementSets(descriptions, paths, existed);
+    preallocating.join();
+    listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
+  }
   listening_ = true;
   RTCP_LOG_INFO("storage", "listening on port "
                                << listener_->port() << " for " << outputs_.size()
@@ -113,7 +126,56 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
                                << validator_->nrIntegrations() << " integrations each)");
 }
 
-StorageSink::~StorageSink() = default;
+StorageSink::~StorageSink() {
+  if (preparing_.joinable()) preparing_.join();  // run() not called: the thread still ends
+}
+
+void StorageSink::openWriter(size_t o, const MeasurementSetDescription& description,
+                             const std::string& path, bool existed) {
+  auto writer = std::make_unique<MeasurementSetWriter>(description, path, !existed);
+  integrationsWritten_ += writer->nrWritten();
+  missing_[o] = writer->nrMissing();
+  if (existed) integrationsAtStart_ += writer->nrWritten();
+  writers_[o] = std::move(writer);
+  {
+    std::lock_guard lock(readyMutex_);
+    ready_[o] = true;
+  }
+  readyCondition_.notify_all();
+  ++measurementSetsReady_;
+}
+
+void StorageSink::prepareMeasurementSets(const std::vector<MeasurementSetDescription>& descriptions,
+                                         const std::vector<std::string>& paths,
+                                         const std::vector<bool>& existed) {
+  const auto creating = Clock::now();
+  const std::clock_t cpuCreating = std::clock();  // the process's CPU time (every thread)
+  for (size_t o = 0; o < outputs_.size(); ++o)    // a restart: reopened first
+    if (existed[o]) openWriter(o, descriptions[o], paths[o], true);
+  // Each MS is opened as soon as it is made (its writer may write at once)...
+  createMeasurementSets(
+      descriptions, paths, [this](int made) { measurementSetsCreated_ = made; },
+      [&](size_t o) {
+        if (options_.createWhileListening) openWriter(o, descriptions[o], paths[o], false);
+      });
+  // ... or, all made, one after another.
+  if (!options_.createWhileListening)
+    for (size_t o = 0; o < outputs_.size(); ++o)
+      if (!existed[o]) openWriter(o, descriptions[o], paths[o], false);
+  RTCP_LOG_INFO("storage", "MSs created and opened for writing in "
+                               << std::chrono::duration<double>(Clock::now() - creating).count()
+                               << " s (" << double(std::clock() - cpuCreating) / CLOCKS_PER_SEC
+                               << " CPU s of the process"
+                               << (options_.createWhileListening ? ", while listening" : "")
+                               << ")");
+}
+
+bool StorageSink::waitUntilReady(int output) {
+  if (ready_[size_t(output)]) return true;
+  std::unique_lock lock(readyMutex_);
+  readyCondition_.wait(lock, [&] { return ready_[size_t(output)] || preparingFailed_; });
+  return ready_[size_t(output)];
+}
 
 void StorageSink::requestStop(const std::string& reason) {
   std::lock_guard lock(mutex_);
@@ -164,8 +226,12 @@ void StorageSink::failWriting(int output, const std::string& what) {
 }
 
 void StorageSink::writeBlock(const StagedBlock& block) {
-  MeasurementSetWriter& writer = *writers_[size_t(block.output)];
   ++blocksTaken_;
+  if (!waitUntilReady(block.output)) {  // its MS could not be made
+    ++integrationsLost_;
+    return;
+  }
+  MeasurementSetWriter& writer = *writers_[size_t(block.output)];
   if (!failed_ && !diskSpace_->admit(block.output))
     failWriting(block.output, "integration " + std::to_string(block.header.integration) + " of " +
                                   writer.path() + " does not fit");
@@ -193,6 +259,7 @@ void StorageSink::writeBlock(const StagedBlock& block) {
 }
 
 void StorageSink::flushOutput(int output) {
+  if (!ready_[size_t(output)]) return;  // never made (its blocks were counted lost)
   MeasurementSetWriter& writer = *writers_[size_t(output)];
   try {
     writer.flush();
@@ -272,6 +339,7 @@ SinkSummary StorageSink::run() {
   for (auto& connection : connections_) connection.second.join();
   staging_->close();
   for (std::thread& thread : writerThreads) thread.join();
+  if (preparing_.joinable()) preparing_.join();  // every MS made before they are closed
 
   SinkSummary summary;
   summary.complete = allArrived();
@@ -315,6 +383,11 @@ bool StorageSink::closeMeasurementSets(SinkSummary& summary) {
   summary.outputs.resize(outputs_.size());
   std::atomic<bool> closingFailed{false};
   forEachInParallel(outputs_.size(), kClosingThreads, [&](size_t o) {
+    if (!writers_[o]) {  // making the MSs failed before this one
+      summary.outputs[o] = {outputs_[o].path, outputs_[o].subbandNumber, 0, 0, 0};
+      ++measurementSetsClosed_;
+      return;
+    }
     MeasurementSetWriter& writer = *writers_[o];
     // Pads and flushes (to the disk below, once for all the MSs). Both can be done again
     // after a failure: rows already added are not added twice (MeasurementSetWriter).

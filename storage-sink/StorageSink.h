@@ -44,6 +44,11 @@ struct SinkOptions {
   /// Bytes kept free (a reserve file) on each file system the MSs are on, to flush and
   /// close them should the disk fill up anyway (DiskSpace.h); --disk-reserve-mb.
   uint64_t diskReserveBytes = 64 << 20;
+  /// Listen as soon as the first MS is made and make (and open) the others on a thread in
+  /// subband order while blocks arrive: a block for an MS not made yet stays staged until
+  /// it is (staging is bounded; TCP pushes back), never lost. Off: every MS is made and
+  /// opened before the constructor returns.
+  bool createWhileListening = false;
 };
 
 /// What a run did, per MeasurementSet and in total.
@@ -103,6 +108,17 @@ class StorageSink {
   /// Flushes and closes the MSs; false when one of them could not be.
   bool closeMeasurementSets(SinkSummary& summary);
   bool allArrived() const;
+  /// Makes (or, made before, reopens) the MSs and opens their writers, each published to the
+  /// writer threads as soon as it is open (ready_); on the constructor's thread or, with
+  /// createWhileListening, on preparing_.
+  void prepareMeasurementSets(const std::vector<MeasurementSetDescription>& descriptions,
+                              const std::vector<std::string>& paths,
+                              const std::vector<bool>& existed);
+  /// Opens output o's writer and publishes it.
+  void openWriter(size_t o, const MeasurementSetDescription& description, const std::string& path,
+                  bool existed);
+  /// Waits until output o's MS is open; false when it never will be (making the MSs failed).
+  bool waitUntilReady(int output);
   /// Writes status() to options_.statusPath (logs, does not throw, when it cannot).
   void writeStatus() const;
   /// The status thread: writeStatus() once a second until stopped.
@@ -113,7 +129,12 @@ class StorageSink {
   std::vector<SubbandOutput> outputs_;
   std::unique_ptr<BlockValidator> validator_;
   std::unique_ptr<StagingArea> staging_;
-  std::vector<std::unique_ptr<MeasurementSetWriter>> writers_;  // [output]
+  std::vector<std::unique_ptr<MeasurementSetWriter>> writers_;  // [output]; set once, ready_
+  std::unique_ptr<std::atomic<bool>[]> ready_;                  // [output]: writers_ set
+  std::mutex readyMutex_;
+  std::condition_variable readyCondition_;
+  std::atomic<bool> preparingFailed_{false};
+  std::thread preparing_;  // createWhileListening: makes the MSs; joined in run()
   std::unique_ptr<TcpListener> listener_;
   IngestStatistics statistics_;
   std::atomic<int64_t> integrationsWritten_{0};

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.diskReserveBytes = uint64_t(diskReserveMb * 1024 * 1024);
+  options.createWhileListening = true;  // blocks are staged until their MS is made
 
   // SIGINT and SIGTERM are taken by one thread that asks the sink to stop.
   sigset_t signals;

@@ -64,6 +64,7 @@ class StorageSinkTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testRejectsKeepExactlyTheGoodBlocks);
   CPPUNIT_TEST(testCompleteObservationOutOfOrder);
   CPPUNIT_TEST(testRestartAppends);
+  CPPUNIT_TEST(testMakesMeasurementSetsWhileListening);
   CPPUNIT_TEST(testExecutable);
   CPPUNIT_TEST_SUITE_END();
 
@@ -217,6 +218,38 @@ class StorageSinkTest : public CppUnit::TestFixture {
     for (size_t cell = 0; cell < 10 * 8 * 4; ++cell)
       CPPUNIT_ASSERT(before.data[cell] == after.data[cell]);
     for (size_t row = 0; row < 30; ++row) CPPUNIT_ASSERT_EQUAL(before.time[row], after.time[row]);
+  }
+
+  void testMakesMeasurementSetsWhileListening() {
+    // 24 subbands: the sink listens once the first MS is made and takes every block at
+    // once, the last subband's (whose MS is made last) first; each waits staged for its MS.
+    TempDir dir;
+    TestObservation observation;
+    observation.location = "localhost:" + dir.path();
+    observation.subbands = "[300..323]";
+    SinkOptions o = options();
+    o.staging.capacityBytes = 1 << 20;  // the whole observation (144 blocks of 3520 bytes)
+    o.createWhileListening = true;
+    StorageSink sink(settings(observation), o);
+    const StorageStatus early = sink.status();
+    CPPUNIT_ASSERT(early.listening);
+    CPPUNIT_ASSERT(early.measurementSetsReady < 24);  // copies take milliseconds each
+    auto run = std::async(std::launch::async, [&] { return sink.run(); });
+    std::vector<uint8_t> bytes;
+    for (int subband = 23; subband >= 0; --subband)
+      for (int64_t i = 0; i < 6; ++i) append(bytes, block(subband, i));
+    sendBytes(sink.port(), bytes);
+    CPPUNIT_ASSERT(run.wait_for(60s) == std::future_status::ready);
+    const SinkSummary summary = run.get();
+    CPPUNIT_ASSERT(summary.complete && !summary.failed);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(144), summary.blocksWritten);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), summary.integrationsLost);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(24), sink.status().measurementSetsReady);
+    for (const auto& out : summary.outputs) {
+      CPPUNIT_ASSERT_EQUAL(int64_t(0), out.missing);
+      const MsContents ms = readMeasurementSet(out.path);
+      for (int64_t i = 0; i < 6; ++i) checkIntegration(ms, i, true);
+    }
   }
 
   void testExecutable() {

@@ -130,6 +130,7 @@ class InspectTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testEverythingFlagged);
   CPPUNIT_TEST(testNotAMeasurementSet);
   CPPUNIT_TEST(testOverview);
+  CPPUNIT_TEST(testSamplesLongObservations);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -154,6 +155,8 @@ class InspectTest : public CppUnit::TestFixture {
     const std::string overview = readText(r.overview);
     checkContains(overview,
                   {"L4242_SAP000_SB000_uv.MS", "L4242_SAP000_SB001_uv.MS", "Stations (4)"});
+    // One line per MS: its window, integrations, rows and flagged data (channel 0 of 8).
+    checkContains(overview, {"Subbands (2)", "SB-0", "SB-1", "           6         60  12.50 %"});
   }
 
   void testOverview() {
@@ -204,6 +207,25 @@ class InspectTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(size_t(3), r.pngs.size());  // one cross baseline
     CPPUNIT_ASSERT(r.errors.find("every autocorrelation is flagged") != std::string::npos);
     for (const std::string& png : r.pngs) checkPng(png);
+  }
+
+  void testSamplesLongObservations() {
+    // 300 integrations of 0.1 s: more than rtcp-inspect reads (256), so every second one is
+    // read, and the plots and the overview say so; everything is flagged (nothing sent).
+    TempDir dir;
+    TestObservation o;
+    o.stations = {"CS001", "CS002"};
+    o.subbands = "[300]";
+    o.steps = 2441;  // 8 * 2441 samples: 0.099983 s
+    o.stop = "2025-06-01 12:00:30";
+    o.location = "localhost:" + dir.path();
+    const Result r = inspect(dir.path(), writeObservation(o, true));
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(r.errors, 0, r.exitCode);
+    CPPUNIT_ASSERT_EQUAL(size_t(3), r.pngs.size());
+    for (const std::string& png : r.pngs) checkPng(png);
+    const std::string overview = readText(r.overview);
+    checkContains(overview, {"Subbands (1)", "(of the integrations read, every 2nd integration)",
+                             "         300        900 100.00 %"});
   }
 
   void testNotAMeasurementSet() {
