@@ -84,8 +84,10 @@ std::vector<std::string> OutputPath::summary() const {
     const auto st = storage_->statistics();
     std::ostringstream storage;
     storage << "storage: " << st.sent << " of " << st.queued << " integrations sent, " << st.dropped
-            << " dropped, " << st.resent << " resent, " << st.connects << " connections, "
-            << st.spooled << " spooled (at most " << st.spoolHighWaterBytes << " bytes)";
+            << " dropped, " << st.resent << " resent, " << st.durable << " said on disk, "
+            << st.unprotected << " not kept to resend (beyond --retain-mb), " << st.connects
+            << " connections, " << st.spooled << " spooled (at most " << st.spoolHighWaterBytes
+            << " bytes)";
     lines.push_back(storage.str());
   }
   if (!options_.dumpPath.empty())
