@@ -87,7 +87,8 @@ CircularSampleBuffer::CircularSampleBuffer(int nrSubbands, int bitsPerSample, in
       capacity_((std::max<int64_t>(capacity, kBits) + kBits - 1) / kBits * kBits),
       blockWhenFull_(blockWhenFull),
       streams_(std::move(streams)),
-      samples_(size_t(nrSubbands) * size_t(capacity_) * size_t(bytesPerSample_)) {
+      samples_(AlignedBuffer<uint8_t>::unpopulated(size_t(nrSubbands) * size_t(capacity_) *
+                                                   size_t(bytesPerSample_))) {
   for (const StreamSubbands& s : streams_) {
     if (s.first < 0 || s.count < 0 || s.first + s.count > nrSubbands)
       throw std::invalid_argument("circular buffer: stream subbands [" + std::to_string(s.first) +

@@ -60,6 +60,13 @@ class CircularSampleBuffer {
   CircularSampleBuffer(const CircularSampleBuffer&) = delete;
   CircularSampleBuffer& operator=(const CircularSampleBuffer&) = delete;
 
+  /// The samples' memory is mapped at construction but faulted in only here (one call;
+  /// with huge pages the kernel may have to compact memory first: seconds per GB on a
+  /// busy machine). Until then writes fault page by page; contents are the same.
+  void populate() { samples_.populate(); }
+  /// Bytes of sample memory.
+  size_t bytes() const { return samples_.size(); }
+
   /// Stores packets of one stream (16 samples each). Late, partly late and duplicated
   /// packets are counted; late samples are dropped. A packet never replaces samples that
   /// have arrived already: of a packet overlapping them only the missing samples are stored.

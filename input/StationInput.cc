@@ -136,9 +136,42 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
                                << stations_.front()->buffer->capacity() << " samples per subband ("
                                << stations_.front()->buffer->capacity() / fs << " s), "
                                << (settings.realTime ? "real time" : "not real time"));
+  // Faulting the buffers in may take seconds per GB (huge pages the kernel must first
+  // compact): done behind the rest of the start-up; the receivers start after it.
+  populateThread_ = std::thread([this] { populateBuffers(); });
 }
 
-StationInput::~StationInput() { stop(); }
+StationInput::~StationInput() {
+  stop();
+  if (populateThread_.joinable()) populateThread_.join();
+}
+
+void StationInput::populateBuffers() {
+  const auto start = std::chrono::steady_clock::now();
+  double bytes = 0;
+  for (auto& s : stations_) {
+    if (stopped_) break;
+    s->buffer->populate();
+    bytes += double(s->buffer->bytes());
+  }
+  {
+    std::lock_guard lock(stopMutex_);
+    populated_ = true;
+  }
+  stopCv_.notify_all();
+  RTCP_LOG_INFO(
+      "ionproc",
+      "station input: "
+          << bytes / 1e9 << " GB of buffers faulted in in "
+          << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+          << " s");
+}
+
+bool StationInput::waitUntilPopulated() {
+  std::unique_lock lock(stopMutex_);
+  stopCv_.wait(lock, [&] { return populated_ || stopped_; });
+  return !stopped_;
+}
 
 int64_t StationInput::minimumCapacity() const {
   // The blocks that may be in flight, their filter history, delay changes, a margin, and
@@ -183,6 +216,8 @@ void StationInput::start() {
 }
 
 void StationInput::startReceivers() {
+  // Live packets or a replay's clock start only once the buffers take them at full speed.
+  if (!waitUntilPopulated()) return;
   clockShift_ = deriveClockShift();
   if (clockShift_ != 0)
     RTCP_LOG_INFO("ionproc", "replaying recordings in real time: recording time "

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "BlockSource.h"
@@ -76,6 +77,10 @@ class StationInput : public BlockSource {
   double deriveClockShift() const;
   bool isReplay() const;  ///< every input a recording
   void startReceivers();
+  /// Faults in every station's buffer (on populateThread_, from construction on).
+  void populateBuffers();
+  /// Waits until populateBuffers() is done; false once stopped.
+  bool waitUntilPopulated();
   /// Waits until block samples up to `end` may be served; false once stopped.
   bool waitForData(Station& s, int firstStream, int lastStream, int64_t end);
   /// Zeroes rows [firstRow, +nrRows) of a block and clears their valid bits.
@@ -93,7 +98,9 @@ class StationInput : public BlockSource {
   std::atomic<int64_t> released_{INT64_MIN};  ///< blocks before it are released
   std::atomic<bool> stopped_{false};
   std::mutex stopMutex_;
-  std::condition_variable stopCv_;
+  std::condition_variable stopCv_;  ///< also: populated_
+  bool populated_ = false;          ///< guarded by stopMutex_
+  std::thread populateThread_;      ///< last: it uses the members above
 };
 
 }  // namespace rtcp::ion

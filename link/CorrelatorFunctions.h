@@ -33,6 +33,22 @@ RTCP_FORWARDED(lendStationBlock,
                     int32_t rank, Out<StationBlockHeader> header,
                     Out<SharedBlockLocation> location));
 
+/// The shared-memory path for ranks that take their own subbands of every station straight
+/// from ionproc (no exchange between the ranks): the segment is made at the first call with
+/// `nrSlots` slots of `subbandsPerSlot` subbands each (every rank asks for the same layout;
+/// a different one is refused), and its blocks are lent with lendStationSubbands.
+RTCP_FORWARDED(sharedSubbandSegment,
+               void(int32_t nrSlots, int32_t subbandsPerSlot, Out<SharedSegmentInfo> segment));
+
+/// As lendStationBlock, with lease number `lease` (0..4095): the lease lasts until rank
+/// `rank` asks for station `station` with the same lease number again (or calls
+/// returnStationBlocks), so a rank may hold several blocks of a station at once, one per
+/// lease number (a rank's block sets in flight).
+RTCP_FORWARDED(lendStationSubbands,
+               void(int64_t block, int32_t station, int32_t firstSubband, int32_t nrSubbands,
+                    int32_t rank, int32_t lease, Out<StationBlockHeader> header,
+                    Out<SharedBlockLocation> location));
+
 /// Ends every lease rank `rank` holds (at its end).
 RTCP_FORWARDED(returnStationBlocks, void(int32_t rank));
 

@@ -43,6 +43,24 @@ class AlignedBuffer {
     if (!data_) throw std::bad_alloc();
     std::memset(static_cast<void*>(data_), 0, bytes);
   }
+  /// A buffer of `size` zeroed elements whose memory is mapped but, from 8 MB on, not yet
+  /// faulted in: populate() does that later (on another thread, say), and until then each
+  /// first touch faults. Below 8 MB it is an ordinary (zeroed) buffer.
+  static AlignedBuffer unpopulated(size_t size) {
+    if (size * sizeof(T) < kHugePageThreshold) return AlignedBuffer(size);
+    AlignedBuffer buffer;
+    buffer.size_ = size;
+    buffer.mapped_ = true;
+    buffer.data_ = static_cast<T*>(mapZeroed(buffer.mappedBytes(), false));
+    return buffer;
+  }
+  /// Faults in what unpopulated() mapped (the kernel's zeroed pages, in one call); nothing
+  /// for other buffers.
+  void populate() {
+    if (!mapped_ || !owned_ || !data_) return;
+    if (::madvise(static_cast<void*>(data_), mappedBytes(), MADV_POPULATE_WRITE) != 0)
+      std::memset(static_cast<void*>(data_), 0, mappedBytes());  // kernels before 5.14
+  }
   /// A buffer over memory owned elsewhere (a shared-memory segment), never freed here.
   static AlignedBuffer borrowed(T* data, size_t size) {
     AlignedBuffer buffer;
@@ -97,7 +115,7 @@ class AlignedBuffer {
   /// pages and faulted in by the kernel in one call: its pages come zeroed, so unlike a
   /// memset nothing writes them twice (1 GB here: 0.06 CPU s, against 0.1-2.6 s with
   /// memset, more when the kernel must first compact memory for huge pages).
-  static void* mapZeroed(size_t bytes) {
+  static void* mapZeroed(size_t bytes, bool populate = true) {
     const size_t span = bytes + kHugePageSize;
     void* p = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
@@ -107,8 +125,8 @@ class AlignedBuffer {
     if (start + span > aligned + bytes)
       ::munmap(reinterpret_cast<void*>(aligned + bytes), start + span - (aligned + bytes));
     void* memory = reinterpret_cast<void*>(aligned);
-    ::madvise(memory, bytes, MADV_HUGEPAGE);                 // a hint only
-    if (::madvise(memory, bytes, MADV_POPULATE_WRITE) != 0)  // kernels before 5.14
+    ::madvise(memory, bytes, MADV_HUGEPAGE);                             // a hint only
+    if (populate && ::madvise(memory, bytes, MADV_POPULATE_WRITE) != 0)  // kernels before 5.14
       std::memset(memory, 0, bytes);
     return memory;
   }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "MpiCheck.h"
 #include "SubbandProcessor.h"
 #include "rtcp/Integrations.h"
 
@@ -54,11 +55,24 @@ CorrelatorPipeline::CorrelatorPipeline(const ObservationSettings& settings, MPI_
       transpose_(comm, distribution_, settings.nrStations()) {
   MPI_Comm_rank(comm, &rank_);
   const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+  const int nrSets = std::max(1, options.queueBlocks);
+  // Every rank must agree: the others' exchange would wait for a rank that lends.
+  int lends = options.lentSubbands && fetcher.lendsSubbands() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &lends, 1, MPI_INT, MPI_MIN, comm);
+  lentSubbands_ = lends == 1;
+  if (lentSubbands_) {
+    for (int i = 0; i < nrSets; ++i) {
+      auto set = std::make_unique<BlockSet>();
+      set->index = i;
+      set->pointers.assign(size_t(settings.nrStations()), nullptr);
+      pool_.add(std::move(set));
+    }
+    return;
+  }
   ownStations_ = distribution_.stationsOf(rank_);
   for (size_t k = 0; k < ownStations_.size(); ++k)
     fetched_.push_back(
         std::make_unique<StationBlock>(settings.nrSubbands(), nrSamples, settings.bitsPerSample));
-  const int nrSets = std::max(1, options.queueBlocks);
   if (options.sharedMemoryExchange && SharedMemoryTranspose::possible(comm))
     shared_ = std::make_unique<SharedMemoryTranspose>(comm, distribution_, settings.nrStations(),
                                                       nrSets, nrSamples, settings.bitsPerSample);
@@ -90,12 +104,22 @@ void CorrelatorPipeline::run() {
     }
   });
   try {
-    fetchAndExchange();
+    if (lentSubbands_)
+      lendOwnSubbands();
+    else
+      fetchAndExchange();
   } catch (...) {
     failure.set(std::current_exception());
   }
   pool_.filled.close();  // the processing thread drains what is there and ends
   processing.join();
+  if (lentSubbands_) {
+    try {
+      fetcher_.release();
+    } catch (...) {
+      failure.set(std::current_exception());
+    }
+  }
   failure.rethrow();
   if (!output_.finish()) throw std::runtime_error("some output did not reach its destination");
   statistics_.wallSeconds = secondsSince(start);
@@ -131,6 +155,38 @@ void CorrelatorPipeline::fetchAndExchange() {
   statistics_.exchangeSeconds =
       shared_ ? shared_->secondsTransferring() : transpose_.secondsTransferring();
   statistics_.bytesExchanged = shared_ ? shared_->bytesSent() : transpose_.bytesSent();
+}
+
+void CorrelatorPipeline::lendOwnSubbands() {
+  const int64_t nrBlocks = nrProcessedBlocks(settings_);
+  for (int64_t block = 0; block < nrBlocks; ++block) {
+    // The free set's blocks are processed: its leases may end (lease number = set index).
+    std::optional<std::unique_ptr<BlockSet>> set = pool_.free.pop();
+    if (!set) return;  // the processing thread failed
+    const auto fetchStart = Clock::now();
+    const WorkDistribution::SubbandRange range = distribution_.subbandRange(rank_, block);
+    (*set)->subbands = distribution_.subbandsOf(rank_, block);
+    if (range.count > 0)
+      for (int s = 0; s < settings_.nrStations(); ++s)
+        (*set)->pointers[size_t(s)] =
+            &fetcher_.lendSubbands(block, s, range.first, range.count, (*set)->index);
+    statistics_.fetchSeconds += secondsSince(fetchStart);
+    // Every rank has been served this block before any asks for the next: ionproc releases
+    // a station's older blocks as it serves newer ones (its input waits for room when not
+    // in real time), and a rank running ahead would let the others' blocks go.
+    MPI_Request request;
+    checkMpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+    statistics_.exchangeWaitSeconds += waitSleeping(request);
+    (*set)->block = block;
+    ++statistics_.blocks;
+    if (!pool_.filled.push(std::move(*set))) return;
+  }
+  // The leases end in run(), once the processing thread is done with them.
+}
+
+std::string CorrelatorPipeline::exchangeDescription() const {
+  if (lentSubbands_) return "none: each rank lends its subbands of every station from ionproc";
+  return shared_ ? "in MPI-3 shared memory" : "by MPI messages";
 }
 
 void CorrelatorPipeline::process() {

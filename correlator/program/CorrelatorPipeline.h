@@ -10,11 +10,18 @@
 /// Only the main thread calls MPI (MPI_THREAD_FUNNELED). While the processing thread
 /// correlates block b, the main thread already fetches and exchanges block b + 1, up to
 /// `queueBlocks` sets ahead.
+///
+/// When every rank takes its blocks from ionproc's shared memory (the fetcher
+/// lendsSubbands()), there is no exchange: the main thread asks ionproc for the rank's
+/// own range of subbands of every station, lent in place under the set's number as lease
+/// (a set's blocks stay valid until the set is filled again), and the processing thread
+/// reads them where ionproc served them.
 
 #include <mpi.h>
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "SharedMemoryTranspose.h"
@@ -37,6 +44,9 @@ class CorrelatorPipeline {
     /// Ranks all on one node exchange through MPI-3 shared memory (SharedMemoryTranspose)
     /// unless false: then, and across nodes, through MPI messages (Transpose).
     bool sharedMemoryExchange = true;
+    /// Every rank lends its own subbands of every station from ionproc's shared memory
+    /// (no exchange) when the fetcher can, on every rank; false: fetch and exchange.
+    bool lentSubbands = true;
   };
   struct Statistics {
     int64_t blocks = 0;              ///< blocks exchanged
@@ -59,6 +69,10 @@ class CorrelatorPipeline {
   const WorkDistribution& distribution() const { return distribution_; }
   /// True when the ranks exchange through shared memory (SharedMemoryTranspose).
   bool exchangesInSharedMemory() const { return shared_ != nullptr; }
+  /// True when the ranks lend their subbands from ionproc and exchange nothing.
+  bool lendsSubbands() const { return lentSubbands_; }
+  /// How the ranks get each other's stations, for the log.
+  std::string exchangeDescription() const;
   /// Waits and empty pops of the pool between the main and the processing thread.
   std::string queueReport() const { return pool_.report(); }
 
@@ -73,6 +87,7 @@ class CorrelatorPipeline {
   };
 
   void fetchAndExchange();
+  void lendOwnSubbands();
   void process();
 
   const ObservationSettings& settings_;
@@ -84,6 +99,7 @@ class CorrelatorPipeline {
   WorkDistribution distribution_;
   Transpose transpose_;
   std::unique_ptr<SharedMemoryTranspose> shared_;  ///< null: exchange through transpose_
+  bool lentSubbands_ = false;                      ///< no exchange: lendOwnSubbands()
   std::vector<int> ownStations_;
   std::vector<std::unique_ptr<StationBlock>> fetched_;  ///< [own station], every subband
   Pool<BlockSet> pool_{"exchanged"};

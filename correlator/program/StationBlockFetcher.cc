@@ -12,9 +12,11 @@ namespace rtcp::correlator {
 
 LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links,
                          const ObservationSettings& settings, const std::vector<int>& needed,
-                         const std::vector<bool>& sameHost)
+                         const std::vector<bool>& sameHost,
+                         std::optional<SubbandSlots> subbandSlots)
     : links_(std::move(links)),
       shared_(links_.size()),
+      subbandSlots_(subbandSlots),
       linkOfStation_(size_t(settings.nrStations()), -1),
       nrSubbands_(settings.nrSubbands()) {
   auto name = [&](int station) { return settings.stations.at(size_t(station)).name; };
@@ -55,7 +57,11 @@ LinkFetcher::~LinkFetcher() {
 void LinkFetcher::mapSharedSegment(size_t l) {
   try {
     ion::SharedSegmentInfo info;
-    ion::sharedBlockSegment.call(*links_[l], info);
+    if (subbandSlots_)
+      ion::sharedSubbandSegment.call(*links_[l], subbandSlots_->nrSlots,
+                                     subbandSlots_->subbandsPerSlot, info);
+    else
+      ion::sharedBlockSegment.call(*links_[l], info);
     shared_[l] = std::make_unique<ion::SharedBlockMapping>(info);
   } catch (const std::exception& e) {
     RTCP_LOG_WARN("correlator", "ionproc " << l + 1 << ": no shared-memory link (" << e.what()
@@ -77,27 +83,51 @@ void LinkFetcher::release() {
 
 const StationBlock& LinkFetcher::fetch(int64_t block, int station, StationBlock& out) {
   const size_t l = size_t(linkOfStation_.at(size_t(station)));
-  if (shared_[l]) {
-    StationBlockHeader header;
-    ion::SharedBlockLocation location;
-    lent_.erase(station);  // the call below ends its lease
-    ion::lendStationBlock.call(*links_[l], block, station, 0, nrSubbands_, links_[l]->rank(),
-                               header, location);
-    if (header.nrSubbands != nrSubbands_ || header.station != station || header.block != block)
-      throw std::runtime_error("ionproc lent block " + std::to_string(header.block) +
-                               " of station " + std::to_string(header.station) + " with " +
-                               std::to_string(header.nrSubbands) + " subbands; asked for block " +
-                               std::to_string(block) + " of station " + std::to_string(station) +
-                               " (do ionproc and correlator read the same parset?)");
-    const StationBlock& lent =
-        lent_.insert_or_assign(station, shared_[l]->block(location, header)).first->second;
-    ++fetched_;
-    ++lentCount_;
-    if (header.flaggedByIonproc) ++flaggedByIonproc_;
-    return lent;
-  }
+  if (shared_[l] && !subbandSlots_) return lend(block, station, 0, nrSubbands_, -1);
   fetchOverSocket(block, station, out);
   return out;
+}
+
+bool LinkFetcher::lendsSubbands() const {
+  if (!subbandSlots_) return false;
+  for (const int l : linkOfStation_)
+    if (l < 0 || !shared_[size_t(l)]) return false;
+  return true;
+}
+
+const StationBlock& LinkFetcher::lendSubbands(int64_t block, int station, int first, int count,
+                                              int lease) {
+  if (!lendsSubbands() || lease < 0)
+    throw std::logic_error("lendSubbands: not every station is lent in shared memory");
+  return lend(block, station, first, count, lease);
+}
+
+const StationBlock& LinkFetcher::lend(int64_t block, int station, int first, int count, int lease) {
+  const size_t l = size_t(linkOfStation_.at(size_t(station)));
+  StationBlockHeader header;
+  ion::SharedBlockLocation location;
+  lent_.erase({station, lease});  // the call below ends its lease
+  if (lease < 0)
+    ion::lendStationBlock.call(*links_[l], block, station, first, count, links_[l]->rank(), header,
+                               location);
+  else
+    ion::lendStationSubbands.call(*links_[l], block, station, first, count, links_[l]->rank(),
+                                  lease, header, location);
+  if (header.nrSubbands != count || header.firstSubband != first || header.station != station ||
+      header.block != block)
+    throw std::runtime_error(
+        "ionproc lent block " + std::to_string(header.block) + " of station " +
+        std::to_string(header.station) + " with " + std::to_string(header.nrSubbands) +
+        " subbands from " + std::to_string(header.firstSubband) + "; asked for block " +
+        std::to_string(block) + " of station " + std::to_string(station) + ", " +
+        std::to_string(count) + " subbands from " + std::to_string(first) +
+        " (do ionproc and correlator read the same parset?)");
+  const StationBlock& lent =
+      lent_.insert_or_assign({station, lease}, shared_[l]->block(location, header)).first->second;
+  ++fetched_;
+  ++lentCount_;
+  if (header.flaggedByIonproc) ++flaggedByIonproc_;
+  return lent;
 }
 
 void LinkFetcher::fetchOverSocket(int64_t block, int station, StationBlock& out) {
@@ -127,6 +157,10 @@ std::string LinkFetcher::summary() const {
     << (links_.size() > 1 ? "s" : "") << " (" << lentCount_ << " lent in shared memory), "
     << flaggedByIonproc_ << " of them served flagged (the ranks were late)";
   return s.str();
+}
+
+const StationBlock& StationBlockFetcher::lendSubbands(int64_t, int, int, int, int) {
+  throw std::logic_error("lendSubbands: this fetcher lends nothing");
 }
 
 LocalInputFetcher::LocalInputFetcher(const ObservationSettings& settings,

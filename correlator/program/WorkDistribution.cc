@@ -22,13 +22,22 @@ std::vector<int> WorkDistribution::stationsOf(int rank) const {
 
 int WorkDistribution::processingRank(int64_t block, int subband) const {
   const int64_t integration = integrations_.of(block);
-  return int((integration * nrSubbands_ + subband) % nrRanks_);
+  // Chunk c holds subbands [ceil(c S / N), ceil((c + 1) S / N)).
+  const int chunk = int(int64_t(subband) * nrRanks_ / nrSubbands_);
+  return int((integration + chunk) % nrRanks_);
+}
+
+WorkDistribution::SubbandRange WorkDistribution::subbandRange(int rank, int64_t block) const {
+  const int64_t integration = integrations_.of(block);
+  const int chunk = int(((rank - integration) % nrRanks_ + nrRanks_) % nrRanks_);
+  auto start = [&](int c) { return int((int64_t(c) * nrSubbands_ + nrRanks_ - 1) / nrRanks_); };
+  return {start(chunk), start(chunk + 1) - start(chunk)};
 }
 
 std::vector<int> WorkDistribution::subbandsOf(int rank, int64_t block) const {
-  std::vector<int> subbands;
-  for (int sb = 0; sb < nrSubbands_; ++sb)
-    if (processingRank(block, sb) == rank) subbands.push_back(sb);
+  const SubbandRange range = subbandRange(rank, block);
+  std::vector<int> subbands(size_t(range.count));
+  for (int i = 0; i < range.count; ++i) subbands[size_t(i)] = range.first + i;
   return subbands;
 }
 

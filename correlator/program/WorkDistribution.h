@@ -1,11 +1,14 @@
 #pragma once
 /// \file WorkDistribution.h
 /// Which compute rank does what. Input: station s is fetched (from ionproc or a
-/// recording) by rank s % nrRanks. Processing: the subbands of each integration are dealt
-/// round-robin over the ranks, continuing from integration to integration, so a rank gets
-/// every block of the (integration, subband) pairs it holds: its sums stay in one place
-/// and in block order, and a rank may spend several block durations on its share while
-/// the others take the next blocks.
+/// recording) by rank s % nrRanks. Processing: the subbands of each integration are cut
+/// into nrRanks contiguous chunks (sizes differing by at most one), chunk c going to rank
+/// (integration + c) % nrRanks, so a rank gets every block of the (integration, subband)
+/// pairs it holds: its sums stay in one place and in block order, and a rank may spend
+/// several block durations on its share while the others take the next blocks. The
+/// chunks move on by one rank per integration, so that uneven chunks even out. Contiguous,
+/// a rank's share of a block is one range of subbands: ranks that take their blocks from
+/// ionproc's shared memory ask for exactly that range of every station (no exchange).
 
 #include <cstdint>
 #include <vector>
@@ -24,8 +27,13 @@ class WorkDistribution {
   std::vector<int> stationsOf(int rank) const;
   /// Rank that processes subband index `subband` of block `block`.
   int processingRank(int64_t block, int subband) const;
-  /// Subband indices rank r processes in block `block`, ascending.
+  /// Subband indices rank r processes in block `block`, ascending and contiguous.
   std::vector<int> subbandsOf(int rank, int64_t block) const;
+  /// The first of subbandsOf(rank, block) and how many there are (possibly none).
+  struct SubbandRange {
+    int first = 0, count = 0;
+  };
+  SubbandRange subbandRange(int rank, int64_t block) const;
   /// The most subbands any rank processes in one block.
   int maxSubbandsPerRank() const { return (nrSubbands_ + nrRanks_ - 1) / nrRanks_; }
 

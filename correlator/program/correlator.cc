@@ -7,6 +7,7 @@
 //   mpirun -np N correlator PARSET [--dump DIR] [--no-storage]
 #include <mpi.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
@@ -53,8 +54,11 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
       "fetch station blocks over the socket also from an ionproc on this host (unix:), not "
       "lent in its shared memory")(
       "exchange", po::value(&o.exchange),
-      "how the ranks exchange station blocks: auto (MPI-3 shared memory when every rank is on "
-      "one node, else MPI messages) or messages (default auto)")(
+      "how the ranks get every station of their subbands: auto (no exchange when every "
+      "station is lent from an ionproc on this host: each rank takes its own subbands of "
+      "every station there; else MPI-3 shared memory when every rank is on one node, else "
+      "MPI messages), shared (fetch own stations, exchange in MPI-3 shared memory when on "
+      "one node) or messages (default auto)")(
       "dump", po::value(&o.dumpDirectory),
       "without --ionproc: also write each rank's integrations to DIR/rank<R>.vis (DESIGN 2.4 "
       "blocks)")("no-storage", po::bool_switch(&o.noStorage),
@@ -78,10 +82,20 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
         "--dump and --no-storage apply only without --ionproc (ionproc does the output)");
   if (o.linger < 0) throw po::error("--linger must not be negative");
   if (o.queueBlocks < 1) throw po::error("--queue-blocks must be at least 1");
-  if (o.exchange != "auto" && o.exchange != "messages")
-    throw po::error("--exchange must be auto or messages, not '" + o.exchange + "'");
+  if (o.exchange != "auto" && o.exchange != "shared" && o.exchange != "messages")
+    throw po::error("--exchange must be auto, shared or messages, not '" + o.exchange + "'");
   if (o.threads < 0) throw po::error("--threads must not be negative");
   return o;
+}
+
+/// Block sets in flight up to which ranks lend their subbands from ionproc (its segment
+/// holds that many blocks' shares of every station per rank).
+constexpr int kMostLentSets = 4;
+
+std::vector<int> allStations(const ObservationSettings& settings) {
+  std::vector<int> stations(size_t(settings.nrStations()));
+  for (int s = 0; s < settings.nrStations(); ++s) stations[size_t(s)] = s;
+  return stations;
 }
 
 /// The node's cores shared by the ranks on it.
@@ -133,8 +147,18 @@ int run(const Options& options, int rank, int nrRanks) {
       links.push_back(std::make_shared<ion::LinkClient>(endpoint, rank, 0));
       sameHost.push_back(!options.noSharedLink && endpoint.kind == ion::LinkEndpoint::Kind::kUnix);
     }
-    fetcher = std::make_unique<LinkFetcher>(std::move(links), settings,
-                                            distribution.stationsOf(rank), sameHost);
+    // Every station lent from this host: each rank takes its own subbands of every
+    // station, and ionproc's slots hold a rank's share for each block set in flight.
+    std::optional<LinkFetcher::SubbandSlots> subbandSlots;
+    if (options.exchange == "auto" && options.queueBlocks <= kMostLentSets &&
+        nrRanks <= settings.nrSubbands() &&
+        std::all_of(sameHost.begin(), sameHost.end(), [](bool b) { return b; }))
+      subbandSlots = LinkFetcher::SubbandSlots{
+          nrRanks * options.queueBlocks * settings.nrStations(), distribution.maxSubbandsPerRank()};
+    fetcher = std::make_unique<LinkFetcher>(
+        std::move(links), settings,
+        subbandSlots ? allStations(settings) : distribution.stationsOf(rank), sameHost,
+        subbandSlots);
     output = std::make_unique<LinkOutput>(std::make_shared<ion::LinkClient>(
         ion::LinkEndpoint::parse(options.ionprocs.front()), rank, 1));
   } else {
@@ -153,14 +177,16 @@ int run(const Options& options, int rank, int nrRanks) {
 
   CorrelatorPipeline pipeline(
       settings, MPI_COMM_WORLD, *fetcher, *output,
-      CorrelatorPipeline::Options{options.queueBlocks, threads, options.exchange == "auto"});
+      CorrelatorPipeline::Options{options.queueBlocks, threads, options.exchange != "messages",
+                                  options.exchange == "auto"});
   RTCP_LOG_INFO("correlator",
                 "rank " << rank << " of " << nrRanks << ": stations "
-                        << distribution.stationsOf(rank).size() << ", up to "
-                        << distribution.maxSubbandsPerRank() << " subbands per block, " << threads
-                        << " threads, " << nrProcessedBlocks(settings) << " blocks; exchange "
-                        << (pipeline.exchangesInSharedMemory() ? "in MPI-3 shared memory"
-                                                               : "by MPI messages"));
+                        << (pipeline.lendsSubbands() ? settings.nrStations()
+                                                     : int(distribution.stationsOf(rank).size()))
+                        << ", up to " << distribution.maxSubbandsPerRank()
+                        << " subbands per block, " << threads << " threads, "
+                        << nrProcessedBlocks(settings) << " blocks; exchange "
+                        << pipeline.exchangeDescription());
   pipeline.run();
 
   const CorrelatorPipeline::Statistics& st = pipeline.statistics();

@@ -169,6 +169,7 @@ double replayedCpuSecondsPerGb(size_t bytes) {
   const SampleClock clock(200);
   CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
                               false);
+  buffer.populate();
   StreamCounters counters;
   ReceiverOptions options;
   options.expect = {200, kBits, kBeamlets, kStationId};
@@ -205,6 +206,7 @@ int runIngest(int argc, char** argv) {
   const SampleClock clock(200);
   CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
                               false);
+  buffer.populate();
   StreamCounters counters;
   ReceiverOptions options;
   options.expect = {200, kBits, kBeamlets, kStationId};

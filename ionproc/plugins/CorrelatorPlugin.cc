@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "CorrelatorFunctions.h"
@@ -51,6 +52,7 @@ struct CorrelatorPlugin {
   /// The shared-memory path's slots, made when a rank on this host first asks for them.
   std::mutex segmentMutex;
   std::unique_ptr<SharedBlockSegment> segment;
+  std::pair<int, int> segmentLayout;  ///< its slots and subbands per slot
   /// Per call, on the link's threads: serving a block, waiting for the input included
   /// (integration is timed by the output path).
   StepTimes times{{"serve block"}};
@@ -99,40 +101,75 @@ struct CorrelatorPlugin {
 
   SharedBlockSegment& sharedSegment() {
     if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
+    // Each station's block is lent to one rank at a time, and its lease ends when that
+    // rank asks for the next one: a slot per station suffices; twice that lets a rank
+    // ask ahead and a fetch with every subband always fits.
+    return segmentOf(2 * settings->nrStations(), settings->nrSubbands());
+  }
+
+  /// For ranks that lend their own subbands of every station (lendStationSubbands). The
+  /// sizes come from outside: at most 8 blocks of every station and subband in all.
+  SharedBlockSegment& sharedSubbandSegment(int32_t nrSlots, int32_t subbandsPerSlot) {
+    if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
+    if (subbandsPerSlot < 1 || subbandsPerSlot > settings->nrSubbands() || nrSlots < 1 ||
+        int64_t(nrSlots) * subbandsPerSlot >
+            8 * int64_t(settings->nrStations()) * settings->nrSubbands())
+      throw std::invalid_argument("shared segment of " + std::to_string(nrSlots) + " slots of " +
+                                  std::to_string(subbandsPerSlot) +
+                                  " subbands: more than 8 blocks of the observation's " +
+                                  std::to_string(settings->nrStations()) + " stations x " +
+                                  std::to_string(settings->nrSubbands()) + " subbands");
+    return segmentOf(nrSlots, subbandsPerSlot);
+  }
+
+  /// The segment, made at the first call with this layout; another layout is refused.
+  SharedBlockSegment& segmentOf(int nrSlots, int subbandsPerSlot) {
     std::lock_guard lock(segmentMutex);
     if (!segment) {
-      // Each station's block is lent to one rank at a time, and its lease ends when that
-      // rank asks for the next one: a slot per station suffices; twice that lets a rank
-      // ask ahead and a fetch with every subband always fits.
       const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
       segment = std::make_unique<SharedBlockSegment>(
-          2 * settings->nrStations(),
-          StationBlock::bytesInOnePiece(settings->nrSubbands(), nrSamples,
-                                        settings->bitsPerSample));
+          nrSlots,
+          StationBlock::bytesInOnePiece(subbandsPerSlot, nrSamples, settings->bitsPerSample));
+      segmentLayout = {nrSlots, subbandsPerSlot};
       RTCP_LOG_INFO("correlator-plugin",
                     "shared-memory link: " << segment->info().name << ", "
                                            << segment->info().nrSlots << " slots of "
-                                           << segment->info().slotBytes / 1e6 << " MB");
+                                           << segment->info().slotBytes / 1e6 << " MB ("
+                                           << subbandsPerSlot << " subbands)");
+    } else if (segmentLayout != std::pair(nrSlots, subbandsPerSlot)) {
+      throw std::invalid_argument(
+          "shared segment of " + std::to_string(nrSlots) + " slots of " +
+          std::to_string(subbandsPerSlot) + " subbands asked for; " + segment->info().name +
+          " has " + std::to_string(segmentLayout.first) + " of " +
+          std::to_string(segmentLayout.second) + " (ranks started with different options?)");
     }
     return *segment;
   }
 
-  static uint64_t holder(int32_t rank, int32_t station) {
-    return uint64_t(uint32_t(rank)) << 32 | uint32_t(station);
+  static constexpr int32_t kLeases = 4096;
+  /// A lease's holder: the rank in the upper half (returnBlocks), lease and station below.
+  static uint64_t holder(int32_t rank, int32_t station, int32_t lease) {
+    return uint64_t(uint32_t(rank)) << 32 | uint64_t(uint32_t(lease)) << 20 | uint32_t(station);
   }
 
-  void lend(int64_t block, int32_t station, int32_t first, int32_t n, int32_t rank,
+  void lend(int64_t block, int32_t station, int32_t first, int32_t n, int32_t rank, int32_t lease,
             StationBlockHeader& header, SharedBlockLocation& location) {
     check(block, station, first, n);
     if (rank < 0) throw std::invalid_argument("rank " + std::to_string(rank));
-    SharedBlockSegment& shared = sharedSegment();
+    if (lease < 0 || lease >= kLeases)
+      throw std::invalid_argument("lease " + std::to_string(lease) + " (0.." +
+                                  std::to_string(kLeases - 1) + ")");
+    std::unique_lock segmentLock(segmentMutex);
+    if (!segment) throw std::runtime_error("no shared segment: ask for one first");
+    segmentLock.unlock();
+    SharedBlockSegment& shared = *segment;
     const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
-    location = shared.lease(holder(rank, station));
+    location = shared.lease(holder(rank, station, lease));
     StationBlock slot = shared.block(location.slot, n, nrSamples, settings->bitsPerSample);
     try {
       serveInto(slot, block, station, first, n);
     } catch (...) {
-      shared.release(~uint64_t(0), holder(rank, station));
+      shared.release(~uint64_t(0), holder(rank, station, lease));
       throw;
     }
     if (slot.samples.owned())  // the source replaced the slot's buffers: nothing is shared
@@ -143,7 +180,7 @@ struct CorrelatorPlugin {
 
   void returnBlocks(int32_t rank) {
     std::lock_guard lock(segmentMutex);
-    if (segment) segment->release(~uint64_t(0) << 32, holder(rank, 0));
+    if (segment) segment->release(~uint64_t(0) << 32, holder(rank, 0, 0));
   }
 
   void listStations(OutArray<int32_t>& out) const {
@@ -198,7 +235,21 @@ RTCP_PLUGIN(context) {
       lendStationBlock,
       [plugin](int64_t block, int32_t station, int32_t first, int32_t n, int32_t rank,
                rtcp::StationBlockHeader& header, SharedBlockLocation& location) {
-        plugin->lend(block, station, first, n, rank, header, location);
+        plugin->sharedSegment();  // made at the first call if no rank asked for it
+        plugin->lend(block, station, first, n, rank, 0, header, location);
+      },
+      0);
+  context.functions.serve(
+      sharedSubbandSegment,
+      [plugin](int32_t nrSlots, int32_t subbandsPerSlot, SharedSegmentInfo& info) {
+        info = plugin->sharedSubbandSegment(nrSlots, subbandsPerSlot).info();
+      },
+      0);
+  context.functions.serve(
+      lendStationSubbands,
+      [plugin](int64_t block, int32_t station, int32_t first, int32_t n, int32_t rank,
+               int32_t lease, rtcp::StationBlockHeader& header, SharedBlockLocation& location) {
+        plugin->lend(block, station, first, n, rank, lease, header, location);
       },
       0);
   context.functions.serve(

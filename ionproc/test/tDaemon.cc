@@ -141,6 +141,7 @@ class DaemonTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testRemoteErrors);
   CPPUNIT_TEST(testCorrelatorPlugin);
   CPPUNIT_TEST(testSharedMemoryLink);
+  CPPUNIT_TEST(testSharedSubbandLink);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -362,6 +363,56 @@ class DaemonTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_THROW(SharedBlockMapping{other}, std::runtime_error);
     (void)slot;
   }
+
+  /// Ranks that take their own subbands of every station: the segment has the layout the
+  /// first rank asked for, a rank holds one lease per lease number (its block sets in
+  /// flight), each holding what the socket path sends, and a lease ends only with the
+  /// same lease number's next request.
+  void testSharedSubbandLink() {
+    const ObservationSettings settings = smallObservation();
+    PatternBlocks blocks(settings);
+    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks);
+    LinkClient client(daemon.server->endpoint(), 0, 0);
+    const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+    SharedSegmentInfo info;
+    sharedSubbandSegment.call(client, 3, 2, info);  // 3 slots of 2 subbands
+    CPPUNIT_ASSERT_EQUAL(3, info.nrSlots);
+    SharedBlockMapping mapping(info);
+    // Another layout is refused, so is the whole-block segment; the same one is given again.
+    CPPUNIT_ASSERT_THROW(sharedSubbandSegment.call(client, 4, 2, info), LinkError);
+    CPPUNIT_ASSERT_THROW(sharedBlockSegment.call(client, info), LinkError);
+    sharedSubbandSegment.call(client, 3, 2, info);
+
+    auto lend = [&](int64_t block, int station, int first, int n, int rank, int lease) {
+      StationBlockHeader header;
+      SharedBlockLocation location;
+      lendStationSubbands.call(client, block, station, first, n, rank, lease, header, location);
+      return std::pair{mapping.block(location, header), location.slot};
+    };
+    // Two blocks of one station held at once under leases 0 and 1, each as sent.
+    auto [first, firstSlot] = lend(1, 2, 2, 2, 0, 0);
+    auto [second, secondSlot] = lend(2, 2, 2, 2, 0, 1);
+    CPPUNIT_ASSERT(firstSlot != secondSlot);
+    for (const auto& [lent, block] : {std::pair{&first, 1}, std::pair{&second, 2}}) {
+      auto sent = fetchStationBlock(client, block, 2, 2, 2, nrSamples, 16);
+      CPPUNIT_ASSERT_EQUAL(int64_t(block), lent->header.block);
+      CPPUNIT_ASSERT_EQUAL(2, lent->header.firstSubband);
+      CPPUNIT_ASSERT_EQUAL(sent->samples.size(), lent->samples.size());
+      CPPUNIT_ASSERT(
+          std::memcmp(sent->samples.data(), lent->samples.data(), lent->samples.size()) == 0);
+      CPPUNIT_ASSERT(std::equal(sent->valid.begin(), sent->valid.end(), lent->valid.begin()));
+    }
+    // Lease 0's next request ends its first lease (three slots would run out otherwise)
+    // and lease 1's block stays where it was.
+    for (int64_t b = 0; b < 6; ++b) lend(b, 1, 0, 2, 0, 0);
+    CPPUNIT_ASSERT_EQUAL(int64_t(2), second.header.block);
+    auto again = fetchStationBlock(client, 2, 2, 2, 2, nrSamples, 16);
+    CPPUNIT_ASSERT(
+        std::memcmp(again->samples.data(), second.samples.data(), second.samples.size()) == 0);
+    // A lease number out of range is refused.
+    CPPUNIT_ASSERT_THROW(lend(3, 0, 0, 2, 0, 4096), LinkError);
+    CPPUNIT_ASSERT_THROW(lend(3, 0, 0, 2, 0, -1), LinkError);
+  }
 };
 
 /// Calls a hostile or broken peer may make: sizes and indices from the link are checked
@@ -432,6 +483,11 @@ class DaemonFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_THROW(integrator.add(0, 0, INT32_MAX, INT32_MAX, none, noCounts),
                          std::invalid_argument);
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), integrator.statistics().blocks);
+    // A segment layout beyond 8 blocks of the observation is refused before mapping it.
+    SharedSegmentInfo info;
+    const std::string layout =
+        remoteError([&] { sharedSubbandSegment.call(client, INT32_MAX, 4, info); });
+    CPPUNIT_ASSERT_MESSAGE(layout, contains(layout, "more than 8 blocks"));
   }
 };
 

@@ -1,5 +1,6 @@
 // WorkDistribution: every (block, subband) has exactly one rank, an integration stays on
-// one rank, and the ranks' shares differ by at most one subband.
+// one rank, a rank's share of a block is one range of subbands, and the ranks' shares
+// differ by at most one subband.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@ class WorkDistributionTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testEverySubbandOnce);
   CPPUNIT_TEST(testIntegrationStaysOnOneRank);
   CPPUNIT_TEST(testStationsDealtRoundRobin);
+  CPPUNIT_TEST(testMoreRanksThanSubbands);
   CPPUNIT_TEST(testRejectsEmptySizes);
   CPPUNIT_TEST_SUITE_END();
 
@@ -27,6 +29,11 @@ class WorkDistributionTest : public CppUnit::TestFixture {
         largest = std::max(largest, mine.size());
         smallest = std::min(smallest, mine.size());
         CPPUNIT_ASSERT(std::is_sorted(mine.begin(), mine.end()));
+        // One contiguous range: what a rank lends of every station from ionproc.
+        const WorkDistribution::SubbandRange range = d.subbandRange(r, block);
+        CPPUNIT_ASSERT_EQUAL(size_t(range.count), mine.size());
+        for (size_t i = 0; i < mine.size(); ++i)
+          CPPUNIT_ASSERT_EQUAL(range.first + int(i), mine[i]);
         for (int sb : mine) {
           ++owners[size_t(sb)];
           CPPUNIT_ASSERT_EQUAL(r, d.processingRank(block, sb));
@@ -56,6 +63,15 @@ class WorkDistributionTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(1, d.inputRank(4));
     const WorkDistribution many(8, 2, 1, 1);
     CPPUNIT_ASSERT(many.stationsOf(5).empty());
+  }
+
+  void testMoreRanksThanSubbands() {
+    const WorkDistribution d(4, 2, 3, 1);
+    for (int64_t block = 0; block < 8; ++block) {
+      int owned = 0;
+      for (int r = 0; r < 4; ++r) owned += d.subbandRange(r, block).count;
+      CPPUNIT_ASSERT_EQUAL(3, owned);
+    }
   }
 
   void testRejectsEmptySizes() {
