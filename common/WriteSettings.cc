@@ -172,6 +172,7 @@ Parset ObservationSettings::toParset() const {
   for (const auto& [key, value] : effectiveProcessingKeys())
     if (key.starts_with("Cobalt.")) parset.set(key, value);
   parset.set("OLAP.nrSecondsOfBuffer", settings::formatNumber(secondsOfBuffer));
+  parset.set("OLAP.maxNetworkDelay", settings::formatNumber(maxNetworkDelay));
   settings::writeOutput(*this, parset);
   settings::writeComputeNodes(*this, parset);
   settings::writeSim(*this, parset);

@@ -178,7 +178,7 @@ int64_t StationInput::minimumCapacity() const {
   // in real time what arrives while a block waits out the latency margin.
   const int64_t lag = std::max(options_.releaseLag, 0);
   const int64_t latency =
-      settings_.realTime ? int64_t(std::ceil(options_.maxLatency * settings_.subbandWidth())) : 0;
+      settings_.realTime ? int64_t(std::ceil(maxLatency() * settings_.subbandWidth())) : 0;
   return (lag + 2) * settings_.samplesPerBlock() + nrHistorySamples(settings_) +
          2 * maxDelaySamples_ + latency + 1024;
 }
@@ -266,8 +266,7 @@ void StationInput::release(int64_t block) {
 
 bool StationInput::waitForData(Station& s, int firstStream, int lastStream, int64_t end) {
   if (settings_.realTime) {
-    const double due =
-        SampleClock(settings_.clockMHz).unixTime(end) + clockShift_ + options_.maxLatency;
+    const double due = SampleClock(settings_.clockMHz).unixTime(end) + clockShift_ + maxLatency();
     std::unique_lock lock(stopMutex_);
     stopCv_.wait_until(lock, wallTimePoint(due), [&] { return stopped_.load(); });
     return !stopped_;

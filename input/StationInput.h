@@ -25,7 +25,9 @@
 namespace rtcp::ion {
 
 struct StationInputOptions {
-  double maxLatency = 0.1;   ///< real time: seconds past a block's end before it is served
+  /// Real time: seconds past a block's end before it is served; default: the parset's
+  /// OLAP.maxNetworkDelay.
+  std::optional<double> maxLatency;
   double stallTimeout = 10;  ///< non-real time: a udp stream silent this long has "passed"
   int releaseLag = 1;        ///< serving block b releases blocks before b - releaseLag (< 0: never)
   int delayLookahead = 4;    ///< blocks of delays computed ahead of the newest request
@@ -74,6 +76,8 @@ class StationInput : public BlockSource {
   struct Station;
   Station& station(int index) const;
   int64_t minimumCapacity() const;
+  /// Seconds past a block's end before it is served in real time.
+  double maxLatency() const { return options_.maxLatency.value_or(settings_.maxNetworkDelay); }
   double deriveClockShift() const;
   bool isReplay() const;  ///< every input a recording
   void startReceivers();

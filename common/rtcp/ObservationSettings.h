@@ -169,6 +169,9 @@ struct ObservationSettings {
   bool correctClocks = true;      ///< Cobalt.correctClocks, else OLAP.correctClocks
   bool realTime = true;           ///< Cobalt.realTime, else OLAP.realTime
   double secondsOfBuffer = 2.5;   ///< OLAP.nrSecondsOfBuffer, at most kMaxSecondsOfBuffer
+  /// OLAP.maxNetworkDelay: in real time, how long past its end a block waits for late
+  /// packets before it is served (LOFAR's default, 0.25 s); the buffers hold that much more
+  double maxNetworkDelay = 0.25;
   std::vector<std::string> tiedArrayStationNames;  ///< OLAP.tiedArrayStationNames (field names)
   CorrelatedOutputSettings correlatedOutput;
   std::vector<ComputeNode> computeNodes;  ///< Cobalt.Nodes, rank i on node i; empty: not given

@@ -174,7 +174,7 @@ class StationInputTest : public CppUnit::TestFixture {
     for (int64_t block = 0; block < 3; ++block) {
       auto b = getBlock(input, block, 0, 0, 4);
       const double served = wallClock();
-      const double due = clock.unixTime(s.blockStartSample(block + 1)) + options.maxLatency;
+      const double due = clock.unixTime(s.blockStartSample(block + 1)) + *options.maxLatency;
       CPPUNIT_ASSERT(served >= due - 0.002);
       CPPUNIT_ASSERT_MESSAGE("served " + std::to_string(served - due) + " s late",
                              served < due + 0.25);

@@ -41,6 +41,7 @@ void assertSameSettings(const ObservationSettings& a, const ObservationSettings&
   CPPUNIT_ASSERT_EQUAL(a.correctBandPass, b.correctBandPass);
   CPPUNIT_ASSERT_EQUAL(a.realTime, b.realTime);
   CPPUNIT_ASSERT_EQUAL(a.secondsOfBuffer, b.secondsOfBuffer);
+  CPPUNIT_ASSERT_EQUAL(a.maxNetworkDelay, b.maxNetworkDelay);
   CPPUNIT_ASSERT(a.tiedArrayStationNames == b.tiedArrayStationNames);
   CPPUNIT_ASSERT(a.correlatedOutput == b.correlatedOutput);
   CPPUNIT_ASSERT(a.computeNodes == b.computeNodes);
@@ -216,6 +217,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(1, s.blocksPerIntegration);
     CPPUNIT_ASSERT(s.delayCompensation && s.correctBandPass && s.realTime && s.correctClocks);
     CPPUNIT_ASSERT_EQUAL(2.5, s.secondsOfBuffer);
+    CPPUNIT_ASSERT_EQUAL(0.25, s.maxNetworkDelay);  // LOFAR's default
     CPPUNIT_ASSERT(s.tiedArrayStationNames.empty());
     CPPUNIT_ASSERT(s.correlatedOutput.enabled);
     CPPUNIT_ASSERT((s.correlatedOutput.filenames ==
@@ -368,6 +370,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
         .set("OLAP.correctBandPass", "false")
         .set("OLAP.realTime", "0")
         .set("OLAP.nrSecondsOfBuffer", "0.1")
+        .set("OLAP.maxNetworkDelay", "0.125")
         .set("OLAP.tiedArrayStationNames", "[RS106, CS001]")
         .set("Observation.DataProducts.Output_Correlated.enabled", "F")
         .set("Observation.DataProducts.Output_Correlated.locations", "['host-1:/data/with space']")
@@ -406,6 +409,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
                                                                      {"cbt001_1", "cbt001"},
                                                                      {"cbt002_0", "cbt002"}}));
     CPPUNIT_ASSERT_EQUAL(1795377600.25, s.startTime);
+    CPPUNIT_ASSERT_EQUAL(0.125, s.maxNetworkDelay);
     CPPUNIT_ASSERT((s.stations[0].inputs ==
                     std::vector<std::string>{"file:rec/CS 001.rsp", "udp:[::1]:4000"}));
     assertSameSettings(s, ObservationSettings::fromParset(s.toParset(), table()));
@@ -559,6 +563,12 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(
         contains(errorOf(Keys().set("OLAP.nrSecondsOfBuffer", "1e9"), "OLAP.nrSecondsOfBuffer"),
                  "1e+09 s is more than the 60 s rtcp allows"));
+    CPPUNIT_ASSERT(
+        contains(errorOf(Keys().set("OLAP.maxNetworkDelay", "-0.1"), "OLAP.maxNetworkDelay"),
+                 "must not be negative"));
+    CPPUNIT_ASSERT(
+        contains(errorOf(Keys().set("OLAP.maxNetworkDelay", "100"), "OLAP.maxNetworkDelay"),
+                 "100 s is more than the 15 s rtcp allows"));
   }
 
   void testBadOutput() {
