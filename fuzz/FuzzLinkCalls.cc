@@ -179,6 +179,33 @@ void writeSeeds(const std::string& directory) {
     }
     save("accept-visibilities-" + std::to_string(blocks), out);
   }
+  // The shared-memory path: a segment, blocks lent under leases, the leases returned.
+  auto call = [&](std::vector<uint8_t>& out, uint32_t id, uint32_t signature, auto... args) {
+    HeadWriter head;
+    head.put(id);
+    head.put(signature);
+    (head.put(args), ...);
+    appendRequest(out, true, head.span(), 0);
+    answer(out, id, 0);
+  };
+  {
+    std::vector<uint8_t> out;
+    call(out, sharedBlockSegment.id(), sharedBlockSegment.signature());
+    call(out, lendStationBlock.id(), lendStationBlock.signature(), int64_t(1), int32_t(2),
+         int32_t(0), int32_t(4), int32_t(0));
+    call(out, returnStationBlocks.id(), returnStationBlocks.signature(), int32_t(0));
+    save("lend-station-block", out);
+  }
+  {
+    std::vector<uint8_t> out;
+    call(out, sharedSubbandSegment.id(), sharedSubbandSegment.signature(), int32_t(6), int32_t(2));
+    call(out, lendStationSubbands.id(), lendStationSubbands.signature(), int64_t(1), int32_t(2),
+         int32_t(0), int32_t(2), int32_t(0), int32_t(3));
+    call(out, lendStationSubbands.id(), lendStationSubbands.signature(), int64_t(2), int32_t(1),
+         int32_t(2), int32_t(2), int32_t(1), int32_t(0));
+    call(out, returnStationBlocks.id(), returnStationBlocks.signature(), int32_t(1));
+    save("lend-station-subbands", out);
+  }
 }
 
 }  // namespace

@@ -165,17 +165,17 @@ struct CorrelatorPlugin {
     SharedBlockSegment& shared = *segment;
     const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
     location = shared.lease(holder(rank, station, lease));
-    StationBlock slot = shared.block(location.slot, n, nrSamples, settings->bitsPerSample);
-    try {
+    try {  // a block too large for the slot or a failed serve ends the lease
+      StationBlock slot = shared.block(location.slot, n, nrSamples, settings->bitsPerSample);
       serveInto(slot, block, station, first, n);
+      if (slot.samples.owned())  // the source replaced the slot's buffers: nothing is shared
+        throw std::logic_error("the block source did not serve into the shared slot");
+      header = slot.header;
     } catch (...) {
       shared.release(~uint64_t(0), holder(rank, station, lease));
       throw;
     }
-    if (slot.samples.owned())  // the source replaced the slot's buffers: nothing is shared
-      throw std::logic_error("the block source did not serve into the shared slot");
     ++lent;
-    header = slot.header;
   }
 
   void returnBlocks(int32_t rank) {
