@@ -133,11 +133,16 @@ std::vector<uint8_t> CorrelatedData::serialise(uint64_t observationId) const {
   if (visibilityBytes + validBytes != h.payloadSize)
     throw std::logic_error("CorrelatedData::serialise: buffers do not match the shape");
 
-  // The host is little-endian (x86-64), so float32 and uint32 go out as they are.
-  std::vector<uint8_t> out(kCorrelatedHeaderSize + h.payloadSize);
+  // The host is little-endian (x86-64), so float32 and uint32 go out as they are. Appended,
+  // not zeroed first and then copied over (the zeroing was 4 % of ionproc's CPU).
+  std::vector<uint8_t> out;
+  out.reserve(kCorrelatedHeaderSize + h.payloadSize);
+  out.resize(kCorrelatedHeaderSize);
+  const auto* vis = reinterpret_cast<const uint8_t*>(visibilities.data());
+  const auto* valid = reinterpret_cast<const uint8_t*>(validSamples.data());
+  out.insert(out.end(), vis, vis + visibilityBytes);
+  out.insert(out.end(), valid, valid + validBytes);
   uint8_t* payload = out.data() + kCorrelatedHeaderSize;
-  if (visibilityBytes) std::memcpy(payload, visibilities.data(), visibilityBytes);
-  if (validBytes) std::memcpy(payload + visibilityBytes, validSamples.data(), validBytes);
   h.payloadCrc = crc64(payload, h.payloadSize);
   h.write(out.data());
   return out;

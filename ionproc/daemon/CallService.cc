@@ -45,12 +45,17 @@ LinkPosting CallService::postCall(const LinkRequest& request) {
     return refuse(function->name + ": " + std::to_string(request.size) +
                   " input bytes exceed the limit of " + std::to_string(limit));
   }
-  auto bulk = std::make_shared<AlignedBuffer<uint8_t>>(request.size);
+  // The link fills it (a short transfer's rest is zeroed below).
+  auto bulk = std::make_shared<AlignedBuffer<uint8_t>>(
+      AlignedBuffer<uint8_t>::toBeFilled(size_t(request.size)));
   LinkPosting posting;
   posting.data = {{bulk->data(), bulk->size()}};
   posting.done = [this, function, bulk, rank = request.rank, core = request.core,
                   connection = request.connection,
-                  head = std::vector<uint8_t>(request.head.begin(), request.head.end())](size_t) {
+                  head = std::vector<uint8_t>(request.head.begin(), request.head.end())](
+                     size_t received) {
+    if (received < bulk->size())
+      std::memset(bulk->data() + received, 0, bulk->size() - received);
     forwarding::CallResult answer;
     bool failed = false;
     try {
