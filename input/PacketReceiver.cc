@@ -18,11 +18,6 @@
 namespace rtcp::ion {
 namespace {
 
-/// Seconds a paced replay may run ahead: it wakes once per lead. At 5 ms, 16 stations'
-/// wake-ups were 10 % of ionproc's CPU (futex and task switches on a paravirtualised guest);
-/// live stations' packets jitter as much, and up to kMaxAheadOfClock early is accepted.
-constexpr double kReplayLead = 0.025;
-
 constexpr int kBatch = 64;          ///< datagrams per recvmmsg / packets per buffer write
 constexpr size_t kSlotSize = 8192;  ///< bytes per datagram slot (largest valid: 7824)
 constexpr auto kUdpCoalesce = std::chrono::milliseconds(1);  ///< pause between drains of a socket

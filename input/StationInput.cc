@@ -175,10 +175,13 @@ bool StationInput::waitUntilPopulated() {
 
 int64_t StationInput::minimumCapacity() const {
   // The blocks that may be in flight, their filter history, delay changes, a margin, and
-  // in real time what arrives while a block waits out the latency margin.
+  // in real time what arrives while a block waits out the latency margin, input being up
+  // to kMaxAheadOfClock (a replay kReplayLead) ahead of the wall clock.
   const int64_t lag = std::max(options_.releaseLag, 0);
   const int64_t latency =
-      settings_.realTime ? int64_t(std::ceil(maxLatency() * settings_.subbandWidth())) : 0;
+      settings_.realTime
+          ? int64_t(std::ceil((maxLatency() + kMaxAheadOfClock) * settings_.subbandWidth()))
+          : 0;
   return (lag + 2) * settings_.samplesPerBlock() + nrHistorySamples(settings_) +
          2 * maxDelaySamples_ + latency + 1024;
 }

@@ -43,10 +43,11 @@ void checkBlock(const StationBlock& b, int64_t blockStart, Arrived arrived) {
 
 /// One real-time station, blocks of 1024 samples (5.2 ms), fed by a recording of samples
 /// [start - 1024, start + 64 Ki) in dir.
-ObservationSettings recordedStation(const TempDir& dir, double secondsOfBuffer) {
+ObservationSettings recordedStation(const TempDir& dir, double secondsOfBuffer,
+                                    int64_t nrSamples = 64 * 1024) {
   ObservationSettings s = makeSettings(1, 4, kStart, true, 64);
   const int64_t S = s.startSample();
-  writeRecording(dir.file("r"), streamPackets(1, 4, 0, S - 1024, S + 64 * 1024));
+  writeRecording(dir.file("r"), streamPackets(1, 4, 0, S - 1024, S + nrSamples));
   s.stations[0].inputs = {"file:" + dir.file("r")};
   s.secondsOfBuffer = secondsOfBuffer;
   return s;
@@ -282,7 +283,7 @@ class StationInputTest : public CppUnit::TestFixture {
       checkBlock(*b, s.blockStartSample(block), [](int, int64_t) { return true; });
       // Paced: the reader has not run ahead of the wall clock (the recording lasts 0.34 s).
       const double playedUntil = clock.unixTime(input.buffer(0).head(0)) + input.clockShift();
-      CPPUNIT_ASSERT(playedUntil < wallClock() + 0.005);
+      CPPUNIT_ASSERT(playedUntil < wallClock() + kReplayLead + 0.001);
     }
   }
 
@@ -291,7 +292,9 @@ class StationInputTest : public CppUnit::TestFixture {
   /// without it, block 0 has left the buffer by then and comes back flagged.
   void testReplayStartsAtFirstRequest() {
     TempDir dir;
-    ObservationSettings s = recordedStation(dir, 0.05);
+    // 0.84 s: longer than the buffer (0.05 s asked; the latency and the input's lead ahead
+    // of the clock make it 0.55 s), so that a replay started early overwrites block 0.
+    ObservationSettings s = recordedStation(dir, 0.05, 160 * 1024);
     const int64_t S = s.startSample();
     for (const bool fromFirstRequest : {true, false}) {
       StationInputOptions options;
@@ -302,8 +305,9 @@ class StationInputTest : public CppUnit::TestFixture {
       StationInput input(s, {}, options);
       input.start();
       CPPUNIT_ASSERT_EQUAL(!fromFirstRequest, input.started());
-      std::this_thread::sleep_for(
-          std::chrono::milliseconds(300));  // ranks starting: 6 buffers long
+      // Ranks starting for longer than the buffer holds.
+      const double bufferSeconds = double(input.buffer(0).capacity()) / s.subbandWidth();
+      std::this_thread::sleep_for(std::chrono::duration<double>(bufferSeconds + 0.1));
       const double asked = wallClock();
       auto b = getBlock(input, 0, 0, 0, 4);
       CPPUNIT_ASSERT(input.started());

@@ -50,27 +50,27 @@ LinkPosting CallService::postCall(const LinkRequest& request) {
       AlignedBuffer<uint8_t>::toBeFilled(size_t(request.size)));
   LinkPosting posting;
   posting.data = {{bulk->data(), bulk->size()}};
-  posting.done = [this, function, bulk, rank = request.rank, core = request.core,
-                  connection = request.connection,
-                  head = std::vector<uint8_t>(request.head.begin(), request.head.end())](
-                     size_t received) {
-    if (received < bulk->size())
-      std::memset(bulk->data() + received, 0, bulk->size() - received);
-    forwarding::CallResult answer;
-    bool failed = false;
-    try {
-      answer = function->dispatch(head, bulk);
-    } catch (const std::exception& e) {
-      failed = true;
-      answer = forwarding::errorResult(function->name + ": " + e.what());
-      RTCP_LOG_WARN("ionproc", "call of " << function->name << " by rank " << rank << " core "
-                                          << core << " failed: " << e.what());
-    }
-    std::lock_guard lock(mutex_);
-    ++calls_;
-    failures_ += failed;
-    answers_[connection] = std::move(answer);
-  };
+  posting.done =
+      [this, function, bulk, rank = request.rank, core = request.core,
+       connection = request.connection,
+       head = std::vector<uint8_t>(request.head.begin(), request.head.end())](size_t received) {
+        if (received < bulk->size())
+          std::memset(bulk->data() + received, 0, bulk->size() - received);
+        forwarding::CallResult answer;
+        bool failed = false;
+        try {
+          answer = function->dispatch(head, bulk);
+        } catch (const std::exception& e) {
+          failed = true;
+          answer = forwarding::errorResult(function->name + ": " + e.what());
+          RTCP_LOG_WARN("ionproc", "call of " << function->name << " by rank " << rank << " core "
+                                              << core << " failed: " << e.what());
+        }
+        std::lock_guard lock(mutex_);
+        ++calls_;
+        failures_ += failed;
+        answers_[connection] = std::move(answer);
+      };
   return posting;
 }
 
