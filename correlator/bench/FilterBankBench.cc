@@ -1,6 +1,13 @@
 // rtcp-bench filterbank: how many station-subbands one core keeps up with in real time,
-// for the filter bank (16-bit input, 64 channels) and for the whole SubbandProcessor chain.
+// for the filter bank (16-bit input, 64 channels) and for the whole SubbandProcessor chain,
+// hot (one-subband blocks reused from cache) and cold (the correlator program's condition).
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,6 +18,7 @@
 #include "SpectrumFlagger.h"
 #include "SubbandProcessor.h"
 #include "rtcp/Benchmark.h"
+#include "rtcp/RspPacket.h"
 
 namespace rtcp::correlator::bench {
 
@@ -19,7 +27,7 @@ namespace {
 constexpr int kChannels = 64;
 constexpr int kSpectra = 768;
 
-ObservationSettings benchSettings(int nrStations) {
+ObservationSettings benchSettings(int nrStations, int nrSubbands = 1) {
   ObservationSettings settings;
   settings.bitsPerSample = 16;
   settings.channelsPerSubband = kChannels;
@@ -30,22 +38,87 @@ ObservationSettings benchSettings(int nrStations) {
     station.name.insert(station.name.begin(), 'S');
     settings.stations.push_back(station);
   }
-  SubbandSettings subband;
-  subband.number = 150;
-  subband.frequency = 150 * settings.subbandWidth();
-  settings.subbands.push_back(subband);
+  for (int i = 0; i < nrSubbands; ++i) {
+    SubbandSettings subband;
+    subband.number = 150 + i;
+    subband.frequency = subband.number * settings.subbandWidth();
+    settings.subbands.push_back(subband);
+  }
   return settings;
 }
 
+/// Fills a block's subbands with random 16-bit samples, every sample valid.
+void randomise(StationBlock& block, int station, std::mt19937& random) {
+  block.header.station = station;
+  for (int sb = 0; sb < block.header.nrSubbands; ++sb) {
+    block.delays[size_t(sb)] = SubbandDelay{0, 0, 1e-7 * station, 1.1e-7 * station};
+    for (size_t w = 0; w < block.wordsPerSubband(); ++w)
+      block.valid[size_t(sb) * block.wordsPerSubband() + w] = ~uint64_t(0);
+  }
+  for (size_t i = 0; i + 4 <= block.samples.size(); i += 4) {
+    const uint32_t word = random();
+    std::memcpy(&block.samples[i], &word, 4);
+  }
+}
+
+/// A station's block of one subband, random 16-bit samples, every sample valid.
 StationBlock randomBlock(const ObservationSettings& settings, int station, std::mt19937& random) {
   StationBlock block(1, nrHistorySamples(settings) + int(settings.samplesPerBlock()), 16);
-  block.header.station = station;
-  block.delays[0].residualStart = 1e-7 * station;
-  block.delays[0].residualEnd = 1.1e-7 * station;
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (uint8_t& b : block.samples) b = uint8_t(byte(random));
-  for (int t = 0; t < block.header.nrSamples; ++t) block.setValid(0, t, true);
+  randomise(block, station, random);
   return block;
+}
+
+/// Shared memory as the correlator program gets its StationBlocks (link/SharedBlockSegment):
+/// shmem pages (4 KB: shmem is not given transparent huge pages by default), written through
+/// one mapping and read through a second, read-only one.
+class SharedBlocks {
+ public:
+  explicit SharedBlocks(size_t bytes) : bytes_(bytes) {
+    const int fd = memfd_create("rtcp-bench-blocks", 0);
+    if (fd < 0 || ftruncate(fd, off_t(bytes)) != 0)
+      throw std::runtime_error("rtcp-bench filterbank: no shared memory of " +
+                               std::to_string(bytes >> 20) + " MB");
+    void* w = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void* r = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (w == MAP_FAILED || r == MAP_FAILED)
+      throw std::runtime_error("rtcp-bench filterbank: cannot map shared memory");
+    writable_ = static_cast<uint8_t*>(w);
+    readable_ = static_cast<uint8_t*>(r);
+    madvise(writable_, bytes, MADV_POPULATE_WRITE);
+  }
+  ~SharedBlocks() {
+    munmap(writable_, bytes_);
+    munmap(readable_, bytes_);
+  }
+  SharedBlocks(const SharedBlocks&) = delete;
+  SharedBlocks& operator=(const SharedBlocks&) = delete;
+  /// Populates the read-only mapping (as SharedBlockMapping does) once everything is written.
+  void populateReadable() { madvise(readable_, bytes_, MADV_POPULATE_READ); }
+  uint8_t* writable(size_t offset) { return writable_ + offset; }
+  uint8_t* readable(size_t offset) { return readable_ + offset; }
+
+ private:
+  size_t bytes_;
+  uint8_t* writable_ = nullptr;
+  uint8_t* readable_ = nullptr;
+};
+
+/// Bytes the blocks of the cold chain figure must exceed: twice the last-level cache
+/// (at least 64 MB when the system does not say), so no call finds its input in cache.
+size_t coldBytes() {
+  const long cache = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return std::max<size_t>(2 * size_t(std::max(cache, 0L)), size_t(64) << 20);
+}
+
+/// Prints the steps' time per station-subband (steps 1-4) and per subband (5-7) in ms.
+void printStepTimes(const std::string& prefix, const StepTimes& times) {
+  for (size_t step = 0; step < times.size(); ++step) {
+    std::string name = times.name(step);
+    std::replace_if(name.begin(), name.end(), [](char c) { return c == ' ' || c == '/'; }, '_');
+    const double calls = double(std::max<uint64_t>(times.calls(step), 1));
+    printFigure(prefix + ".ms." + name, 1e3 * times.seconds(step) / calls);
+  }
 }
 
 /// Station-subbands per core: samples processed per second over the subband sample rate.
@@ -53,7 +126,22 @@ double realTimeStationSubbands(double stationBlocksPerSecond, const ObservationS
   return stationBlocksPerSecond * double(settings.samplesPerBlock()) / settings.subbandWidth();
 }
 
-int run(int, char**) {
+/// Only the cold chain figure (`rtcp-bench filterbank cold`, e.g. under perf).
+void printCold(const ColdChainFigures& cold) {
+  printFigure("chain.N16.cold.subbands_per_core", cold.subbandsPerCore);
+  printFigure("chain.N16.cold.station_subbands_per_core", 16 * cold.subbandsPerCore);
+  printStepTimes("chain.N16.cold", cold.steps);
+  printFigure("chain.N16.cold_first_touch.subbands_per_core", cold.firstTouchSubbandsPerCore);
+  printStepTimes("chain.N16.cold_first_touch", cold.firstTouchSteps);
+}
+
+int runCold() {
+  printCold(chainSubbandsPerCoreCold(16, kChainSubbandsPerBlock));
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  if (argc > 0 && std::string(argv[0]) == "cold") return runCold();
   std::mt19937 random(1);
   const ObservationSettings one = benchSettings(1);
   const StationBlock block = randomBlock(one, 0, random);
@@ -79,15 +167,21 @@ int run(int, char**) {
               one.samplesPerBlock() / filterSeconds / 1e6);
 
   const int nrStations = 16;
-  const double subbands = chainSubbandsPerCore(nrStations);
+  StepTimes hotSteps;
+  const double subbands = chainSubbandsPerCore(nrStations, &hotSteps);
   printFigure("chain.N16.subbands_per_core", subbands);
   printFigure("chain.N16.station_subbands_per_core", nrStations * subbands);
+  printStepTimes("chain.N16", hotSteps);
+  const ColdChainFigures cold = chainSubbandsPerCoreCold(nrStations, kChainSubbandsPerBlock);
+  printCold(cold);
+  printFigure("chain.N16.cold_over_hot", cold.subbandsPerCore / subbands);
+  printFigure("chain.N16.cold_first_touch_over_hot", cold.firstTouchSubbandsPerCore / subbands);
   return 0;
 }
 
 }  // namespace
 
-double chainSubbandsPerCore(int nrStations) {
+double chainSubbandsPerCore(int nrStations, StepTimes* steps) {
   std::mt19937 random(2);
   const ObservationSettings settings = benchSettings(nrStations);
   std::vector<StationBlock> blocks;
@@ -98,12 +192,66 @@ double chainSubbandsPerCore(int nrStations) {
   CorrelatedData output = processor.makeOutput();
   const double chainSeconds =
       bestSecondsPerCall([&] { processor.process(pointers, 0, 0, output); });
+  if (steps) *steps = processor.stepTimes();
   return settings.blockDuration() / chainSeconds;
+}
+
+ColdChainFigures chainSubbandsPerCoreCold(int nrStations, int subbandsPerBlock) {
+  std::mt19937 random(3);
+  const ObservationSettings settings = benchSettings(nrStations, subbandsPerBlock);
+  const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+  const size_t blockBytes = StationBlock::bytesInOnePiece(subbandsPerBlock, nrSamples, 16);
+  const size_t setBytes = size_t(nrStations) * blockBytes;
+  const size_t nrSets = std::max<size_t>(2, (coldBytes() + setBytes - 1) / setBytes);
+  SharedBlocks memory(nrSets * setBytes);
+  // views[set][station]: one block number's StationBlocks, as a rank's slot holds them
+  std::vector<std::vector<StationBlock>> views(nrSets);
+  std::vector<std::vector<const StationBlock*>> pointers(nrSets);
+  for (size_t set = 0; set < nrSets; ++set)
+    for (int s = 0; s < nrStations; ++s) {
+      const size_t offset = (set * size_t(nrStations) + size_t(s)) * blockBytes;
+      StationBlock written =
+          StationBlock::over(memory.writable(offset), subbandsPerBlock, nrSamples, 16);
+      randomise(written, s, random);
+      views[set].push_back(
+          StationBlock::over(memory.readable(offset), subbandsPerBlock, nrSamples, 16));
+      views[set].back().header = written.header;
+      views[set].back().header.block = int64_t(set);
+    }
+  memory.populateReadable();
+  for (size_t set = 0; set < nrSets; ++set)
+    for (const StationBlock& b : views[set]) pointers[set].push_back(&b);
+  ColdChainFigures figures;
+  CorrelatedData output(0, 0);
+  {  // one pass over every set: each page read for the first time through the mapping
+    SubbandProcessor processor(settings, 1);
+    output = processor.makeOutput();
+    const double start = steadySeconds();
+    for (size_t set = 0; set < nrSets; ++set)
+      for (int subband = 0; subband < subbandsPerBlock; ++subband)
+        processor.process(pointers[set], subband, subband, output);
+    const double seconds = (steadySeconds() - start) / double(nrSets * subbandsPerBlock);
+    figures.firstTouchSubbandsPerCore = settings.blockDuration() / seconds;
+    figures.firstTouchSteps = processor.stepTimes();
+  }
+  SubbandProcessor processor(settings, 1);
+  size_t set = 0;
+  int subband = 0;
+  const double chainSeconds = bestSecondsPerCall([&] {
+    processor.process(pointers[set], subband, subband, output);
+    if (++subband == subbandsPerBlock) {
+      subband = 0;
+      set = (set + 1) % nrSets;
+    }
+  });
+  figures.subbandsPerCore = settings.blockDuration() / chainSeconds;
+  figures.steps = processor.stepTimes();
+  return figures;
 }
 
 RTCP_REGISTER_BENCHMARK("filterbank",
                         "real-time station-subbands per core: filter bank (16-bit, 64 channels) "
-                        "and the whole subband chain for 16 stations",
+                        "and the whole subband chain for 16 stations, hot and cold [cold: only the cold chain]",
                         run);
 
 }  // namespace rtcp::correlator::bench
