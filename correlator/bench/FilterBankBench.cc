@@ -115,7 +115,8 @@ size_t coldBytes() {
 void printStepTimes(const std::string& prefix, const StepTimes& times) {
   for (size_t step = 0; step < times.size(); ++step) {
     std::string name = times.name(step);
-    std::replace_if(name.begin(), name.end(), [](char c) { return c == ' ' || c == '/'; }, '_');
+    std::replace_if(
+        name.begin(), name.end(), [](char c) { return c == ' ' || c == '/'; }, '_');
     const double calls = double(std::max<uint64_t>(times.calls(step), 1));
     printFigure(prefix + ".ms." + name, 1e3 * times.seconds(step) / calls);
   }
@@ -249,9 +250,10 @@ ColdChainFigures chainSubbandsPerCoreCold(int nrStations, int subbandsPerBlock) 
   return figures;
 }
 
-RTCP_REGISTER_BENCHMARK("filterbank",
-                        "real-time station-subbands per core: filter bank (16-bit, 64 channels) "
-                        "and the whole subband chain for 16 stations, hot and cold [cold: only the cold chain]",
-                        run);
+RTCP_REGISTER_BENCHMARK(
+    "filterbank",
+    "real-time station-subbands per core: filter bank (16-bit, 64 channels) "
+    "and the whole subband chain for 16 stations, hot and cold [cold: only the cold chain]",
+    run);
 
 }  // namespace rtcp::correlator::bench
