@@ -127,7 +127,93 @@ double realTimeStationSubbands(double stationBlocksPerSecond, const ObservationS
   return stationBlocksPerSecond * double(settings.samplesPerBlock()) / settings.subbandWidth();
 }
 
-/// Only the cold chain figure (`rtcp-bench filterbank cold`, e.g. under perf).
+/// The hot chain's input: one one-subband StationBlock per station, the same every call.
+class HotBlocks {
+ public:
+  explicit HotBlocks(int nrStations) : settings_(benchSettings(nrStations)) {
+    std::mt19937 random(2);
+    for (int s = 0; s < nrStations; ++s) blocks_.push_back(randomBlock(settings_, s, random));
+    for (const StationBlock& b : blocks_) pointers_.push_back(&b);
+  }
+  const ObservationSettings& settings() const { return settings_; }
+  void processNext(SubbandProcessor& processor, CorrelatedData& output) {
+    processor.process(pointers_, 0, 0, output);
+  }
+
+ private:
+  ObservationSettings settings_;
+  std::vector<StationBlock> blocks_;
+  std::vector<const StationBlock*> pointers_;
+};
+
+/// The cold chain's input: sets of StationBlocks of subbandsPerBlock subbands in shared
+/// memory, read through a read-only mapping (see ChainBenchmark.h); processNext() takes the
+/// next subband, the next set after the last subband.
+class ColdBlocks {
+ public:
+  ColdBlocks(int nrStations, int subbandsPerBlock)
+      : settings_(benchSettings(nrStations, subbandsPerBlock)),
+        subbandsPerBlock_(subbandsPerBlock),
+        nrSamples_(nrHistorySamples(settings_) + int(settings_.samplesPerBlock())),
+        blockBytes_(StationBlock::bytesInOnePiece(subbandsPerBlock, nrSamples_, 16)),
+        nrSets_(std::max<size_t>(
+            2, (coldBytes() + nrStations * blockBytes_ - 1) / (nrStations * blockBytes_))),
+        memory_(nrSets_ * nrStations * blockBytes_),
+        views_(nrSets_),
+        pointers_(nrSets_) {
+    std::mt19937 random(3);
+    for (size_t set = 0; set < nrSets_; ++set)
+      for (int s = 0; s < nrStations; ++s) {
+        const size_t offset = (set * size_t(nrStations) + size_t(s)) * blockBytes_;
+        StationBlock written =
+            StationBlock::over(memory_.writable(offset), subbandsPerBlock, nrSamples_, 16);
+        randomise(written, s, random);
+        views_[set].push_back(
+            StationBlock::over(memory_.readable(offset), subbandsPerBlock, nrSamples_, 16));
+        views_[set].back().header = written.header;
+        views_[set].back().header.block = int64_t(set);
+      }
+    memory_.populateReadable();
+    for (size_t set = 0; set < nrSets_; ++set)
+      for (const StationBlock& b : views_[set]) pointers_[set].push_back(&b);
+  }
+  const ObservationSettings& settings() const { return settings_; }
+  size_t nrSubbandBlocks() const { return nrSets_ * size_t(subbandsPerBlock_); }
+  void processNext(SubbandProcessor& processor, CorrelatedData& output) {
+    processor.process(pointers_[set_], subband_, subband_, output);
+    if (++subband_ == subbandsPerBlock_) {
+      subband_ = 0;
+      set_ = (set_ + 1) % nrSets_;
+    }
+  }
+
+ private:
+  ObservationSettings settings_;
+  int subbandsPerBlock_;
+  int nrSamples_;
+  size_t blockBytes_;
+  size_t nrSets_;
+  SharedBlocks memory_;
+  std::vector<std::vector<StationBlock>> views_;  ///< [set][station], as a rank's slot
+  std::vector<std::vector<const StationBlock*>> pointers_;
+  size_t set_ = 0;
+  int subband_ = 0;
+};
+
+/// Subbands per core of a processor (one thread) over the blocks' calls: best of several
+/// rounds in wall time, or per second of the thread's CPU time.
+template <typename Blocks>
+double subbandsPerCore(Blocks& blocks, int spectraPerChunk, bool cpuTime,
+                       StepTimes* steps = nullptr) {
+  SubbandProcessor processor(blocks.settings(), 1, CorrelatorKernel::Isa::kAuto, spectraPerChunk);
+  CorrelatedData output = processor.makeOutput();
+  auto call = [&] { blocks.processNext(processor, output); };
+  const double seconds =
+      cpuTime ? bestSecondsPerCall(call, 5, 0.2, threadCpuSeconds) : bestSecondsPerCall(call);
+  if (steps) *steps = processor.stepTimes();
+  return blocks.settings().blockDuration() / seconds;
+}
+
 void printCold(const ColdChainFigures& cold) {
   printFigure("chain.N16.cold.subbands_per_core", cold.subbandsPerCore);
   printFigure("chain.N16.cold.station_subbands_per_core", 16 * cold.subbandsPerCore);
@@ -136,13 +222,34 @@ void printCold(const ColdChainFigures& cold) {
   printStepTimes("chain.N16.cold_first_touch", cold.firstTouchSteps);
 }
 
+/// `rtcp-bench filterbank cold`: only the cold chain (e.g. under perf).
 int runCold() {
   printCold(chainSubbandsPerCoreCold(16, kChainSubbandsPerBlock));
   return 0;
 }
 
+/// `rtcp-bench filterbank chunks`: the chain hot and cold per second of CPU time for
+/// several chunk sizes of steps 1-4 (0: the whole block at once), interleaved twice.
+int runChunks() {
+  HotBlocks hot(16);
+  ColdBlocks cold(16, kChainSubbandsPerBlock);
+  {  // every page read once through the mapping
+    SubbandProcessor processor(cold.settings(), 1);
+    CorrelatedData output = processor.makeOutput();
+    for (size_t i = 0; i < cold.nrSubbandBlocks(); ++i) cold.processNext(processor, output);
+  }
+  for (int round = 0; round < 2; ++round)
+    for (int chunk : {0, 32, 64, 128, 256}) {
+      const std::string name = "chain.N16.chunk" + std::to_string(chunk);
+      printFigure(name + ".subbands_per_cpu_second", subbandsPerCore(hot, chunk, true));
+      printFigure(name + ".cold.subbands_per_cpu_second", subbandsPerCore(cold, chunk, true));
+    }
+  return 0;
+}
+
 int run(int argc, char** argv) {
   if (argc > 0 && std::string(argv[0]) == "cold") return runCold();
+  if (argc > 0 && std::string(argv[0]) == "chunks") return runChunks();
   std::mt19937 random(1);
   const ObservationSettings one = benchSettings(1);
   const StationBlock block = randomBlock(one, 0, random);
@@ -183,77 +290,32 @@ int run(int argc, char** argv) {
 }  // namespace
 
 double chainSubbandsPerCore(int nrStations, StepTimes* steps) {
-  std::mt19937 random(2);
-  const ObservationSettings settings = benchSettings(nrStations);
-  std::vector<StationBlock> blocks;
-  std::vector<const StationBlock*> pointers;
-  for (int s = 0; s < nrStations; ++s) blocks.push_back(randomBlock(settings, s, random));
-  for (const StationBlock& b : blocks) pointers.push_back(&b);
-  SubbandProcessor processor(settings, 1);
-  CorrelatedData output = processor.makeOutput();
-  const double chainSeconds =
-      bestSecondsPerCall([&] { processor.process(pointers, 0, 0, output); });
-  if (steps) *steps = processor.stepTimes();
-  return settings.blockDuration() / chainSeconds;
+  HotBlocks blocks(nrStations);
+  return subbandsPerCore(blocks, SubbandProcessor::kSpectraPerChunk, false, steps);
 }
 
 ColdChainFigures chainSubbandsPerCoreCold(int nrStations, int subbandsPerBlock) {
-  std::mt19937 random(3);
-  const ObservationSettings settings = benchSettings(nrStations, subbandsPerBlock);
-  const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
-  const size_t blockBytes = StationBlock::bytesInOnePiece(subbandsPerBlock, nrSamples, 16);
-  const size_t setBytes = size_t(nrStations) * blockBytes;
-  const size_t nrSets = std::max<size_t>(2, (coldBytes() + setBytes - 1) / setBytes);
-  SharedBlocks memory(nrSets * setBytes);
-  // views[set][station]: one block number's StationBlocks, as a rank's slot holds them
-  std::vector<std::vector<StationBlock>> views(nrSets);
-  std::vector<std::vector<const StationBlock*>> pointers(nrSets);
-  for (size_t set = 0; set < nrSets; ++set)
-    for (int s = 0; s < nrStations; ++s) {
-      const size_t offset = (set * size_t(nrStations) + size_t(s)) * blockBytes;
-      StationBlock written =
-          StationBlock::over(memory.writable(offset), subbandsPerBlock, nrSamples, 16);
-      randomise(written, s, random);
-      views[set].push_back(
-          StationBlock::over(memory.readable(offset), subbandsPerBlock, nrSamples, 16));
-      views[set].back().header = written.header;
-      views[set].back().header.block = int64_t(set);
-    }
-  memory.populateReadable();
-  for (size_t set = 0; set < nrSets; ++set)
-    for (const StationBlock& b : views[set]) pointers[set].push_back(&b);
+  ColdBlocks blocks(nrStations, subbandsPerBlock);
   ColdChainFigures figures;
-  CorrelatedData output(0, 0);
   {  // one pass over every set: each page read for the first time through the mapping
-    SubbandProcessor processor(settings, 1);
-    output = processor.makeOutput();
+    SubbandProcessor processor(blocks.settings(), 1);
+    CorrelatedData output = processor.makeOutput();
     const double start = steadySeconds();
-    for (size_t set = 0; set < nrSets; ++set)
-      for (int subband = 0; subband < subbandsPerBlock; ++subband)
-        processor.process(pointers[set], subband, subband, output);
-    const double seconds = (steadySeconds() - start) / double(nrSets * subbandsPerBlock);
-    figures.firstTouchSubbandsPerCore = settings.blockDuration() / seconds;
+    for (size_t i = 0; i < blocks.nrSubbandBlocks(); ++i) blocks.processNext(processor, output);
+    const double seconds = (steadySeconds() - start) / double(blocks.nrSubbandBlocks());
+    figures.firstTouchSubbandsPerCore = blocks.settings().blockDuration() / seconds;
     figures.firstTouchSteps = processor.stepTimes();
   }
-  SubbandProcessor processor(settings, 1);
-  size_t set = 0;
-  int subband = 0;
-  const double chainSeconds = bestSecondsPerCall([&] {
-    processor.process(pointers[set], subband, subband, output);
-    if (++subband == subbandsPerBlock) {
-      subband = 0;
-      set = (set + 1) % nrSets;
-    }
-  });
-  figures.subbandsPerCore = settings.blockDuration() / chainSeconds;
-  figures.steps = processor.stepTimes();
+  figures.subbandsPerCore =
+      subbandsPerCore(blocks, SubbandProcessor::kSpectraPerChunk, false, &figures.steps);
   return figures;
 }
 
 RTCP_REGISTER_BENCHMARK(
     "filterbank",
     "real-time station-subbands per core: filter bank (16-bit, 64 channels) "
-    "and the whole subband chain for 16 stations, hot and cold [cold: only the cold chain]",
+    "and the whole subband chain for 16 stations, hot and cold [cold: only the cold chain; "
+    "chunks: hot and cold per CPU second by chunk size]",
     run);
 
 }  // namespace rtcp::correlator::bench
