@@ -36,7 +36,7 @@ namespace rtcp::correlator {
 class SubbandProcessor {
  public:
   /// Spectra a station's steps 1-4 take at a time (see spectraPerChunk below).
-  static constexpr int kSpectraPerChunk = 128;
+  static constexpr int kSpectraPerChunk = 256;
 
   /// Sizes from settings: stations, channelsPerSubband, spectraPerBlock, bitsPerSample,
   /// delayCompensation, correctBandPass, tiedArrayStationNames, clock. nrThreads 0:
