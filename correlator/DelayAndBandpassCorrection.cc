@@ -66,12 +66,16 @@ void DelayAndBandpassCorrection::start(double subbandFrequency, double delayAtSt
   phasors.powerRe.resize(size_t(nrChannels_) * kTile);
   phasors.powerIm.resize(size_t(nrChannels_) * kTile);
   for (size_t c = 0; c < size_t(nrChannels_); ++c) {
-    std::complex<double> power = 1;
-    for (size_t k = 0; k < size_t(kTile); ++k, power *= phasors.step[c]) {
-      phasors.powerRe[c * kTile + k] = float(power.real());
-      phasors.powerIm[c * kTile + k] = float(power.imag());
+    const double stepRe = phasors.step[c].real(), stepIm = phasors.step[c].imag();
+    double re = 1, im = 0;  // step^k; plain products (std::complex checks for NaN at length)
+    for (size_t k = 0; k < size_t(kTile); ++k) {
+      phasors.powerRe[c * kTile + k] = float(re);
+      phasors.powerIm[c * kTile + k] = float(im);
+      const double next = re * stepRe - im * stepIm;
+      im = re * stepIm + im * stepRe;
+      re = next;
     }
-    phasors.stride[c] = power;
+    phasors.stride[c] = {re, im};
   }
 }
 

@@ -124,9 +124,7 @@ void SubbandProcessor::check(std::span<const StationBlock* const> stations, int 
 
 void SubbandProcessor::processStation(const StationBlock& block, int localSubband,
                                       double subbandFrequency, int station, Scratch& scratch) {
-  using Clock = StepTimes::Clock;
-  Clock::duration conversion{}, filtering{}, correction{};
-  auto t = Clock::now();
+  auto t = StepTimes::Clock::now();
   SpectrumMask& mask = masks_[size_t(station)];
   flagger_.flag(block, localSubband, mask);
   t = times_.lap(kSpectrumFlags, t);
@@ -135,27 +133,33 @@ void SubbandProcessor::processStation(const StationBlock& block, int localSubban
   const PolarisationCorrection& polarisation = polarisations_[size_t(station)];
   correction_.start(subbandFrequency, delay.residualStart, delay.residualEnd, scratch.phasors);
   if (polarisation.active()) polarisation.rotations(subbandFrequency, scratch.rotations);
+  ChunkTimes times;
+  times.correction = StepTimes::Clock::now() - t;
+  for (int first = 0; first < nrSpectra_; first += spectraPerChunk_)
+    processChunk(block, localSubband, first, std::min(spectraPerChunk_, nrSpectra_ - first),
+                 station, scratch, times);
+  times_.add(kInputConversion, times.conversion);
+  times_.add(kFilterBank, times.filtering);
+  times_.add(kDelayAndBandpass, times.correction);
+}
+
+void SubbandProcessor::processChunk(const StationBlock& block, int localSubband, int first,
+                                    int count, int station, Scratch& scratch, ChunkTimes& times) {
+  auto t = StepTimes::Clock::now();
+  converter_.convert(block, localSubband, first * nrChannels_,
+                     filterBank_.nrHistorySamples() + count * nrChannels_, scratch.input.data());
+  auto now = StepTimes::Clock::now();
+  times.conversion += now - t;
+  t = now;
+  filterBank_.filter(scratch.input.data(), count, scratch.spectra.data());
+  now = StepTimes::Clock::now();
+  times.filtering += now - t;
+  t = now;
   float* out = samples_.data() + size_t(station) * kernel_.floatsPerStation();
-  for (int first = 0; first < nrSpectra_; first += spectraPerChunk_) {
-    const int count = std::min(spectraPerChunk_, nrSpectra_ - first);
-    converter_.convert(block, localSubband, first * nrChannels_,
-                       filterBank_.nrHistorySamples() + count * nrChannels_, scratch.input.data());
-    auto now = Clock::now();
-    conversion += now - t;
-    t = now;
-    filterBank_.filter(scratch.input.data(), count, scratch.spectra.data());
-    now = Clock::now();
-    filtering += now - t;
-    t = now;
-    correction_.apply(scratch.spectra.data(), mask, first, count, scratch.phasors, out);
-    polarisation.apply(scratch.rotations, out, first, count);
-    now = Clock::now();
-    correction += now - t;
-    t = now;
-  }
-  times_.add(kInputConversion, conversion);
-  times_.add(kFilterBank, filtering);
-  times_.add(kDelayAndBandpass, correction);
+  correction_.apply(scratch.spectra.data(), masks_[size_t(station)], first, count, scratch.phasors,
+                    out);
+  polarisations_[size_t(station)].apply(scratch.rotations, out, first, count);
+  times.correction += StepTimes::Clock::now() - t;
 }
 
 void SubbandProcessor::process(std::span<const StationBlock* const> stations, int localSubband,

@@ -86,8 +86,15 @@ class SubbandProcessor {
   struct Scratch;
   void check(std::span<const StationBlock* const> stations, int localSubband,
              int subbandIndex) const;
+  /// Time spent in steps 1, 3 and 4 over a station's chunks.
+  struct ChunkTimes {
+    StepTimes::Clock::duration conversion{}, filtering{}, correction{};
+  };
   void processStation(const StationBlock& block, int localSubband, double subbandFrequency,
                       int station, Scratch& scratch);
+  /// Steps 1, 3 and 4 of spectra [first, first + count) of a station.
+  void processChunk(const StationBlock& block, int localSubband, int first, int count, int station,
+                    Scratch& scratch, ChunkTimes& times);
 
   ObservationSettings settings_;  ///< a copy: the caller's may go
   Integrations integrations_;
