@@ -75,9 +75,11 @@ class SharedBlocks {
  public:
   explicit SharedBlocks(size_t bytes) : bytes_(bytes) {
     const int fd = memfd_create("rtcp-bench-blocks", 0);
-    if (fd < 0 || ftruncate(fd, off_t(bytes)) != 0)
+    if (fd < 0 || ftruncate(fd, off_t(bytes)) != 0) {
+      if (fd >= 0) close(fd);
       throw std::runtime_error("rtcp-bench filterbank: no shared memory of " +
                                std::to_string(bytes >> 20) + " MB");
+    }
     void* w = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     void* r = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);
