@@ -32,6 +32,24 @@ class DelayAndBandpassCorrection {
   void apply(const std::complex<float>* spectra, const SpectrumMask& valid, double subbandFrequency,
              double delayAtStart, double delayAtEnd, float* output) const;
 
+  /// The phasors of one block in progress, for apply() in chunks of spectra.
+  struct Phasors {
+    std::vector<std::complex<double>> current;  ///< [channel]: the next spectrum's phasor
+    std::vector<std::complex<double>> step;     ///< [channel]: from a spectrum to the next
+    std::vector<std::complex<double>> stride;   ///< [channel]: step^16, from tile to tile
+    std::vector<float> powerRe, powerIm;        ///< [channel][k < 16]: step^k
+  };
+  /// Starts a block (the same arguments as apply()): phasors of spectrum 0.
+  void start(double subbandFrequency, double delayAtStart, double delayAtEnd,
+             Phasors& phasors) const;
+  /// Spectra [first, first + count) of the block started: spectra[0] is spectrum `first`
+  /// (spectra[spectrum][channel][pol]); writes output[channel][pol][re,im][first, first +
+  /// count) and advances the phasors. Chunks follow each other from spectrum 0; when every
+  /// chunk but the last holds a multiple of 16 spectra, the output is bit-identical to one
+  /// apply() over the whole block. Thread-safe (phasors are the caller's).
+  void apply(const std::complex<float>* spectra, const SpectrumMask& valid, int first, int count,
+             Phasors& phasors, float* output) const;
+
   /// Sky frequency of a channel.
   double channelFrequency(double subbandFrequency, int channel) const {
     return subbandFrequency + (channel - nrChannels_ / 2) * subbandWidth_ / nrChannels_;
@@ -41,15 +59,15 @@ class DelayAndBandpassCorrection {
   bool delayCompensation() const { return delayCompensation_; }
 
  private:
-  /// Four channels from spectrum 0 in tiles of 16 spectra (AVX-512); advances phasor to
-  /// the first spectrum not done, which it returns.
+  /// Four channels of spectra [first, first + count) (spectra: spectrum first) in tiles of
+  /// 16 spectra (AVX-512); advances phasor past the spectra done, whose number it returns.
   int applyTiles(const std::complex<float>* spectra, const SpectrumMask& valid, int firstChannel,
-                 std::complex<double>* phasor, const std::complex<double>* step,
-                 float* output) const;
-  /// count channels from spectrum firstSpectrum (start: its phasors), one at a time.
+                 int first, int count, Phasors& phasors, float* output) const;
+  /// nrChannels channels of spectra [first, first + count) (spectra: spectrum first), one
+  /// spectrum at a time; advances phasor.
   void applyChannels(const std::complex<float>* spectra, const SpectrumMask& valid,
-                     int firstChannel, int count, int firstSpectrum,
-                     const std::complex<double>* start, const std::complex<double>* step,
+                     int firstChannel, int nrChannels, int first, int count,
+                     std::complex<double>* phasor, const std::complex<double>* step,
                      float* output) const;
 
   int nrChannels_;

@@ -41,14 +41,22 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512
 }  // namespace
 
 __attribute__((target("avx512f"))) void rotateTileAvx512(const float* in, size_t spectrumStride,
-                                                         const float* phasorRe,
-                                                         const float* phasorIm, float* out,
+                                                         const float* baseRe, const float* baseIm,
+                                                         const float* powerRe, const float* powerIm,
+                                                         uint32_t valid, float* out,
                                                          size_t rowStride) {
   __m512 r[16];  // r[spectrum][channel][pol][reim], then r[channel][pol][reim][spectrum]
   for (int s = 0; s < 16; ++s) r[s] = _mm512_loadu_ps(in + s * spectrumStride);
   transpose16(r);
+  const __mmask16 mask = __mmask16(valid);
   for (int c = 0; c < 4; ++c) {
-    const __m512 pr = _mm512_loadu_ps(phasorRe + 16 * c), pi = _mm512_loadu_ps(phasorIm + 16 * c);
+    // the phasors of the tile's 16 spectra: base x power, zero where flagged
+    const __m512 br = _mm512_set1_ps(baseRe[c]), bi = _mm512_set1_ps(baseIm[c]);
+    const __m512 wr = _mm512_loadu_ps(powerRe + 16 * c), wi = _mm512_loadu_ps(powerIm + 16 * c);
+    const __m512 pr =
+        _mm512_maskz_mov_ps(mask, _mm512_sub_ps(_mm512_mul_ps(br, wr), _mm512_mul_ps(bi, wi)));
+    const __m512 pi =
+        _mm512_maskz_mov_ps(mask, _mm512_add_ps(_mm512_mul_ps(br, wi), _mm512_mul_ps(bi, wr)));
     for (int pol = 0; pol < 2; ++pol) {
       // columns 4c + 2 pol (re) and 4c + 2 pol + 1 (im), in transpose16's order
       const __m512 re = r[4 * c + pol], im = r[4 * c + 2 + pol];

@@ -5,13 +5,16 @@
 /// transpose) into rows of 16 spectra and rotated by per-spectrum phasors.
 
 #include <cstddef>
+#include <cstdint>
 
 namespace rtcp::correlator::tiles {
 
 /// in: spectrum s0's first of 4 channels (floats; spectra spectrumStride floats apart);
-/// phasorRe/Im: [channel 0..3][16 spectra]; out: output[c0][pol][reim][s0], rows
-/// rowStride floats apart.
-void rotateTileAvx512(const float* in, size_t spectrumStride, const float* phasorRe,
-                      const float* phasorIm, float* out, size_t rowStride);
+/// spectrum s0 + k of channel c is rotated by phasor base[c] x power[c][k] when bit k of
+/// `valid` is set, else zeroed: baseRe/Im[channel 0..3], powerRe/Im[channel 0..3][16
+/// spectra]; out: output[c0][pol][reim][s0], rows rowStride floats apart.
+void rotateTileAvx512(const float* in, size_t spectrumStride, const float* baseRe,
+                      const float* baseIm, const float* powerRe, const float* powerIm,
+                      uint32_t valid, float* out, size_t rowStride);
 
 }  // namespace rtcp::correlator::tiles

@@ -20,6 +20,12 @@ class InputConverter {
   /// valid bit is clear are written as zeros. Returns the number of such samples.
   int convert(const StationBlock& block, int subband, std::complex<float>* samples) const;
 
+  /// The same for samples [first, first + count) of the subband only: samples[0] is
+  /// sample `first` (for the chain's chunks of spectra, each with its filter history).
+  /// Throws std::invalid_argument when the range leaves [0, block.header.nrSamples).
+  int convert(const StationBlock& block, int subband, int first, int count,
+              std::complex<float>* samples) const;
+
   int bitsPerSample() const { return bits_; }
 
  private:

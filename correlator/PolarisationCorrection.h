@@ -8,6 +8,8 @@
 /// exp(-i (2 pi f_c d_P + phi_P)). Acts in place on DelayAndBandpassCorrection's output.
 
 #include <array>
+#include <complex>
+#include <vector>
 
 namespace rtcp::correlator {
 
@@ -22,6 +24,11 @@ class PolarisationCorrection {
   bool active() const { return active_; }
   /// samples[channel][pol][re,im][paddedSpectra] (floats), rotated in place.
   void apply(double subbandFrequency, float* samples) const;
+  /// The same in chunks: rotations[channel][pol] at a subband frequency (rotations()),
+  /// then spectra [first, first + count) of the time axis rotated by them.
+  void rotations(double subbandFrequency, std::vector<std::complex<float>>& rotations) const;
+  void apply(const std::vector<std::complex<float>>& rotations, float* samples, int first,
+             int count) const;
 
  private:
   int nrChannels_ = 0;

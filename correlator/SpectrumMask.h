@@ -20,6 +20,14 @@ class SpectrumMask {
 
   int size() const { return nrSpectra_; }
   bool valid(int spectrum) const { return (words_[size_t(spectrum) / 64] >> (spectrum % 64)) & 1; }
+  /// Bit k: valid(first + k), k < 16 (spectra past the end read as flagged).
+  uint32_t bits16(int first) const {
+    const int offset = first % 64;
+    uint64_t bits = words_[size_t(first) / 64] >> offset;
+    if (offset > 48 && size_t(first) / 64 + 1 < words_.size())
+      bits |= words_[size_t(first) / 64 + 1] << (64 - offset);
+    return uint32_t(bits & 0xffff);
+  }
   void set(int spectrum, bool valid) {
     const uint64_t bit = uint64_t(1) << (spectrum % 64);
     uint64_t& word = words_[size_t(spectrum) / 64];

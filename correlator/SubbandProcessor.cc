@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <exception>
 #include <stdexcept>
 
@@ -17,23 +18,34 @@ std::vector<std::string> stationNames(const ObservationSettings& settings) {
   return names;
 }
 
+/// Spectra per chunk of steps 1-4 (see the constructor's spectraPerChunk).
+int chunkSize(int spectraPerChunk, int nrSpectra) {
+  if (spectraPerChunk < 0 || spectraPerChunk % 16 != 0)
+    throw std::invalid_argument("SubbandProcessor: " + std::to_string(spectraPerChunk) +
+                                " spectra per chunk (need 0 or a multiple of 16)");
+  return spectraPerChunk == 0 ? nrSpectra : std::min(spectraPerChunk, nrSpectra);
+}
+
 }  // namespace
 
-/// Per-thread buffers of one station's way through steps 1-4.
+/// Per-thread buffers of one station's way through steps 1-4, one chunk of spectra.
 struct SubbandProcessor::Scratch {
   Scratch(size_t samples, size_t spectra) : input(2 * samples), spectra(2 * spectra) {}
   AlignedBuffer<std::complex<float>> input;    ///< [time][pol], history included
   AlignedBuffer<std::complex<float>> spectra;  ///< [spectrum][channel][pol]
+  DelayAndBandpassCorrection::Phasors phasors;
+  std::vector<std::complex<float>> rotations;  ///< polarisation corrections [channel][pol]
 };
 
 SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrThreads,
-                                   CorrelatorKernel::Isa isa)
+                                   CorrelatorKernel::Isa isa, int spectraPerChunk)
     : settings_(settings),
       integrations_(settings.blocksPerIntegration),
       nrStations_(settings.nrStations()),
       nrChannels_(settings.channelsPerSubband),
       nrSpectra_(settings.spectraPerBlock),
       nrThreads_(nrThreads > 0 ? nrThreads : omp_get_max_threads()),
+      spectraPerChunk_(chunkSize(spectraPerChunk, nrSpectra_)),
       converter_(settings.bitsPerSample),
       flagger_(nrChannels_, nrSpectra_),
       filterBank_(nrChannels_, nrSpectra_),
@@ -46,8 +58,9 @@ SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrTh
               "correlator", "valid samples"}) {
   if (nrStations_ < 1) throw std::invalid_argument("SubbandProcessor: no stations");
   for (int t = 0; t < nrThreads_; ++t)
-    scratch_.push_back(std::make_unique<Scratch>(size_t(flagger_.nrInputSamples()),
-                                                 size_t(nrSpectra_) * nrChannels_));
+    scratch_.push_back(std::make_unique<Scratch>(
+        size_t(filterBank_.nrHistorySamples()) + size_t(spectraPerChunk_) * nrChannels_,
+        size_t(spectraPerChunk_) * nrChannels_));
   samples_ = AlignedBuffer<float>(size_t(nrStations_) * kernel_.floatsPerStation());
   for (int s = 0; s < nrStations_; ++s) {
     std::array<double, 2> delay{}, phase{};
@@ -112,18 +125,41 @@ void SubbandProcessor::check(std::span<const StationBlock* const> stations, int 
 void SubbandProcessor::processStation(const StationBlock& block, int localSubband,
                                       double subbandFrequency, int station, Scratch& scratch) {
   auto t = StepTimes::Clock::now();
-  converter_.convert(block, localSubband, scratch.input.data());
-  t = times_.lap(kInputConversion, t);
-  flagger_.flag(block, localSubband, masks_[size_t(station)]);
+  SpectrumMask& mask = masks_[size_t(station)];
+  flagger_.flag(block, localSubband, mask);
   t = times_.lap(kSpectrumFlags, t);
-  filterBank_.filter(scratch.input.data(), nrSpectra_, scratch.spectra.data());
-  t = times_.lap(kFilterBank, t);
+
   const SubbandDelay& delay = block.delays[size_t(localSubband)];
+  const PolarisationCorrection& polarisation = polarisations_[size_t(station)];
+  correction_.start(subbandFrequency, delay.residualStart, delay.residualEnd, scratch.phasors);
+  if (polarisation.active()) polarisation.rotations(subbandFrequency, scratch.rotations);
+  ChunkTimes times;
+  times.correction = StepTimes::Clock::now() - t;
+  for (int first = 0; first < nrSpectra_; first += spectraPerChunk_)
+    processChunk(block, localSubband, first, std::min(spectraPerChunk_, nrSpectra_ - first),
+                 station, scratch, times);
+  times_.add(kInputConversion, times.conversion);
+  times_.add(kFilterBank, times.filtering);
+  times_.add(kDelayAndBandpass, times.correction);
+}
+
+void SubbandProcessor::processChunk(const StationBlock& block, int localSubband, int first,
+                                    int count, int station, Scratch& scratch, ChunkTimes& times) {
+  auto t = StepTimes::Clock::now();
+  converter_.convert(block, localSubband, first * nrChannels_,
+                     filterBank_.nrHistorySamples() + count * nrChannels_, scratch.input.data());
+  auto now = StepTimes::Clock::now();
+  times.conversion += now - t;
+  t = now;
+  filterBank_.filter(scratch.input.data(), count, scratch.spectra.data());
+  now = StepTimes::Clock::now();
+  times.filtering += now - t;
+  t = now;
   float* out = samples_.data() + size_t(station) * kernel_.floatsPerStation();
-  correction_.apply(scratch.spectra.data(), masks_[size_t(station)], subbandFrequency,
-                    delay.residualStart, delay.residualEnd, out);
-  polarisations_[size_t(station)].apply(subbandFrequency, out);
-  times_.lap(kDelayAndBandpass, t);
+  correction_.apply(scratch.spectra.data(), masks_[size_t(station)], first, count, scratch.phasors,
+                    out);
+  polarisations_[size_t(station)].apply(scratch.rotations, out, first, count);
+  times.correction += StepTimes::Clock::now() - t;
 }
 
 void SubbandProcessor::process(std::span<const StationBlock* const> stations, int localSubband,

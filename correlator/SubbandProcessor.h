@@ -35,11 +35,20 @@ namespace rtcp::correlator {
 
 class SubbandProcessor {
  public:
+  /// Spectra a station's steps 1-4 take at a time (see spectraPerChunk below).
+  static constexpr int kSpectraPerChunk = 256;
+
   /// Sizes from settings: stations, channelsPerSubband, spectraPerBlock, bitsPerSample,
   /// delayCompensation, correctBandPass, tiedArrayStationNames, clock. nrThreads 0:
   /// OpenMP's default (stations are filtered in parallel, the kernel is threaded).
+  /// spectraPerChunk: steps 1-4 of a station run chunk by chunk of this many spectra
+  /// (input conversion of the chunk's samples and filter history, filter bank, delay and
+  /// bandpass), so the intermediate data stay in cache instead of passing through memory
+  /// three times; a multiple of 16 (the FFT batches and delay tiles: the visibilities are
+  /// bit-identical for any chunk size), or 0 for the whole block at once (the plain twin).
   explicit SubbandProcessor(const ObservationSettings& settings, int nrThreads = 0,
-                            CorrelatorKernel::Isa isa = CorrelatorKernel::Isa::kAuto);
+                            CorrelatorKernel::Isa isa = CorrelatorKernel::Isa::kAuto,
+                            int spectraPerChunk = kSpectraPerChunk);
   ~SubbandProcessor();
 
   /// Processes one subband of one block. stations[s]: the StationBlock of station s (the
@@ -69,16 +78,23 @@ class SubbandProcessor {
     kCorrelator,
     kValidSamples,
   };
-  /// Time per step since construction: steps 1-4 per station (summed over the threads
-  /// that filter stations in parallel), steps 5-7 per subband.
+  /// Time per step since construction: steps 1-4 per station (summed over its chunks and
+  /// over the threads that filter stations in parallel), steps 5-7 per subband.
   const StepTimes& stepTimes() const { return times_; }
 
  private:
   struct Scratch;
   void check(std::span<const StationBlock* const> stations, int localSubband,
              int subbandIndex) const;
+  /// Time spent in steps 1, 3 and 4 over a station's chunks.
+  struct ChunkTimes {
+    StepTimes::Clock::duration conversion{}, filtering{}, correction{};
+  };
   void processStation(const StationBlock& block, int localSubband, double subbandFrequency,
                       int station, Scratch& scratch);
+  /// Steps 1, 3 and 4 of spectra [first, first + count) of a station.
+  void processChunk(const StationBlock& block, int localSubband, int first, int count, int station,
+                    Scratch& scratch, ChunkTimes& times);
 
   ObservationSettings settings_;  ///< a copy: the caller's may go
   Integrations integrations_;
@@ -86,6 +102,7 @@ class SubbandProcessor {
   int nrChannels_;
   int nrSpectra_;
   int nrThreads_;
+  int spectraPerChunk_;  ///< spectra per chunk of steps 1-4, at most nrSpectra_
   InputConverter converter_;
   SpectrumFlagger flagger_;
   PolyphaseFilterBank filterBank_;
@@ -94,7 +111,7 @@ class SubbandProcessor {
   Beamformer beamformer_;
   CorrelatorKernel kernel_;
   ValidSampleCounter validSampleCounter_;
-  std::vector<std::unique_ptr<Scratch>> scratch_;  ///< one per thread
+  std::vector<std::unique_ptr<Scratch>> scratch_;  ///< one per thread (one chunk's data)
   AlignedBuffer<float> samples_;     ///< [input station][channel][pol][reim][padded time]
   std::vector<SpectrumMask> masks_;  ///< per input station
   StepTimes times_;

@@ -1,11 +1,12 @@
 // rtcp-bench filterbank: how many station-subbands one core keeps up with in real time,
-// for the filter bank (16-bit input, 64 channels) and for the whole SubbandProcessor chain.
-#include <random>
+// for the filter bank (16-bit input, 64 channels) and for the whole SubbandProcessor chain,
+// hot (one-subband blocks reused from cache) and cold (the correlator program's condition).
+#include <algorithm>
 #include <string>
-#include <vector>
 
 #include "BenchTiming.h"
 #include "ChainBenchmark.h"
+#include "ChainInputs.h"
 #include "InputConverter.h"
 #include "PolyphaseFilterBank.h"
 #include "SpectrumFlagger.h"
@@ -16,36 +17,15 @@ namespace rtcp::correlator::bench {
 
 namespace {
 
-constexpr int kChannels = 64;
-constexpr int kSpectra = 768;
-
-ObservationSettings benchSettings(int nrStations) {
-  ObservationSettings settings;
-  settings.bitsPerSample = 16;
-  settings.channelsPerSubband = kChannels;
-  settings.spectraPerBlock = kSpectra;
-  for (int s = 0; s < nrStations; ++s) {
-    StationSettings station;
-    station.name = std::to_string(s);
-    station.name.insert(station.name.begin(), 'S');
-    settings.stations.push_back(station);
+/// Prints the steps' time per station-subband (steps 1-4) and per subband (5-7) in ms.
+void printStepTimes(const std::string& prefix, const StepTimes& times) {
+  for (size_t step = 0; step < times.size(); ++step) {
+    std::string name = times.name(step);
+    std::replace_if(
+        name.begin(), name.end(), [](char c) { return c == ' ' || c == '/'; }, '_');
+    const double calls = double(std::max<uint64_t>(times.calls(step), 1));
+    printFigure(prefix + ".ms." + name, 1e3 * times.seconds(step) / calls);
   }
-  SubbandSettings subband;
-  subband.number = 150;
-  subband.frequency = 150 * settings.subbandWidth();
-  settings.subbands.push_back(subband);
-  return settings;
-}
-
-StationBlock randomBlock(const ObservationSettings& settings, int station, std::mt19937& random) {
-  StationBlock block(1, nrHistorySamples(settings) + int(settings.samplesPerBlock()), 16);
-  block.header.station = station;
-  block.delays[0].residualStart = 1e-7 * station;
-  block.delays[0].residualEnd = 1.1e-7 * station;
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (uint8_t& b : block.samples) b = uint8_t(byte(random));
-  for (int t = 0; t < block.header.nrSamples; ++t) block.setValid(0, t, true);
-  return block;
 }
 
 /// Station-subbands per core: samples processed per second over the subband sample rate.
@@ -53,7 +33,56 @@ double realTimeStationSubbands(double stationBlocksPerSecond, const ObservationS
   return stationBlocksPerSecond * double(settings.samplesPerBlock()) / settings.subbandWidth();
 }
 
-int run(int, char**) {
+/// Subbands per core of a processor (one thread) over the blocks' calls: best of several
+/// rounds in wall time, or per second of the thread's CPU time.
+template <typename Blocks>
+double subbandsPerCore(Blocks& blocks, int spectraPerChunk, bool cpuTime,
+                       StepTimes* steps = nullptr) {
+  SubbandProcessor processor(blocks.settings(), 1, CorrelatorKernel::Isa::kAuto, spectraPerChunk);
+  CorrelatedData output = processor.makeOutput();
+  auto call = [&] { blocks.processNext(processor, output); };
+  const double seconds =
+      cpuTime ? bestSecondsPerCall(call, 5, 0.2, threadCpuSeconds) : bestSecondsPerCall(call);
+  if (steps) *steps = processor.stepTimes();
+  return blocks.settings().blockDuration() / seconds;
+}
+
+void printCold(const ColdChainFigures& cold) {
+  printFigure("chain.N16.cold.subbands_per_core", cold.subbandsPerCore);
+  printFigure("chain.N16.cold.station_subbands_per_core", 16 * cold.subbandsPerCore);
+  printStepTimes("chain.N16.cold", cold.steps);
+  printFigure("chain.N16.cold_first_touch.subbands_per_core", cold.firstTouchSubbandsPerCore);
+  printStepTimes("chain.N16.cold_first_touch", cold.firstTouchSteps);
+}
+
+/// `rtcp-bench filterbank cold`: only the cold chain (e.g. under perf).
+int runCold() {
+  printCold(chainSubbandsPerCoreCold(16, kChainSubbandsPerBlock));
+  return 0;
+}
+
+/// `rtcp-bench filterbank chunks`: the chain hot and cold per second of CPU time for
+/// several chunk sizes of steps 1-4 (0: the whole block at once), interleaved twice.
+int runChunks() {
+  HotBlocks hot(16);
+  ColdBlocks cold(16, kChainSubbandsPerBlock);
+  {  // every page read once through the mapping
+    SubbandProcessor processor(cold.settings(), 1);
+    CorrelatedData output = processor.makeOutput();
+    for (size_t i = 0; i < cold.nrSubbandBlocks(); ++i) cold.processNext(processor, output);
+  }
+  for (int round = 0; round < 2; ++round)
+    for (int chunk : {0, 32, 64, 128, 256}) {
+      const std::string name = "chain.N16.chunk" + std::to_string(chunk);
+      printFigure(name + ".subbands_per_cpu_second", subbandsPerCore(hot, chunk, true));
+      printFigure(name + ".cold.subbands_per_cpu_second", subbandsPerCore(cold, chunk, true));
+    }
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  if (argc > 0 && std::string(argv[0]) == "cold") return runCold();
+  if (argc > 0 && std::string(argv[0]) == "chunks") return runChunks();
   std::mt19937 random(1);
   const ObservationSettings one = benchSettings(1);
   const StationBlock block = randomBlock(one, 0, random);
@@ -79,31 +108,47 @@ int run(int, char**) {
               one.samplesPerBlock() / filterSeconds / 1e6);
 
   const int nrStations = 16;
-  const double subbands = chainSubbandsPerCore(nrStations);
+  StepTimes hotSteps;
+  const double subbands = chainSubbandsPerCore(nrStations, &hotSteps);
   printFigure("chain.N16.subbands_per_core", subbands);
   printFigure("chain.N16.station_subbands_per_core", nrStations * subbands);
+  printStepTimes("chain.N16", hotSteps);
+  const ColdChainFigures cold = chainSubbandsPerCoreCold(nrStations, kChainSubbandsPerBlock);
+  printCold(cold);
+  printFigure("chain.N16.cold_over_hot", cold.subbandsPerCore / subbands);
+  printFigure("chain.N16.cold_first_touch_over_hot", cold.firstTouchSubbandsPerCore / subbands);
   return 0;
 }
 
 }  // namespace
 
-double chainSubbandsPerCore(int nrStations) {
-  std::mt19937 random(2);
-  const ObservationSettings settings = benchSettings(nrStations);
-  std::vector<StationBlock> blocks;
-  std::vector<const StationBlock*> pointers;
-  for (int s = 0; s < nrStations; ++s) blocks.push_back(randomBlock(settings, s, random));
-  for (const StationBlock& b : blocks) pointers.push_back(&b);
-  SubbandProcessor processor(settings, 1);
-  CorrelatedData output = processor.makeOutput();
-  const double chainSeconds =
-      bestSecondsPerCall([&] { processor.process(pointers, 0, 0, output); });
-  return settings.blockDuration() / chainSeconds;
+double chainSubbandsPerCore(int nrStations, StepTimes* steps) {
+  HotBlocks blocks(nrStations);
+  return subbandsPerCore(blocks, SubbandProcessor::kSpectraPerChunk, false, steps);
 }
 
-RTCP_REGISTER_BENCHMARK("filterbank",
-                        "real-time station-subbands per core: filter bank (16-bit, 64 channels) "
-                        "and the whole subband chain for 16 stations",
-                        run);
+ColdChainFigures chainSubbandsPerCoreCold(int nrStations, int subbandsPerBlock) {
+  ColdBlocks blocks(nrStations, subbandsPerBlock);
+  ColdChainFigures figures;
+  {  // one pass over every set: each page read for the first time through the mapping
+    SubbandProcessor processor(blocks.settings(), 1);
+    CorrelatedData output = processor.makeOutput();
+    const double start = steadySeconds();
+    for (size_t i = 0; i < blocks.nrSubbandBlocks(); ++i) blocks.processNext(processor, output);
+    const double seconds = (steadySeconds() - start) / double(blocks.nrSubbandBlocks());
+    figures.firstTouchSubbandsPerCore = blocks.settings().blockDuration() / seconds;
+    figures.firstTouchSteps = processor.stepTimes();
+  }
+  figures.subbandsPerCore =
+      subbandsPerCore(blocks, SubbandProcessor::kSpectraPerChunk, false, &figures.steps);
+  return figures;
+}
+
+RTCP_REGISTER_BENCHMARK(
+    "filterbank",
+    "real-time station-subbands per core: filter bank (16-bit, 64 channels) "
+    "and the whole subband chain for 16 stations, hot and cold [cold: only the cold chain; "
+    "chunks: hot and cold per CPU second by chunk size]",
+    run);
 
 }  // namespace rtcp::correlator::bench

@@ -2,12 +2,15 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
+#include <numbers>
 #include <random>
+#include <utility>
 
 #include "ChainTestData.h"
 #include "CorrelatorKernel.h"
 #include "DelayAndBandpassCorrection.h"
 #include "InputConverter.h"
+#include "PolarisationCorrection.h"
 #include "PolyphaseFilterBank.h"
 #include "Reference.h"
 #include "SpectrumFlagger.h"
@@ -45,6 +48,10 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(spectrumFlagger);
   CPPUNIT_TEST(filterBank);
   CPPUNIT_TEST(delayAndBandpass);
+  CPPUNIT_TEST(inputConverterRange);
+  CPPUNIT_TEST(spectrumMaskBits16);
+  CPPUNIT_TEST(delayAndBandpassInChunks);
+  CPPUNIT_TEST(polarisationCorrectionInChunks);
   CPPUNIT_TEST(correlatorKernel);
   CPPUNIT_TEST_SUITE_END();
 
@@ -151,6 +158,112 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
         CPPUNIT_ASSERT_EQUAL(0.0f, fast[5]);  // flagged spectrum, channel 0 X re
       }
     }
+  }
+
+  /// A range of samples converts to the same values as the whole block, flags included.
+  void inputConverterRange() {
+    std::mt19937 random(6);
+    for (int bits : {16, 8, 4}) {
+      const ObservationSettings settings = test::makeSettings(1, 16, 20, bits);
+      StationBlock block = test::makeBlock(settings, 0);
+      test::randomiseSamples(block, random);
+      for (int t = 0; t < block.header.nrSamples; ++t)
+        if (random() % 5 == 0) block.setValid(0, t, false);
+      const int n = block.header.nrSamples;
+      std::vector<std::complex<float>> whole(2 * size_t(n));
+      InputConverter converter(bits);
+      converter.convert(block, 0, whole.data());
+      for (auto [first, count] :
+           {std::pair{0, n}, {1, 63}, {63, 2}, {64, 128}, {100, 211}, {n - 70, 70}, {17, 0}}) {
+        std::vector<std::complex<float>> part(2 * size_t(count) + 2, {99, 99});
+        int expectedFlagged = 0;
+        for (int t = first; t < first + count; ++t) expectedFlagged += !block.isValid(0, t);
+        CPPUNIT_ASSERT_EQUAL(expectedFlagged,
+                             converter.convert(block, 0, first, count, part.data()));
+        for (size_t i = 0; i < 2 * size_t(count); ++i)
+          CPPUNIT_ASSERT(part[i] == whole[2 * size_t(first) + i]);
+        CPPUNIT_ASSERT(part[2 * size_t(count)] == std::complex<float>(99, 99));  // no overrun
+      }
+      std::vector<std::complex<float>> out(2 * size_t(n));
+      CPPUNIT_ASSERT_THROW(converter.convert(block, 0, n - 10, 11, out.data()),
+                           std::invalid_argument);
+      CPPUNIT_ASSERT_THROW(converter.convert(block, 0, -1, 5, out.data()), std::invalid_argument);
+    }
+  }
+
+  void spectrumMaskBits16() {
+    std::mt19937 random(7);
+    SpectrumMask mask(150);
+    for (int s = 0; s < 150; ++s) mask.set(s, random() % 3 != 0);
+    for (int first = 0; first < 150; ++first) {
+      uint32_t expected = 0;
+      for (int k = 0; k < 16 && first + k < 150; ++k)
+        expected |= uint32_t(mask.valid(first + k)) << k;
+      CPPUNIT_ASSERT_EQUAL(expected, mask.bits16(first));
+    }
+  }
+
+  /// Chunks of a multiple of 16 spectra give the whole block's output bit for bit; other
+  /// chunks (one spectrum at a time in the tail) agree to rounding.
+  void delayAndBandpassInChunks() {
+    std::mt19937 random(8);
+    const double fs = 195312.5;
+    for (int channels : {2, 16, 64}) {
+      const int spectra = 100, padded = CorrelatorKernel::paddedLength(spectra);
+      const auto input = test::noise(size_t(spectra) * channels, 1.0, random);
+      std::vector<std::complex<float>> in(input.begin(), input.end());
+      SpectrumMask valid(spectra);
+      for (int s : {3, 17, 18, 64, 99}) valid.set(s, false);
+      DelayAndBandpassCorrection correction(channels, spectra, padded, fs, true, true);
+      const size_t floats = size_t(channels) * 4 * padded;
+      std::vector<float> whole(floats, 0);
+      const double frequency = 150 * fs, tau0 = 1.3e-6, tau1 = -2.1e-6;
+      correction.apply(in.data(), valid, frequency, tau0, tau1, whole.data());
+      for (int chunk : {16, 48, 64, 20, 7}) {
+        std::vector<float> chunked(floats, 0);
+        DelayAndBandpassCorrection::Phasors phasors;
+        correction.start(frequency, tau0, tau1, phasors);
+        for (int first = 0; first < spectra; first += chunk) {
+          const int count = std::min(chunk, spectra - first);
+          correction.apply(in.data() + size_t(first) * 2 * channels, valid, first, count, phasors,
+                           chunked.data());
+        }
+        const std::string what =
+            std::to_string(channels) + " channels, chunks of " + std::to_string(chunk);
+        if (chunk % 16 == 0)
+          CPPUNIT_ASSERT_MESSAGE(what, chunked == whole);
+        else
+          CPPUNIT_ASSERT_MESSAGE(what, relativeError(chunked.data(), whole.data(), floats) < 1e-6);
+      }
+      DelayAndBandpassCorrection::Phasors phasors;
+      CPPUNIT_ASSERT_THROW(correction.apply(in.data(), valid, 0, 10, phasors, whole.data()),
+                           std::invalid_argument);  // not started
+      correction.start(frequency, tau0, tau1, phasors);
+      CPPUNIT_ASSERT_THROW(correction.apply(in.data(), valid, 90, 11, phasors, whole.data()),
+                           std::invalid_argument);
+    }
+  }
+
+  void polarisationCorrectionInChunks() {
+    std::mt19937 random(9);
+    const int channels = 16, padded = 112;
+    PolarisationCorrection correction(channels, padded, 195312.5, {2e-9, -3e-9}, {0.1, -0.4});
+    CPPUNIT_ASSERT(correction.active());
+    std::normal_distribution<float> gauss;
+    std::vector<float> whole(size_t(channels) * 4 * padded);
+    for (float& v : whole) v = gauss(random);
+    std::vector<float> chunked = whole;
+    correction.apply(150 * 195312.5, whole.data());
+    std::vector<std::complex<float>> rotations;
+    correction.rotations(150 * 195312.5, rotations);
+    for (int first = 0; first < padded; first += 32)
+      correction.apply(rotations, chunked.data(), first, std::min(32, padded - first));
+    CPPUNIT_ASSERT(chunked == whole);
+    // X of channel 0 turned by -(2 pi f_0 d_X + phi_X)
+    const double f0 = 150 * 195312.5 - 8 * 195312.5 / channels;
+    const std::complex<double> expected =
+        std::polar(1.0, -(2 * std::numbers::pi * f0 * 2e-9 + 0.1));
+    CPPUNIT_ASSERT(std::abs(rotations[0] - std::complex<float>(expected)) < 1e-6f);
   }
 
   void correlatorKernel() {

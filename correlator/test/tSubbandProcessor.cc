@@ -142,6 +142,7 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(superstationOrder);
   CPPUNIT_TEST(rejectsBadBlocks);
   CPPUNIT_TEST(timesEveryStep);
+  CPPUNIT_TEST(chunkSizesGiveIdenticalVisibilities);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -195,6 +196,47 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(uint64_t(2), times.calls(step));
     CPPUNIT_ASSERT(times.seconds(SubbandProcessor::kFilterBank) > 0);
     CPPUNIT_ASSERT(times.seconds(SubbandProcessor::kCorrelator) > 0);
+  }
+
+  /// Steps 1-4 in chunks of any multiple of 16 spectra give the visibilities of the whole
+  /// block at once (the plain twin, spectraPerChunk 0) bit for bit: with lost samples,
+  /// residual delays, per-polarisation corrections and a block length no chunk divides.
+  void chunkSizesGiveIdenticalVisibilities() {
+    std::mt19937 random(23);
+    ObservationSettings settings = makeSettings(3, 16, 100);
+    settings.delayCompensation = true;
+    for (StationSettings& station : settings.stations) {
+      station.delay = {1e-9 * double(random() % 5), -2e-9};
+      station.phase0 = {0.3, -0.2};
+    }
+    std::vector<StationBlock> blocks;
+    for (int s = 0; s < settings.nrStations(); ++s) {
+      blocks.push_back(makeBlock(settings, s));
+      test::randomiseSamples(blocks.back(), random);
+      const int start = int(random() % unsigned(blocks.back().header.nrSamples - 40));
+      for (int t = start; t < start + 40; ++t) blocks.back().setValid(0, t, false);
+      blocks.back().delays[0].residualStart = (s - 1.3) * 1e-6;
+      blocks.back().delays[0].residualEnd = (s - 1.1) * 1e-6;
+    }
+    auto run = [&](int spectraPerChunk) {
+      SubbandProcessor processor(settings, 1, CorrelatorKernel::Isa::kAuto, spectraPerChunk);
+      CorrelatedData output = processor.makeOutput();
+      processor.process(pointers(blocks), 0, 0, output);
+      return output;
+    };
+    const CorrelatedData whole = run(0);
+    double scale = 0;
+    for (const auto& v : whole.visibilities) scale = std::max(scale, double(std::abs(v)));
+    CPPUNIT_ASSERT(scale > 0);
+    for (int chunk : {16, 32, 48, 128}) {
+      const CorrelatedData chunked = run(chunk);
+      CPPUNIT_ASSERT_MESSAGE(std::to_string(chunk),
+                             std::equal(chunked.visibilities.begin(), chunked.visibilities.end(),
+                                        whole.visibilities.begin(), whole.visibilities.end()));
+      CPPUNIT_ASSERT(std::equal(chunked.validSamples.begin(), chunked.validSamples.end(),
+                                whole.validSamples.begin(), whole.validSamples.end()));
+    }
+    CPPUNIT_ASSERT_THROW(run(20), std::invalid_argument);
   }
 
   void matchesReferenceChain() {
