@@ -7,7 +7,7 @@ namespace rtcp::storage {
 
 void BlockReceiver::run(Stream& stream, const std::string& peer) {
   try {
-    ReceiveBuffer input(stream);
+    ReceiveBuffer input(stream, receiveCapacity_);
     while (receiveBlock(input, peer)) {
     }
   } catch (const std::exception& e) {

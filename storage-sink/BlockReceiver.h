@@ -6,6 +6,8 @@
 /// straight from the socket), verifies its CRC-64 and stages it for its MeasurementSet's
 /// writer.
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 
 #include "BlockValidator.h"
@@ -19,8 +21,14 @@ namespace rtcp::storage {
 
 class BlockReceiver {
  public:
-  BlockReceiver(const BlockValidator& validator, StagingArea& staging, IngestStatistics& statistics)
-      : validator_(validator), staging_(staging), statistics_(statistics) {}
+  /// receiveCapacity: the ReceiveBuffer's bytes (at least kCorrelatedHeaderSize; smaller is
+  /// raised to it), allocated once per connection.
+  BlockReceiver(const BlockValidator& validator, StagingArea& staging, IngestStatistics& statistics,
+                size_t receiveCapacity = ReceiveBuffer::kDefaultCapacity)
+      : validator_(validator),
+        staging_(staging),
+        statistics_(statistics),
+        receiveCapacity_(std::max(receiveCapacity, size_t(kCorrelatedHeaderSize))) {}
 
   /// Receives until the peer closes, the stream fails or framing is lost; never throws.
   void run(Stream& stream, const std::string& peer);
@@ -35,6 +43,7 @@ class BlockReceiver {
   StagingArea& staging_;
   IngestStatistics& statistics_;
   DurableReplies* replies_ = nullptr;
+  size_t receiveCapacity_;
 };
 
 }  // namespace rtcp::storage

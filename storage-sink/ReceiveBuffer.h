@@ -15,7 +15,11 @@ namespace rtcp::storage {
 
 class ReceiveBuffer {
  public:
-  explicit ReceiveBuffer(Stream& stream, size_t capacity = 256u << 10)
+  /// What storage-sink's connections use: one recv takes up to this much.
+  static constexpr size_t kDefaultCapacity = 256u << 10;
+
+  /// capacity: at least the largest size asked of fill() (a block header).
+  explicit ReceiveBuffer(Stream& stream, size_t capacity = kDefaultCapacity)
       : stream_(stream), buffer_(capacity) {}
 
   /// Bytes buffered, not yet consumed, and where they start.

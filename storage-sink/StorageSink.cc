@@ -1,5 +1,7 @@
 #include "StorageSink.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -195,6 +197,7 @@ void StorageSink::acceptConnections() {
     Stream* raw = stream.get();
     ++open_;
     std::thread thread([this, raw, n = connections_.size()] {
+      ::pthread_setname_np(::pthread_self(), "sink-receive");  // for perf and top
       const std::string peer = "connection " + std::to_string(n);
       RTCP_LOG_DEBUG("storage", peer << " opened");
       BlockReceiver receiver(*validator_, *staging_, statistics_);
@@ -271,6 +274,7 @@ void StorageSink::flushOutput(int output) {
 }
 
 void StorageSink::drain(int writerThread) {
+  ::pthread_setname_np(::pthread_self(), "sink-write");
   // Flushing writes out partly filled tiles and costs fsyncs: once per msFlushSeconds and MS.
   const auto flushInterval = std::chrono::duration<double>(options_.msFlushSeconds);
   std::map<int, Clock::time_point> lastFlush;  // [output], of this writer's outputs

@@ -41,6 +41,8 @@ struct BenchOptions {
   double integrationSeconds = 1;
   double stagingMb = 32;
   std::string dir = "/tmp";
+  /// One round through the sink, without the sequential writes (for profiling the sink).
+  bool sinkOnly = false;
 };
 
 /// CPU seconds of this process, and of the calling thread.
@@ -212,11 +214,13 @@ void runCase(const BenchOptions& o, const std::string& dir, const std::string& p
   SinkTimes sink;
   SinkSummary summary;
   uint64_t msBytes = 0;
-  for (int round = 0; round < 2; ++round) {
+  const int nrRounds = o.sinkOnly ? 1 : 2;
+  for (int round = 0; round < nrRounds; ++round) {
     const std::string roundDir = dir + "/" + prefix + "round" + std::to_string(round);
     const SinkTimes times = writeThroughSink(o, roundDir, summary);
     if (times.total < sink.total) sink = times;
     msBytes = bytesOnDisk(roundDir);
+    if (o.sinkOnly) continue;
     sequential = std::min(sequential, writeSequentially(dir + "/sequential.dat", visibilityBytes));
     std::filesystem::remove(dir + "/sequential.dat");
     sequentialMs = std::min(sequentialMs, writeSequentially(dir + "/sequential.dat", msBytes));
@@ -233,9 +237,11 @@ void runCase(const BenchOptions& o, const std::string& dir, const std::string& p
   printFigure(prefix + "visibility_bytes", double(visibilityBytes));
   // DATA plus WEIGHT_SPECTRUM, FLAG, UVW, ...: the MSs hold more than the visibilities.
   printFigure(prefix + "ms_bytes", double(msBytes));
-  printFigure(prefix + "fraction_of_sequential_write", sequential / sink.total);
-  // The same bytes as the MSs hold (DATA, WEIGHT_SPECTRUM, FLAG, ... and the subtables).
-  printFigure(prefix + "fraction_of_sequential_write_of_ms_bytes", sequentialMs / sink.total);
+  if (!o.sinkOnly) {
+    printFigure(prefix + "fraction_of_sequential_write", sequential / sink.total);
+    // The same bytes as the MSs hold (DATA, WEIGHT_SPECTRUM, FLAG, ... and the subtables).
+    printFigure(prefix + "fraction_of_sequential_write_of_ms_bytes", sequentialMs / sink.total);
+  }
   printFigure(prefix + "create_seconds", sink.create);
   printFigure(prefix + "sink_seconds", sink.total);
   printFigure(prefix + "sink_cpu_seconds", sink.sinkCpu);
@@ -247,11 +253,13 @@ void runCase(const BenchOptions& o, const std::string& dir, const std::string& p
   printFigure(prefix + "sink_last_block_sent_seconds", sink.sent);
   printFigure(prefix + "sink_written_and_closed_seconds", sink.closed);
   printFigure(prefix + "sink_sync_seconds", sink.total - sink.closed);
-  printFigure(prefix + "sequential_seconds", sequential);
-  printFigure(prefix + "sequential_ms_bytes_seconds", sequentialMs);
+  if (!o.sinkOnly) {
+    printFigure(prefix + "sequential_seconds", sequential);
+    printFigure(prefix + "sequential_ms_bytes_seconds", sequentialMs);
+  }
   printFigure(prefix + "staging_high_water_fraction",
               double(summary.stagingHighWaterBytes) / double(summary.stagingCapacityBytes));
-  for (int round = 0; round < 2; ++round)
+  for (int round = 0; round < nrRounds; ++round)
     std::filesystem::remove_all(dir + "/" + prefix + "round" + std::to_string(round));
 }
 
@@ -314,12 +322,15 @@ int storageBenchmark(int argc, char** argv) {
       custom.stagingMb = lofar.stagingMb = shortCase.stagingMb = std::stod(value());
     else if (arg == "--dir")
       custom.dir = lofar.dir = shortCase.dir = value();
+    else if (arg == "--sink-only")
+      custom.sinkOnly = lofar.sinkOnly = shortCase.sinkOnly = true;
     else if (arg == "--help") {
       std::printf(
           "rtcp-bench storage [--lofar-integrations 2] [--short-integrations 100] [--create 100]\n"
-          "                   [--staging-mb 256] [--dir /tmp]\n"
+          "                   [--staging-mb 256] [--dir /tmp] [--sink-only]\n"
           "rtcp-bench storage --stations S --channels C --integrations N --subbands B\n"
-          "                   [--integration-seconds T]   (one case only)\n");
+          "                   [--integration-seconds T]   (one case only)\n"
+          "--sink-only: one round through the sink, no sequential writes (for profiling)\n");
       return 0;
     } else
       throw std::invalid_argument("unknown argument " + arg);
