@@ -68,7 +68,8 @@ struct Daemon {
             "fuzz-link.parset", "/")),
         blocks(settings),
         integrator(settings, [](std::unique_ptr<CorrelatedData>) {}),
-        host(PluginContext{functions, &settings, &blocks, &integrator, nullptr}) {
+        // Slots held by earlier inputs' leases: fail at once, not after 30 s (a timeout).
+        host(PluginContext{functions, &settings, &blocks, &integrator, nullptr, 0.0}) {
     host.load(RTCP_CORRELATOR_PLUGIN);
     calls = std::make_unique<CallService>(functions);
   }

@@ -29,6 +29,8 @@ struct PluginContext {
   VisibilitySink* visibilities = nullptr;
   /// Lines for ionproc's final summary, asked for at the end.
   std::vector<std::function<std::string()>>* summaries = nullptr;
+  /// How long a block lent in shared memory waits for a free slot before the call fails.
+  double leaseWaitSeconds = 30;
 };
 
 /// Name of the entry point every plug-in exports.

@@ -46,6 +46,7 @@ class StationBlockPool : public std::enable_shared_from_this<StationBlockPool> {
 struct CorrelatorPlugin {
   std::shared_ptr<StationBlockPool> pool = std::make_shared<StationBlockPool>();
   const ObservationSettings* settings = nullptr;
+  double leaseWaitSeconds = 30;  ///< PluginContext::leaseWaitSeconds
   BlockSource* blocks = nullptr;
   VisibilitySink* visibilities = nullptr;
   std::atomic<uint64_t> served{0}, lent{0}, flagged{0}, correlated{0};
@@ -164,7 +165,7 @@ struct CorrelatorPlugin {
     segmentLock.unlock();
     SharedBlockSegment& shared = *segment;
     const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
-    location = shared.lease(holder(rank, station, lease));
+    location = shared.lease(holder(rank, station, lease), leaseWaitSeconds);
     try {  // a block too large for the slot or a failed serve ends the lease
       StationBlock slot = shared.block(location.slot, n, nrSamples, settings->bitsPerSample);
       serveInto(slot, block, station, first, n);
@@ -220,6 +221,7 @@ RTCP_PLUGIN(context) {
   plugin->settings = context.settings;
   plugin->blocks = context.blocks;
   plugin->visibilities = context.visibilities;
+  plugin->leaseWaitSeconds = context.leaseWaitSeconds;
   context.functions.serve(
       serveStationBlock,
       [plugin](int64_t block, int32_t station, int32_t first, int32_t n,
