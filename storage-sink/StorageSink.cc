@@ -93,14 +93,13 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   writers_.resize(outputs_.size());
   ready_ = std::make_unique<std::atomic<bool>[]>(outputs_.size());
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
+  // A restart's MSs are reopened first, before any writer runs (reopened on the preparing
+  // thread beside the writers, a restarted sink was once seen dying with a corrupted heap
+  // in ~Table).
+  for (size_t o = 0; o < outputs_.size(); ++o)
+    if (existed[o]) openWriter(o, descriptions[o], paths[o], true);
   if (options_.createWhileListening) {
     preallocating.join();
-    // A restart's MSs are reopened here, before any writer runs: reopened on the preparing
-    // thread while writers wrote other MSs, the restarted sink died now and then with a
-    // corrupted heap in ~Table (storage_killed_test, 3 runs in 9).
-    for (size_t o = 0; o < outputs_.size(); ++o)
-      if (existed[o]) openWriter(o, descriptions[o], paths[o], true);
-    existed.assign(existed.size(), false);
     listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));  // may throw
     preparing_ = std::thread([this, descriptions = std::move(descriptions),
                               paths = std::move(paths), existed = std::move(existed)] {
@@ -158,8 +157,6 @@ void StorageSink::prepareMeasurementSets(const std::vector<MeasurementSetDescrip
                                          const std::vector<bool>& existed) {
   const auto creating = Clock::now();
   const std::clock_t cpuCreating = std::clock();  // the process's CPU time (every thread)
-  for (size_t o = 0; o < outputs_.size(); ++o)    // a restart: reopened first
-    if (existed[o]) openWriter(o, descriptions[o], paths[o], true);
   // Each MS is opened as soon as it is made (its writer may write at once)...
   createMeasurementSets(
       descriptions, paths, [this](int made) { measurementSetsCreated_ = made; },

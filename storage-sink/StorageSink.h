@@ -108,9 +108,9 @@ class StorageSink {
   /// Flushes and closes the MSs; false when one of them could not be.
   bool closeMeasurementSets(SinkSummary& summary);
   bool allArrived() const;
-  /// Makes (or, made before, reopens) the MSs and opens their writers, each published to the
-  /// writer threads as soon as it is open (ready_); on the constructor's thread or, with
-  /// createWhileListening, on preparing_.
+  /// Makes the MSs not made before (a restart's are reopened first, in the constructor) and
+  /// opens their writers, each published to the writer threads as soon as it is open
+  /// (ready_); on the constructor's thread or, with createWhileListening, on preparing_.
   void prepareMeasurementSets(const std::vector<MeasurementSetDescription>& descriptions,
                               const std::vector<std::string>& paths,
                               const std::vector<bool>& existed);
