@@ -235,10 +235,12 @@ int run(const Options& options) {
     return wallClock() > settings.stopTime + replayShift + seconds;
   };
 
-  // Done: every integration sent on, or (--no-output) every block of every station served.
+  // Done: every integration sent on, or (--no-output) every block of every station served;
+  // and the ranks hung up: a rank still holding blocks lent in shared memory returns them
+  // at its end, and would find the link gone.
   const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
   const int64_t blocksProcessed = nrProcessedBlocks(settings);
-  auto done = [&] {
+  auto allSentOrServed = [&] {
     if (!options.noOutput)
       return int64_t(output.integrator().statistics().integrations) >= expected;
     if (input)
@@ -247,9 +249,13 @@ int run(const Options& options) {
       });
     return false;
   };
+  auto done = [&] { return allSentOrServed() && link.statistics().connectionsOpen == 0; };
   int signal = 0;
-  while (!signal) {
-    writeStatus(false);
+  for (double statusWritten = 0; !signal;) {
+    if (wallClock() >= statusWritten + 1) {  // once a second (--status - is a log stream)
+      writeStatus(false);
+      statusWritten = wallClock();
+    }
     // Real time: past the last integration, keep receiving until the stop time, so that
     // the packet counts cover start..stop (the tail after the last whole block included).
     if (done() && (!settings.realTime || stopTimePassed(kTailSeconds))) break;
@@ -257,8 +263,8 @@ int run(const Options& options) {
       RTCP_LOG_WARN("ionproc", "stop time passed " << options.linger << " s ago; stopping");
       break;
     }
-    const timespec second{1, 0};
-    signal = sigtimedwait(&stopSignals, nullptr, &second);
+    const timespec quarterSecond{0, 250'000'000};  // the ranks' hang-up is seen soon
+    signal = sigtimedwait(&stopSignals, nullptr, &quarterSecond);
     if (signal < 0) signal = 0;
   }
   if (signal) RTCP_LOG_INFO("ionproc", "signal " << signal << ": stopping");

@@ -72,6 +72,7 @@ void LinkServer::acceptLoop() {
     connection->socket->setSendTimeout(transferTimeout_);
     connection->id = nextId_++;
     ++statistics_.connections;
+    ++statistics_.connectionsOpen;
     Connection& c = *connection;
     connections_.push_back(std::move(connection));
     c.thread = std::thread([this, &c] { serve(c); });
@@ -101,6 +102,8 @@ void LinkServer::serve(Connection& connection) {
     }
   }
   service_.connectionClosed(connection.id);
+  std::lock_guard lock(mutex_);
+  --statistics_.connectionsOpen;
   connection.finished = true;
 }
 

@@ -73,6 +73,7 @@ class LinkServer {
     uint64_t reads = 0, writes = 0;            ///< completed transfers
     uint64_t bytesRead = 0, bytesWritten = 0;  ///< bulk bytes (read: ionproc -> compute)
     uint64_t connections = 0, connectionsLost = 0;
+    uint64_t connectionsOpen = 0;  ///< accepted and not yet ended
   };
   Statistics statistics() const;
 

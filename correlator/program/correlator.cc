@@ -238,8 +238,9 @@ int main(int argc, char** argv) {
       std::cerr << "correlator: " + std::string(e.what()) + " (see --help)\n" << std::flush;
     MPI_Abort(MPI_COMM_WORLD, 2);
   } catch (const std::exception& e) {
-    // One write: MPI_Abort may take the process down before a second one reaches mpirun.
-    std::cerr << "correlator[" + std::to_string(rank) + "]: " + e.what() + "\n" << std::flush;
+    // One line in one write (MPI_Abort may take the process down before a second reaches
+    // mpirun), marked ERROR: observe reports a failed rank's last ERROR line as the cause.
+    RTCP_LOG_ERROR("correlator", "rank " << rank << ": " << e.what());
     // The other ranks may wait in an exchange with this one: take them down too.
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
