@@ -130,6 +130,16 @@ ObservationSettings smallObservation() {
   return s;
 }
 
+/// The correlator plug-in over pattern blocks of the small observation, with a rank's
+/// link to it: the set-up of the shared-memory tests.
+struct PluginOnLink {
+  ObservationSettings settings = smallObservation();
+  PatternBlocks blocks{settings};
+  Daemon daemon{RTCP_CORRELATOR_PLUGIN, &settings, &blocks};
+  LinkClient client{daemon.server->endpoint(), 0, 0};
+  int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+};
+
 }  // namespace
 
 class DaemonTest : public CppUnit::TestFixture {
@@ -310,11 +320,8 @@ class DaemonTest : public CppUnit::TestFixture {
   /// here, exactly what the socket path sends; a lease ends with the holder's next request
   /// for that station or with returnStationBlocks, and a slot is reused only then.
   void testSharedMemoryLink() {
-    const ObservationSettings settings = smallObservation();
-    PatternBlocks blocks(settings);
-    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks);
-    LinkClient client(daemon.server->endpoint(), 0, 0);
-    const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+    PluginOnLink setUp;
+    auto& [settings, blocks, daemon, client, nrSamples] = setUp;
     SharedSegmentInfo info;
     sharedBlockSegment.call(client, info);
     CPPUNIT_ASSERT_EQUAL(6, info.nrSlots);  // two per station
@@ -369,11 +376,8 @@ class DaemonTest : public CppUnit::TestFixture {
   /// flight), each holding what the socket path sends, and a lease ends only with the
   /// same lease number's next request.
   void testSharedSubbandLink() {
-    const ObservationSettings settings = smallObservation();
-    PatternBlocks blocks(settings);
-    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks);
-    LinkClient client(daemon.server->endpoint(), 0, 0);
-    const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+    PluginOnLink setUp;
+    auto& [settings, blocks, daemon, client, nrSamples] = setUp;
     SharedSegmentInfo info;
     sharedSubbandSegment.call(client, 3, 2, info);  // 3 slots of 2 subbands
     CPPUNIT_ASSERT_EQUAL(3, info.nrSlots);

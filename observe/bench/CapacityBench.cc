@@ -16,9 +16,14 @@
 // difference of observed seconds leaves out start-up (ionproc zeroing its buffers, the
 // ranks' FFTW plans, storage-sink's MS creation): CPU seconds per observed second per
 // part, and per station-subband. station-sim's CPU is reported beside, not counted.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -142,6 +147,13 @@ double slowestRankPace(const std::string& log) {
   return factors.empty() ? 0 : *std::min_element(factors.begin(), factors.end());
 }
 
+void syncFileSystem(const std::string& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0 || ::syncfs(fd) != 0)
+    throw std::runtime_error("cannot sync " + directory + ": " + std::strerror(errno));
+  ::close(fd);
+}
+
 /// One trial of nrSubbands for `seconds`; live: station-sim sends UDP (observe starts it).
 Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands, int seconds,
                bool live) {
@@ -155,6 +167,9 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
             {partExecutable("station-sim"), dir + "/record.parset", "--record", recordings},
             dir + "/record.log") != 0)
       throw std::runtime_error("station-sim could not record (see " + dir + "/record.log)");
+    // The recordings (GBs at tens of subbands) go to disk now, not by the kernel's
+    // writeback during the trial, on the cores the chain is measured on.
+    syncFileSystem(recordings);
   }
   writeFile(dir + "/replay.parset",
             parset(o, seconds, nrSubbands, live ? "" : recordings, dir + "/ms"));
