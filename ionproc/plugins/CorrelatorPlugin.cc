@@ -147,6 +147,13 @@ struct CorrelatorPlugin {
     return *segment;
   }
 
+  /// The segment a rank asked for before lending (made once, never replaced).
+  SharedBlockSegment& existingSegment() {
+    std::lock_guard lock(segmentMutex);
+    if (!segment) throw std::runtime_error("no shared segment: ask for one first");
+    return *segment;
+  }
+
   static constexpr int32_t kLeases = 4096;
   /// A lease's holder: the rank in the upper half (returnBlocks), lease and station below.
   static uint64_t holder(int32_t rank, int32_t station, int32_t lease) {
@@ -160,10 +167,7 @@ struct CorrelatorPlugin {
     if (lease < 0 || lease >= kLeases)
       throw std::invalid_argument("lease " + std::to_string(lease) + " (0.." +
                                   std::to_string(kLeases - 1) + ")");
-    std::unique_lock segmentLock(segmentMutex);
-    if (!segment) throw std::runtime_error("no shared segment: ask for one first");
-    segmentLock.unlock();
-    SharedBlockSegment& shared = *segment;
+    SharedBlockSegment& shared = existingSegment();
     const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
     location = shared.lease(holder(rank, station, lease), leaseWaitSeconds);
     try {  // a block too large for the slot or a failed serve ends the lease

@@ -228,13 +228,21 @@ class LinkTest : public CppUnit::TestFixture {
     TestService service;
     {
       LinkServer server(LinkEndpoint::parse("unix:" + path), service);
-      LinkClient client(server.endpoint(), 0, 0);
-      const uint8_t head[] = {4};
-      auto data = patternData(0, 0, 4, 1 << 20);
-      CPPUNIT_ASSERT_EQUAL(size_t(1 << 20), client.write(head, data.data(), data.size()));
-      std::vector<uint8_t> in(1 << 20);
-      CPPUNIT_ASSERT_EQUAL(size_t(1 << 20), client.read(head, in.data(), in.size()));
-      CPPUNIT_ASSERT(matches(in.data(), in.size(), 0, 0, 4));
+      {
+        LinkClient client(server.endpoint(), 0, 0);
+        const uint8_t head[] = {4};
+        auto data = patternData(0, 0, 4, 1 << 20);
+        CPPUNIT_ASSERT_EQUAL(size_t(1 << 20), client.write(head, data.data(), data.size()));
+        std::vector<uint8_t> in(1 << 20);
+        CPPUNIT_ASSERT_EQUAL(size_t(1 << 20), client.read(head, in.data(), in.size()));
+        CPPUNIT_ASSERT(matches(in.data(), in.size(), 0, 0, 4));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1), server.statistics().connectionsOpen);
+      }
+      // The rank hung up (ionproc waits for that before it ends).
+      for (int i = 0; i < 200 && server.statistics().connectionsOpen != 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      CPPUNIT_ASSERT_EQUAL(uint64_t(0), server.statistics().connectionsOpen);
+      CPPUNIT_ASSERT_EQUAL(uint64_t(1), server.statistics().connections);
     }
     CPPUNIT_ASSERT_EQUAL(1, service.goodWrites.load());
     CPPUNIT_ASSERT(!std::filesystem::exists(path));  // the listener cleans up

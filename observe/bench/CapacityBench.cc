@@ -149,9 +149,10 @@ double slowestRankPace(const std::string& log) {
 
 void syncFileSystem(const std::string& directory) {
   const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0 || ::syncfs(fd) != 0)
-    throw std::runtime_error("cannot sync " + directory + ": " + std::strerror(errno));
-  ::close(fd);
+  const bool synced = fd >= 0 && ::syncfs(fd) == 0;
+  const int error = errno;
+  if (fd >= 0) ::close(fd);
+  if (!synced) throw std::runtime_error("cannot sync " + directory + ": " + std::strerror(error));
 }
 
 /// One trial of nrSubbands for `seconds`; live: station-sim sends UDP (observe starts it).
