@@ -63,7 +63,7 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
     if (it == open_.end()) {
       closeOlder(subbandIndex, integration, out);
       Open fresh;
-      fresh.data = std::make_unique<CorrelatedData>(nrStations, nrChannels);
+      fresh.data = takeSpare(nrStations, nrChannels);
       fresh.data->subband = subbandIndex;
       fresh.data->integration = integration;
       fresh.added.assign(size_t(integrations_.blocksPerIntegration), false);
@@ -79,11 +79,17 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
                                            << " arrived twice; ignored");
       return;
     }
-    // Summing under the lock keeps it simple; it is a few vector adds per block.
+    // Summing under the lock keeps it simple; it is a few vector adds per block. The first
+    // block is copied: a recycled integration holds stale sums.
     std::complex<float>* sum = open.data->visibilities.data();
-    for (size_t i = 0; i < visibilities.size(); ++i) sum[i] += visibilities[i];
     uint32_t* count = open.data->validSamples.data();
-    for (size_t i = 0; i < validSamples.size(); ++i) count[i] += validSamples[i];
+    if (open.nrAdded == 0) {
+      std::copy(visibilities.begin(), visibilities.end(), sum);
+      std::copy(validSamples.begin(), validSamples.end(), count);
+    } else {
+      for (size_t i = 0; i < visibilities.size(); ++i) sum[i] += visibilities[i];
+      for (size_t i = 0; i < validSamples.size(); ++i) count[i] += validSamples[i];
+    }
     open.added[slot] = true;
     ++statistics_.blocks;
     const int64_t end = integrations_.firstBlock(integration + 1);
@@ -91,6 +97,20 @@ void Integrator::add(int subbandIndex, int64_t block, int nrStations, int nrChan
     if (++open.nrAdded == int(lastBlock - integrations_.firstBlock(integration))) close(it, out);
   }
   for (auto& data : out) emit_(std::move(data));
+}
+
+std::unique_ptr<CorrelatedData> Integrator::takeSpare(int nrStations, int nrChannels) {
+  while (!spares_.empty()) {
+    std::unique_ptr<CorrelatedData> spare = std::move(spares_.back());
+    spares_.pop_back();
+    if (spare->nrStations == nrStations && spare->nrChannels == nrChannels) return spare;
+  }
+  return std::make_unique<CorrelatedData>(nrStations, nrChannels);
+}
+
+void Integrator::recycle(std::unique_ptr<CorrelatedData> spent) {
+  std::lock_guard lock(mutex_);
+  if (spent && spares_.size() < kMaxSpares) spares_.push_back(std::move(spent));
 }
 
 void Integrator::closeOlder(int subbandIndex, int64_t integration,

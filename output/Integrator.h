@@ -41,6 +41,10 @@ class Integrator : public VisibilitySink {
   static constexpr int kMaxChannels = 1 << 20;
   /// Sends every open integration on, complete or not.
   void flush();
+  /// Takes back an integration that was sent on, to fill again: its memory is faulted in
+  /// already (fresh memory costs a page fault per 4 KB). Kept within kMaxSpares.
+  void recycle(std::unique_ptr<CorrelatedData> spent);
+  static constexpr size_t kMaxSpares = 64;
 
   struct Statistics {
     uint64_t blocks = 0;                  ///< blocks added
@@ -63,6 +67,8 @@ class Integrator : public VisibilitySink {
   void closeOlder(int subbandIndex, int64_t integration,
                   std::vector<std::unique_ptr<CorrelatedData>>& out);
   void close(std::map<Key, Open>::iterator it, std::vector<std::unique_ptr<CorrelatedData>>& out);
+  /// An integration of this shape to fill (called with mutex_ held): a spare, or new.
+  std::unique_ptr<CorrelatedData> takeSpare(int nrStations, int nrChannels);
 
   Integrations integrations_;
   std::vector<int> subbandNumbers_;
@@ -72,6 +78,7 @@ class Integrator : public VisibilitySink {
   mutable std::mutex mutex_;
   std::map<Key, Open> open_;
   std::set<Key> closed_;
+  std::vector<std::unique_ptr<CorrelatedData>> spares_;  ///< recycled, contents stale
   Statistics statistics_;
 };
 

@@ -26,6 +26,9 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     sender.spoolBytes = options_.spoolBytes;
     sender.spoolDirectory = options_.spoolDirectory;
     sender.retainBytes = options_.retainBytes;
+    sender.recycle = [this](std::unique_ptr<CorrelatedData> spent) {
+      integrator_->recycle(std::move(spent));
+    };
     storage_ = std::make_unique<StorageSender>(settings.observationId,
                                                StorageSender::destinations(settings), sender);
   }
@@ -38,7 +41,9 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
       [this](std::unique_ptr<CorrelatedData> integration) { emit(std::move(integration)); });
 }
 
-OutputPath::~OutputPath() = default;
+OutputPath::~OutputPath() {
+  storage_.reset();  // first: its threads hand integrations back to integrator_
+}
 
 void OutputPath::add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
                      std::span<const std::complex<float>> visibilities,
@@ -87,7 +92,7 @@ std::vector<std::string> OutputPath::summary() const {
             << " dropped, " << st.resent << " resent, " << st.durable << " said on disk, "
             << st.unprotected << " not kept to resend (beyond --retain-mb), " << st.connects
             << " connections, " << st.spooled << " spooled (at most " << st.spoolHighWaterBytes
-            << " bytes)";
+            << " bytes), " << st.recycledBuffers << " serialised into recycled buffers";
     lines.push_back(storage.str());
   }
   if (!options_.dumpPath.empty())

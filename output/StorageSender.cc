@@ -131,10 +131,15 @@ class StorageSender::Connection {
       }
       Item item = std::move(queue_.front());
       queue_.pop_front();
-      if (item.bytes.empty()) item.bytes = item.data->serialise(observationId_);
-      item.data.reset();  // the bytes are what is sent, and kept
-      sending_ = true;    // in neither deque while it is written: drain() must not see idle
+      if (item.bytes.empty()) {
+        item.bytes = takeSpare();
+        item.data->serialise(observationId_, item.bytes);
+      }
+      std::unique_ptr<CorrelatedData> spent = std::move(item.data);  // the bytes are sent, kept
+      sending_ = true;  // in neither deque while it is written: drain() must not see idle
       lock.unlock();
+      if (spent && options_.recycle) options_.recycle(std::move(spent));
+      spent.reset();
       bool ok = true;
       std::string why;
       try {
@@ -213,7 +218,10 @@ class StorageSender::Connection {
       return it != durable_.end() && int64_t(h.integration) <= it->second;
     };
     const auto end = std::remove_if(retained_.begin(), retained_.end(), onDisk);
-    for (auto it = end; it != retained_.end(); ++it) retainedBytes_ -= it->bytes.size();
+    for (auto it = end; it != retained_.end(); ++it) {
+      retainedBytes_ -= it->bytes.size();
+      recycle(std::move(it->bytes));
+    }
     statistics_.durable += uint64_t(retained_.end() - end);
     retained_.erase(end, retained_.end());
   }
@@ -255,15 +263,33 @@ class StorageSender::Connection {
   void retain(Item&& item) {
     if (item.bytes.size() > options_.retainBytes) {
       ++statistics_.unprotected;
+      recycle(std::move(item.bytes));
       return;
     }
     retainedBytes_ += item.bytes.size();
     retained_.push_back(std::move(item));
     while (retainedBytes_ > options_.retainBytes) {
       retainedBytes_ -= retained_.front().bytes.size();
+      recycle(std::move(retained_.front().bytes));
       retained_.pop_front();
       ++statistics_.unprotected;
     }
+  }
+
+  /// An emptied buffer for serialising into, one used before when there is one.
+  std::vector<uint8_t> takeSpare() {
+    if (spares_.empty()) return {};
+    std::vector<uint8_t> bytes = std::move(spares_.back());
+    spares_.pop_back();
+    ++statistics_.recycledBuffers;
+    spareBytes_ -= bytes.capacity();
+    return bytes;
+  }
+  /// Keeps a sent integration's buffer for the next one, within kMaxSpareBytes.
+  void recycle(std::vector<uint8_t>&& bytes) {
+    if (spareBytes_ + bytes.capacity() > kMaxSpareBytes) return;
+    spareBytes_ += bytes.capacity();
+    spares_.push_back(std::move(bytes));
   }
 
   /// Puts what was retained and what was not acknowledged back in front of the queue, in
@@ -298,6 +324,9 @@ class StorageSender::Connection {
   std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
   std::deque<Item> retained_;  ///< acknowledged, not yet on the sink's disk, oldest first
   uint64_t retainedBytes_ = 0;
+  static constexpr size_t kMaxSpareBytes = size_t(64) << 20;
+  std::vector<std::vector<uint8_t>> spares_;  ///< sent integrations' buffers, for reuse
+  size_t spareBytes_ = 0;
   std::map<uint32_t, int64_t> durable_;  ///< [subband index]: newest integration on its disk
   std::vector<uint8_t> replyBytes_;      ///< the sink's replies, a partial one at the end
   bool sending_ = false;                 ///< an item taken from queue_ is being written
@@ -369,6 +398,7 @@ StorageSender::Statistics StorageSender::statistics() const {
     total.durable += s.durable;
     total.unprotected += s.unprotected;
     total.connects += s.connects;
+    total.recycledBuffers += s.recycledBuffers;
     total.spooled += s.spooled;
     total.spoolHighWaterBytes = std::max(total.spoolHighWaterBytes, s.spoolHighWaterBytes);
   }

@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,9 @@ class StorageSender {
     /// to send again after a connection broke (ionproc --retain-mb; 0: none). Beyond it
     /// the oldest are forgotten: a sink dying then loses them, as flagged gaps.
     uint64_t retainBytes = 0;
+    /// Takes each integration once it is serialised (the Integrator's recycle(), so that
+    /// its memory is used again); empty: freed.
+    std::function<void(std::unique_ptr<CorrelatedData>)> recycle;
   };
   struct Statistics {
     uint64_t queued = 0;               ///< integrations accepted by write()
@@ -69,6 +73,7 @@ class StorageSender {
     uint64_t durable = 0;              ///< the sink said they are on its disk
     uint64_t unprotected = 0;          ///< forgotten before that (beyond retainBytes)
     uint64_t connects = 0;             ///< connections made
+    uint64_t recycledBuffers = 0;      ///< serialised into a buffer an earlier one used
   };
 
   /// destinations: storage host and port per subband number.

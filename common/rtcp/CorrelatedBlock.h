@@ -83,6 +83,9 @@ struct CorrelatedData {
   void zero();
   /// Serialises header + payload (with CRC) for the storage stream.
   std::vector<uint8_t> serialise(uint64_t observationId) const;
+  /// The same into `out`, replacing its contents but reusing its memory (a recycled
+  /// buffer is faulted in already: fresh ones cost a page fault per 4 KB).
+  void serialise(uint64_t observationId, std::vector<uint8_t>& out) const;
   /// Rebuilds the data from a (checked) header and its payload of header.payloadSize bytes.
   static CorrelatedData fromPayload(const CorrelatedHeader& header, const uint8_t* payload);
 };

@@ -46,8 +46,7 @@ LinkPosting CallService::postCall(const LinkRequest& request) {
                   " input bytes exceed the limit of " + std::to_string(limit));
   }
   // The link fills it (a short transfer's rest is zeroed below).
-  auto bulk = std::make_shared<AlignedBuffer<uint8_t>>(
-      AlignedBuffer<uint8_t>::toBeFilled(size_t(request.size)));
+  std::shared_ptr<AlignedBuffer<uint8_t>> bulk = bulkPool_.take(size_t(request.size));
   LinkPosting posting;
   posting.data = {{bulk->data(), bulk->size()}};
   posting.done =

@@ -9,6 +9,7 @@
 
 #include "LinkServer.h"
 #include "daemon/FunctionRegistry.h"
+#include "rtcp/BufferPool.h"
 
 namespace rtcp::ion {
 
@@ -34,6 +35,7 @@ class CallService : public LinkService {
   mutable std::mutex mutex_;
   std::map<uint64_t, forwarding::CallResult> answers_;  ///< per connection: the last call's
   uint64_t calls_ = 0, failures_ = 0;
+  BufferPool bulkPool_;  ///< calls' input bulk: the same shapes every block
 };
 
 }  // namespace rtcp::ion

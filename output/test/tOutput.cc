@@ -149,6 +149,8 @@ class OutputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(OutputTest);
   CPPUNIT_TEST(testIntegrationSumsAndCounts);
   CPPUNIT_TEST(testIncompleteAndLateBlocks);
+  CPPUNIT_TEST(testRecycledIntegrationsSumAfresh);
+  CPPUNIT_TEST(testSenderRecyclesWhatItSerialised);
   CPPUNIT_TEST(testBadBlocksRejected);
   CPPUNIT_TEST(testDestinations);
   CPPUNIT_TEST(testSinkRestart);
@@ -181,6 +183,53 @@ class OutputTest : public CppUnit::TestFixture {
     const auto s = integrator.statistics();
     CPPUNIT_ASSERT_EQUAL(uint64_t(12), s.blocks);
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.incompleteIntegrations);
+  }
+
+  /// Integrations handed back (as the storage sender does once it has serialised them)
+  /// are filled again: their stale sums must not leak into the next integration.
+  void testRecycledIntegrationsSumAfresh() {
+    std::vector<std::unique_ptr<CorrelatedData>> sent;
+    Integrator* self = nullptr;
+    Integrator integrator(2, {150}, -1, [&](std::unique_ptr<CorrelatedData> d) {
+      auto copy = std::make_unique<CorrelatedData>(d->nrStations, d->nrChannels);
+      copy->integration = d->integration;
+      std::copy(d->visibilities.begin(), d->visibilities.end(), copy->visibilities.begin());
+      std::copy(d->validSamples.begin(), d->validSamples.end(), copy->validSamples.begin());
+      sent.push_back(std::move(copy));
+      self->recycle(std::move(d));
+    });
+    self = &integrator;
+    for (int64_t block = 0; block < 6; ++block) {
+      const BlockData data(block, 0);
+      integrator.add(0, block, kStations, kChannels, data.vis, data.valid);
+    }
+    CPPUNIT_ASSERT_EQUAL(size_t(3), sent.size());
+    for (const auto& d : sent) {
+      const int64_t first = d->integration * 2;
+      for (size_t i = 0; i < kCells * 4; i += 5)
+        CPPUNIT_ASSERT_EQUAL(std::complex<float>(2.0f * i + 2 * first + 1, 0), d->visibilities[i]);
+      for (size_t i = 0; i < kCells; ++i)
+        CPPUNIT_ASSERT_EQUAL(uint32_t(20 + 2 * first + 1), d->validSamples[i]);
+    }
+  }
+
+  /// The sender hands every integration it serialised to Options::recycle, and serialises
+  /// into the buffers of integrations already acknowledged.
+  void testSenderRecyclesWhatItSerialised() {
+    TestSink sink;
+    std::atomic<int> recycled{0};
+    StorageSender::Options options;
+    options.recycle = [&](std::unique_ptr<CorrelatedData> d) { recycled += d != nullptr; };
+    StorageSender writer(42, {{300, {"127.0.0.1", sink.port()}}}, options);
+    for (int64_t i = 0; i < 20; ++i) {
+      writer.write(integration(300, i));
+      CPPUNIT_ASSERT(sink.waitForTotal(size_t(i + 1)));
+    }
+    CPPUNIT_ASSERT(writer.finish(10));
+    CPPUNIT_ASSERT_EQUAL(0, sink.bad());
+    CPPUNIT_ASSERT_EQUAL(20, recycled.load());
+    // One at a time, each acknowledged before the next: all but the first few reuse.
+    CPPUNIT_ASSERT(writer.statistics().recycledBuffers >= 15);
   }
 
   void testIncompleteAndLateBlocks() {
