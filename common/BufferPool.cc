@@ -11,8 +11,8 @@ struct BufferPool::Shelf {
   void give(AlignedBuffer<uint8_t>&& buffer) {
     std::lock_guard lock(mutex);
     // Shapes change (another observation): idle buffers of other sizes make room first.
-    for (auto it = idle.begin(); statistics.idleBytes + buffer.size() > maxIdleBytes &&
-                                 it != idle.end();) {
+    for (auto it = idle.begin();
+         statistics.idleBytes + buffer.size() > maxIdleBytes && it != idle.end();) {
       if (it->first == buffer.size() || it->second.empty()) {
         ++it;
         continue;

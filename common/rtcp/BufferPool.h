@@ -6,8 +6,8 @@
 /// per 4 KB, and in a paravirtualised guest those faults were 5-12 % of ionproc's CPU.
 ///
 /// Buffers are kept by exact size (steady traffic repeats a few shapes), up to a bound on
-/// the idle bytes; a return beyond it first frees idle buffers of other sizes, then itself. Contents of a taken buffer are
-/// whatever its last user left: the taker fills it.
+/// the idle bytes; a return beyond it first frees idle buffers of other sizes, then itself.
+/// Contents of a taken buffer are whatever its last user left: the taker fills it.
 
 #include <cstddef>
 #include <cstdint>
@@ -31,9 +31,9 @@ class BufferPool {
 
   struct Statistics {
     uint64_t taken = 0;
-    uint64_t reused = 0;      ///< takes served by an idle buffer
-    size_t idleBytes = 0;     ///< bytes kept for reuse now
-    uint64_t discarded = 0;   ///< buffers freed to keep within the idle bound
+    uint64_t reused = 0;     ///< takes served by an idle buffer
+    size_t idleBytes = 0;    ///< bytes kept for reuse now
+    uint64_t discarded = 0;  ///< buffers freed to keep within the idle bound
   };
   Statistics statistics() const;
 

@@ -11,11 +11,10 @@
 // processed at least as fast as real time. The last condition matters: a rank at 0.6 of
 // real time falls behind by 0.4 s a second, and the 2.5 s buffer hides that for a short
 // trial (a 5 s trial once "sustained" 40 subbands with ranks at 0.8). N doubles
-// until a trial fails, then bisects. The CPU budget is marginal: a second trial at the
-// sustained N lasts twice as long, and the difference of each part's CPU seconds over the
-// difference of observed seconds leaves out start-up (ionproc zeroing its buffers, the
-// ranks' FFTW plans, storage-sink's MS creation): CPU seconds per observed second per
-// part, and per station-subband. station-sim's CPU is reported beside, not counted.
+// until a trial fails, then bisects. The CPU budget is the sustained trial's steady state
+// (SteadyCpu.h: sampled from /proc between a quarter and three quarters of the
+// observation, so start-up is left out): CPU seconds per observed second per part, and per
+// station-subband. station-sim's CPU is reported beside, not counted.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -35,6 +34,7 @@
 #include "ChainBenchmark.h"
 #include "ChildProcess.h"
 #include "Executables.h"
+#include "SteadyCpu.h"
 #include "rtcp/Benchmark.h"
 
 namespace rtcp::observe::bench {
@@ -136,8 +136,8 @@ std::vector<double> numbersOf(const std::string& json, const std::string& key) {
 struct Trial {
   bool sustained = false;
   std::string why;
-  double wallSeconds = 0;
-  std::map<std::string, double> cpuSeconds;
+  /// CPU seconds per observed second per part, from the middle half of the observation.
+  std::optional<std::map<std::string, double>> steadyCpu;
 };
 
 /// The slowest rank's "real-time factor" (observed time over its processing time) in a
@@ -179,7 +179,12 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
       partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs, "--ranks",
       std::to_string(o.ranks)};
   if (o.noSharedMemory) observe.push_back("--no-shared-memory");
-  const int code = run("observe", observe, dir + "/observe.log");
+  ChildProcess child("observe", observe, dir + "/observe.log");
+  child.start();
+  SteadyCpu cpu(child.pid(), obs + "/ionproc.status",
+                {"ionproc", "correlator", "storage-sink", "station-sim"});
+  while (!child.waitFor(0.25)) cpu.sample();
+  const int code = child.exitCode().value_or(-1);
   fs::remove_all(recordings);
   fs::remove_all(dir + "/ms");
 
@@ -199,12 +204,7 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
       << " blocks dropped, " << integrations << " integrations dropped, slowest rank at "
       << std::setprecision(3) << pace << " of real time";
   trial.why = why.str();
-  if (!numbersOf(json, "wallSeconds").empty())
-    trial.wallSeconds = numbersOf(json, "wallSeconds")[0];
-  for (const char* part : {"ionproc", "correlator", "storage-sink", "station-sim"}) {
-    const std::vector<double> cpu = numbersOf(json, part);  // exitCodes first, then cpuSeconds
-    if (cpu.size() >= 2) trial.cpuSeconds[part] = cpu[1];
-  }
+  trial.steadyCpu = cpu.perObservedSecond();
   return trial;
 }
 
@@ -269,15 +269,14 @@ void measureMode(const CapacityOptions& o, const std::string& top, bool live, do
               bad > o.maxSubbands ? std::string("none tried") : std::to_string(bad));
   printFigure(mode + "ratio_to_prediction", predicted > 0 ? good / predicted : 0);
   if (good == 0) return;
-  // The CPU budget: a trial twice as long at the sustained number, marginal CPU.
-  const Trial& shorter = trials.at(good);
-  const Trial longer = runTrial(o, top, good, 2 * seconds, live);
-  printFigure(mode + "double_length_trial_sustained", longer.sustained ? "yes" : longer.why);
+  // The CPU budget of the sustained trial, in its steady state (SteadyCpu.h).
+  const std::optional<std::map<std::string, double>>& budget = trials.at(good).steadyCpu;
+  if (!budget) {
+    printFigure(mode + "cpu_per_observed_second", "not measured (no steady window)");
+    return;
+  }
   double chain = 0;
-  for (const auto& [part, cpu] : longer.cpuSeconds) {
-    const auto before = shorter.cpuSeconds.find(part);
-    if (before == shorter.cpuSeconds.end()) continue;
-    const double perSecond = std::max(0.0, (cpu - before->second) / seconds);
+  for (const auto& [part, perSecond] : *budget) {
     printFigure(mode + "cpu_per_observed_second." + part, perSecond);
     printFigure(mode + "cpu_per_station_subband." + part, perSecond / (good * o.nrStations));
     if (part != "station-sim") chain += perSecond;

@@ -1,0 +1,120 @@
+#include "SteadyCpu.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace rtcp::observe::bench {
+namespace {
+
+struct ProcessStat {
+  pid_t pid = 0;
+  pid_t parent = 0;
+  std::string name;
+  double cpuSeconds = 0;  ///< user + system
+};
+
+/// /proc/PID/stat: "pid (comm) state ppid ... utime stime ..." (fields 14 and 15); comm
+/// may hold spaces and parentheses, so the fields are counted from its last ')'.
+std::optional<ProcessStat> readStat(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(file, line)) return std::nullopt;
+  const size_t open = line.find('('), close = line.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    return std::nullopt;
+  ProcessStat s;
+  s.pid = pid;
+  s.name = line.substr(open + 1, close - open - 1);
+  std::istringstream fields(line.substr(close + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int k = 3; fields >> field; ++k) {
+    if (k == 4) s.parent = pid_t(std::atoi(field.c_str()));
+    if (k == 14) utime = std::atof(field.c_str());
+    if (k == 15) {
+      stime = std::atof(field.c_str());
+      break;
+    }
+  }
+  static const double ticks = double(::sysconf(_SC_CLK_TCK));
+  s.cpuSeconds = (utime + stime) / ticks;
+  return s;
+}
+
+std::vector<ProcessStat> allProcesses() {
+  std::vector<ProcessStat> processes;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    if (auto s = readStat(pid_t(std::atoi(name.c_str())))) processes.push_back(*s);
+  }
+  return processes;
+}
+
+/// ionproc's status: newestBlock x blockDuration and blocks x blockDuration, seconds.
+std::optional<std::pair<double, double>> observedAndTotal(const std::string& path) {
+  std::ifstream file(path);
+  std::map<std::string, double> values;
+  for (std::string line; std::getline(file, line);) {
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) values[line.substr(0, eq)] = std::atof(line.c_str() + eq + 1);
+  }
+  if (!values.count("newestBlock") || !values.count("blocks") || !values.count("blockDuration"))
+    return std::nullopt;
+  const double d = values["blockDuration"];
+  return std::make_pair((values["newestBlock"] + 1) * d, values["blocks"] * d);
+}
+
+}  // namespace
+
+SteadyCpu::SteadyCpu(pid_t root, std::string ionprocStatusPath, std::vector<std::string> parts)
+    : root_(root), statusPath_(std::move(ionprocStatusPath)), parts_(std::move(parts)) {}
+
+SteadyCpu::Snapshot SteadyCpu::snapshot(double observedSeconds) {
+  const std::vector<ProcessStat> processes = allProcesses();
+  std::set<pid_t> family{root_};
+  for (bool grew = true; grew;) {  // descendants of root_, whatever order /proc lists them
+    grew = false;
+    for (const ProcessStat& p : processes)
+      if (family.count(p.parent) && family.insert(p.pid).second) grew = true;
+  }
+  for (const ProcessStat& p : processes)
+    if (family.count(p.pid) && std::find(parts_.begin(), parts_.end(), p.name) != parts_.end())
+      lastCpu_[p.pid] = {p.name, p.cpuSeconds};
+  Snapshot s;
+  s.observedSeconds = observedSeconds;
+  for (const auto& [pid, partAndCpu] : lastCpu_) s.cpuSeconds[partAndCpu.first] += partAndCpu.second;
+  return s;
+}
+
+void SteadyCpu::sample() {
+  if (last_) return;
+  const auto status = observedAndTotal(statusPath_);
+  if (!status || status->second <= 0) return;
+  const auto [observed, total] = *status;
+  if (!first_ && observed >= total / 4)
+    first_ = snapshot(observed);
+  else if (first_ && observed >= 3 * total / 4 && observed > first_->observedSeconds)
+    last_ = snapshot(observed);
+  else if (first_)
+    snapshot(observed);  // keeps the CPU of parts that may exit before the window ends
+}
+
+std::optional<std::map<std::string, double>> SteadyCpu::perObservedSecond() const {
+  if (!first_ || !last_) return std::nullopt;
+  const double seconds = last_->observedSeconds - first_->observedSeconds;
+  std::map<std::string, double> perSecond;
+  for (const auto& [part, cpu] : last_->cpuSeconds) {
+    const auto before = first_->cpuSeconds.find(part);
+    perSecond[part] = (cpu - (before == first_->cpuSeconds.end() ? 0 : before->second)) / seconds;
+  }
+  return perSecond;
+}
+
+}  // namespace rtcp::observe::bench

@@ -1,0 +1,45 @@
+#pragma once
+/// \file SteadyCpu.h
+/// The CPU each part of a running observation uses in its steady state: sampled from
+/// /proc while observe runs, between the moments ionproc's status file shows the
+/// observation a quarter and three quarters done. Start-up (buffers faulted in, FFTW
+/// plans, MS creation) and the end fall outside the window, and no second, longer trial
+/// is needed (one at tens of subbands would record more than this machine's memory holds
+/// in its page cache, and replaying from disk measures the disk).
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rtcp::observe::bench {
+
+class SteadyCpu {
+ public:
+  /// parts: process names (comm) counted, among the descendants of `root` (observe).
+  SteadyCpu(pid_t root, std::string ionprocStatusPath, std::vector<std::string> parts);
+
+  /// One sample: call every fraction of a second while observe runs.
+  void sample();
+
+  /// CPU seconds per observed second per part over the window; empty when the status
+  /// never showed both moments (a trial that failed early).
+  std::optional<std::map<std::string, double>> perObservedSecond() const;
+
+ private:
+  struct Snapshot {
+    double observedSeconds = 0;  ///< newestBlock x blockDuration
+    std::map<std::string, double> cpuSeconds;
+  };
+  Snapshot snapshot(double observedSeconds);
+
+  pid_t root_;
+  std::string statusPath_;
+  std::vector<std::string> parts_;
+  std::map<pid_t, std::pair<std::string, double>> lastCpu_;  ///< pid: part, CPU seconds
+  std::optional<Snapshot> first_, last_;
+};
+
+}  // namespace rtcp::observe::bench
