@@ -285,9 +285,11 @@ class StorageSender::Connection {
     spareBytes_ -= bytes.capacity();
     return bytes;
   }
-  /// Keeps a sent integration's buffer for the next one, within kMaxSpareBytes.
+  /// Keeps a sent integration's buffer for the next one, within as many bytes as may be
+  /// retained (the sink says a whole flush interval's integrations durable at once).
   void recycle(std::vector<uint8_t>&& bytes) {
-    if (spareBytes_ + bytes.capacity() > kMaxSpareBytes) return;
+    if (spareBytes_ + bytes.capacity() > std::max<uint64_t>(kMinSpareBytes, options_.retainBytes))
+      return;
     spareBytes_ += bytes.capacity();
     spares_.push_back(std::move(bytes));
   }
@@ -324,7 +326,7 @@ class StorageSender::Connection {
   std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
   std::deque<Item> retained_;  ///< acknowledged, not yet on the sink's disk, oldest first
   uint64_t retainedBytes_ = 0;
-  static constexpr size_t kMaxSpareBytes = size_t(64) << 20;
+  static constexpr size_t kMinSpareBytes = size_t(64) << 20;
   std::vector<std::vector<uint8_t>> spares_;  ///< sent integrations' buffers, for reuse
   size_t spareBytes_ = 0;
   std::map<uint32_t, int64_t> durable_;  ///< [subband index]: newest integration on its disk
