@@ -26,8 +26,7 @@ std::optional<ProcessStat> readStat(pid_t pid) {
   std::string line;
   if (!std::getline(file, line)) return std::nullopt;
   const size_t open = line.find('('), close = line.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open)
-    return std::nullopt;
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
   ProcessStat s;
   s.pid = pid;
   s.name = line.substr(open + 1, close - open - 1);
@@ -89,7 +88,8 @@ SteadyCpu::Snapshot SteadyCpu::snapshot(double observedSeconds) {
       lastCpu_[p.pid] = {p.name, p.cpuSeconds};
   Snapshot s;
   s.observedSeconds = observedSeconds;
-  for (const auto& [pid, partAndCpu] : lastCpu_) s.cpuSeconds[partAndCpu.first] += partAndCpu.second;
+  for (const auto& [pid, partAndCpu] : lastCpu_)
+    s.cpuSeconds[partAndCpu.first] += partAndCpu.second;
   return s;
 }
 
