@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "rtcp/StatusFile.h"
+
 namespace rtcp::observe::bench {
 namespace {
 
@@ -56,18 +58,15 @@ std::vector<ProcessStat> allProcesses() {
   return processes;
 }
 
-/// ionproc's status: newestBlock x blockDuration and blocks x blockDuration, seconds.
+/// ionproc's status: newest block served and blocks in the observation, in seconds.
 std::optional<std::pair<double, double>> observedAndTotal(const std::string& path) {
-  std::ifstream file(path);
-  std::map<std::string, double> values;
-  for (std::string line; std::getline(file, line);) {
-    const size_t eq = line.find('=');
-    if (eq != std::string::npos) values[line.substr(0, eq)] = std::atof(line.c_str() + eq + 1);
+  try {
+    const ion::IonStatus status = ion::IonStatus::read(path);
+    return std::make_pair(double(status.newestBlock + 1) * status.blockDuration,
+                          double(status.nrBlocks) * status.blockDuration);
+  } catch (const std::runtime_error&) {
+    return std::nullopt;  // not written yet
   }
-  if (!values.count("newestBlock") || !values.count("blocks") || !values.count("blockDuration"))
-    return std::nullopt;
-  const double d = values["blockDuration"];
-  return std::make_pair((values["newestBlock"] + 1) * d, values["blocks"] * d);
 }
 
 }  // namespace
