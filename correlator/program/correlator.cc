@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -241,6 +242,9 @@ int main(int argc, char** argv) {
     // One line in one write (MPI_Abort may take the process down before a second reaches
     // mpirun), marked ERROR: observe reports a failed rank's last ERROR line as the cause.
     RTCP_LOG_ERROR("correlator", "rank " << rank << ": " << e.what());
+    // mpirun forwards the line asynchronously, and MPI_Abort tears its proxies down: give
+    // it time to arrive (it was lost in 2 of 6 test runs).
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     // The other ranks may wait in an exchange with this one: take them down too.
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
