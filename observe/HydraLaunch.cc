@@ -93,6 +93,8 @@ void PartOutput::take(const std::string& line) {
       written_.push_back(ms);
     else
       *same = ms;
+  } else if (line.starts_with('/')) {
+    printedPaths_.push_back(line);
   } else {
     try {
       if (auto status = ion::IonStatus::parseLine(line)) status_ = std::move(status);

@@ -62,6 +62,8 @@ class PartOutput {
   /// The newest `rtcp-storage-status` line (storage-sink --status -).
   const std::optional<storage::StorageStatus>& storageStatus() const { return storageStatus_; }
   const std::vector<WrittenMeasurementSet>& measurementSets() const { return written_; }
+  /// The lines that were absolute paths (the files rtcp-inspect wrote there).
+  const std::vector<std::string>& printedPaths() const { return printedPaths_; }
 
  private:
   void take(const std::string& line);
@@ -75,6 +77,7 @@ class PartOutput {
   std::optional<ion::IonStatus> status_;
   std::optional<storage::StorageStatus> storageStatus_;
   std::vector<WrittenMeasurementSet> written_;
+  std::vector<std::string> printedPaths_;
 };
 
 /// The last line of a part's log that says what went wrong: its last ERROR line (the

@@ -456,7 +456,7 @@ ObservationSummary Observation::summarise() {
   summary.durationSeconds = s.stopTime - s.startTime;
   summary.wallSeconds = endedAt_ - startedAt_;
   for (const auto& p : parts_)
-    if (p->name() != "rtcp-inspect") {
+    if (!p->name().starts_with("rtcp-inspect")) {
       summary.exitCodes[p->name()] = exitCodeOf(*p).value_or(-1);
       // Of a part on another host only mpiexec's CPU time would be known here.
       if (p->cpuSeconds() && !remote_.count(p->name()))
@@ -529,7 +529,7 @@ ObservationSummary Observation::summarise() {
   summary.warnings = warnings_;
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()];
-        code != 0 && failure_.empty() && p->name() != "rtcp-inspect")
+        code != 0 && failure_.empty() && !p->name().starts_with("rtcp-inspect"))
       failure_ =
           describe(*p) + " exited with " + std::to_string(code) + " (see " + p->logPath() + ")";
   // What is missing: every MS planned that no file here or report from there shows.
@@ -633,28 +633,55 @@ void Observation::noteStorageFailure() {
 
 void Observation::makePlots(ObservationSummary& summary) {
   const std::string inspect = inspectExecutable();
-  if (inspect.empty() || summary.measurementSets.empty()) return;
-  const std::string plots = plan_.directory + "/plots";
-  std::vector<std::string> arguments{inspect, "--out", plots, "--overview",
-                                     plan_.directory + "/msoverview.txt"};
-  arguments.insert(arguments.end(), summary.measurementSets.begin(), summary.measurementSets.end());
+  if (inspect.empty()) return;
+  std::vector<std::string> local;
+  for (const std::string& ms : plan_.measurementSets)
+    if (std::find(summary.measurementSets.begin(), summary.measurementSets.end(), ms) !=
+        summary.measurementSets.end())
+      local.push_back(ms);
+  if (!local.empty())
+    runInspect("", local, plan_.directory + "/plots", plan_.directory + "/msoverview.txt", summary);
+  // The MSs of another host are read there (its disk is its own); the plots stay beside
+  // them, in L<obsId>_inspect/, and the summary names them host:path.
+  std::map<std::string, std::vector<std::string>> remote;  // MS paths by host
+  for (const auto& [name, part] : remote_)
+    for (const WrittenMeasurementSet& ms : part.output->measurementSets())
+      remote[part.host].push_back(ms.path);
+  for (const auto& [host, paths] : remote) {
+    const std::string out = fs::path(paths.front()).parent_path().string() + "/L" +
+                            std::to_string(plan_.settings.observationId) + "_inspect";
+    runInspect(host, paths, out, out + "/msoverview.txt", summary);
+  }
+  std::sort(summary.plots.begin(), summary.plots.end());
+}
+
+void Observation::runInspect(const std::string& host, const std::vector<std::string>& paths,
+                             const std::string& out, const std::string& overview,
+                             ObservationSummary& summary) {
+  std::vector<std::string> command{inspectExecutable(), "--out", out, "--overview", overview};
+  command.insert(command.end(), paths.begin(), paths.end());
+  const std::string name = host.empty() ? "rtcp-inspect" : "rtcp-inspect@" + host;
   try {
-    ChildProcess& child = addPart("rtcp-inspect", arguments);
+    ChildProcess& child =
+        host.empty() ? addPart(name, command) : addRemotePart(name, host, 1, command, "", "");
     if (!child.waitFor(300)) child.kill();
-    if (child.exitCode() != 0) {
-      summary.warnings.push_back("rtcp-inspect failed with exit code " +
-                                 std::to_string(child.exitCode().value_or(-1)) + " (see " +
-                                 child.logPath() + ")");
+    if (const int code = exitCodeOf(child).value_or(-1); code != 0) {
+      summary.warnings.push_back(describe(child) + " failed with exit code " +
+                                 std::to_string(code) + " (see " + child.logPath() + ")");
       RTCP_LOG_WARN("observe", summary.warnings.back());
     }
   } catch (const std::exception& e) {
     summary.warnings.push_back(std::string("plots: ") + e.what());
   }
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(plots, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error))
-    if (it->path().extension() == ".png") summary.plots.push_back(it->path().string());
-  std::sort(summary.plots.begin(), summary.plots.end());
+  if (host.empty()) {
+    std::error_code error;
+    for (auto it = fs::recursive_directory_iterator(out, error);
+         !error && it != fs::recursive_directory_iterator(); it.increment(error))
+      if (it->path().extension() == ".png") summary.plots.push_back(it->path().string());
+  } else {  // the files it wrote, as it printed them there
+    for (const std::string& path : remote_.at(name).output->printedPaths())
+      if (path.ends_with(".png")) summary.plots.push_back(host + ":" + path);
+  }
 }
 
 }  // namespace rtcp::observe

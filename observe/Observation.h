@@ -104,7 +104,12 @@ class Observation {
   std::vector<std::string> remoteStorageSinkCommand() const;
   static constexpr int kMaxStorageSinkRestarts = 3;
   std::map<std::string, int> storageSinkRestarts_;  ///< by part name
+  /// rtcp-inspect's plots and overview of the MSs written, made where each MS is.
   void makePlots(ObservationSummary& summary);
+  /// Runs rtcp-inspect on host ("": here) over paths (MSs on that host), into out there;
+  /// adds the PNGs it made to the summary, a warning when it failed.
+  void runInspect(const std::string& host, const std::vector<std::string>& paths,
+                  const std::string& out, const std::string& overview, ObservationSummary& summary);
   std::string statusPath(const IonprocPlan& ionproc) const {
     return plan_.directory + "/" + ionproc.name + ".status";
   }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "NightlyReport.h"
 #include "ObservationRunner.h"
 #include "Schedule.h"
 #include "rtcp/ObservationSummary.h"
@@ -37,6 +38,7 @@ class ScheduleTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testErrors);
   CPPUNIT_TEST(testSummary);
   CPPUNIT_TEST(testErrorLines);
+  CPPUNIT_TEST(testReportShowsPlotsHereAndNamesThoseElsewhere);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -122,6 +124,27 @@ class ScheduleTest : public CppUnit::TestFixture {
                          std::runtime_error);
     CPPUNIT_ASSERT_THROW(ObservationSummary::fromJson("{\"status\": \"maybe\"}", "s.json"),
                          std::runtime_error);
+  }
+
+  /// A plot here is a thumbnail; one made on a storage host (host:path) is named, since a
+  /// browser here cannot reach it.
+  void testReportShowsPlotsHereAndNamesThoseElsewhere() {
+    Fixture f;
+    NightlyReport report(f.dir, "night.schedule", 0);
+    ObservationResult result;
+    result.directory = f.dir + "/01_a";
+    result.summary.emplace();
+    result.summary->plots = {f.dir + "/01_a/plots/flags.png", "st1:/data/L7_inspect/flags.png"};
+    report.add(result);
+    std::ifstream file(report.htmlPath());
+    const std::string html((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+    CPPUNIT_ASSERT_MESSAGE(html,
+                           html.find("<img src=\"01_a/plots/flags.png\"") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        html, html.find("plot on st1:/data/L7_inspect/flags.png") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(html,
+                           html.find("st1:/data/L7_inspect/flags.png\"") == std::string::npos);
   }
 
   void testErrorLines() {

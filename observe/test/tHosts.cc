@@ -100,6 +100,17 @@ class HostsTest : public CppUnit::TestFixture {
       checkFringes(contents, o);
     }
     checkImagePeak(ms, o, hosts.disk());
+    // rtcp-inspect ran on st1, where the MSs are: its plots are beside them there, and the
+    // summary names them host:path.
+    const std::string plots = summaryValue(obs, "plots");
+    const std::string autocorrelations = "/out/L4720_inspect/autocorrelations.png";
+    CPPUNIT_ASSERT_MESSAGE(
+        plots, plots.find("\"st1:" + hosts.disk() + autocorrelations + "\"") != std::string::npos);
+    CPPUNIT_ASSERT(std::filesystem::exists(hosts.diskOf("st1") + autocorrelations));
+    CPPUNIT_ASSERT(
+        std::filesystem::exists(hosts.diskOf("st1") + "/out/L4720_inspect/msoverview.txt"));
+    const std::string warnings = summaryValue(obs, "warnings");
+    CPPUNIT_ASSERT_MESSAGE(warnings, warnings.find("rtcp-inspect") == std::string::npos);
     for (const char* host : {"in1", "in2", "cn1", "cn2", "st1"})
       CPPUNIT_ASSERT_MESSAGE(std::string("processes left on ") + host,
                              hosts.processes(host).empty());
