@@ -284,6 +284,15 @@ void measureMode(const CapacityOptions& o, const std::string& top, bool live, do
   printFigure(mode + "cpu_per_observed_second.chain", chain);
   printFigure(mode + "cpu_per_station_subband.chain", chain / (good * o.nrStations));
   printFigure(mode + "chain_cpu_fraction_of_cores", chain / coresOfThisMachine());
+  // Live, station-sim generates the stations' signals on the same cores: the chain had
+  // what it left. The prediction scaled to those cores gives the chain's own ratio.
+  if (const auto sim = budget->find("station-sim"); sim != budget->end() && predicted > 0) {
+    const double cores = coresOfThisMachine();
+    const double left = std::max(cores - sim->second, 0.0);
+    printFigure(mode + "cores_left_by_station_sim", left);
+    if (left > 0)
+      printFigure(mode + "ratio_to_prediction_on_cores_left", good / (predicted * left / cores));
+  }
 }
 
 int capacity(int argc, char** argv) {
