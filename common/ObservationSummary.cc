@@ -308,4 +308,10 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
   return s;
 }
 
+std::pair<std::string, std::string> splitHostPath(const std::string& entry) {
+  const size_t colon = entry.find(':');
+  if (colon == 0 || colon == std::string::npos || colon > entry.find('/')) return {"", entry};
+  return {entry.substr(0, colon), entry.substr(colon + 1)};
+}
+
 }  // namespace rtcp

@@ -175,9 +175,8 @@ std::string NightlyReport::html() const {
     out << "</ul>\n";
     if (r.summary)
       for (const std::string& png : r.summary->plots) {
-        if (const size_t colon = png.find(':');
-            colon != std::string::npos && colon < png.find('/')) {
-          out << "<p>plot on " << escape(png) << "</p>\n";  // host:path, not reachable from here
+        if (!splitHostPath(png).first.empty()) {
+          out << "<p>plot on " << escape(png) << "</p>\n";  // not reachable from here
           continue;
         }
         out << "<a href=\"" << escape(link(png)) << "\"><img src=\"" << escape(link(png))

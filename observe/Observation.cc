@@ -632,25 +632,20 @@ void Observation::noteStorageFailure() {
 }
 
 void Observation::makePlots(ObservationSummary& summary) {
-  const std::string inspect = inspectExecutable();
-  if (inspect.empty()) return;
-  std::vector<std::string> local;
-  for (const std::string& ms : plan_.measurementSets)
-    if (std::find(summary.measurementSets.begin(), summary.measurementSets.end(), ms) !=
-        summary.measurementSets.end())
-      local.push_back(ms);
-  if (!local.empty())
-    runInspect("", local, plan_.directory + "/plots", plan_.directory + "/msoverview.txt", summary);
-  // The MSs of another host are read there (its disk is its own); the plots stay beside
-  // them, in L<obsId>_inspect/, and the summary names them host:path.
-  std::map<std::string, std::vector<std::string>> remote;  // MS paths by host
-  for (const auto& [name, part] : remote_)
-    for (const WrittenMeasurementSet& ms : part.output->measurementSets())
-      remote[part.host].push_back(ms.path);
-  for (const auto& [host, paths] : remote) {
-    const std::string out = fs::path(paths.front()).parent_path().string() + "/L" +
-                            std::to_string(plan_.settings.observationId) + "_inspect";
-    runInspect(host, paths, out, out + "/msoverview.txt", summary);
+  std::map<std::string, std::vector<std::string>> paths;  // the MSs written, by host ("": here)
+  for (const std::string& ms : summary.measurementSets) {
+    auto [host, path] = splitHostPath(ms);
+    paths[host].push_back(std::move(path));
+  }
+  for (const auto& [host, onHost] : paths) {
+    // The MSs of another host are read there (its disk is its own); the plots stay beside
+    // them, in L<obsId>_inspect/, and the summary names them host:path.
+    const std::string out = host.empty()
+                                ? plan_.directory + "/plots"
+                                : fs::path(onHost.front()).parent_path().string() + "/L" +
+                                      std::to_string(plan_.settings.observationId) + "_inspect";
+    runInspect(host, onHost, out, (host.empty() ? plan_.directory : out) + "/msoverview.txt",
+               summary);
   }
   std::sort(summary.plots.begin(), summary.plots.end());
 }
@@ -658,7 +653,9 @@ void Observation::makePlots(ObservationSummary& summary) {
 void Observation::runInspect(const std::string& host, const std::vector<std::string>& paths,
                              const std::string& out, const std::string& overview,
                              ObservationSummary& summary) {
-  std::vector<std::string> command{inspectExecutable(), "--out", out, "--overview", overview};
+  const std::string inspect = inspectExecutable();
+  if (inspect.empty()) return;
+  std::vector<std::string> command{inspect, "--out", out, "--overview", overview};
   command.insert(command.end(), paths.begin(), paths.end());
   const std::string name = host.empty() ? "rtcp-inspect" : "rtcp-inspect@" + host;
   try {

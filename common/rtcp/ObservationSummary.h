@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rtcp {
@@ -92,5 +93,10 @@ struct ObservationSummary {
 
 /// A string as a JSON string literal.
 std::string jsonString(const std::string& text);
+
+/// An entry of measurementSets or plots split into its host and the path there:
+/// "st1:/data/L1_SAP000_SB000_uv.MS" gives {"st1", "/data/..."}; a path on the host
+/// that wrote the summary gives {"", path}.
+std::pair<std::string, std::string> splitHostPath(const std::string& entry);
 
 }  // namespace rtcp

@@ -14,6 +14,7 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testStatus);
   CPPUNIT_TEST(testErrorsNameTheFile);
   CPPUNIT_TEST(testDegraded);
+  CPPUNIT_TEST(testHostPaths);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -143,6 +144,17 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
                        .starts_with("obs/summary.json: unexpected contents: "));
     CPPUNIT_ASSERT_THROW(ObservationSummary::fromFile("/nonexistent/summary.json"),
                          std::runtime_error);
+  }
+
+  /// Entries on another host are host:path; a path here may hold a colon after a slash.
+  void testHostPaths() {
+    using Split = std::pair<std::string, std::string>;
+    CPPUNIT_ASSERT(splitHostPath("st1:/data/L1_inspect/flags.png") ==
+                   Split("st1", "/data/L1_inspect/flags.png"));
+    CPPUNIT_ASSERT(splitHostPath("/obs/L1/plots/flags.png") ==
+                   Split("", "/obs/L1/plots/flags.png"));
+    CPPUNIT_ASSERT(splitHostPath("/obs/a:b/x.MS") == Split("", "/obs/a:b/x.MS"));
+    CPPUNIT_ASSERT(splitHostPath("obs/x.MS") == Split("", "obs/x.MS"));
   }
 };
 
