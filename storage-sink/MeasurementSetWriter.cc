@@ -20,6 +20,7 @@
 #include "CasacoreLock.h"
 #include "MeasurementSetCreator.h"
 #include "TableRowCount.h"
+#include "TiledColumnFile.h"
 #include "UvwCalculator.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
@@ -73,10 +74,33 @@ const CellBuffers& gapCells(int nrChannels, size_t nrRows) {
   return gap;
 }
 
+/// The main table's tiled columns, written straight into their tile files
+/// (TiledColumnFile.h) rather than through casacore's put.
+struct TiledColumns {
+  explicit TiledColumns(const casacore::Table& ms)
+      : data(ms, "DATA"),
+        flag(ms, "FLAG"),
+        weightSpectrum(ms, "WEIGHT_SPECTRUM"),
+        uvw(ms, "UVW"),
+        weight(ms, "WEIGHT"),
+        sigma(ms, "SIGMA") {}
+  static bool canWrite(const casacore::Table& ms) {
+    for (const char* column : {"DATA", "FLAG", "WEIGHT_SPECTRUM", "UVW", "WEIGHT", "SIGMA"})
+      if (!TiledColumnFile::canWrite(ms, column)) return false;
+    return true;
+  }
+  void sync() {
+    for (TiledColumnFile* file : {&data, &flag, &weightSpectrum, &uvw, &weight, &sigma})
+      file->sync();
+  }
+  TiledColumnFile data, flag, weightSpectrum, uvw, weight, sigma;
+};
+
 }  // namespace
 
 struct MeasurementSetWriter::Impl {
-  Impl(const MeasurementSetDescription& description, const std::string& path, bool justCreated);
+  Impl(const MeasurementSetDescription& description, const std::string& path, bool justCreated,
+       TileWrites tileWrites);
   void openExisting(int64_t observationId);
   bool write(int64_t integration, const uint8_t* payload);
   /// Puts the run of integrations converted but not yet in the MS into it.
@@ -93,6 +117,8 @@ struct MeasurementSetWriter::Impl {
   void convert(int slot, const uint8_t* payload);
   /// Puts slots [0, n) of the cell buffers into the rows of integrations [first, first + n).
   void putCells(int64_t first, int n);
+  /// Puts the first nrRows rows of buffers into the rows from firstRow on.
+  void putRows(const CellBuffers& buffers, casacore::rownr_t firstRow, size_t nrRows);
   /// The buffers of the pending run: the MS's own when a run is several integrations, else
   /// (one integration, put at once) the calling thread's, shared by all its MSs.
   CellBuffers& cells();
@@ -126,12 +152,13 @@ struct MeasurementSetWriter::Impl {
   casacore::ArrayColumn<bool> flag_;
   casacore::ArrayColumn<float> weightSpectrum_, weight_, sigma_;
   casacore::ScalarColumn<bool> flagRow_;
-  CellBuffers ownCells_;         // runLength_ > 1: up to runLength_ integrations
-  std::vector<uint32_t> valid_;  // [baseline][channel], one block's
+  std::unique_ptr<TiledColumns> tiles_;  // null: the tiled columns through casacore's put
+  CellBuffers ownCells_;                 // runLength_ > 1: up to runLength_ integrations
+  std::vector<uint32_t> valid_;          // [baseline][channel], one block's
 };
 
 MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::string& path,
-                                 bool justCreated)
+                                 bool justCreated, TileWrites tileWrites)
     : path_(path),
       nrStations_(d.nrStations()),
       nrBaselines_(nrBaselines(nrStations_)),
@@ -187,13 +214,16 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   weight_.attach(ms_, "WEIGHT");
   sigma_.attach(ms_, "SIGMA");
   flagRow_.attach(ms_, "FLAG_ROW");
-  // A cache of one tile per column: puts fill whole tiles in row order (MainTableTiling),
-  // so a tile is written when the next one is started (or at the flush) and an open MS
-  // holds one tile per column. Emptying the caches after every put instead (clearCaches)
-  // made casacore build a new cache at the next put: a zeroed bucket buffer and a slot
-  // table as long as the tiles in the file, which grows with the MS.
-  for (const char* column : {"DATA", "FLAG", "WEIGHT_SPECTRUM", "UVW", "WEIGHT", "SIGMA"})
-    casacore::ROTiledStManAccessor(ms_, column, true).setHypercubeCacheSize(0, 1, true);
+  if (tileWrites == TileWrites::direct && TiledColumns::canWrite(ms_))
+    tiles_ = std::make_unique<TiledColumns>(ms_);
+  // Through casacore: a cache of one tile per column. Puts fill whole tiles in row order
+  // (MainTableTiling), so a tile is written when the next one is started (or at the flush)
+  // and an open MS holds one tile per column. Emptying the caches after every put instead
+  // (clearCaches) made casacore build a new cache at the next put: a zeroed bucket buffer
+  // and a slot table as long as the tiles in the file, which grows with the MS.
+  if (!tiles_)
+    for (const char* column : {"DATA", "FLAG", "WEIGHT_SPECTRUM", "UVW", "WEIGHT", "SIGMA"})
+      casacore::ROTiledStManAccessor(ms_, column, true).setHypercubeCacheSize(0, 1, true);
   if (runLength_ > 1) ownCells_.resize(nrChannels_, size_t(runLength_) * nrBaselines_);
   uvw_ = UvwCalculator::shared(d.referencePosition, positions, {d.ra, d.dec, d.directionType});
 }
@@ -267,7 +297,10 @@ void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
   putIntegrationConstants(begin, end);
   antenna1_.putColumnRange(range, antenna1);
   antenna2_.putColumnRange(range, antenna2);
-  uvwColumn_.putColumnRange(range, uvw);
+  if (tiles_)
+    tiles_->uvw.writeRows(casacore::rownr_t(begin) * nb, nrRows, uvw.data());
+  else
+    uvwColumn_.putColumnRange(range, uvw);
 }
 
 void MeasurementSetWriter::Impl::putIntegrationConstants(int64_t begin, int64_t end) {
@@ -313,16 +346,7 @@ void MeasurementSetWriter::Impl::addGaps(int64_t end) {
 void MeasurementSetWriter::Impl::writeGap(int64_t begin, int64_t end) {
   const size_t nrRows = size_t(end - begin) * nrBaselines_;
   const CellBuffers& gap = gapCells(nrChannels_, size_t(runLength_) * nrBaselines_);
-  const casacore::Slicer range = rows(begin, end);
-  const casacore::IPosition last(3, kNrPolarisationProducts - 1, nrChannels_ - 1, nrRows - 1);
-  const casacore::IPosition origin(3, 0);
-  data_.putColumnRange(range, gap.data(origin, last));
-  flag_.putColumnRange(range, gap.flags(origin, last));
-  weightSpectrum_.putColumnRange(range, gap.weights(origin, last));
-  const casacore::IPosition lastRow(2, kNrPolarisationProducts - 1, nrRows - 1);
-  weight_.putColumnRange(range, gap.rowWeights(casacore::IPosition(2, 0), lastRow));
-  sigma_.putColumnRange(range, gap.sigmas(casacore::IPosition(2, 0), lastRow));
-  flagRow_.putColumnRange(range, gap.rowFlags(casacore::Slice(0, nrRows)));
+  putRows(gap, casacore::rownr_t(begin) * nrBaselines_, nrRows);
 }
 
 bool MeasurementSetWriter::Impl::write(int64_t integration, const uint8_t* payload) {
@@ -406,13 +430,25 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
 }
 
 void MeasurementSetWriter::Impl::putCells(int64_t first, int n) {
-  const casacore::Slicer range = rows(first, first + n);
-  const size_t nrRows = size_t(n) * nrBaselines_;
+  putRows(cells(), casacore::rownr_t(first) * nrBaselines_, size_t(n) * nrBaselines_);
+}
+
+void MeasurementSetWriter::Impl::putRows(const CellBuffers& buffers, casacore::rownr_t firstRow,
+                                         size_t nrRows) {
+  const casacore::Slicer range = rowRange(int64_t(firstRow), int64_t(nrRows));
+  if (tiles_) {  // the buffers' first rows are the cells in the tile files' order
+    tiles_->data.writeRows(firstRow, nrRows, buffers.data.data());
+    tiles_->flag.writeRows(firstRow, nrRows, buffers.flags.data());
+    tiles_->weightSpectrum.writeRows(firstRow, nrRows, buffers.weights.data());
+    tiles_->weight.writeRows(firstRow, nrRows, buffers.rowWeights.data());
+    tiles_->sigma.writeRows(firstRow, nrRows, buffers.sigmas.data());
+    flagRow_.putColumnRange(range, buffers.rowFlags(casacore::Slice(0, nrRows)));
+    return;
+  }
   // The first nrRows rows of the buffers: contiguous views, not copies.
   const casacore::IPosition origin(3, 0),
       last(3, kNrPolarisationProducts - 1, nrChannels_ - 1, nrRows - 1);
   const casacore::IPosition rowOrigin(2, 0), lastRow(2, kNrPolarisationProducts - 1, nrRows - 1);
-  const CellBuffers& buffers = cells();
   data_.putColumnRange(range, buffers.data(origin, last));
   flag_.putColumnRange(range, buffers.flags(origin, last));
   weightSpectrum_.putColumnRange(range, buffers.weights(origin, last));
@@ -435,8 +471,9 @@ int64_t MeasurementSetWriter::Impl::nrWritten() const {
 }
 
 MeasurementSetWriter::MeasurementSetWriter(const MeasurementSetDescription& description,
-                                           const std::string& path, bool justCreated)
-    : path_(path), impl_(std::make_unique<Impl>(description, path, justCreated)) {
+                                           const std::string& path, bool justCreated,
+                                           TileWrites tileWrites)
+    : path_(path), impl_(std::make_unique<Impl>(description, path, justCreated, tileWrites)) {
   updateCounts();
 }
 
@@ -475,6 +512,7 @@ void MeasurementSetWriter::flush(bool sync) {
   // writable keywords marks it changed: table.dat is rewritten (to table.dat_tmp, renamed).
   impl_->ms_.rwKeywordSet();
   impl_->ms_.flush(sync);
+  if (sync && impl_->tiles_) impl_->tiles_->sync();
 }
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }
 uint64_t MeasurementSetWriter::bytesWritten() const { return impl_->bytesWritten_; }

@@ -17,6 +17,11 @@
 
 namespace rtcp::storage {
 
+/// How the main table's tiled columns (DATA, FLAG, WEIGHT_SPECTRUM, UVW, WEIGHT, SIGMA)
+/// are written: straight into their tile files (TiledColumnFile.h) where the MS allows it,
+/// or through casacore's put (the reference the direct writes are tested against).
+enum class TileWrites { direct, casacore };
+
 class MeasurementSetWriter {
  public:
   /// Creates the MS at path, or reopens it when it exists (it must hold the same
@@ -24,7 +29,7 @@ class MeasurementSetWriter {
   /// justCreated: this process has just made it from the description
   /// (createMeasurementSets), so it is opened without reading its subtables to check it.
   MeasurementSetWriter(const MeasurementSetDescription& description, const std::string& path,
-                       bool justCreated = false);
+                       bool justCreated = false, TileWrites tileWrites = TileWrites::direct);
   ~MeasurementSetWriter();
   MeasurementSetWriter(const MeasurementSetWriter&) = delete;
   MeasurementSetWriter& operator=(const MeasurementSetWriter&) = delete;

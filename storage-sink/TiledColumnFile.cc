@@ -1,0 +1,208 @@
+#include "TiledColumnFile.h"
+
+#include <casacore/casa/IO/BucketCache.h>
+#include <casacore/casa/IO/BucketFile.h>
+#include <casacore/tables/DataMan/TSMCube.h>
+#include <casacore/tables/DataMan/TSMFile.h>
+#include <casacore/tables/DataMan/TiledColumnStMan.h>
+#include <casacore/tables/Tables/TableDesc.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace rtcp::storage {
+namespace {
+
+// casacore has no public way to say "these tiles are in the file" or to ask where a cube's
+// tiles start; the members that hold this are reached through explicit instantiations,
+// where access is not checked (C++20 [temp.spec.general]/6). Debian's casacore is fixed
+// (3.5); TiledColumnFileTest compares every byte with what casacore's own put writes.
+template <typename Tag, typename Tag::Type Member>
+struct Reach {
+  friend typename Tag::Type memberOf(Tag) { return Member; }
+};
+struct CubeCache {
+  using Type = casacore::BucketCache* casacore::TSMCube::*;
+  friend Type memberOf(CubeCache);
+};
+struct CubeFile {
+  using Type = casacore::TSMFile* casacore::TSMCube::*;
+  friend Type memberOf(CubeFile);
+};
+struct CubeFileOffset {
+  using Type = casacore::Int64 casacore::TSMCube::*;
+  friend Type memberOf(CubeFileOffset);
+};
+/// BucketCache's count of the buckets (tiles) that are in the file; it writes zeroed
+/// ones from there up to its count of buckets at its flush.
+struct BucketsInFile {
+  using Type = casacore::uInt casacore::BucketCache::*;
+  friend Type memberOf(BucketsInFile);
+};
+template struct Reach<CubeCache, &casacore::TSMCube::cache_p>;
+template struct Reach<CubeFile, &casacore::TSMCube::filePtr_p>;
+template struct Reach<CubeFileOffset, &casacore::TSMCube::fileOffset_p>;
+template struct Reach<BucketsInFile, &casacore::BucketCache::its_CurNrOfBuckets>;
+
+casacore::TSMCube* singleCube(const casacore::Table& table, const std::string& column) {
+  if (table.actualTableDesc()[column].dataManagerType() != "TiledColumnStMan") return nullptr;
+  auto* stman = dynamic_cast<casacore::TiledStMan*>(table.findDataManager(column, true));
+  if (stman == nullptr || stman->nhypercubes() != 1) return nullptr;
+  return stman->getTSMCube(0);
+}
+
+size_t storedValueSize(casacore::DataType type) {
+  switch (type) {
+    case casacore::TpComplex: return sizeof(casacore::Complex);
+    case casacore::TpFloat: return sizeof(float);
+    case casacore::TpDouble: return sizeof(double);
+    default: return 0;
+  }
+}
+
+/// Eight bools (0 or 1) as the bits of a byte, the first the least significant.
+uint8_t packEight(const bool* values) {
+  uint64_t bytes;
+  std::memcpy(&bytes, values, 8);
+  return uint8_t((bytes * 0x0102040810204080ULL) >> 56);
+}
+
+}  // namespace
+
+bool TiledColumnFile::canWrite(const casacore::Table& table, const std::string& column) {
+  if (!table.tableDesc().isColumn(column)) return false;
+  const casacore::ColumnDesc& desc = table.tableDesc()[column];
+  const bool isBool = desc.dataType() == casacore::TpBool;
+  if (!isBool && storedValueSize(desc.dataType()) == 0) return false;
+  // Stored as in memory only in this machine's byte order.
+  const bool bigEndianTable = table.endianFormat() == casacore::Table::BigEndian;
+  if (bigEndianTable != (std::endian::native == std::endian::big)) return false;
+  const casacore::TSMCube* cube = singleCube(table, column);
+  if (cube == nullptr) return false;
+  const casacore::IPosition& shape = cube->cubeShape();
+  const casacore::IPosition& tile = cube->tileShape();
+  const size_t last = shape.size() - 1;
+  for (size_t axis = 0; axis < last; ++axis)
+    if (tile[axis] != shape[axis]) return false;  // a tile must span whole cells
+  return true;
+}
+
+TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string& column)
+    : table_(table), column_(column) {
+  if (!canWrite(table, column))
+    throw std::runtime_error(std::string(table.tableName()) + ": column " + column +
+                             " is not one tiled column with tiles of whole cells");
+  casacore::TSMCube* cube = singleCube(table, column);
+  cube_ = cube;
+  const casacore::IPosition& shape = cube->cubeShape();
+  const size_t last = shape.size() - 1;
+  valuesPerRow_ = size_t(shape.getFirst(last).product());
+  valueSize_ = storedValueSize(table.tableDesc()[column].dataType());
+  rowsPerTile_ = uint64_t(cube->tileShape()[last]);
+  bucketSize_ = cube->bucketSize();
+  fileOffset_ = uint64_t(cube->*memberOf(CubeFileOffset{}));
+  path_ = (cube->*memberOf(CubeFile{}))->bucketFile()->name();
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) throw std::runtime_error(path_ + ": cannot open: " + std::strerror(errno));
+  const off_t size = ::lseek(fd_, 0, SEEK_END);
+  fileSize_ = size > 0 ? uint64_t(size) : 0;
+  if (valueSize_ == 0) bits_.resize(bucketSize_);
+}
+
+TiledColumnFile::~TiledColumnFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void TiledColumnFile::writeRows(uint64_t firstRow, uint64_t nrRows, const void* cells) {
+  if (nrRows == 0) return;
+  if (valueSize_ == 0) {
+    writeBits(firstRow, nrRows, static_cast<const bool*>(cells));
+  } else {
+    // Rows lie one after another across tiles: bucketSize = R rows' bytes.
+    const size_t rowBytes = valuesPerRow_ * valueSize_;
+    writeBytes(fileOffset_ + firstRow * rowBytes, cells, nrRows * rowBytes);
+  }
+  markTilesInFile();
+}
+
+void TiledColumnFile::writeBits(uint64_t firstRow, uint64_t nrRows, const bool* cells) {
+  const uint64_t endRow = firstRow + nrRows;
+  for (uint64_t row = firstRow; row < endRow;) {
+    const uint64_t tile = row / rowsPerTile_;
+    const uint64_t tileEnd = std::min(endRow, (tile + 1) * rowsPerTile_);
+    const uint64_t firstBit = (row - tile * rowsPerTile_) * valuesPerRow_;
+    const uint64_t nrBits = (tileEnd - row) * valuesPerRow_;
+    const uint64_t firstByte = firstBit / 8, endByte = (firstBit + nrBits + 7) / 8;
+    const uint64_t offset = fileOffset_ + tile * bucketSize_ + firstByte;
+    uint8_t* bytes = bits_.data();
+    // Bits of other rows in the first and last byte are kept.
+    const uint64_t headBits = firstBit % 8, endBits = (firstBit + nrBits) % 8;
+    if (headBits != 0) readBytes(offset, &bytes[0], 1);
+    if (endBits != 0 && (endByte - firstByte > 1 || headBits == 0))
+      readBytes(offset + endByte - firstByte - 1, &bytes[endByte - firstByte - 1], 1);
+    const bool* values = cells + (row - firstRow) * valuesPerRow_;
+    uint64_t bit = 0;
+    for (; bit < nrBits && (firstBit + bit) % 8 != 0; ++bit) {
+      const uint8_t mask = uint8_t(1u << ((firstBit + bit) % 8));
+      bytes[0] = values[bit] ? (bytes[0] | mask) : (bytes[0] & ~mask);
+    }
+    for (; bit + 8 <= nrBits; bit += 8) bytes[(firstBit + bit) / 8 - firstByte] = packEight(values + bit);
+    for (; bit < nrBits; ++bit) {
+      uint8_t& byte = bytes[(firstBit + bit) / 8 - firstByte];
+      const uint8_t mask = uint8_t(1u << ((firstBit + bit) % 8));
+      byte = values[bit] ? (byte | mask) : (byte & ~mask);
+    }
+    writeBytes(offset, bytes, endByte - firstByte);
+    row = tileEnd;
+  }
+}
+
+void TiledColumnFile::writeBytes(uint64_t offset, const void* bytes, size_t size) {
+  const char* from = static_cast<const char*>(bytes);
+  while (size > 0) {
+    const ssize_t n = ::pwrite(fd_, from, size, off_t(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw std::runtime_error(path_ + ": writing " + column_ + " failed: " +
+                               std::strerror(n < 0 ? errno : ENOSPC));
+    from += n;
+    offset += uint64_t(n);
+    size -= size_t(n);
+    fileSize_ = std::max(fileSize_, offset);
+  }
+  unsynced_ = true;
+}
+
+void TiledColumnFile::readBytes(uint64_t offset, void* bytes, size_t size) const {
+  std::memset(bytes, 0, size);  // beyond the end of the file: a tile not yet written
+  if (offset >= fileSize_) return;
+  if (::pread(fd_, bytes, std::min<uint64_t>(size, fileSize_ - offset), off_t(offset)) < 0)
+    throw std::runtime_error(path_ + ": reading " + column_ + " failed: " + std::strerror(errno));
+}
+
+void TiledColumnFile::markTilesInFile() {
+  const uint64_t nrRows = table_.nrow();
+  const uint64_t tilesEnd =
+      fileOffset_ + (nrRows + rowsPerTile_ - 1) / rowsPerTile_ * bucketSize_;
+  if (fileSize_ < tilesEnd) {  // the last tile is partly written: the rest reads as zeros
+    if (::ftruncate(fd_, off_t(tilesEnd)) != 0)
+      throw std::runtime_error(path_ + ": extending failed: " + std::strerror(errno));
+    fileSize_ = tilesEnd;
+  }
+  auto* cube = static_cast<casacore::TSMCube*>(cube_);
+  if (casacore::BucketCache* cache = cube->*memberOf(CubeCache{}))
+    cache->*memberOf(BucketsInFile{}) = cache->nBucket();
+}
+
+void TiledColumnFile::sync() {
+  if (!unsynced_) return;
+  if (::fsync(fd_) != 0)
+    throw std::runtime_error(path_ + ": fsync failed: " + std::strerror(errno));
+  unsynced_ = false;
+}
+
+}  // namespace rtcp::storage
