@@ -57,10 +57,14 @@ casacore::TSMCube* singleCube(const casacore::Table& table, const std::string& c
 
 size_t storedValueSize(casacore::DataType type) {
   switch (type) {
-    case casacore::TpComplex: return sizeof(casacore::Complex);
-    case casacore::TpFloat: return sizeof(float);
-    case casacore::TpDouble: return sizeof(double);
-    default: return 0;
+    case casacore::TpComplex:
+      return sizeof(casacore::Complex);
+    case casacore::TpFloat:
+      return sizeof(float);
+    case casacore::TpDouble:
+      return sizeof(double);
+    default:
+      return 0;
   }
 }
 
@@ -150,7 +154,8 @@ void TiledColumnFile::writeBits(uint64_t firstRow, uint64_t nrRows, const bool* 
       const uint8_t mask = uint8_t(1u << ((firstBit + bit) % 8));
       bytes[0] = values[bit] ? (bytes[0] | mask) : (bytes[0] & ~mask);
     }
-    for (; bit + 8 <= nrBits; bit += 8) bytes[(firstBit + bit) / 8 - firstByte] = packEight(values + bit);
+    for (; bit + 8 <= nrBits; bit += 8)
+      bytes[(firstBit + bit) / 8 - firstByte] = packEight(values + bit);
     for (; bit < nrBits; ++bit) {
       uint8_t& byte = bytes[(firstBit + bit) / 8 - firstByte];
       const uint8_t mask = uint8_t(1u << ((firstBit + bit) % 8));
@@ -167,8 +172,8 @@ void TiledColumnFile::writeBytes(uint64_t offset, const void* bytes, size_t size
     const ssize_t n = ::pwrite(fd_, from, size, off_t(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
-      throw std::runtime_error(path_ + ": writing " + column_ + " failed: " +
-                               std::strerror(n < 0 ? errno : ENOSPC));
+      throw std::runtime_error(path_ + ": writing " + column_ +
+                               " failed: " + std::strerror(n < 0 ? errno : ENOSPC));
     from += n;
     offset += uint64_t(n);
     size -= size_t(n);
@@ -186,8 +191,7 @@ void TiledColumnFile::readBytes(uint64_t offset, void* bytes, size_t size) const
 
 void TiledColumnFile::markTilesInFile() {
   const uint64_t nrRows = table_.nrow();
-  const uint64_t tilesEnd =
-      fileOffset_ + (nrRows + rowsPerTile_ - 1) / rowsPerTile_ * bucketSize_;
+  const uint64_t tilesEnd = fileOffset_ + (nrRows + rowsPerTile_ - 1) / rowsPerTile_ * bucketSize_;
   if (fileSize_ < tilesEnd) {  // the last tile is partly written: the rest reads as zeros
     if (::ftruncate(fd_, off_t(tilesEnd)) != 0)
       throw std::runtime_error(path_ + ": extending failed: " + std::strerror(errno));
