@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "CasacoreLock.h"
+#include "CasacorePrivate.h"
 #include "MeasurementSetCreator.h"
 #include "TableRowCount.h"
 #include "TiledColumnFile.h"
@@ -98,6 +99,13 @@ struct TiledColumns {
 
 }  // namespace
 
+/// casacore::Table::baseTablePtr, private (CasacorePrivate.h): the way to doNotWrite.
+struct TableBase {
+  using Type = casacore::BaseTable* (casacore::Table::*)() const;
+  friend Type memberOf(TableBase);
+};
+template struct Reach<TableBase, &casacore::Table::baseTablePtr>;
+
 struct MeasurementSetWriter::Impl {
   Impl(const MeasurementSetDescription& description, const std::string& path, bool justCreated,
        TileWrites tileWrites);
@@ -147,6 +155,8 @@ struct MeasurementSetWriter::Impl {
   // Integrations whose rows the MS holds; [committedEnd_, gridSize()) are pending.
   int64_t committedEnd_ = 0;
   uint64_t bytesWritten_ = 0;
+  // Rows or cells put since the last flush; casacore's files flushed but not synced.
+  bool changedSinceFlush_ = false, unsynced_ = false;
 
   casacore::ArrayColumn<casacore::Complex> data_;
   casacore::ArrayColumn<bool> flag_;
@@ -275,6 +285,7 @@ void MeasurementSetWriter::Impl::addRows(int64_t begin, int64_t end) {
   // Rows a failed attempt added already are not added again (a flush retried after the
   // disk filled up, StorageSink).
   const casacore::rownr_t rowsWanted = casacore::rownr_t(end) * casacore::rownr_t(nb);
+  changedSinceFlush_ = true;
   if (ms_.nrow() < rowsWanted) ms_.addRow(rowsWanted - ms_.nrow());
   // Every column over all the rows at once: casacore's cost is mostly per call.
   casacore::Vector<int> antenna1(nrRows), antenna2(nrRows);
@@ -436,6 +447,7 @@ void MeasurementSetWriter::Impl::putCells(int64_t first, int n) {
 void MeasurementSetWriter::Impl::putRows(const CellBuffers& buffers, casacore::rownr_t firstRow,
                                          size_t nrRows) {
   const casacore::Slicer range = rowRange(int64_t(firstRow), int64_t(nrRows));
+  changedSinceFlush_ = true;
   if (tiles_) {  // the buffers' first rows are the cells in the tile files' order
     tiles_->data.writeRows(firstRow, nrRows, buffers.data.data());
     tiles_->flag.writeRows(firstRow, nrRows, buffers.flags.data());
@@ -485,6 +497,9 @@ void MeasurementSetWriter::updateCounts() {
 MeasurementSetWriter::~MeasurementSetWriter() {
   try {
     flush();  // StorageSink syncs the file system once for all its MSs
+    // casacore writes every file of the table again as it closes it, although the flush
+    // has just written them (StorageSink flushes before it closes): once is enough.
+    (impl_->ms_.*memberOf(TableBase{}))()->doNotWrite();
     std::lock_guard lock(casacoreMutex());  // only to close: nothing is left to write
     impl_.reset();                          // closes the MS
   } catch (const std::exception& e) {
@@ -506,13 +521,17 @@ void MeasurementSetWriter::extendTo(int64_t nrIntegrations) {
 void MeasurementSetWriter::flush(bool sync) {
   impl_->commit();
   updateCounts();  // a write that threw may have been committed now
+  Impl& m = *impl_;
+  if (!m.changedSinceFlush_ && !(sync && m.unsynced_)) return;  // all written already
   // casacore rewrites table.dat, which holds the number of rows, only for a table marked
   // changed; added rows alone reach the storage managers' headers. A sink killed after
   // such a flush left an MS casacore cannot open ("mismatch in #row"). Asking for the
   // writable keywords marks it changed: table.dat is rewritten (to table.dat_tmp, renamed).
-  impl_->ms_.rwKeywordSet();
-  impl_->ms_.flush(sync);
-  if (sync && impl_->tiles_) impl_->tiles_->sync();
+  m.ms_.rwKeywordSet();
+  m.ms_.flush(sync);
+  if (sync && m.tiles_) m.tiles_->sync();
+  m.changedSinceFlush_ = false;
+  m.unsynced_ = !sync;
 }
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }
 uint64_t MeasurementSetWriter::bytesWritten() const { return impl_->bytesWritten_; }

@@ -14,17 +14,13 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "CasacorePrivate.h"
+
 namespace rtcp::storage {
-namespace {
 
 // casacore has no public way to say "these tiles are in the file" or to ask where a cube's
-// tiles start; the members that hold this are reached through explicit instantiations,
-// where access is not checked (C++20 [temp.spec.general]/6). Debian's casacore is fixed
-// (3.5); TiledColumnFileTest compares every byte with what casacore's own put writes.
-template <typename Tag, typename Tag::Type Member>
-struct Reach {
-  friend typename Tag::Type memberOf(Tag) { return Member; }
-};
+// tiles start (CasacorePrivate.h); TiledColumnFileTest compares every byte with what
+// casacore's own put writes.
 struct CubeCache {
   using Type = casacore::BucketCache* casacore::TSMCube::*;
   friend Type memberOf(CubeCache);
@@ -47,10 +43,10 @@ template struct Reach<CubeCache, &casacore::TSMCube::cache_p>;
 template struct Reach<CubeFile, &casacore::TSMCube::filePtr_p>;
 template struct Reach<CubeFileOffset, &casacore::TSMCube::fileOffset_p>;
 template struct Reach<BucketsInFile, &casacore::BucketCache::its_CurNrOfBuckets>;
+namespace {
 
 casacore::TSMCube* singleCube(const casacore::Table& table, const std::string& column) {
-  if (table.actualTableDesc()[column].dataManagerType() != "TiledColumnStMan") return nullptr;
-  auto* stman = dynamic_cast<casacore::TiledStMan*>(table.findDataManager(column, true));
+  auto* stman = dynamic_cast<casacore::TiledColumnStMan*>(table.findDataManager(column, true));
   if (stman == nullptr || stman->nhypercubes() != 1) return nullptr;
   return stman->getTSMCube(0);
 }

@@ -12,9 +12,9 @@
 
 #include "MeasurementSetCreator.h"
 #include "MeasurementSetWriter.h"
-#include "TiledColumnFile.h"
 #include "OutputLayout.h"
 #include "StorageTestUtil.h"
+#include "TiledColumnFile.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/Parset.h"
@@ -57,8 +57,8 @@ class TiledColumnFileTest : public CppUnit::TestFixture {
   void testTilesOfWholeIntegrations() { checkSameFiles({"CS001", "CS002", "CS003", "RS106"}, 8); }
   void testTilesOfPartOfAnIntegration() {
     // 12 stations, 64 channels: an integration is 78 rows of 2 KiB, a tile 26 rows.
-    checkSameFiles({"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS011",
-                    "CS013", "CS017", "CS021", "CS024"},
+    checkSameFiles({"CS001", "CS002", "CS003", "CS004", "CS005", "CS006", "CS007", "CS011", "CS013",
+                    "CS017", "CS021", "CS024"},
                    64);
     CPPUNIT_ASSERT_EQUAL(26, mainTableTiling(64, 78).rowsPerTile);
   }
