@@ -23,6 +23,7 @@
 #include "TableRowCount.h"
 #include "TiledColumnFile.h"
 #include "UvwCalculator.h"
+#include "rtcp/AlignedBuffer.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
 
@@ -32,6 +33,7 @@ namespace {
 /// DESIGN §2.5: the row ANTENNA1 = s1 <= ANTENNA2 = s2 holds conj(x_s1,P) x_s2,Q, the
 /// complex conjugate of the correlator's product x_s1,P conj(x_s2,Q).
 constexpr bool kConjugateCorrelatorProducts = true;
+constexpr float kImaginarySign = kConjugateCorrelatorProducts ? -1.0f : 1.0f;
 
 double unixToMjdSeconds(double unixTime) { return unixTime + 40587.0 * 86400.0; }
 
@@ -39,23 +41,43 @@ casacore::Slicer rowRange(int64_t firstRow, int64_t nrRows) {
   return casacore::Slicer(casacore::IPosition(1, firstRow), casacore::IPosition(1, nrRows));
 }
 
-/// The cells of a run of integrations as casacore takes them: its axes (pol, channel, row)
-/// hold cells[integration][baseline][channel][pol].
+/// The cells of a run of integrations in the tile files' order (TiledColumnFile.h) and as
+/// casacore takes them: data, flags and weights [row][channel][pol], rowWeights and sigmas
+/// [row][pol], rowFlags [row], row = integration * nrBaselines + baseline. The bulk is
+/// page-aligned, so that the tile files take it by direct I/O.
 struct CellBuffers {
-  casacore::Cube<casacore::Complex> data;
-  casacore::Cube<bool> flags;
-  casacore::Cube<float> weights;
-  casacore::Matrix<float> rowWeights, sigmas;  // [row][pol]
-  casacore::Vector<bool> rowFlags;             // [row]
+  template <typename T>
+  using DirectIoBuffer = AlignedBuffer<T, kDirectIoAlignment>;
+  int nrChannels = 0;
+  size_t nrRows = 0;
+  DirectIoBuffer<casacore::Complex> data;
+  DirectIoBuffer<bool> flags;
+  DirectIoBuffer<float> weights;
+  AlignedBuffer<float> rowWeights, sigmas;
+  AlignedBuffer<bool> rowFlags;
 
-  void resize(int nrChannels, size_t nrRows) {
-    if (data.shape() == casacore::IPosition(3, kNrPolarisationProducts, nrChannels, nrRows)) return;
-    data.resize(kNrPolarisationProducts, nrChannels, nrRows);
-    flags.resize(kNrPolarisationProducts, nrChannels, nrRows);
-    weights.resize(kNrPolarisationProducts, nrChannels, nrRows);
-    rowWeights.resize(kNrPolarisationProducts, nrRows);
-    sigmas.resize(kNrPolarisationProducts, nrRows);
-    rowFlags.resize(nrRows);
+  void resize(int channels, size_t rows) {
+    if (channels == nrChannels && rows == nrRows) return;
+    nrChannels = channels;
+    nrRows = rows;
+    const size_t cells = rows * size_t(channels) * kNrPolarisationProducts;
+    data = DirectIoBuffer<casacore::Complex>(cells);
+    flags = DirectIoBuffer<bool>(cells);
+    weights = DirectIoBuffer<float>(cells);
+    rowWeights = AlignedBuffer<float>(rows * kNrPolarisationProducts);
+    sigmas = AlignedBuffer<float>(rows * kNrPolarisationProducts);
+    rowFlags = AlignedBuffer<bool>(rows);
+  }
+  /// casacore's view (no copy) of the first `rows` rows of cells at `values`.
+  template <typename T>
+  casacore::Cube<T> cellView(const T* values, size_t rows) const {
+    const casacore::IPosition shape(3, kNrPolarisationProducts, nrChannels, rows);
+    return casacore::Cube<T>(shape, const_cast<T*>(values), casacore::SHARE);
+  }
+  template <typename T>
+  static casacore::Matrix<T> rowView(const T* values, size_t rows) {
+    const casacore::IPosition shape(2, kNrPolarisationProducts, rows);
+    return casacore::Matrix<T>(shape, const_cast<T*>(values), casacore::SHARE);
   }
 };
 
@@ -63,25 +85,22 @@ struct CellBuffers {
 /// the calling thread's, shared by its MSs.
 const CellBuffers& gapCells(int nrChannels, size_t nrRows) {
   thread_local CellBuffers gap;
-  if (gap.data.shape() != casacore::IPosition(3, kNrPolarisationProducts, nrChannels, nrRows)) {
-    gap.resize(nrChannels, nrRows);
-    gap.data = casacore::Complex(0);
-    gap.flags = true;
-    gap.weights = 0.0f;
-    gap.rowWeights = 0.0f;
-    gap.sigmas = 0.0f;
-    gap.rowFlags = true;
+  if (gap.nrChannels != nrChannels || gap.nrRows != nrRows) {
+    gap.resize(nrChannels, nrRows);  // zeroed
+    std::fill(gap.flags.begin(), gap.flags.end(), true);
+    std::fill(gap.rowFlags.begin(), gap.rowFlags.end(), true);
   }
   return gap;
 }
 
 /// The main table's tiled columns, written straight into their tile files
-/// (TiledColumnFile.h) rather than through casacore's put.
+/// (TiledColumnFile.h) rather than through casacore's put; DATA and WEIGHT_SPECTRUM, the
+/// bulk of the bytes, by direct I/O.
 struct TiledColumns {
   explicit TiledColumns(const casacore::Table& ms)
-      : data(ms, "DATA"),
+      : data(ms, "DATA", DirectIo::when_aligned),
         flag(ms, "FLAG"),
-        weightSpectrum(ms, "WEIGHT_SPECTRUM"),
+        weightSpectrum(ms, "WEIGHT_SPECTRUM", DirectIo::when_aligned),
         uvw(ms, "UVW"),
         weight(ms, "WEIGHT"),
         sigma(ms, "SIGMA") {}
@@ -165,6 +184,7 @@ struct MeasurementSetWriter::Impl {
   std::unique_ptr<TiledColumns> tiles_;  // null: the tiled columns through casacore's put
   CellBuffers ownCells_;                 // runLength_ > 1: up to runLength_ integrations
   std::vector<uint32_t> valid_;          // [baseline][channel], one block's
+  std::vector<float> channelScale_, channelCount_;  // [channel], one baseline's (convert)
 };
 
 MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::string& path,
@@ -176,7 +196,9 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
       runLength_(mainTableTiling(nrChannels_, nrBaselines_).integrationsPerRun),
       startUnix_(d.gridStartUnix),
       integrationSeconds_(d.integrationSeconds),
-      valid_(size_t(nrBaselines_) * nrChannels_) {
+      valid_(size_t(nrBaselines_) * nrChannels_),
+      channelScale_(size_t(nrChannels_)),
+      channelCount_(size_t(nrChannels_)) {
   std::vector<std::array<double, 3>> positions;
   for (const MsStation& s : d.stations) positions.push_back(s.position);
 
@@ -408,33 +430,44 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
   float* __restrict data = reinterpret_cast<float*>(buffers.data.data() + firstValue);
   bool* __restrict flags = buffers.flags.data() + firstValue;
   float* __restrict weights = buffers.weights.data() + firstValue;
-  const float imaginarySign = kConjugateCorrelatorProducts ? -1.0f : 1.0f;
+  // conj: the imaginary parts change sign.
+  constexpr float kSign[kValuesPerCell] = {1, kImaginarySign, 1, kImaginarySign,
+                                           1, kImaginarySign, 1, kImaginarySign};
+  float* __restrict scale = channelScale_.data();
+  float* __restrict count = channelCount_.data();
   for (int b = 0; b < nrBaselines_; ++b) {
+    // The baseline's channels first, then its cells: loops without branches or
+    // divisions, which vectorise.
+    const uint32_t* n = valid_.data() + size_t(b) * nrChannels_;
     bool rowFlagged = true;
     float rowWeight = 0;
     for (int c = 0; c < nrChannels_; ++c) {
-      const size_t cell = size_t(b) * nrChannels_ + c;
       // Channel 0 of a filter bank holds the subband edges: always flagged (DESIGN §2.2).
-      const uint32_t n = (nrChannels_ > 1 && c == 0) ? 0 : valid_[cell];
-      const float scale = n ? 1.0f / float(n) : 0.0f;
-      rowFlagged &= n == 0;
-      rowWeight += float(n);
-      const float* in = visibilities + cell * kValuesPerCell;
-      float* out = data + cell * kValuesPerCell;
-      for (int v = 0; v < kValuesPerCell; v += 2) {
-        out[v] = in[v] * scale;
-        out[v + 1] = in[v + 1] * (imaginarySign * scale);
-      }
-      for (int p = 0; p < kNrPolarisationProducts; ++p) {
-        flags[cell * kNrPolarisationProducts + p] = n == 0;
-        weights[cell * kNrPolarisationProducts + p] = float(n);
-      }
+      const uint32_t valid = (nrChannels_ > 1 && c == 0) ? 0 : n[c];
+      scale[c] = valid ? 1.0f / float(valid) : 0.0f;
+      count[c] = float(valid);
+      rowFlagged &= valid == 0;
+      rowWeight += float(valid);
     }
+    const size_t firstCell = size_t(b) * nrChannels_;
+    const float* in = visibilities + firstCell * kValuesPerCell;
+    float* out = data + firstCell * kValuesPerCell;
+    for (int c = 0; c < nrChannels_; ++c)
+      for (int v = 0; v < kValuesPerCell; ++v)
+        out[c * kValuesPerCell + v] = in[c * kValuesPerCell + v] * (scale[c] * kSign[v]);
+    bool* cellFlags = flags + firstCell * kNrPolarisationProducts;
+    float* cellWeights = weights + firstCell * kNrPolarisationProducts;
+    for (int c = 0; c < nrChannels_; ++c)
+      for (int p = 0; p < kNrPolarisationProducts; ++p) {
+        cellFlags[c * kNrPolarisationProducts + p] = count[c] == 0;
+        cellWeights[c * kNrPolarisationProducts + p] = count[c];
+      }
     rowWeight /= float(nrChannels_);
     const size_t row = firstRow + b;
     for (int p = 0; p < kNrPolarisationProducts; ++p) {
-      buffers.rowWeights(p, row) = rowWeight;
-      buffers.sigmas(p, row) = rowWeight > 0 ? 1.0f / std::sqrt(rowWeight) : 0.0f;
+      buffers.rowWeights[row * kNrPolarisationProducts + p] = rowWeight;
+      buffers.sigmas[row * kNrPolarisationProducts + p] =
+          rowWeight > 0 ? 1.0f / std::sqrt(rowWeight) : 0.0f;
     }
     buffers.rowFlags[row] = rowFlagged;
   }
@@ -454,19 +487,16 @@ void MeasurementSetWriter::Impl::putRows(const CellBuffers& buffers, casacore::r
     tiles_->weightSpectrum.writeRows(firstRow, nrRows, buffers.weights.data());
     tiles_->weight.writeRows(firstRow, nrRows, buffers.rowWeights.data());
     tiles_->sigma.writeRows(firstRow, nrRows, buffers.sigmas.data());
-    flagRow_.putColumnRange(range, buffers.rowFlags(casacore::Slice(0, nrRows)));
-    return;
+  } else {  // the first nrRows rows of the buffers: views, not copies
+    data_.putColumnRange(range, buffers.cellView(buffers.data.data(), nrRows));
+    flag_.putColumnRange(range, buffers.cellView(buffers.flags.data(), nrRows));
+    weightSpectrum_.putColumnRange(range, buffers.cellView(buffers.weights.data(), nrRows));
+    weight_.putColumnRange(range, CellBuffers::rowView(buffers.rowWeights.data(), nrRows));
+    sigma_.putColumnRange(range, CellBuffers::rowView(buffers.sigmas.data(), nrRows));
   }
-  // The first nrRows rows of the buffers: contiguous views, not copies.
-  const casacore::IPosition origin(3, 0),
-      last(3, kNrPolarisationProducts - 1, nrChannels_ - 1, nrRows - 1);
-  const casacore::IPosition rowOrigin(2, 0), lastRow(2, kNrPolarisationProducts - 1, nrRows - 1);
-  data_.putColumnRange(range, buffers.data(origin, last));
-  flag_.putColumnRange(range, buffers.flags(origin, last));
-  weightSpectrum_.putColumnRange(range, buffers.weights(origin, last));
-  weight_.putColumnRange(range, buffers.rowWeights(rowOrigin, lastRow));
-  sigma_.putColumnRange(range, buffers.sigmas(rowOrigin, lastRow));
-  flagRow_.putColumnRange(range, buffers.rowFlags(casacore::Slice(0, nrRows)));
+  const casacore::Vector<bool> rowFlags(
+      casacore::IPosition(1, nrRows), const_cast<bool*>(buffers.rowFlags.data()), casacore::SHARE);
+  flagRow_.putColumnRange(range, rowFlags);
 }
 
 CellBuffers& MeasurementSetWriter::Impl::cells() {

@@ -7,12 +7,14 @@
 #include <casacore/tables/DataMan/TiledColumnStMan.h>
 #include <casacore/tables/Tables/TableDesc.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bit>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "CasacorePrivate.h"
 
@@ -91,7 +93,8 @@ bool TiledColumnFile::canWrite(const casacore::Table& table, const std::string& 
   return true;
 }
 
-TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string& column)
+TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string& column,
+                                 DirectIo directIo)
     : table_(table), column_(column) {
   if (!canWrite(table, column))
     throw std::runtime_error(std::string(table.tableName()) + ": column " + column +
@@ -111,10 +114,22 @@ TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string
   const off_t size = ::lseek(fd_, 0, SEEK_END);
   fileSize_ = size > 0 ? uint64_t(size) : 0;
   if (valueSize_ == 0) bits_.resize(bucketSize_);
+  if (directIo == DirectIo::when_aligned && valueSize_ != 0) openDirect();
+}
+
+void TiledColumnFile::openDirect() {
+  struct statx alignment {};
+  if (::statx(fd_, "", AT_EMPTY_PATH, STATX_DIOALIGN, &alignment) != 0 ||
+      !(alignment.stx_mask & STATX_DIOALIGN) || alignment.stx_dio_offset_align == 0)
+    return;  // the file system cannot say (or does not do direct I/O): buffered
+  directFd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_DIRECT);
+  directOffsetAlign_ = alignment.stx_dio_offset_align;
+  directMemoryAlign_ = alignment.stx_dio_mem_align;
 }
 
 TiledColumnFile::~TiledColumnFile() {
   if (fd_ >= 0) ::close(fd_);
+  if (directFd_ >= 0) ::close(directFd_);
 }
 
 void TiledColumnFile::writeRows(uint64_t firstRow, uint64_t nrRows, const void* cells) {
@@ -162,8 +177,25 @@ void TiledColumnFile::writeBits(uint64_t firstRow, uint64_t nrRows, const bool* 
   }
 }
 
+size_t TiledColumnFile::writeDirect(uint64_t offset, const void* bytes, size_t size) {
+  if (directFd_ < 0 || offset % directOffsetAlign_ != 0 || size % directOffsetAlign_ != 0 ||
+      reinterpret_cast<uintptr_t>(bytes) % directMemoryAlign_ != 0)
+    return 0;
+  ssize_t n;
+  do n = ::pwrite(directFd_, bytes, size, off_t(offset));
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EINVAL) ::close(std::exchange(directFd_, -1));  // buffered from now on
+  if (n <= 0) return 0;  // buffered writes try again and report what fails (a full disk)
+  fileSize_ = std::max(fileSize_, offset + uint64_t(n));
+  unsynced_ = true;  // the file's size and blocks are metadata: fsync
+  return size_t(n);
+}
+
 void TiledColumnFile::writeBytes(uint64_t offset, const void* bytes, size_t size) {
-  const char* from = static_cast<const char*>(bytes);
+  const size_t direct = writeDirect(offset, bytes, size);
+  offset += direct;
+  size -= direct;
+  const char* from = static_cast<const char*>(bytes) + direct;
   while (size > 0) {
     const ssize_t n = ::pwrite(fd_, from, size, off_t(offset));
     if (n < 0 && errno == EINTR) continue;

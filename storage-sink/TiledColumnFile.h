@@ -25,13 +25,19 @@
 
 namespace rtcp::storage {
 
+/// Whether a column's writes that the device can take directly (offset, size and address
+/// aligned as statx's STATX_DIOALIGN says) go by O_DIRECT, past the page cache: the
+/// kernel's copy into freshly allocated page-cache pages was half of the writer's CPU.
+enum class DirectIo { never, when_aligned };
+
 class TiledColumnFile {
  public:
   /// Whether column of table is a column this class can write (else use casacore's put).
   static bool canWrite(const casacore::Table& table, const std::string& column);
 
   /// std::runtime_error naming the column when !canWrite(table, column).
-  TiledColumnFile(const casacore::Table& table, const std::string& column);
+  TiledColumnFile(const casacore::Table& table, const std::string& column,
+                  DirectIo directIo = DirectIo::never);
   ~TiledColumnFile();
   TiledColumnFile(const TiledColumnFile&) = delete;
   TiledColumnFile& operator=(const TiledColumnFile&) = delete;
@@ -48,6 +54,10 @@ class TiledColumnFile {
  private:
   void writeBits(uint64_t firstRow, uint64_t nrRows, const bool* cells);
   void writeBytes(uint64_t offset, const void* bytes, size_t size);
+  /// Writes by direct I/O what it can; returns the bytes written (0: not aligned, not
+  /// supported, or failed).
+  size_t writeDirect(uint64_t offset, const void* bytes, size_t size);
+  void openDirect();
   void readBytes(uint64_t offset, void* bytes, size_t size) const;
   /// Makes the file hold every tile of the table's rows and casacore's cache count them.
   void markTilesInFile();
@@ -59,6 +69,8 @@ class TiledColumnFile {
   size_t valuesPerRow_ = 0, valueSize_ = 0;  // valueSize_ 0: Bool, stored as bits
   uint64_t fileSize_ = 0;
   int fd_ = -1;
+  int directFd_ = -1;  // O_DIRECT, or -1
+  uint64_t directOffsetAlign_ = 0, directMemoryAlign_ = 0;
   bool unsynced_ = false;
   std::vector<uint8_t> bits_;  // a tile's bits being packed
 };

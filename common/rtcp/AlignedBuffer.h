@@ -1,11 +1,10 @@
 #pragma once
 /// \file AlignedBuffer.h
-/// A fixed-size, 64-byte aligned, zero-initialised array: the one allocation helper for
-/// sample and visibility buffers (allocated once, moved, never copied by accident).
-/// Large buffers (circular sample buffers, station blocks) are mapped 2 MB aligned, asked
-/// for transparent huge pages and faulted in by the kernel in one call (mapZeroed): a
-/// paravirtualised guest pays dearly for each page fault, and the kernels walk them with
-/// fewer TLB misses.
+/// A fixed-size, 64-byte (or Alignment) aligned, zero-initialised array: the one allocation helper
+/// for sample and visibility buffers (allocated once, moved, never copied by accident). Large
+/// buffers (circular sample buffers, station blocks) are mapped 2 MB aligned, asked for transparent
+/// huge pages and faulted in by the kernel in one call (mapZeroed): a paravirtualised guest pays
+/// dearly for each page fault, and the kernels walk them with fewer TLB misses.
 
 #include <sys/mman.h>
 
@@ -21,10 +20,13 @@
 namespace rtcp {
 
 constexpr size_t kBufferAlignment = 64;
+/// What direct I/O (O_DIRECT) asks of a buffer's address on the usual block devices
+/// (statx's dio_mem_align is 512 here); a page, to be safe.
+constexpr size_t kDirectIoAlignment = 4096;
 constexpr size_t kHugePageSize = size_t(2) << 20;
 constexpr size_t kHugePageThreshold = size_t(8) << 20;  ///< bytes from which huge pages pay
 
-template <typename T>
+template <typename T, size_t Alignment = kBufferAlignment>
 class AlignedBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "AlignedBuffer holds plain data");
 
@@ -37,7 +39,7 @@ class AlignedBuffer {
       data_ = static_cast<T*>(mapZeroed(mappedBytes()));
       return;
     }
-    data_ = static_cast<T*>(std::aligned_alloc(kBufferAlignment, heapBytes()));
+    data_ = static_cast<T*>(std::aligned_alloc(Alignment, heapBytes()));
     if (!data_) throw std::bad_alloc();
     std::memset(static_cast<void*>(data_), 0, heapBytes());
   }
@@ -47,7 +49,7 @@ class AlignedBuffer {
     if (size == 0 || size * sizeof(T) >= kHugePageThreshold) return AlignedBuffer(size);
     AlignedBuffer buffer;
     buffer.size_ = size;
-    buffer.data_ = static_cast<T*>(std::aligned_alloc(kBufferAlignment, buffer.heapBytes()));
+    buffer.data_ = static_cast<T*>(std::aligned_alloc(Alignment, buffer.heapBytes()));
     if (!buffer.data_) throw std::bad_alloc();
     return buffer;
   }
@@ -119,9 +121,7 @@ class AlignedBuffer {
   size_t mappedBytes() const {
     return (size_ * sizeof(T) + kHugePageSize - 1) / kHugePageSize * kHugePageSize;
   }
-  size_t heapBytes() const {
-    return (size_ * sizeof(T) + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  }
+  size_t heapBytes() const { return (size_ * sizeof(T) + Alignment - 1) / Alignment * Alignment; }
   /// `bytes` (a multiple of 2 MB) of fresh anonymous memory, 2 MB aligned, asked for huge
   /// pages and faulted in by the kernel in one call: its pages come zeroed, so unlike a
   /// memset nothing writes them twice (1 GB here: 0.06 CPU s, against 0.1-2.6 s with
