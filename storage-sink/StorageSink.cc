@@ -1,6 +1,7 @@
 #include "StorageSink.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -31,6 +32,18 @@ Clock::time_point after(double seconds) {
 /// Threads that close the MSs: mostly waiting for fsyncs.
 constexpr int kClosingThreads = 8;
 
+/// An open MS holds about 25 files open (casacore's storage managers and tables, the tile
+/// files and their direct-I/O twins): hundreds of MSs need more than the usual soft limit
+/// of 1024, so it is raised to the hard limit.
+void raiseOpenFileLimit(size_t nrMeasurementSets) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0)
+    RTCP_LOG_WARN("storage",
+                  "cannot raise the open-file limit for " << nrMeasurementSets << " MSs");
+}
+
 }  // namespace
 
 void SinkSummary::log() const {
@@ -58,6 +71,7 @@ void SinkSummary::log() const {
 StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     : settings_(std::move(settings)), options_(std::move(options)) {
   outputs_ = localOutputs(settings_, options_.all);
+  raiseOpenFileLimit(outputs_.size());
   std::map<uint32_t, int> subbandToOutput;
   for (size_t o = 0; o < outputs_.size(); ++o)
     subbandToOutput[uint32_t(outputs_[o].subbandIndex)] = int(o);

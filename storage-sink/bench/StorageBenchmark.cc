@@ -289,8 +289,11 @@ void runCreation(const BenchOptions& base, int n, const std::string& dir) {
 int storageBenchmark(int argc, char** argv) {
   // The cases: LOFAR-like (488 subbands, 24 stations, 64 channels, 1 s) and short
   // integrations (488 subbands, 1 station, 16 channels, 5 ms); --stations etc. run one case.
-  BenchOptions lofar{24, 64, 2, 488, 1, 256, "/tmp"};
-  BenchOptions shortCase{1, 16, 100, 488, 0.005, 256, "/tmp"};
+  // 10 s of the LOFAR-like case: one interval of the sink's MS flushes (--ms-flush-interval),
+  // so that each MS's flush weighs as in a long observation (its first write weighs more);
+  // 1 s of the short one, as the IE613 capture at 5.2 ms.
+  BenchOptions lofar{24, 64, 10, 488, 1, 256, "/tmp"};
+  BenchOptions shortCase{1, 16, 200, 488, 0.005, 256, "/tmp"};
   BenchOptions custom = lofar;
   bool customCase = false;
   int createCount = 100;
@@ -326,7 +329,7 @@ int storageBenchmark(int argc, char** argv) {
       custom.sinkOnly = lofar.sinkOnly = shortCase.sinkOnly = true;
     else if (arg == "--help") {
       std::printf(
-          "rtcp-bench storage [--lofar-integrations 2] [--short-integrations 100] [--create 100]\n"
+          "rtcp-bench storage [--lofar-integrations 10] [--short-integrations 200] [--create 100]\n"
           "                   [--staging-mb 256] [--dir /tmp] [--sink-only]\n"
           "rtcp-bench storage --stations S --channels C --integrations N --subbands B\n"
           "                   [--integration-seconds T]   (one case only)\n"
