@@ -188,6 +188,7 @@ size_t TiledColumnFile::writeDirect(uint64_t offset, const void* bytes, size_t s
   if (n <= 0) return 0;  // buffered writes try again and report what fails (a full disk)
   fileSize_ = std::max(fileSize_, offset + uint64_t(n));
   unsynced_ = true;  // the file's size and blocks are metadata: fsync
+  directBytes_ += uint64_t(n);
   return size_t(n);
 }
 

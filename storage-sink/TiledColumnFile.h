@@ -50,6 +50,8 @@ class TiledColumnFile {
   void sync();
 
   const std::string& path() const { return path_; }
+  /// Bytes written by direct I/O so far.
+  uint64_t directBytes() const { return directBytes_; }
 
  private:
   void writeBits(uint64_t firstRow, uint64_t nrRows, const bool* cells);
@@ -70,7 +72,7 @@ class TiledColumnFile {
   uint64_t fileSize_ = 0;
   int fd_ = -1;
   int directFd_ = -1;  // O_DIRECT, or -1
-  uint64_t directOffsetAlign_ = 0, directMemoryAlign_ = 0;
+  uint64_t directOffsetAlign_ = 0, directMemoryAlign_ = 0, directBytes_ = 0;
   bool unsynced_ = false;
   std::vector<uint8_t> bits_;  // a tile's bits being packed
 };

@@ -2,7 +2,10 @@
 // (in order, out of order, gaps, padding, a reopen that fills a gap and appends) leave
 // byte-identical main-table files, for tiles of whole integrations, of a fraction of one,
 // and flags that do not start on a byte.
+#include <casacore/tables/Tables/ArrayColumn.h>
 #include <cppunit/extensions/HelperMacros.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +18,7 @@
 #include "OutputLayout.h"
 #include "StorageTestUtil.h"
 #include "TiledColumnFile.h"
+#include "rtcp/AlignedBuffer.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/Parset.h"
@@ -51,6 +55,7 @@ class TiledColumnFileTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testTilesOfPartOfAnIntegration);
   CPPUNIT_TEST(testFlagsNotOnByteBoundaries);
   CPPUNIT_TEST(testOnlyTiledColumnsOfWholeCells);
+  CPPUNIT_TEST(testDirectIoWhereAligned);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -78,6 +83,39 @@ class TiledColumnFileTest : public CppUnit::TestFixture {
     for (const char* column : {"TIME", "ANTENNA1", "FLAG_ROW", "NO_SUCH_COLUMN"})
       CPPUNIT_ASSERT(!TiledColumnFile::canWrite(table, column));
     CPPUNIT_ASSERT_THROW(TiledColumnFile(table, "ANTENNA1"), std::runtime_error);
+  }
+
+  /// Rows written by direct I/O (where the file system does it) read back with casacore;
+  /// rows of a size it cannot take directly are written through the page cache.
+  void testDirectIoWhereAligned() {
+    const TempDir dir;
+    const ObservationSettings settings = settingsFor(dir, {"CS001", "CS002", "CS003", "RS106"}, 8);
+    const std::string path = dir.path() + "/a.MS";
+    { MeasurementSetWriter create(describeMeasurementSet(settings, 0), path); }
+    casacore::Table table(path, casacore::TableLock(casacore::TableLock::NoLocking),
+                          casacore::Table::Update);
+    constexpr size_t kRows = 32, kValuesPerRow = 8 * 4;  // 32 rows of 256 B of DATA
+    table.addRow(kRows);
+    TiledColumnFile file(table, "DATA", DirectIo::when_aligned);
+    AlignedBuffer<casacore::Complex, kDirectIoAlignment> cells(kRows * kValuesPerRow);
+    std::mt19937 random(3);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    for (casacore::Complex& cell : cells) cell = {value(random), value(random)};
+    file.writeRows(0, 16, cells.data());                       // 4 KiB from an aligned buffer
+    file.writeRows(16, 1, cells.data() + 16 * kValuesPerRow);  // 256 B: through the page cache
+    file.writeRows(17, kRows - 17, cells.data() + 17 * kValuesPerRow);
+    struct statx alignment {};
+    const bool directIo =
+        ::statx(AT_FDCWD, file.path().c_str(), 0, STATX_DIOALIGN, &alignment) == 0 &&
+        (alignment.stx_mask & STATX_DIOALIGN) && alignment.stx_dio_offset_align != 0 &&
+        alignment.stx_dio_offset_align <= 4096;
+    if (directIo) CPPUNIT_ASSERT_EQUAL(uint64_t(16 * kValuesPerRow * 8), file.directBytes());
+    table.flush();
+    const casacore::Array<casacore::Complex> read =
+        casacore::ArrayColumn<casacore::Complex>(table, "DATA")
+            .getColumnRange(
+                casacore::Slicer(casacore::IPosition(1, 0), casacore::IPosition(1, kRows)));
+    CPPUNIT_ASSERT(std::equal(read.begin(), read.end(), cells.begin()));
   }
 
  private:
