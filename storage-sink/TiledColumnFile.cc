@@ -90,7 +90,10 @@ bool TiledColumnFile::canWrite(const casacore::Table& table, const std::string& 
   const size_t last = shape.size() - 1;
   for (size_t axis = 0; axis < last; ++axis)
     if (tile[axis] != shape[axis]) return false;  // a tile must span whole cells
-  return true;
+  // and hold nothing but its rows' values (bits for Bool)
+  const uint64_t tileValues = uint64_t(tile.product());
+  return cube->bucketSize() ==
+         (isBool ? (tileValues + 7) / 8 : tileValues * storedValueSize(desc.dataType()));
 }
 
 TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string& column,
@@ -120,7 +123,8 @@ TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string
 void TiledColumnFile::openDirect() {
   struct statx alignment {};
   if (::statx(fd_, "", AT_EMPTY_PATH, STATX_DIOALIGN, &alignment) != 0 ||
-      !(alignment.stx_mask & STATX_DIOALIGN) || alignment.stx_dio_offset_align == 0)
+      !(alignment.stx_mask & STATX_DIOALIGN) || alignment.stx_dio_offset_align == 0 ||
+      alignment.stx_dio_mem_align == 0)
     return;  // the file system cannot say (or does not do direct I/O): buffered
   directFd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_DIRECT);
   directOffsetAlign_ = alignment.stx_dio_offset_align;
