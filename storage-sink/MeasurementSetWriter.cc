@@ -10,6 +10,7 @@
 #include <casacore/tables/Tables/ArrayColumn.h>
 #include <casacore/tables/Tables/ScalarColumn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -97,6 +98,8 @@ const CellBuffers& gapCells(int nrChannels, size_t nrRows) {
 /// (TiledColumnFile.h) rather than through casacore's put; DATA and WEIGHT_SPECTRUM, the
 /// bulk of the bytes, by direct I/O.
 struct TiledColumns {
+  static constexpr const char* kNames[] = {"DATA", "FLAG",   "WEIGHT_SPECTRUM",
+                                           "UVW",  "WEIGHT", "SIGMA"};
   explicit TiledColumns(const casacore::Table& ms)
       : data(ms, "DATA", DirectIo::when_aligned),
         flag(ms, "FLAG"),
@@ -105,9 +108,8 @@ struct TiledColumns {
         weight(ms, "WEIGHT"),
         sigma(ms, "SIGMA") {}
   static bool canWrite(const casacore::Table& ms) {
-    for (const char* column : {"DATA", "FLAG", "WEIGHT_SPECTRUM", "UVW", "WEIGHT", "SIGMA"})
-      if (!TiledColumnFile::canWrite(ms, column)) return false;
-    return true;
+    return std::all_of(std::begin(kNames), std::end(kNames),
+                       [&](const char* column) { return TiledColumnFile::canWrite(ms, column); });
   }
   void sync() {
     for (TiledColumnFile* file : {&data, &flag, &weightSpectrum, &uvw, &weight, &sigma})
@@ -254,7 +256,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   // (clearCaches) made casacore build a new cache at the next put: a zeroed bucket buffer
   // and a slot table as long as the tiles in the file, which grows with the MS.
   if (!tiles_)
-    for (const char* column : {"DATA", "FLAG", "WEIGHT_SPECTRUM", "UVW", "WEIGHT", "SIGMA"})
+    for (const char* column : TiledColumns::kNames)
       casacore::ROTiledStManAccessor(ms_, column, true).setHypercubeCacheSize(0, 1, true);
   if (runLength_ > 1) ownCells_.resize(nrChannels_, size_t(runLength_) * nrBaselines_);
   uvw_ = UvwCalculator::shared(d.referencePosition, positions, {d.ra, d.dec, d.directionType});

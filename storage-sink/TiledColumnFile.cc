@@ -102,8 +102,8 @@ TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string
   if (!canWrite(table, column))
     throw std::runtime_error(std::string(table.tableName()) + ": column " + column +
                              " is not one tiled column with tiles of whole cells");
-  casacore::TSMCube* cube = singleCube(table, column);
-  cube_ = cube;
+  cube_ = singleCube(table, column);
+  const casacore::TSMCube* cube = cube_;
   const casacore::IPosition& shape = cube->cubeShape();
   const size_t last = shape.size() - 1;
   valuesPerRow_ = size_t(shape.getFirst(last).product());
@@ -111,7 +111,7 @@ TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string
   rowsPerTile_ = uint64_t(cube->tileShape()[last]);
   bucketSize_ = cube->bucketSize();
   fileOffset_ = uint64_t(cube->*memberOf(CubeFileOffset{}));
-  path_ = (cube->*memberOf(CubeFile{}))->bucketFile()->name();
+  path_ = (cube_->*memberOf(CubeFile{}))->bucketFile()->name();
   fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
   if (fd_ < 0) throw std::runtime_error(path_ + ": cannot open: " + std::strerror(errno));
   const off_t size = ::lseek(fd_, 0, SEEK_END);
@@ -159,23 +159,20 @@ void TiledColumnFile::writeBits(uint64_t firstRow, uint64_t nrRows, const bool* 
     const uint64_t offset = fileOffset_ + tile * bucketSize_ + firstByte;
     uint8_t* bytes = bits_.data();
     // Bits of other rows in the first and last byte are kept.
-    const uint64_t headBits = firstBit % 8, endBits = (firstBit + nrBits) % 8;
-    if (headBits != 0) readBytes(offset, &bytes[0], 1);
-    if (endBits != 0 && (endByte - firstByte > 1 || headBits == 0))
-      readBytes(offset + endByte - firstByte - 1, &bytes[endByte - firstByte - 1], 1);
+    const uint64_t lastByte = endByte - firstByte - 1;
+    if (firstBit % 8 != 0) readBytes(offset, &bytes[0], 1);
+    if ((firstBit + nrBits) % 8 != 0) readBytes(offset + lastByte, &bytes[lastByte], 1);
     const bool* values = cells + (row - firstRow) * valuesPerRow_;
-    uint64_t bit = 0;
-    for (; bit < nrBits && (firstBit + bit) % 8 != 0; ++bit) {
-      const uint8_t mask = uint8_t(1u << ((firstBit + bit) % 8));
-      bytes[0] = values[bit] ? (bytes[0] | mask) : (bytes[0] & ~mask);
-    }
-    for (; bit + 8 <= nrBits; bit += 8)
-      bytes[(firstBit + bit) / 8 - firstByte] = packEight(values + bit);
-    for (; bit < nrBits; ++bit) {
+    auto setBit = [&](uint64_t bit) {
       uint8_t& byte = bytes[(firstBit + bit) / 8 - firstByte];
       const uint8_t mask = uint8_t(1u << ((firstBit + bit) % 8));
       byte = values[bit] ? (byte | mask) : (byte & ~mask);
-    }
+    };
+    uint64_t bit = 0;
+    for (; bit < nrBits && (firstBit + bit) % 8 != 0; ++bit) setBit(bit);
+    for (; bit + 8 <= nrBits; bit += 8)
+      bytes[(firstBit + bit) / 8 - firstByte] = packEight(values + bit);
+    for (; bit < nrBits; ++bit) setBit(bit);
     writeBytes(offset, bytes, endByte - firstByte);
     row = tileEnd;
   }
@@ -191,7 +188,6 @@ size_t TiledColumnFile::writeDirect(uint64_t offset, const void* bytes, size_t s
   if (n < 0 && errno == EINVAL) ::close(std::exchange(directFd_, -1));  // buffered from now on
   if (n <= 0) return 0;  // buffered writes try again and report what fails (a full disk)
   fileSize_ = std::max(fileSize_, offset + uint64_t(n));
-  unsynced_ = true;  // the file's size and blocks are metadata: fsync
   directBytes_ += uint64_t(n);
   return size_t(n);
 }
@@ -212,7 +208,7 @@ void TiledColumnFile::writeBytes(uint64_t offset, const void* bytes, size_t size
     size -= size_t(n);
     fileSize_ = std::max(fileSize_, offset);
   }
-  unsynced_ = true;
+  unsynced_ = true;  // direct writes too: the file's size and blocks are metadata
 }
 
 void TiledColumnFile::readBytes(uint64_t offset, void* bytes, size_t size) const {
@@ -230,8 +226,7 @@ void TiledColumnFile::markTilesInFile() {
       throw std::runtime_error(path_ + ": extending failed: " + std::strerror(errno));
     fileSize_ = tilesEnd;
   }
-  auto* cube = static_cast<casacore::TSMCube*>(cube_);
-  if (casacore::BucketCache* cache = cube->*memberOf(CubeCache{}))
+  if (casacore::BucketCache* cache = cube_->*memberOf(CubeCache{}))
     cache->*memberOf(BucketsInFile{}) = cache->nBucket();
 }
 

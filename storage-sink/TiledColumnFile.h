@@ -23,6 +23,10 @@
 #include <string>
 #include <vector>
 
+namespace casacore {
+class TSMCube;
+}
+
 namespace rtcp::storage {
 
 /// Whether a column's writes that the device can take directly (offset, size and address
@@ -66,7 +70,7 @@ class TiledColumnFile {
 
   casacore::Table table_;
   std::string column_, path_;
-  void* cube_ = nullptr;  // casacore::TSMCube of the column
+  casacore::TSMCube* cube_ = nullptr;  // the column's hypercube
   uint64_t rowsPerTile_ = 0, bucketSize_ = 0, fileOffset_ = 0;
   size_t valuesPerRow_ = 0, valueSize_ = 0;  // valueSize_ 0: Bool, stored as bits
   uint64_t fileSize_ = 0;
