@@ -1,10 +1,12 @@
 #include "rtcp/Stream.h"
 
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -110,6 +112,25 @@ class SocketStream : public Stream {
     const uint64_t one = 1;
     [[maybe_unused]] ssize_t n = ::write(wake_, &one, sizeof one);
     ::shutdown(fd_, SHUT_RDWR);
+  }
+
+  bool finishWriting(double timeoutSeconds) override {
+    if (datagram_ || shut_) return true;
+    if (::shutdown(fd_, SHUT_WR) != 0) return false;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+    for (;;) {
+      char discarded[4096];
+      ssize_t n = 0;
+      while ((n = ::recv(fd_, discarded, sizeof discarded, MSG_DONTWAIT)) > 0) {
+      }
+      const bool peerGone = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+      int unacknowledged = 0;  // bytes written, and the end, not yet acknowledged
+      if (::ioctl(fd_, SIOCOUTQ, &unacknowledged) != 0 || unacknowledged == 0) return true;
+      if (peerGone || std::chrono::steady_clock::now() > deadline) return false;
+      pollfd readable{fd_, POLLIN, 0};
+      ::poll(&readable, 1, 2);  // wakes for what the peer sends, else checks again in 2 ms
+    }
   }
 
   int fileDescriptor() const override { return fd_; }

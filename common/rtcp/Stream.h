@@ -40,6 +40,12 @@ class Stream {
   bool readExact(void* data, size_t size);
   /// Wakes a reader blocked in read() (it then returns 0) and stops further I/O.
   virtual void shutdown() {}
+  /// Ends the writing half and waits, up to timeoutSeconds, until the peer's TCP stack
+  /// has acknowledged every byte and the end, discarding what the peer sends meanwhile.
+  /// Closing a socket that holds unread bytes from its peer resets the connection and
+  /// throws away what was written but not yet sent; after this nothing is lost. False
+  /// when the time ran out; true at once for streams that are not TCP.
+  virtual bool finishWriting(double /*timeoutSeconds*/) { return true; }
   virtual int fileDescriptor() const { return -1; }
   /// The descriptor (or peer) this stream reads or writes, for messages.
   virtual std::string name() const { return "stream"; }

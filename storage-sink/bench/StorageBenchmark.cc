@@ -162,6 +162,9 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
         header.write(bytes.data());  // the CRC covers the payload only
         stream->write(bytes.data(), bytes.size());
       }
+    // The sink's replies are not read here: a plain close would reset the connection and
+    // lose what the socket had not yet sent (the benchmark then waited for ever).
+    if (!stream->finishWriting(600)) throw std::runtime_error("the sink took not every block");
   }
   senderCpu = threadCpuSeconds() - senderCpu;
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };

@@ -87,6 +87,7 @@ CorrelatedData makeBlock(int nrStations, int nrChannels, int subband, int64_t in
 void sendBytes(uint16_t port, const std::vector<uint8_t>& bytes) {
   std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, 5.0);
   stream->write(bytes.data(), bytes.size());
+  stream->finishWriting(30);  // the sink's replies unread: a plain close could lose bytes
 }
 
 }  // namespace rtcp::storage::test

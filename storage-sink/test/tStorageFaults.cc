@@ -241,6 +241,7 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
           const std::vector<uint8_t> bytes = makeBlock(kStations, kChannels, s, i).serialise(4242);
           stream->write(bytes.data(), bytes.size());
         }
+      CPPUNIT_ASSERT(stream->finishWriting(30));
     }
     const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (StorageStatus::read(sink.status).integrationsWritten <

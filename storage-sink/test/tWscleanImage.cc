@@ -163,6 +163,7 @@ class WscleanImageTest : public CppUnit::TestFixture {
       const std::vector<uint8_t> bytes = block.serialise(uint64_t(settings.observationId));
       stream->write(bytes.data(), bytes.size());
     }
+    CPPUNIT_ASSERT(stream->finishWriting(30));
   }
 
   static void checkPeak(const FitsImage& image, const Direction& source, const Direction& centre) {

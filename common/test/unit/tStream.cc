@@ -74,6 +74,7 @@ class StreamTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testTcpListenerTwoConnections);
   CPPUNIT_TEST(testListenerShutdownWakesAccept);
   CPPUNIT_TEST(testTcpWriteToClosedPeer);
+  CPPUNIT_TEST(testFinishWritingDeliversEverythingToASlowPeerThatReplied);
   CPPUNIT_TEST(testConnectTimesOut);
   CPPUNIT_TEST_SUITE_END();
 
@@ -264,6 +265,29 @@ class StreamTest : public CppUnit::TestFixture {
       }
     }
     CPPUNIT_ASSERT(failed);
+  }
+
+  void testFinishWritingDeliversEverythingToASlowPeerThatReplied() {
+    // As storage-sink does: the reader replies while it reads, slowly, and the writer never
+    // reads the replies. Closed at once, the writer's socket would reset the connection and
+    // throw away the megabytes still in its send buffer.
+    TcpListener listener("127.0.0.1", 0);
+    const std::vector<uint8_t> data = pattern(8 << 20, 5);
+    auto reader = std::async(std::launch::async, [&] {
+      auto in = listener.accept();
+      in->write("noted", 5);
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the writer is done by now
+      std::vector<uint8_t> got(data.size());
+      const bool complete = in->readExact(got.data(), got.size());
+      uint8_t extra;
+      const bool more = in->readExact(&extra, 1);
+      return complete && !more && got == data;
+    });
+    auto out = connectTcp("127.0.0.1", listener.port());
+    out->write(data.data(), data.size());
+    CPPUNIT_ASSERT(out->finishWriting(30));
+    out.reset();
+    CPPUNIT_ASSERT(reader.get());
   }
 
   void testConnectTimesOut() {
