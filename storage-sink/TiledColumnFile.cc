@@ -116,7 +116,7 @@ TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string
   if (fd_ < 0) throw std::runtime_error(path_ + ": cannot open: " + std::strerror(errno));
   const off_t size = ::lseek(fd_, 0, SEEK_END);
   fileSize_ = size > 0 ? uint64_t(size) : 0;
-  if (valueSize_ == 0) bits_.resize(bucketSize_);
+  if (valueSize_ == 0) bits_.resize(bucketSize_);  // grows to the longest run written
   if (directIo == DirectIo::when_aligned && valueSize_ != 0) openDirect();
 }
 
@@ -149,7 +149,12 @@ void TiledColumnFile::writeRows(uint64_t firstRow, uint64_t nrRows, const void* 
 }
 
 void TiledColumnFile::writeBits(uint64_t firstRow, uint64_t nrRows, const bool* cells) {
+  // Each tile's bits are packed into bits_ after the tiles before it; tiles that lie one
+  // after another in the file (all but a run's last, when its tiles hold no padding)
+  // go out in one write.
   const uint64_t endRow = firstRow + nrRows;
+  uint64_t spanOffset = 0;  // the file offset of bits_[0]
+  size_t spanSize = 0;      // bytes packed into bits_ and not yet written
   for (uint64_t row = firstRow; row < endRow;) {
     const uint64_t tile = row / rowsPerTile_;
     const uint64_t tileEnd = std::min(endRow, (tile + 1) * rowsPerTile_);
@@ -157,7 +162,13 @@ void TiledColumnFile::writeBits(uint64_t firstRow, uint64_t nrRows, const bool* 
     const uint64_t nrBits = (tileEnd - row) * valuesPerRow_;
     const uint64_t firstByte = firstBit / 8, endByte = (firstBit + nrBits + 7) / 8;
     const uint64_t offset = fileOffset_ + tile * bucketSize_ + firstByte;
-    uint8_t* bytes = bits_.data();
+    if (spanSize > 0 && spanOffset + spanSize != offset) {
+      writeBytes(spanOffset, bits_.data(), spanSize);
+      spanSize = 0;
+    }
+    if (spanSize == 0) spanOffset = offset;
+    if (bits_.size() < spanSize + (endByte - firstByte)) bits_.resize(spanSize + bucketSize_);
+    uint8_t* bytes = bits_.data() + spanSize;
     // Bits of other rows in the first and last byte are kept.
     const uint64_t lastByte = endByte - firstByte - 1;
     if (firstBit % 8 != 0) readBytes(offset, &bytes[0], 1);
@@ -173,9 +184,10 @@ void TiledColumnFile::writeBits(uint64_t firstRow, uint64_t nrRows, const bool* 
     for (; bit + 8 <= nrBits; bit += 8)
       bytes[(firstBit + bit) / 8 - firstByte] = packEight(values + bit);
     for (; bit < nrBits; ++bit) setBit(bit);
-    writeBytes(offset, bytes, endByte - firstByte);
+    spanSize += endByte - firstByte;
     row = tileEnd;
   }
+  if (spanSize > 0) writeBytes(spanOffset, bits_.data(), spanSize);
 }
 
 size_t TiledColumnFile::writeDirect(uint64_t offset, const void* bytes, size_t size) {

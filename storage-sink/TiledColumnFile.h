@@ -78,7 +78,7 @@ class TiledColumnFile {
   int directFd_ = -1;  // O_DIRECT, or -1
   uint64_t directOffsetAlign_ = 0, directMemoryAlign_ = 0, directBytes_ = 0;
   bool unsynced_ = false;
-  std::vector<uint8_t> bits_;  // a tile's bits being packed
+  std::vector<uint8_t> bits_;  // the bits of a run's tiles being packed
 };
 
 }  // namespace rtcp::storage

@@ -43,6 +43,7 @@ struct BenchOptions {
   std::string dir = "/tmp";
   /// One round through the sink, without the sequential writes (for profiling the sink).
   bool sinkOnly = false;
+  double msFlushSeconds = SinkOptions{}.msFlushSeconds;  ///< storage-sink --ms-flush-interval
 };
 
 /// CPU seconds of this process, and of the calling thread.
@@ -139,6 +140,7 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
   options.host = "127.0.0.1";
   options.port = 0;
   options.staging.capacityBytes = size_t(o.stagingMb * 1024 * 1024);
+  options.msFlushSeconds = o.msFlushSeconds;
   CorrelatedData block(o.stations, o.channels);
   for (size_t i = 0; i < block.visibilities.size(); ++i)
     block.visibilities[i] = {float(i % 97), -float(i % 89)};
@@ -328,12 +330,15 @@ int storageBenchmark(int argc, char** argv) {
       custom.stagingMb = lofar.stagingMb = shortCase.stagingMb = std::stod(value());
     else if (arg == "--dir")
       custom.dir = lofar.dir = shortCase.dir = value();
+    else if (arg == "--ms-flush-interval")
+      custom.msFlushSeconds = lofar.msFlushSeconds = shortCase.msFlushSeconds = std::stod(value());
     else if (arg == "--sink-only")
       custom.sinkOnly = lofar.sinkOnly = shortCase.sinkOnly = true;
     else if (arg == "--help") {
       std::printf(
           "rtcp-bench storage [--lofar-integrations 10] [--short-integrations 200] [--create 100]\n"
           "                   [--staging-mb 256] [--dir /tmp] [--sink-only]\n"
+          "                   [--ms-flush-interval 10]\n"
           "rtcp-bench storage --stations S --channels C --integrations N --subbands B\n"
           "                   [--integration-seconds T]   (one case only)\n"
           "--sink-only: one round through the sink, no sequential writes (for profiling)\n");
