@@ -44,6 +44,10 @@ struct BenchOptions {
   /// One round through the sink, without the sequential writes (for profiling the sink).
   bool sinkOnly = false;
   double msFlushSeconds = SinkOptions{}.msFlushSeconds;  ///< storage-sink --ms-flush-interval
+  /// Integrations sent in real time, one each integrationSeconds (0: as fast as the sink
+  /// takes them), and how many of them warm up before the real-time figures are taken.
+  int pacedIntegrations = 0;
+  int warmUpIntegrations = 10;
 };
 
 /// CPU seconds of this process, and of the calling thread.
@@ -130,7 +134,19 @@ struct SinkTimes {
   double sent = 0, closed = 0, total = 1e30;
   double create = 0;   ///< seconds to create the MSs (before the first byte)
   double sinkCpu = 0;  ///< CPU seconds of the sink (the process less the sending thread)
+  /// Paced: the sink's CPU seconds from the end of the warm-up to every block written (not
+  /// yet closed), and the observed seconds those integrations span.
+  double steadyCpu = 0, steadyObservedSeconds = 0;
 };
+
+/// The sink's CPU seconds so far: the process's less the calling (sending) thread's.
+double sinkCpuSeconds() { return processCpuSeconds() - threadCpuSeconds(); }
+
+/// Waits until the sink has written `integrations` subband-integrations.
+void waitUntilWritten(const StorageSink& sink, uint64_t integrations) {
+  while (sink.status().integrationsWritten < integrations)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
 
 /// Sends every integration of every subband through TCP into a storage sink.
 SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSummary& summary) {
@@ -154,9 +170,18 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
   const double cpuAtStart = processCpuSeconds();
   auto run = std::async(std::launch::async, [&] { return sink.run(); });
   double senderCpu = threadCpuSeconds();
+  SinkTimes times;
   {
     std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port(), 10);
-    for (int64_t i = 0; i < nrIntegrations; ++i)
+    const bool paced = o.pacedIntegrations > 0;
+    double steadyStart = 0;
+    for (int64_t i = 0; i < nrIntegrations; ++i) {
+      if (paced) {  // integration i ends (and is sent) integrationSeconds after i - 1
+        std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(
+                                                      double(i + 1) * o.integrationSeconds)));
+        if (i == o.warmUpIntegrations) steadyStart = sinkCpuSeconds();
+      }
       for (int s = 0; s < o.subbands; ++s) {
         CorrelatedHeader header = CorrelatedHeader::read(bytes.data());
         header.subband = uint32_t(s);  // the subband index
@@ -164,13 +189,19 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
         header.write(bytes.data());  // the CRC covers the payload only
         stream->write(bytes.data(), bytes.size());
       }
+    }
+    if (paced) {
+      waitUntilWritten(sink, uint64_t(nrIntegrations) * uint64_t(o.subbands));
+      times.steadyCpu = sinkCpuSeconds() - steadyStart;
+      times.steadyObservedSeconds =
+          double(nrIntegrations - o.warmUpIntegrations) * o.integrationSeconds;
+    }
     // The sink's replies are not read here: a plain close would reset the connection and
     // lose what the socket had not yet sent (the benchmark then waited for ever).
     if (!stream->finishWriting(600)) throw std::runtime_error("the sink took not every block");
   }
   senderCpu = threadCpuSeconds() - senderCpu;
   auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  SinkTimes times;
   times.create = createSeconds;
   times.sent = seconds();
   summary = run.get();
@@ -209,8 +240,10 @@ uint64_t bytesOnDisk(const std::string& dir) {
 
 /// One case through the sink, best of two rounds (the disk is shared), with sequential
 /// writes of the same visibility bytes and of the same bytes as the MSs hold in each round;
-/// prints its figures under prefix. The rounds' MSs are removed at the end: deleting
-/// (with discard on this file system) is slow and would slow the next round's creation.
+/// prints its figures under prefix. Every MS stays until the benchmark ends: on ext4
+/// without a journal (this machine's root) a file created within minutes of many deletes
+/// takes milliseconds of the kernel's time (it skips every recently freed inode), which
+/// made creation 3 to 6 times slower after a case's MSs were removed.
 void runCase(const BenchOptions& o, const std::string& dir, const std::string& prefix,
              double requiredPerSecond) {
   const uint64_t visibilityBytes = uint64_t(o.integrations) * o.subbands * nrBaselines(o.stations) *
@@ -264,8 +297,28 @@ void runCase(const BenchOptions& o, const std::string& dir, const std::string& p
   }
   printFigure(prefix + "staging_high_water_fraction",
               double(summary.stagingHighWaterBytes) / double(summary.stagingCapacityBytes));
-  for (int round = 0; round < nrRounds; ++round)
-    std::filesystem::remove_all(dir + "/" + prefix + "round" + std::to_string(round));
+}
+
+/// The case sent in real time (pacedIntegrations of them, one each integrationSeconds):
+/// the sink's CPU seconds per observed second once warmed up (first writes, one MS flush
+/// interval), periodic flushes included, closing not: what one core must give a long
+/// observation. Its MSs stay until the end (deleting them would slow the next creation).
+void runPaced(const BenchOptions& base, const std::string& dir, const std::string& prefix) {
+  BenchOptions o = base;
+  o.integrations = o.pacedIntegrations;
+  if (o.warmUpIntegrations >= o.integrations)
+    throw std::invalid_argument("--paced-integrations must exceed the " +
+                                std::to_string(o.warmUpIntegrations) + " of the warm-up");
+  SinkSummary summary;
+  const SinkTimes times = writeThroughSink(o, dir + "/" + prefix + "paced", summary);
+  if (summary.blocksWritten != uint64_t(o.integrations) * uint64_t(o.subbands))
+    throw std::runtime_error("the paced sink wrote " + std::to_string(summary.blocksWritten) +
+                             " blocks");
+  const double cpuPerSecond = times.steadyCpu / times.steadyObservedSeconds;
+  printFigure(prefix + "paced_integrations", o.integrations);
+  printFigure(prefix + "paced_observed_seconds_measured", times.steadyObservedSeconds);
+  printFigure(prefix + "paced_cpu_seconds_per_observed_second", cpuPerSecond);
+  printFigure(prefix + "paced_realtime_headroom_per_core", 1 / cpuPerSecond);
 }
 
 /// Seconds to make n MSs ready (created and opened), against copying the same files.
@@ -287,8 +340,6 @@ void runCreation(const BenchOptions& base, int n, const std::string& dir) {
   const double copy = std::chrono::duration<double>(Clock::now() - start).count();
   printFigure("storage.create_file_copy_seconds", copy);
   printFigure("storage.create_fraction_of_file_copy", copy / times.create);
-  std::filesystem::remove_all(dir + "/create");
-  std::filesystem::remove_all(dir + "/copies");
 }
 
 int storageBenchmark(int argc, char** argv) {
@@ -298,6 +349,7 @@ int storageBenchmark(int argc, char** argv) {
   // so that each MS's flush weighs as in a long observation (its first write weighs more);
   // 1 s of the short one, as the IE613 capture at 5.2 ms.
   BenchOptions lofar{24, 64, 10, 488, 1, 256, "/tmp"};
+  lofar.pacedIntegrations = 30;  // and 30 s in real time
   BenchOptions shortCase{1, 16, 200, 488, 0.005, 256, "/tmp"};
   BenchOptions custom = lofar;
   bool customCase = false;
@@ -332,16 +384,20 @@ int storageBenchmark(int argc, char** argv) {
       custom.dir = lofar.dir = shortCase.dir = value();
     else if (arg == "--ms-flush-interval")
       custom.msFlushSeconds = lofar.msFlushSeconds = shortCase.msFlushSeconds = std::stod(value());
+    else if (arg == "--paced-integrations")
+      custom.pacedIntegrations = lofar.pacedIntegrations = std::stoi(value());
     else if (arg == "--sink-only")
       custom.sinkOnly = lofar.sinkOnly = shortCase.sinkOnly = true;
     else if (arg == "--help") {
       std::printf(
           "rtcp-bench storage [--lofar-integrations 10] [--short-integrations 200] [--create 100]\n"
           "                   [--staging-mb 256] [--dir /tmp] [--sink-only]\n"
-          "                   [--ms-flush-interval 10]\n"
+          "                   [--ms-flush-interval 10] [--paced-integrations 30]\n"
           "rtcp-bench storage --stations S --channels C --integrations N --subbands B\n"
           "                   [--integration-seconds T]   (one case only)\n"
-          "--sink-only: one round through the sink, no sequential writes (for profiling)\n");
+          "--sink-only: one round through the sink, no sequential writes (for profiling)\n"
+          "--paced-integrations N: N integrations more, sent in real time, for the CPU\n"
+          "  seconds per observed second after a warm-up of 10 (LOFAR-like case; 0: none)\n");
       return 0;
     } else
       throw std::invalid_argument("unknown argument " + arg);
@@ -351,8 +407,10 @@ int storageBenchmark(int argc, char** argv) {
   std::filesystem::create_directories(dir + "/copies");
   if (customCase) {
     runCase(custom, dir, "storage.", custom.subbands / custom.integrationSeconds);
+    if (custom.pacedIntegrations > 0) runPaced(custom, dir, "storage.");
   } else {
     runCase(lofar, dir, "storage.lofar.", lofar.subbands / lofar.integrationSeconds);
+    if (lofar.pacedIntegrations > 0) runPaced(lofar, dir, "storage.lofar.");
     runCase(shortCase, dir, "storage.short.", shortCase.subbands / shortCase.integrationSeconds);
     runCreation(shortCase, createCount, dir);
   }
