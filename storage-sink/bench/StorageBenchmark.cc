@@ -177,9 +177,9 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
     double steadyStart = 0;
     for (int64_t i = 0; i < nrIntegrations; ++i) {
       if (paced) {  // integration i ends (and is sent) integrationSeconds after i - 1
-        std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
-                                                  std::chrono::duration<double>(
-                                                      double(i + 1) * o.integrationSeconds)));
+        std::this_thread::sleep_until(
+            start + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(double(i + 1) * o.integrationSeconds)));
         if (i == o.warmUpIntegrations) steadyStart = sinkCpuSeconds();
       }
       for (int s = 0; s < o.subbands; ++s) {
