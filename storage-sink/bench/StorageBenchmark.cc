@@ -352,6 +352,7 @@ int storageBenchmark(int argc, char** argv) {
   lofar.pacedIntegrations = 30;  // and 30 s in real time
   BenchOptions shortCase{1, 16, 200, 488, 0.005, 256, "/tmp"};
   BenchOptions custom = lofar;
+  custom.pacedIntegrations = 0;  // one case: paced only when asked
   bool customCase = false;
   int createCount = 100;
   for (int i = 0; i < argc; ++i) {
