@@ -149,9 +149,8 @@ void TiledColumnFile::writeRows(uint64_t firstRow, uint64_t nrRows, const void* 
 }
 
 void TiledColumnFile::writeBits(uint64_t firstRow, uint64_t nrRows, const bool* cells) {
-  // Each tile's bits are packed into bits_ after the tiles before it; tiles that lie one
-  // after another in the file (all but a run's last, when its tiles hold no padding)
-  // go out in one write.
+  // Each tile's bits are packed into bits_ after those of the tiles before it; the bytes
+  // of tiles that follow one another in the file go out in one write.
   const uint64_t endRow = firstRow + nrRows;
   uint64_t spanOffset = 0;  // the file offset of bits_[0]
   size_t spanSize = 0;      // bytes packed into bits_ and not yet written

@@ -142,10 +142,13 @@ struct SinkTimes {
 /// The sink's CPU seconds so far: the process's less the calling (sending) thread's.
 double sinkCpuSeconds() { return processCpuSeconds() - threadCpuSeconds(); }
 
-/// Waits until the sink has written `integrations` subband-integrations.
-void waitUntilWritten(const StorageSink& sink, uint64_t integrations) {
-  while (sink.status().integrationsWritten < integrations)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+/// Waits until the sink has written `integrations` subband-integrations, or has stopped
+/// (run's result ready: it failed) short of them.
+void waitUntilWritten(const StorageSink& sink, const std::future<SinkSummary>& run,
+                      uint64_t integrations) {
+  while (sink.status().integrationsWritten < integrations &&
+         run.wait_for(std::chrono::milliseconds(10)) != std::future_status::ready) {
+  }
 }
 
 /// Sends every integration of every subband through TCP into a storage sink.
@@ -191,7 +194,7 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
       }
     }
     if (paced) {
-      waitUntilWritten(sink, uint64_t(nrIntegrations) * uint64_t(o.subbands));
+      waitUntilWritten(sink, run, uint64_t(nrIntegrations) * uint64_t(o.subbands));
       times.steadyCpu = sinkCpuSeconds() - steadyStart;
       times.steadyObservedSeconds =
           double(nrIntegrations - o.warmUpIntegrations) * o.integrationSeconds;
