@@ -137,6 +137,9 @@ struct SinkTimes {
   /// Paced: the sink's CPU seconds from the end of the warm-up to every block written (not
   /// yet closed), and the observed seconds those integrations span.
   double steadyCpu = 0, steadyObservedSeconds = 0;
+  /// Paced: seconds from the end of the last integration (when it was sent) until every
+  /// block was written; more than a flush interval means the sink fell behind real time.
+  double writtenAfterLastSeconds = 0;
 };
 
 /// The sink's CPU seconds so far: the process's less the calling (sending) thread's.
@@ -196,6 +199,8 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
     if (paced) {
       waitUntilWritten(sink, run, uint64_t(nrIntegrations) * uint64_t(o.subbands));
       times.steadyCpu = sinkCpuSeconds() - steadyStart;
+      times.writtenAfterLastSeconds = std::chrono::duration<double>(Clock::now() - start).count() -
+                                      double(nrIntegrations) * o.integrationSeconds;
       times.steadyObservedSeconds =
           double(nrIntegrations - o.warmUpIntegrations) * o.integrationSeconds;
     }
@@ -246,9 +251,10 @@ uint64_t bytesOnDisk(const std::string& dir) {
 /// prints its figures under prefix. Every MS stays until the benchmark ends: on ext4
 /// without a journal (this machine's root) a file created within minutes of many deletes
 /// takes milliseconds of the kernel's time (it skips every recently freed inode), which
-/// made creation 3 to 6 times slower after a case's MSs were removed.
-void runCase(const BenchOptions& o, const std::string& dir, const std::string& prefix,
-             double requiredPerSecond) {
+/// made creation 3 to 6 times slower after a case's MSs were removed. Returns the bytes per
+/// second of the sequential write of the MSs' bytes (0 with --sink-only).
+double runCase(const BenchOptions& o, const std::string& dir, const std::string& prefix,
+               double requiredPerSecond) {
   const uint64_t visibilityBytes = uint64_t(o.integrations) * o.subbands * nrBaselines(o.stations) *
                                    o.channels * kNrPolarisationProducts * 8;
   double sequential = 1e30, sequentialMs = 1e30;
@@ -300,20 +306,26 @@ void runCase(const BenchOptions& o, const std::string& dir, const std::string& p
   }
   printFigure(prefix + "staging_high_water_fraction",
               double(summary.stagingHighWaterBytes) / double(summary.stagingCapacityBytes));
+  return o.sinkOnly ? 0 : double(msBytes) / sequentialMs;
 }
 
 /// The case sent in real time (pacedIntegrations of them, one each integrationSeconds):
 /// the sink's CPU seconds per observed second once warmed up (first writes, one MS flush
 /// interval), periodic flushes included, closing not: what one core must give a long
 /// observation. Its MSs stay until the end (deleting them would slow the next creation).
-void runPaced(const BenchOptions& base, const std::string& dir, const std::string& prefix) {
+/// sequentialBytesPerSecond (0: not measured): the disk's, to which the MS bytes an observed
+/// second needs are compared; a disk slower than that leaves the sink behind real time,
+/// whatever its CPU.
+void runPaced(const BenchOptions& base, const std::string& dir, const std::string& prefix,
+              double sequentialBytesPerSecond) {
   BenchOptions o = base;
   o.integrations = o.pacedIntegrations;
   if (o.warmUpIntegrations >= o.integrations)
     throw std::invalid_argument("--paced-integrations must exceed the " +
                                 std::to_string(o.warmUpIntegrations) + " of the warm-up");
   SinkSummary summary;
-  const SinkTimes times = writeThroughSink(o, dir + "/" + prefix + "paced", summary);
+  const std::string pacedDir = dir + "/" + prefix + "paced";
+  const SinkTimes times = writeThroughSink(o, pacedDir, summary);
   if (summary.blocksWritten != uint64_t(o.integrations) * uint64_t(o.subbands))
     throw std::runtime_error("the paced sink wrote " + std::to_string(summary.blocksWritten) +
                              " blocks");
@@ -322,6 +334,13 @@ void runPaced(const BenchOptions& base, const std::string& dir, const std::strin
   printFigure(prefix + "paced_observed_seconds_measured", times.steadyObservedSeconds);
   printFigure(prefix + "paced_cpu_seconds_per_observed_second", cpuPerSecond);
   printFigure(prefix + "paced_realtime_headroom_per_core", 1 / cpuPerSecond);
+  printFigure(prefix + "paced_written_seconds_after_last_integration",
+              times.writtenAfterLastSeconds);
+  const double msBytesPerSecond =
+      double(bytesOnDisk(pacedDir)) / (double(o.integrations) * o.integrationSeconds);
+  printFigure(prefix + "paced_ms_bytes_per_observed_second", msBytesPerSecond);
+  if (sequentialBytesPerSecond > 0)
+    printFigure(prefix + "paced_disk_headroom", sequentialBytesPerSecond / msBytesPerSecond);
 }
 
 /// Seconds to make n MSs ready (created and opened), against copying the same files.
@@ -410,11 +429,13 @@ int storageBenchmark(int argc, char** argv) {
   if (!mkdtemp(dir.data())) throw std::runtime_error(dir + ": mkdtemp failed");
   std::filesystem::create_directories(dir + "/copies");
   if (customCase) {
-    runCase(custom, dir, "storage.", custom.subbands / custom.integrationSeconds);
-    if (custom.pacedIntegrations > 0) runPaced(custom, dir, "storage.");
+    const double disk =
+        runCase(custom, dir, "storage.", custom.subbands / custom.integrationSeconds);
+    if (custom.pacedIntegrations > 0) runPaced(custom, dir, "storage.", disk);
   } else {
-    runCase(lofar, dir, "storage.lofar.", lofar.subbands / lofar.integrationSeconds);
-    if (lofar.pacedIntegrations > 0) runPaced(lofar, dir, "storage.lofar.");
+    const double disk =
+        runCase(lofar, dir, "storage.lofar.", lofar.subbands / lofar.integrationSeconds);
+    if (lofar.pacedIntegrations > 0) runPaced(lofar, dir, "storage.lofar.", disk);
     runCase(shortCase, dir, "storage.short.", shortCase.subbands / shortCase.integrationSeconds);
     runCreation(shortCase, createCount, dir);
   }
