@@ -4,12 +4,14 @@
 #include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -25,6 +27,9 @@ namespace {
 
 constexpr int kUdpReceiveBuffer = 16 << 20;  ///< bytes of kernel buffer per UDP input
 constexpr size_t kFileBuffer = 4 << 20;      ///< stdio buffer of file streams
+/// What one segmentation-offload send may carry: at most 64 datagrams (UDP_MAX_SEGMENTS
+/// of older kernels) and 64 KiB less the IP and UDP headers.
+constexpr size_t kMaxSegments = 64, kMaxSegmentedBytes = 65000;
 
 std::string errnoText(int error) { return std::strerror(error); }
 
@@ -107,6 +112,23 @@ class SocketStream : public Stream {
     } while (!datagram_ && done < size);
   }
 
+  void writeEach(const void* data, size_t size, size_t count) override {
+    if (!datagram_) return write(data, size * count);  // a byte stream: one write
+    const size_t perSend = std::min(kMaxSegments, kMaxSegmentedBytes / std::max<size_t>(size, 1));
+    const auto* p = static_cast<const uint8_t*>(data);
+    while (count > 0) {
+      const size_t n = std::min(count, perSend);
+      if (n < 2 || !segmenting_ || !sendSegmented(p, size, n)) {
+        write(p, size);
+        p += size;
+        --count;
+        continue;
+      }
+      p += n * size;
+      count -= n;
+    }
+  }
+
   void shutdown() override {
     shut_ = true;
     const uint64_t one = 1;
@@ -144,10 +166,40 @@ class SocketStream : public Stream {
       if (errno != EINTR) throw StreamError(name_ + ": poll: " + errnoText(errno));
   }
 
+  /// Sends n datagrams of size bytes at p in one sendmsg (UDP_SEGMENT); false, sending
+  /// nothing, where the kernel or the route cannot segment (then never tried again).
+  bool sendSegmented(const uint8_t* p, size_t size, size_t n) {
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(uint16_t))] = {};
+    iovec bytes{const_cast<uint8_t*>(p), n * size};
+    msghdr message{};
+    message.msg_iov = &bytes;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* segment = CMSG_FIRSTHDR(&message);
+    segment->cmsg_level = SOL_UDP;
+    segment->cmsg_type = UDP_SEGMENT;
+    segment->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+    const uint16_t segmentSize = uint16_t(size);
+    std::memcpy(CMSG_DATA(segment), &segmentSize, sizeof segmentSize);
+    for (;;) {
+      if (shut_) throw StreamError(name_ + ": write after shutdown");
+      if (::sendmsg(fd_, &message, MSG_NOSIGNAL) >= 0) return true;
+      if (errno == EINTR) continue;
+      if (errno == ECONNREFUSED) return true;  // as write(): nobody listens, they are lost
+      if (errno == EINVAL || errno == EIO || errno == ENOPROTOOPT || errno == EOPNOTSUPP) {
+        segmenting_ = false;  // e.g. a device without checksum offload: one send each
+        return false;
+      }
+      throw StreamError(name_ + ": send failed: " + errnoText(errno));
+    }
+  }
+
   int fd_;
   int wake_;
   std::string name_;
   bool datagram_;
+  bool segmenting_ = true;  // UDP_SEGMENT works on this socket (until a send says not)
   std::atomic<bool> shut_{false};
 };
 
@@ -177,6 +229,9 @@ class FileStream : public Stream {
     if (shut_) throw StreamError(name_ + ": write after shutdown");
     if (std::fwrite(data, 1, size, file_) != size)
       throw StreamError(name_ + ": write failed: " + errnoText(errno));
+  }
+  void writeEach(const void* data, size_t size, size_t count) override {
+    write(data, size * count);  // records one after another, as on the wire
   }
   void shutdown() override {
     shut_ = true;
@@ -283,6 +338,10 @@ std::string StreamDescriptor::toString() const {
       return "file:" + path;
   }
   return "?";
+}
+
+void Stream::writeEach(const void* data, size_t size, size_t count) {
+  for (size_t i = 0; i < count; ++i) write(static_cast<const uint8_t*>(data) + i * size, size);
 }
 
 bool Stream::readExact(void* data, size_t size) {

@@ -12,14 +12,14 @@
 #include <cstring>
 #include <thread>
 
+#include "DatagramReceiver.h"
 #include "RecordingReader.h"
 #include "rtcp/WallClock.h"
 
 namespace rtcp::ion {
 namespace {
 
-constexpr int kBatch = 64;          ///< datagrams per recvmmsg / packets per buffer write
-constexpr size_t kSlotSize = 8192;  ///< bytes per datagram slot (largest valid: 7824)
+constexpr int kBatch = 64;                                   ///< recorded packets per buffer write
 constexpr auto kUdpCoalesce = std::chrono::milliseconds(1);  ///< pause between drains of a socket
 constexpr int kUdpReceiveBuffer = 64 << 20;  ///< kernel receive buffer (needs root or rmem_max)
 
@@ -113,16 +113,8 @@ std::chrono::duration<double> coalescingPause(double bytesPerSecond, int receive
 }
 
 void PacketReceiver::receiveUdp() {
-  AlignedBuffer<uint8_t> storage(size_t(kBatch) * kSlotSize);
-  std::array<iovec, kBatch> iov{};
-  std::array<mmsghdr, kBatch> messages{};
-  std::array<std::span<const uint8_t>, kBatch> datagrams;
-  for (int i = 0; i < kBatch; ++i) {
-    iov[i] = {storage.data() + size_t(i) * kSlotSize, kSlotSize};
-    messages[i].msg_hdr.msg_iov = &iov[i];
-    messages[i].msg_hdr.msg_iovlen = 1;
-  }
   const int fd = input_->fileDescriptor();
+  DatagramReceiver datagrams(fd);
   int receiveBuffer = 0;
   socklen_t optionSize = sizeof receiveBuffer;
   getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, &optionSize);
@@ -136,20 +128,11 @@ void PacketReceiver::receiveUdp() {
     if (stop_ || fds[1].revents) break;
     double bytes = 0;
     for (;;) {  // drain the socket in batches, then block in poll() again
-      const int n = ::recvmmsg(fd, messages.data(), kBatch, MSG_DONTWAIT, nullptr);
-      if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-        if (errno == EINTR || errno == ECONNREFUSED) continue;
-        throw StreamError(name_ + ": recvmmsg: " + std::strerror(errno));
-      }
-      for (int i = 0; i < n; ++i) {
-        // A truncated datagram was larger than any valid packet: keep it wrong-sized.
-        const size_t len = (messages[i].msg_hdr.msg_flags & MSG_TRUNC) ? 0 : messages[i].msg_len;
-        datagrams[i] = {storage.data() + size_t(i) * kSlotSize, len ? len : kSlotSize};
-        bytes += double(messages[i].msg_len);
-      }
-      handle({datagrams.data(), size_t(n)});
-      if (n < kBatch) break;
+      const auto batch = datagrams.receive(name_.c_str());
+      if (batch.empty()) break;
+      bytes += double(datagrams.bytes());
+      handle(batch);
+      if (!datagrams.filledEveryMessage()) break;
     }
     // Let packets gather before the next poll(): a paced station sends a packet every
     // ~80 us, and a wake-up per packet or two costs more CPU than the packets (the
@@ -202,7 +185,7 @@ void PacketReceiver::readFile() {
     }
     const std::span<const uint8_t> record = bytes.first(size);
     reader.consume(size);
-    if (size > kSlotSize) {  // larger than any valid packet (a datagram would be truncated)
+    if (size > DatagramReceiver::kMaxPacket) {  // larger than any valid packet
       ++counters_.received;
       const RspReject why =
           h.nrBlocks != kRspSamplesPerPacket ? RspReject::kBlockCount : RspReject::kBeamletCount;

@@ -1,5 +1,6 @@
 #include "PacketSender.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "rtcp/Logger.h"
@@ -31,20 +32,31 @@ PacketSender::PacketSender(std::vector<StreamLayout> streams,
 PacketSender::~PacketSender() = default;
 
 void PacketSender::send(const SampleChunk& chunk) {
-  for (int p = 0; p < chunk.nrPackets; ++p) {
-    if (options_.paced)
-      pacer_.waitUntil(clock_.unixTime(chunk.firstSample + int64_t(p + 1) * kRspSamplesPerPacket));
-    for (size_t s = 0; s < streams_.size(); ++s) {
-      const uint8_t* packet = chunk.packet(int(s), p);
-      if (options_.lossProbability > 0 && lossRandom_[s].uniform() < options_.lossProbability) {
-        drop(int(s), packet);
-        continue;
-      }
-      outputs_[s]->write(packet, chunk.packetBytes[s]);
-      ++totals_[s].packets;
-      totals_[s].bytes += chunk.packetBytes[s];
-    }
+  for (int first = 0; first < chunk.nrPackets; first += kPacketsPerSend) {
+    const int end = std::min(chunk.nrPackets, first + kPacketsPerSend);
+    if (options_.paced)  // once the group's last packet is complete
+      pacer_.waitUntil(clock_.unixTime(chunk.firstSample + int64_t(end) * kRspSamplesPerPacket));
+    for (size_t s = 0; s < streams_.size(); ++s) sendGroup(chunk, int(s), first, end);
   }
+}
+
+void PacketSender::sendGroup(const SampleChunk& chunk, int stream, int first, int end) {
+  const size_t size = chunk.packetBytes[stream];
+  // Runs of packets not dropped, each in one writeEach.
+  int runStart = first;
+  auto sendRun = [&](int runEnd) {
+    if (runEnd > runStart)
+      outputs_[stream]->writeEach(chunk.packet(stream, runStart), size, size_t(runEnd - runStart));
+    totals_[stream].packets += uint64_t(runEnd - runStart);
+    totals_[stream].bytes += uint64_t(runEnd - runStart) * size;
+  };
+  for (int p = first; p < end; ++p)
+    if (options_.lossProbability > 0 && lossRandom_[stream].uniform() < options_.lossProbability) {
+      sendRun(p);
+      drop(stream, chunk.packet(stream, p));
+      runStart = p + 1;
+    }
+  sendRun(end);
 }
 
 void PacketSender::drop(int stream, const uint8_t* packet) {

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "PacketReceiver.h"
 #include "rtcp/Benchmark.h"
 #include "rtcp/Logger.h"
+#include "rtcp/Stream.h"
 
 namespace rtcp::ion {
 namespace {
@@ -33,10 +35,18 @@ constexpr int kBeamlets = 61;
 constexpr int kStationId = 1;
 constexpr int kSendBatch = 32;
 
-/// Sends prebuilt 16-bit 61-beamlet packets with advancing time stamps.
+/// Sends prebuilt 16-bit 61-beamlet packets with advancing time stamps: one datagram per
+/// message of a sendmmsg (each passes the kernel's network stack on its own, as packets
+/// from a network card without GRO do), or segmented: as station-sim sends them, groups
+/// in one send each (Stream::writeEach), which reach the receiver's socket as one buffer.
 class Sender {
  public:
-  explicit Sender(uint16_t port) : clock_(200), fd_(::socket(AF_INET, SOCK_DGRAM, 0)) {
+  Sender(uint16_t port, bool segmented)
+      : clock_(200),
+        fd_(::socket(AF_INET, SOCK_DGRAM, 0)),
+        segmented_(segmented ? openStreamForWriting(
+                                   StreamDescriptor::parse("udp:127.0.0.1:" + std::to_string(port)))
+                             : nullptr) {
     if (fd_ < 0) throw std::runtime_error("ingest: cannot create the sending socket");
     const int size = 32 << 20;
     setsockopt(fd_, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size);
@@ -53,10 +63,10 @@ class Sender {
     h.nrBeamlets = kBeamlets;
     std::vector<std::complex<int16_t>> samples(size_t(kBeamlets) * 16 * 2);
     for (size_t i = 0; i < samples.size(); ++i) samples[i] = {int16_t(i), int16_t(-int(i))};
-    packets_.assign(kSendBatch, std::vector<uint8_t>(rspPacketSize(kBits, kBeamlets)));
+    packets_.assign(size_t(kSendBatch) * packetSize(), 0);  // [packet][byte]
     for (int i = 0; i < kSendBatch; ++i) {
-      encodeRspPacket(h, samples.data(), packets_[i].data());
-      iov_[i] = {packets_[i].data(), packets_[i].size()};
+      encodeRspPacket(h, samples.data(), packet(i));
+      iov_[i] = {packet(i), packetSize()};
       messages_[i] = {};
       messages_[i].msg_hdr.msg_iov = &iov_[i];
       messages_[i].msg_hdr.msg_iovlen = 1;
@@ -65,7 +75,7 @@ class Sender {
   }
   ~Sender() { ::close(fd_); }
 
-  size_t packetSize() const { return packets_[0].size(); }
+  static size_t packetSize() { return rspPacketSize(kBits, kBeamlets); }
 
   /// Sends for `seconds` at `rate` packets/s (0: as fast as possible); returns packets sent.
   uint64_t run(double seconds, double rate) {
@@ -73,16 +83,22 @@ class Sender {
     const auto start = Clock::now();
     const auto end = start + std::chrono::duration<double>(seconds);
     for (auto now = start; now < end; now = Clock::now()) {
-      for (auto& p : packets_) {
-        RspHeader h = RspHeader::read(p.data());
+      for (int i = 0; i < kSendBatch; ++i) {
+        RspHeader h = RspHeader::read(packet(i));
         const RspStamp stamp = clock_.stamp(next_);
         h.timestamp = stamp.timestamp;
         h.blockSequenceNumber = stamp.sequence;
-        h.write(p.data());
+        h.write(packet(i));
         next_ += kRspSamplesPerPacket;
       }
-      const int n = ::sendmmsg(fd_, messages_.data(), kSendBatch, 0);
-      if (n > 0) sent += uint64_t(n);
+      if (segmented_) {
+        for (int i = 0; i < kSendBatch; i += kSegmentedGroup)
+          segmented_->writeEach(packet(i), packetSize(), kSegmentedGroup);
+        sent += kSendBatch;
+      } else {
+        const int n = ::sendmmsg(fd_, messages_.data(), kSendBatch, 0);
+        if (n > 0) sent += uint64_t(n);
+      }
       if (rate > 0)
         std::this_thread::sleep_until(start + std::chrono::duration<double>(sent / rate));
     }
@@ -90,10 +106,15 @@ class Sender {
   }
 
  private:
+  /// Packets in one segmented send: station-sim's group (PacketSender::kPacketsPerSend).
+  static constexpr int kSegmentedGroup = 8;
+  uint8_t* packet(int i) { return packets_.data() + size_t(i) * packetSize(); }
+
   SampleClock clock_;
   int fd_;
+  std::unique_ptr<Stream> segmented_;
   int64_t next_;
-  std::vector<std::vector<uint8_t>> packets_;
+  std::vector<uint8_t> packets_;
   std::array<iovec, kSendBatch> iov_{};
   std::array<mmsghdr, kSendBatch> messages_{};
 };
@@ -189,20 +210,10 @@ double replayedCpuSecondsPerGb(size_t bytes) {
   return cpu / (double(recording.packets()) * double(rspPacketSize(kBits, kBeamlets)) / 1e9);
 }
 
-int runIngest(int argc, char** argv) {
-  double seconds = 1.0;
-  double replayMb = 512;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help") {
-      std::printf(
-          "rtcp-bench ingest [--seconds S] [--replay-mb MB]: UDP ingest rate of one receiving "
-          "thread; CPU s per GB of live and replayed input\n");
-      return 0;
-    }
-    if (arg == "--seconds" && i + 1 < argc) seconds = std::stod(argv[++i]);
-    if (arg == "--replay-mb" && i + 1 < argc) replayMb = std::stod(argv[++i]);
-  }
+/// Live input through one PacketReceiver from a local Sender: at full speed, then at rising
+/// paced rates up to the highest without loss. Prints the figures under prefix; returns the
+/// receiving thread's CPU seconds per GB at full speed.
+double measureLive(double seconds, bool segmented, double memcpyGbps, const std::string& prefix) {
   const SampleClock clock(200);
   CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
                               false);
@@ -214,8 +225,8 @@ int runIngest(int argc, char** argv) {
   PacketReceiver receiver("ingest", StreamDescriptor::parse("udp:127.0.0.1:0"), 0, buffer, counters,
                           options);
   receiver.start();
-  Sender sender(receiver.localPort());
-  const double bitsPerPacket = 8.0 * double(sender.packetSize());
+  Sender sender(receiver.localPort(), segmented);
+  const double bitsPerPacket = 8.0 * double(Sender::packetSize());
 
   auto trial = [&](double duration, double rate) {
     const uint64_t before = counters.accepted;
@@ -246,30 +257,53 @@ int runIngest(int argc, char** argv) {
     if (lossFree < 0.9 * rate) break;
   }
   receiver.stop();
-  const double reference = memcpyGbps();
-  const double replayed = replayedCpuSecondsPerGb(size_t(replayMb * 1e6));
   const double corePps = full.receiverCpu > 0 ? full.received / full.receiverCpu : 0;
-
-  printFigure("ingest.packet_bytes", double(sender.packetSize()));
-  printFigure("ingest.full_speed_packets_per_second", fullPps);
-  printFigure("ingest.full_speed_gbps", fullPps * bitsPerPacket / 1e9);
-  printFigure("ingest.full_speed_loss_fraction",
+  const double cpuPerGb =
+      full.received ? full.receiverCpu / (double(full.received) * bitsPerPacket / 8e9) : 0;
+  printFigure(prefix + "full_speed_packets_per_second", fullPps);
+  printFigure(prefix + "full_speed_gbps", fullPps * bitsPerPacket / 1e9);
+  printFigure(prefix + "full_speed_loss_fraction",
               full.sent ? double(full.sent - full.received) / double(full.sent) : 0.0);
-  printFigure("ingest.receiver_cpu_fraction", full.receiverCpu / full.seconds);
-  printFigure("ingest.receiver_core_packets_per_second", corePps);
-  printFigure("ingest.receiver_core_gbps", corePps * bitsPerPacket / 1e9);
-  printFigure("ingest.loss_free_packets_per_second", lossFree);
-  printFigure("ingest.loss_free_gbps", lossFree * bitsPerPacket / 1e9);
-  printFigure("ingest.loss_free_limited_by", senderLimited ? "sender" : "receiver");
+  printFigure(prefix + "receiver_cpu_fraction", full.receiverCpu / full.seconds);
+  printFigure(prefix + "receiver_core_packets_per_second", corePps);
+  printFigure(prefix + "receiver_core_gbps", corePps * bitsPerPacket / 1e9);
+  printFigure(prefix + "loss_free_packets_per_second", lossFree);
+  printFigure(prefix + "loss_free_gbps", lossFree * bitsPerPacket / 1e9);
+  printFigure(prefix + "loss_free_limited_by", senderLimited ? "sender" : "receiver");
+  printFigure(prefix + "receiver_core_fraction_of_memcpy",
+              corePps * bitsPerPacket / 1e9 / memcpyGbps);
+  printFigure(prefix + "live_cpu_seconds_per_gb", cpuPerGb);
+  printFigure(prefix + "rejected_or_late",
+              double(counters.late + counters.duplicated + counters.received - counters.accepted));
+  return cpuPerGb;
+}
+
+int runIngest(int argc, char** argv) {
+  double seconds = 1.0;
+  double replayMb = 512;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help") {
+      std::printf(
+          "rtcp-bench ingest [--seconds S] [--replay-mb MB]: UDP ingest rate of one receiving "
+          "thread, for packets sent one by one and in station-sim's segmented groups; CPU s per "
+          "GB of live and replayed input\n");
+      return 0;
+    }
+    if (arg == "--seconds" && i + 1 < argc) seconds = std::stod(argv[++i]);
+    if (arg == "--replay-mb" && i + 1 < argc) replayMb = std::stod(argv[++i]);
+  }
+  const double reference = memcpyGbps();
+  printFigure("ingest.packet_bytes", double(Sender::packetSize()));
   printFigure("ingest.memcpy_gbps_one_thread", reference);
-  printFigure("ingest.receiver_core_fraction_of_memcpy", corePps * bitsPerPacket / 1e9 / reference);
-  printFigure("ingest.live_cpu_seconds_per_gb",
-              full.received ? full.receiverCpu / (double(full.received) * bitsPerPacket / 8e9) : 0);
-  printFigure("ingest.replayed_cpu_seconds_per_gb", replayed);
+  // Packets one by one (as a network card delivers them without GRO), then in groups.
+  const double single = measureLive(seconds, false, reference, "ingest.");
+  const double grouped = measureLive(seconds, true, reference, "ingest.segmented.");
+  printFigure("ingest.segmented_cpu_fraction_of_single", grouped / single);
+  printFigure("ingest.replayed_cpu_seconds_per_gb",
+              replayedCpuSecondsPerGb(size_t(replayMb * 1e6)));
   // The same bytes copied once by one thread: what the input's copy into its buffer costs.
   printFigure("ingest.memcpy_cpu_seconds_per_gb", 8.0 / reference);
-  printFigure("ingest.rejected_or_late",
-              double(counters.late + counters.duplicated + counters.received - counters.accepted));
   return 0;
 }
 
