@@ -37,7 +37,7 @@ DatagramReceiver::DatagramReceiver(int fd) : fd_(fd) {
 
 std::span<const std::span<const uint8_t>> DatagramReceiver::receive(const char* name) {
   datagrams_.clear();
-  bytes_ = 0;
+  bytes_ = messagesTaken_ = 0;
   filled_ = false;
   for (size_t i = 0; i < messages_.size(); ++i) {
     msghdr& header = messages_[i].msg_hdr;
@@ -54,6 +54,7 @@ std::span<const std::span<const uint8_t>> DatagramReceiver::receive(const char* 
     if (errno != EINTR && errno != ECONNREFUSED)
       throw StreamError(std::string(name) + ": recvmmsg: " + std::strerror(errno));
   }
+  messagesTaken_ = size_t(n);
   for (size_t i = 0; i < size_t(n); ++i) split(i);
   filled_ = size_t(n) == messages_.size();
   return datagrams_;

@@ -32,8 +32,9 @@ class DatagramReceiver {
   std::span<const std::span<const uint8_t>> receive(const char* name);
   /// Whether the last receive() filled every message: more may be waiting.
   bool filledEveryMessage() const { return filled_; }
-  /// Bytes of the datagrams the last receive() took.
+  /// Bytes of the datagrams the last receive() took, and the messages that held them.
   size_t bytes() const { return bytes_; }
+  size_t messages() const { return messagesTaken_; }
   /// Whether the kernel coalesces datagrams for this socket (UDP_GRO).
   bool coalescing() const { return coalescing_; }
 
@@ -43,7 +44,7 @@ class DatagramReceiver {
 
   int fd_;
   bool coalescing_ = false, filled_ = false;
-  size_t slotSize_ = kMaxPacket, bytes_ = 0;
+  size_t slotSize_ = kMaxPacket, bytes_ = 0, messagesTaken_ = 0;
   AlignedBuffer<uint8_t> slots_;  // [message][slotSize_]
   std::vector<iovec> iov_;        // [message]
   std::vector<mmsghdr> messages_;

@@ -68,6 +68,8 @@ class StreamTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testFileRoundTrip);
   CPPUNIT_TEST(testMissingFile);
   CPPUNIT_TEST(testUdpRoundTrip);
+  CPPUNIT_TEST(testWriteEachSendsEachRecordAsOneDatagram);
+  CPPUNIT_TEST(testWriteEachToAFileWritesTheRecordsInOrder);
   CPPUNIT_TEST(testUdpPortInUse);
   CPPUNIT_TEST(testShutdownWakesUdpReader);
   CPPUNIT_TEST(testTcpRoundTrip);
@@ -167,6 +169,38 @@ class StreamTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(sent[i].size(), n);
       CPPUNIT_ASSERT(std::equal(sent[i].begin(), sent[i].end(), buffer.begin()));
     }
+  }
+
+  /// Records sent in segmented groups (more than one group's worth, and a remainder)
+  /// reach a plain receiver as the same datagrams, whole and in order.
+  void testWriteEachSendsEachRecordAsOneDatagram() {
+    auto in = openStreamForReading(StreamDescriptor::parse("udp:127.0.0.1:0"));
+    auto out = openStreamForWriting(
+        StreamDescriptor::parse("udp:127.0.0.1:" + std::to_string(boundPort(*in))));
+    for (const size_t size : {size_t(7824), size_t(400)}) {
+      const size_t count = size == 400 ? 150 : 19;  // 400 B: more than 64 to a send
+      std::vector<uint8_t> records(size * count);
+      for (size_t i = 0; i < records.size(); ++i) records[i] = uint8_t(i / size * 31 + i);
+      out->writeEach(records.data(), size, count);
+      std::vector<uint8_t> buffer(70000);
+      for (size_t r = 0; r < count; ++r) {
+        const size_t n = in->read(buffer.data(), buffer.size());
+        CPPUNIT_ASSERT_EQUAL(size, n);
+        CPPUNIT_ASSERT_MESSAGE(
+            "record " + std::to_string(r),
+            std::equal(buffer.begin(), buffer.begin() + long(n), records.begin() + long(r * size)));
+      }
+    }
+  }
+
+  void testWriteEachToAFileWritesTheRecordsInOrder() {
+    TempDir dir;
+    const StreamDescriptor d = StreamDescriptor::parse("file:" + (dir.path / "r.rsp").string());
+    const std::vector<uint8_t> records = pattern(3 * 1000, 5);
+    openStreamForWriting(d)->writeEach(records.data(), 1000, 3);
+    std::vector<uint8_t> back(records.size());
+    CPPUNIT_ASSERT(openStreamForReading(d)->readExact(back.data(), back.size()));
+    CPPUNIT_ASSERT(back == records);
   }
 
   void testUdpPortInUse() {
