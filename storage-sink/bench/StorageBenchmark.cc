@@ -138,7 +138,8 @@ struct SinkTimes {
   /// yet closed), and the observed seconds those integrations span.
   double steadyCpu = 0, steadyObservedSeconds = 0;
   /// Paced: seconds from the end of the last integration (when it was sent) until every
-  /// block was written; more than a flush interval means the sink fell behind real time.
+  /// block was written. Up to one MS flush interval when the sink keeps up (integrations
+  /// that fill no whole DATA tile go into the MS at its next flush); more: it fell behind.
   double writtenAfterLastSeconds = 0;
 };
 
