@@ -113,16 +113,18 @@ std::vector<RecordingReplayer::Totals> RecordingReplayer::run() {
   const double now = Pacer::now();
   int64_t shift = 0;
   if (options_.restamp) shift = 2 * int64_t(std::ceil((now - firstHeader.timestamp) / 2));
-  Pacer pacer(options_.restamp ? double(shift) : now - clock.unixTime(firstSample));
+  if (options_.restampBy) shift = *options_.restampBy;
+  const bool restamped = options_.restamp || options_.restampBy;
+  Pacer pacer(restamped ? double(shift) : now - clock.unixTime(firstSample));
   const int64_t stopSample =
       options_.duration >= 0
           ? firstSample + int64_t(std::llround(options_.duration * clock.sampleRate()))
           : INT64_MAX;
-  RTCP_LOG_INFO("station-sim", "replaying " << sources_.size() << " recordings from "
-                                            << formatUtc(clock.unixTime(firstSample))
-                                            << (options_.restamp ? ", re-stamped by " +
-                                                                       std::to_string(shift) + " s"
-                                                                 : std::string()));
+  RTCP_LOG_INFO("station-sim", "replaying "
+                                   << sources_.size() << " recordings from "
+                                   << formatUtc(clock.unixTime(firstSample))
+                                   << (restamped ? ", re-stamped by " + std::to_string(shift) + " s"
+                                                 : std::string()));
   auto readGroup = [&](Source& s) {
     try {
       s.next(stopSample);

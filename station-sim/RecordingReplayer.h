@@ -9,6 +9,7 @@
 /// seconds hold different numbers of samples; a two-second shift preserves the parity).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,9 @@ class RecordingReplayer {
     std::string destination;  ///< where to send it, e.g. udp:127.0.0.1:10010
   };
   struct Options {
-    bool restamp = false;  ///< shift timestamps by whole even seconds to start now
-    double duration = -1;  ///< seconds of data to send; < 0: everything
+    bool restamp = false;              ///< shift timestamps by whole even seconds to start now
+    std::optional<int64_t> restampBy;  ///< shift timestamps by these (even) seconds
+    double duration = -1;              ///< seconds of data to send; < 0: everything
   };
   struct Totals {
     uint64_t packets = 0, bytes = 0;

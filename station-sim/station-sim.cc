@@ -33,7 +33,8 @@ for the sky: sources, receiver noise, tone, packet loss, seed) and
     recording, in station and port order, comma-separated) at the real-time pace of
     their own timestamps. --restamp shifts every timestamp by the whole, even number of
     seconds that makes the replay start now (an even shift keeps the sequence numbers
-    valid: at 200 MHz even seconds hold 195313 samples, odd ones 195312).
+    valid: at 200 MHz even seconds hold 195313 samples, odd ones 195312); --restamp-by S
+    by S seconds (the shift observe --now reports for the observation).
 
 A station's subbands are spread over its RSP.ports in order, beamletsPerPacket (61, 122
 or 244 for 16, 8 or 4 bit) per stream. Station s records each source as
@@ -76,6 +77,14 @@ int replay(const ObservationSettings& settings, const po::variables_map& vm) {
   for (size_t i = 0; i < recordings.size(); ++i) inputs.push_back({recordings[i], destinations[i]});
   sim::RecordingReplayer::Options options;
   options.restamp = vm.count("restamp") > 0;
+  if (vm.count("restamp-by")) {
+    options.restampBy = vm["restamp-by"].as<int64_t>();
+    if (*options.restampBy % 2 != 0)
+      throw std::runtime_error("--restamp-by " + std::to_string(*options.restampBy) +
+                               ": not an even number of seconds (an odd shift would make every "
+                               "packet's sequence number wrong at 200 MHz)");
+    if (options.restamp) throw std::runtime_error("--restamp and --restamp-by: give one");
+  }
   options.duration = vm["duration"].as<double>();
   const auto totals = sim::RecordingReplayer(inputs, options).run();
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -138,7 +147,9 @@ int main(int argc, char** argv) {
       "replay-to", po::value<std::string>()->value_name("LIST"),
       "udp:HOST:PORT per recording, comma-separated")(
       "restamp", "replay: shift timestamps by whole even seconds to start now")(
-      "debug", "log debug messages");
+      "restamp-by", po::value<int64_t>()->value_name("S"),
+      "replay: shift timestamps by S seconds (even), e.g. the shift observe --now gave the "
+      "observation, so that the packets arrive at its times")("debug", "log debug messages");
   po::variables_map vm;
   std::string parsetPath;
   try {

@@ -1,9 +1,12 @@
 // rtcp-bench capacity: the largest number of subbands the whole chain (ionproc +
 // correlator ranks + storage-sink, launched by observe) sustains in real time with zero
 // loss, for 16 stations at 64 channels, with recordings made by station-sim replayed
-// (`--input replayed`) or with station-sim sending live UDP (`--input live`), or both
-// (the default); the ratio to the compute-bound capacity the correlator's own chain
-// benchmark predicts (cores x subbands per core); and a CPU budget.
+// by ionproc (`--input replayed`), with station-sim simulating the sky and sending live
+// UDP (`--input live`), or with station-sim sending recordings made before the trial as
+// live UDP (`--input live-recorded`: a sender that costs little, as real stations cost
+// the correlator's machines nothing); replayed and live by default, or all three; the
+// ratio to the compute-bound capacity the correlator's own chain benchmark predicts
+// (cores x subbands per core); and a CPU budget.
 //
 // A trial records N subbands, replays them in real time through `observe --now` (or lets
 // observe start station-sim), and passes when the observation is ok with no packet lost,
@@ -36,6 +39,7 @@
 #include "Executables.h"
 #include "SteadyCpu.h"
 #include "rtcp/Benchmark.h"
+#include "rtcp/SampleTime.h"
 
 namespace rtcp::observe::bench {
 
@@ -49,7 +53,7 @@ struct CapacityOptions {
   int seconds = 10;
   int ranks = 2;
   int maxSubbands = 64;
-  std::string input = "both";   ///< replayed, live or both
+  std::string input = "both";   ///< replayed, live, live-recorded, both or all
   std::string directory;        ///< empty: a temporary one, removed afterwards
   bool noSharedMemory = false;  ///< observe --no-shared-memory: the socket and MPI-message paths
 };
@@ -61,14 +65,17 @@ const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "C
 
 constexpr int kBeamletsPerPort = 61;  ///< 16-bit RSP packets
 
-/// 0.25 s blocks of 768 spectra x 64 channels, 1 s integrations, 16-bit samples.
+/// The observations' start: the trials' parsets hold it, observe --now shifts it.
+const double kStart = parseUtc("2026-01-01 00:00:00");
+
+/// 0.25 s blocks of 768 spectra x 64 channels, 1 s integrations, 16-bit samples; from
+/// kStart + startOffset for `seconds`.
 std::string parset(const CapacityOptions& o, int seconds, int nrSubbands, const std::string& inputs,
-                   const std::string& output) {
+                   const std::string& output, int startOffset = 0) {
   std::ostringstream p;
   p << "Observation.ObsID = " << 7000 + nrSubbands << "\n"
-    << "Observation.startTime = '2026-01-01 00:00:00'\n"
-    << "Observation.stopTime = '2026-01-01 00:" << (seconds / 60 < 10 ? "0" : "") << seconds / 60
-    << ":" << (seconds % 60 < 10 ? "0" : "") << seconds % 60 << "'\n"
+    << "Observation.startTime = '" << formatUtc(kStart + startOffset) << "'\n"
+    << "Observation.stopTime = '" << formatUtc(kStart + startOffset + seconds) << "'\n"
     << "Observation.nrBitsPerSample = 16\nObservation.antennaSet = "
        "LBA_OUTER\nObservation.bandFilter = LBA_30_90\n"
     << "Observation.VirtualInstrument.stationList = [";
@@ -155,35 +162,113 @@ void syncFileSystem(const std::string& directory) {
   if (!synced) throw std::runtime_error("cannot sync " + directory + ": " + std::strerror(error));
 }
 
-/// One trial of nrSubbands for `seconds`; live: station-sim sends UDP (observe starts it).
+/// How the stations' packets reach ionproc in a trial.
+enum class Input {
+  kReplayed,      ///< ionproc reads recordings (file: inputs)
+  kLive,          ///< UDP from station-sim simulating the sky (observe starts it)
+  kLiveRecorded,  ///< UDP from station-sim sending recordings made before the trial
+};
+
+const char* inputName(Input input) {
+  switch (input) {
+    case Input::kReplayed:
+      return "replayed";
+    case Input::kLive:
+      return "live";
+    case Input::kLiveRecorded:
+      return "live-recorded";
+  }
+  return "?";
+}
+
+/// Records nrSubbands with station-sim into `recordings`, from kStart + startOffset for
+/// `seconds`, and syncs them to disk.
+void record(const CapacityOptions& o, const std::string& dir, const std::string& recordings,
+            int nrSubbands, int seconds, int startOffset) {
+  writeFile(dir + "/record.parset", parset(o, seconds, nrSubbands, "", dir + "/ms", startOffset));
+  if (run("station-sim",
+          {partExecutable("station-sim"), dir + "/record.parset", "--record", recordings},
+          dir + "/record.log") != 0)
+    throw std::runtime_error("station-sim could not record (see " + dir + "/record.log)");
+  // The recordings (GBs at tens of subbands) go to disk now, not by the kernel's
+  // writeback during the trial, on the cores the chain is measured on.
+  syncFileSystem(recordings);
+}
+
+/// The seconds observe --now shifted the observation by, from its log (waits for it while
+/// observe runs); nullopt when observe ended first.
+std::optional<int64_t> observeShift(ChildProcess& observe, const std::string& log) {
+  const std::string pattern = "--now: start and stop shifted by ";
+  for (;;) {
+    const std::string text = readFile(log);
+    if (const size_t at = text.find(pattern); at != std::string::npos)
+      return std::strtoll(text.c_str() + at + pattern.size(), nullptr, 10);
+    if (observe.waitFor(0.05)) return std::nullopt;
+  }
+}
+
+/// station-sim sending the recordings as the stations' UDP (the live parset's ports, in
+/// station and port order), their timestamps shifted by the observation's shift.
+std::vector<std::string> recordingSender(const std::string& dir, const CapacityOptions& o,
+                                         int nrSubbands, int seconds, const std::string& recordings,
+                                         int64_t shift) {
+  writeFile(dir + "/send.parset", parset(o, seconds, nrSubbands, recordings, dir + "/ms"));
+  std::string destinations;
+  const int ports = (nrSubbands + kBeamletsPerPort - 1) / kBeamletsPerPort;
+  for (int s = 0; s < o.nrStations; ++s)
+    for (int port = 0; port < ports; ++port) {
+      if (!destinations.empty()) destinations += ',';
+      destinations += "udp:127.0.0.1:" + std::to_string(20000 + 10 * s + port);
+    }
+  return {partExecutable("station-sim"),
+          dir + "/send.parset",
+          "--replay",
+          "--replay-to",
+          destinations,
+          "--restamp-by",
+          std::to_string(shift)};
+}
+
+/// One trial of nrSubbands for `seconds`.
 Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands, int seconds,
-               bool live) {
-  const std::string dir = top + (live ? "/live-N" : "/replayed-N") + std::to_string(nrSubbands) +
-                          "-" + std::to_string(seconds) + "s";
+               Input input) {
+  const std::string dir = top + "/" + inputName(input) + "-N" + std::to_string(nrSubbands) + "-" +
+                          std::to_string(seconds) + "s";
   fs::create_directories(dir);
   const std::string recordings = dir + "/recordings";
-  if (!live) {
-    writeFile(dir + "/record.parset", parset(o, seconds, nrSubbands, "", dir + "/ms"));
-    if (run("station-sim",
-            {partExecutable("station-sim"), dir + "/record.parset", "--record", recordings},
-            dir + "/record.log") != 0)
-      throw std::runtime_error("station-sim could not record (see " + dir + "/record.log)");
-    // The recordings (GBs at tens of subbands) go to disk now, not by the kernel's
-    // writeback during the trial, on the cores the chain is measured on.
-    syncFileSystem(recordings);
-  }
-  writeFile(dir + "/replay.parset",
-            parset(o, seconds, nrSubbands, live ? "" : recordings, dir + "/ms"));
+  // Recordings sent as UDP begin a second early and end a second late: the observation
+  // starts after the first packet and ends before the last, as with real stations.
+  const int lead = input == Input::kLiveRecorded ? 1 : 0;
+  if (input != Input::kLive) record(o, dir, recordings, nrSubbands, seconds + 2 * lead, -lead);
+  writeFile(
+      dir + "/replay.parset",
+      parset(o, seconds, nrSubbands, input == Input::kReplayed ? recordings : "", dir + "/ms"));
   const std::string obs = dir + "/obs";
   std::vector<std::string> observe{
       partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs, "--ranks",
       std::to_string(o.ranks)};
   if (o.noSharedMemory) observe.push_back("--no-shared-memory");
+  if (input == Input::kLiveRecorded) observe.push_back("--no-station-sim");
   ChildProcess child("observe", observe, dir + "/observe.log");
   child.start();
+  std::optional<ChildProcess> sender;
+  std::optional<SteadyCpu> senderCpu;
+  if (input == Input::kLiveRecorded)
+    if (const std::optional<int64_t> shift = observeShift(child, dir + "/observe.log")) {
+      sender.emplace("station-sim",
+                     recordingSender(dir, o, nrSubbands, seconds + 2 * lead, recordings, *shift),
+                     dir + "/send.log");
+      sender->start();
+      senderCpu.emplace(sender->pid(), obs + "/ionproc.status",
+                        std::vector<std::string>{"station-sim"});
+    }
   SteadyCpu cpu(child.pid(), obs + "/ionproc.status",
                 {"ionproc", "correlator", "storage-sink", "station-sim"});
-  while (!child.waitFor(0.25)) cpu.sample();
+  while (!child.waitFor(0.25)) {
+    cpu.sample();
+    if (senderCpu) senderCpu->sample();
+  }
+  if (sender && !sender->waitFor(30)) sender->kill();
   const int code = child.exitCode().value_or(-1);
   fs::remove_all(recordings);
   fs::remove_all(dir + "/ms");
@@ -205,6 +290,9 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
       << std::setprecision(3) << pace << " of real time";
   trial.why = why.str();
   trial.steadyCpu = cpu.perObservedSecond();
+  if (senderCpu && trial.steadyCpu)
+    if (const auto sent = senderCpu->perObservedSecond(); sent && sent->count("station-sim"))
+      (*trial.steadyCpu)["station-sim"] = sent->at("station-sim");
   return trial;
 }
 
@@ -216,8 +304,10 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
       "seconds", po::value(&o.seconds), "seconds per trial observation (default 10)")(
       "ranks", po::value(&o.ranks), "correlator ranks (default 2)")(
       "max-subbands", po::value(&o.maxSubbands), "largest number of subbands tried (default 64)")(
-      "input", po::value(&o.input), "replayed, live or both (default both)")(
-      "dir", po::value(&o.directory), "keep the trials' logs and summaries here")(
+      "input", po::value(&o.input),
+      "replayed, live, live-recorded (UDP from recordings made before each trial), both "
+      "(replayed and live, the default) or all")("dir", po::value(&o.directory),
+                                                 "keep the trials' logs and summaries here")(
       "no-shared-memory", po::bool_switch(&o.noSharedMemory),
       "observe --no-shared-memory: the ranks fetch over the link's socket and exchange by MPI "
       "messages (the paths of ranks on other hosts), to compare");
@@ -232,18 +322,19 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
   if (o.nrStations < 2 || o.nrStations > int(std::size(kStations)))
     throw po::error("--stations: 2..24");
   if (o.seconds < 1 || o.seconds > 1799) throw po::error("--seconds: 1..1799");
-  if (o.input != "replayed" && o.input != "live" && o.input != "both")
-    throw po::error("--input: replayed, live or both");
+  if (o.input != "replayed" && o.input != "live" && o.input != "live-recorded" &&
+      o.input != "both" && o.input != "all")
+    throw po::error("--input: replayed, live, live-recorded, both or all");
   return o;
 }
 
 /// Bisects the sustained number of subbands of one input mode and prints its figures.
-void measureMode(const CapacityOptions& o, const std::string& top, bool live, double predicted) {
+void measureMode(const CapacityOptions& o, const std::string& top, Input input, double predicted) {
   const int seconds = o.seconds;
   std::map<int, Trial> trials;
   auto attempt = [&](int n) -> bool {
-    Trial t = runTrial(o, top, n, seconds, live);
-    std::cerr << "capacity (" << (live ? "live" : "replayed") << "): " << n
+    Trial t = runTrial(o, top, n, seconds, input);
+    std::cerr << "capacity (" << inputName(input) << "): " << n
               << " subbands: " << (t.sustained ? "sustained" : "NOT sustained") << " (" << t.why
               << ")\n";
     const bool ok = t.sustained;
@@ -263,7 +354,8 @@ void measureMode(const CapacityOptions& o, const std::string& top, bool live, do
     (attempt(middle) ? good : bad) = middle;
   }
 
-  const std::string mode = live ? "capacity.live." : "capacity.replayed.";
+  std::string mode = std::string("capacity.") + inputName(input) + ".";
+  std::replace(mode.begin(), mode.end(), '-', '_');
   printFigure(mode + "subbands_sustained", good);
   printFigure(mode + "first_subbands_not_sustained",
               bad > o.maxSubbands ? std::string("none tried") : std::to_string(bad));
@@ -284,8 +376,8 @@ void measureMode(const CapacityOptions& o, const std::string& top, bool live, do
   printFigure(mode + "cpu_per_observed_second.chain", chain);
   printFigure(mode + "cpu_per_station_subband.chain", chain / (good * o.nrStations));
   printFigure(mode + "chain_cpu_fraction_of_cores", chain / coresOfThisMachine());
-  // Live, station-sim generates the stations' signals on the same cores: the chain had
-  // what it left. The prediction scaled to those cores gives the chain's own ratio.
+  // Live, station-sim simulates (or sends) the stations' packets on the same cores: the
+  // chain had what it left. The prediction scaled to those cores gives the chain's own ratio.
   if (const auto sim = budget->find("station-sim"); sim != budget->end() && predicted > 0) {
     const double cores = coresOfThisMachine();
     const double left = std::max(cores - sim->second, 0.0);
@@ -311,8 +403,10 @@ int capacity(int argc, char** argv) {
   printFigure("capacity.cores", cores);
   printFigure("capacity.trial_seconds", o.seconds);
   printFigure("capacity.predicted_subbands_compute_bound", predicted);
-  if (o.input != "live") measureMode(o, top, false, predicted);
-  if (o.input != "replayed") measureMode(o, top, true, predicted);
+  const bool all = o.input == "all", both = o.input == "both";
+  if (all || both || o.input == "replayed") measureMode(o, top, Input::kReplayed, predicted);
+  if (all || both || o.input == "live") measureMode(o, top, Input::kLive, predicted);
+  if (all || o.input == "live-recorded") measureMode(o, top, Input::kLiveRecorded, predicted);
   if (o.directory.empty()) fs::remove_all(top);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "Pacer.h"
@@ -80,6 +81,7 @@ class ReplayTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(ReplayTest);
   CPPUNIT_TEST(testReplayIsByteIdenticalAndRealTime);
   CPPUNIT_TEST(testRestampShiftsByEvenSecondsToNow);
+  CPPUNIT_TEST(testRestampByShiftsByTheGivenSeconds);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -131,6 +133,29 @@ class ReplayTest : public CppUnit::TestFixture {
     const double firstTime =
         clock.unixTime(clock.sampleNumber(RspHeader::read(received[0].data()).stamp()));
     CPPUNIT_ASSERT(firstTime >= before - 0.01 && firstTime < before + 2.01);
+  }
+
+  /// The shift observe --now gave an observation: every timestamp moves by exactly it, and
+  /// a packet goes once its time (shifted) has come.
+  void testRestampByShiftsByTheGivenSeconds() {
+    TempDir dir;
+    const std::string recording = recordOne(dir, 0.05);
+    const auto sent = readPackets(recording);
+    Receiver receiver(sent.size());
+    const uint32_t first = RspHeader::read(sent[0].data()).timestamp;
+    RecordingReplayer::Options options;
+    options.restampBy = 2 * int64_t(std::ceil((Pacer::now() - first) / 2)) + 2;  // 2-4 s ahead
+    const auto start = std::chrono::steady_clock::now();
+    const auto totals = RecordingReplayer({{recording, receiver.descriptor()}}, options).run();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto& received = receiver.wait(5.0);
+    CPPUNIT_ASSERT_EQUAL(*options.restampBy, totals.back().timestampShift);
+    CPPUNIT_ASSERT_EQUAL(sent.size(), received.size());
+    for (size_t i = 0; i < sent.size(); ++i)
+      CPPUNIT_ASSERT_EQUAL(int64_t(RspHeader::read(sent[i].data()).timestamp) + *options.restampBy,
+                           int64_t(RspHeader::read(received[i].data()).timestamp));
+    CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsed) + " s", elapsed > 1.9);  // waited for it
   }
 };
 
