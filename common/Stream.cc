@@ -114,7 +114,7 @@ class SocketStream : public Stream {
 
   void writeEach(const void* data, size_t size, size_t count) override {
     if (!datagram_) return write(data, size * count);  // a byte stream: one write
-    const size_t perSend = std::min(kMaxSegments, kMaxSegmentedBytes / std::max<size_t>(size, 1));
+    const size_t perSend = datagramsPerSegmentedSend(size);
     const auto* p = static_cast<const uint8_t*>(data);
     while (count > 0) {
       const size_t n = std::min(count, perSend);
@@ -338,6 +338,10 @@ std::string StreamDescriptor::toString() const {
       return "file:" + path;
   }
   return "?";
+}
+
+size_t datagramsPerSegmentedSend(size_t size) {
+  return std::clamp<size_t>(kMaxSegmentedBytes / std::max<size_t>(size, 1), 1, kMaxSegments);
 }
 
 void Stream::writeEach(const void* data, size_t size, size_t count) {

@@ -32,8 +32,12 @@ PacketSender::PacketSender(std::vector<StreamLayout> streams,
 PacketSender::~PacketSender() = default;
 
 void PacketSender::send(const SampleChunk& chunk) {
-  for (int first = 0; first < chunk.nrPackets; first += kPacketsPerSend) {
-    const int end = std::min(chunk.nrPackets, first + kPacketsPerSend);
+  // One pace for all streams: the group that suits the largest packets.
+  size_t perGroup = datagramsPerSegmentedSend(0);
+  for (size_t s = 0; s < streams_.size(); ++s)
+    perGroup = std::min(perGroup, datagramsPerSegmentedSend(chunk.packetBytes[s]));
+  for (int first = 0; first < chunk.nrPackets; first += int(perGroup)) {
+    const int end = std::min(chunk.nrPackets, first + int(perGroup));
     if (options_.paced)  // once the group's last packet is complete
       pacer_.waitUntil(clock_.unixTime(chunk.firstSample + int64_t(end) * kRspSamplesPerPacket));
     for (size_t s = 0; s < streams_.size(); ++s) sendGroup(chunk, int(s), first, end);

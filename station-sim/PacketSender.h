@@ -1,8 +1,10 @@
 #pragma once
 /// \file PacketSender.h
-/// Sends each chunk's packets to the streams' outputs in time order, kPacketsPerSend of a
-/// stream at a time: over UDP paced against the wall clock by the timestamp of the last
-/// packet of each group, or into recording files (one per
+/// Sends each chunk's packets to the streams' outputs in time order, a group of a stream
+/// at a time (as many as one segmented send holds, datagramsPerSegmentedSend: 8 full
+/// packets, 0.66 ms at 200 MHz, up to 64 small ones, 5.2 ms): a send per packet cost a
+/// paced station-sim most of its CPU, in the kernel. Over UDP paced against the wall
+/// clock by the timestamp of the last packet of each group, or into recording files (one per
 /// stream, packets concatenated exactly as on the wire) as fast as they come. Drops
 /// packets at random (Sim.packetLossProbability) and writes each drop to a log.
 
@@ -52,11 +54,6 @@ class PacketSender {
   /// Sends packets [first, end) of a stream, less those the loss model drops.
   void sendGroup(const SampleChunk& chunk, int stream, int first, int end);
   void drop(int stream, const uint8_t* packet);
-
-  /// Packets of a stream sent at once (0.66 ms at 200 MHz), in one system call where
-  /// the kernel segments them (Stream::writeEach): a send per packet cost a paced
-  /// station-sim most of its CPU, in the kernel.
-  static constexpr int kPacketsPerSend = 8;
 
   std::vector<StreamLayout> streams_;
   std::vector<std::unique_ptr<Stream>> outputs_;

@@ -12,12 +12,10 @@
 
 namespace rtcp::sim {
 
-/// One recording, read a group of packets ahead: up to kPacketsPerSend packets of one
-/// size that lie one after another in it, sent in one Stream::writeEach.
+/// One recording, read a group of packets ahead: packets of one size that lie one after
+/// another in it, as many as one segmented send holds (datagramsPerSegmentedSend, as
+/// station-sim sends its own), sent in one Stream::writeEach.
 struct RecordingReplayer::Source {
-  /// Packets of a recording sent at once, as station-sim sends its own (PacketSender).
-  static constexpr size_t kPacketsPerSend = 8;
-
   Input input;
   std::unique_ptr<Stream> file, destination;
   std::vector<uint8_t> group;  ///< the next group's packets; empty at the end
@@ -41,8 +39,8 @@ struct RecordingReplayer::Source {
       group.insert(group.end(), ahead.begin(), ahead.end());
       endSample = aheadEnd;
       ++groupPackets;
-      if (!readAhead() || groupPackets == kPacketsPerSend || ahead.size() != packetSize ||
-          aheadSample >= stopSample)
+      if (!readAhead() || groupPackets == datagramsPerSegmentedSend(packetSize) ||
+          ahead.size() != packetSize || aheadSample >= stopSample)
         return;
     }
   }

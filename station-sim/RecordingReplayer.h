@@ -2,8 +2,9 @@
 /// \file RecordingReplayer.h
 /// Sends recordings (files of RSP packets as they came off the wire) over UDP at the
 /// real-time pace of the packets' own timestamps, all recordings merged in time order,
-/// up to 8 packets of a recording at a time (one send each where the kernel segments them,
-/// Stream::writeEach), as station-sim sends what it simulates.
+/// a group of a recording's packets at a time (as many as one segmented send holds, one
+/// send each where the kernel segments them, Stream::writeEach), as station-sim sends
+/// what it simulates.
 /// Optionally re-stamps them to start now: timestamps shift by a whole even number of
 /// seconds, which keeps every packet's sequence number valid (at 200 MHz even and odd
 /// seconds hold different numbers of samples; a two-second shift preserves the parity).

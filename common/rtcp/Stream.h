@@ -57,6 +57,10 @@ class Stream {
   virtual std::string name() const { return "stream"; }
 };
 
+/// Datagrams of size bytes that one segmented send (Stream::writeEach) carries: at most
+/// 64 (UDP_MAX_SEGMENTS of older kernels) and 64 KiB less the headers.
+size_t datagramsPerSegmentedSend(size_t size);
+
 /// Opens for reading: udp binds HOST:PORT (port 0: any free port, see
 /// fileDescriptor()/getsockname; a 16 MiB receive buffer; a port already bound is an
 /// error), tcp listens on HOST:PORT and accepts one connection, file opens PATH.

@@ -92,8 +92,7 @@ class Sender {
         next_ += kRspSamplesPerPacket;
       }
       if (segmented_) {
-        for (int i = 0; i < kSendBatch; i += kSegmentedGroup)
-          segmented_->writeEach(packet(i), packetSize(), kSegmentedGroup);
+        segmented_->writeEach(packet(0), packetSize(), kSendBatch);  // 8 to a send
         sent += kSendBatch;
       } else {
         const int n = ::sendmmsg(fd_, messages_.data(), kSendBatch, 0);
@@ -106,8 +105,6 @@ class Sender {
   }
 
  private:
-  /// Packets in one segmented send: station-sim's group (PacketSender::kPacketsPerSend).
-  static constexpr int kSegmentedGroup = 8;
   uint8_t* packet(int i) { return packets_.data() + size_t(i) * packetSize(); }
 
   SampleClock clock_;
