@@ -15,7 +15,8 @@ namespace {
 /// Messages per recvmmsg: single datagrams, or groups coalesced by the kernel (up to
 /// 64 KiB each, so fewer of them).
 constexpr size_t kMessages = 64, kCoalescedMessages = 16;
-constexpr size_t kCoalescedSlot = 65536;  ///< the largest UDP payload fits
+constexpr size_t kCoalescedSlot = 65536;                  ///< the largest UDP payload fits
+constexpr size_t kControlSize = CMSG_SPACE(sizeof(int));  ///< room for UDP_GRO's segment size
 
 }  // namespace
 
@@ -24,14 +25,12 @@ DatagramReceiver::DatagramReceiver(int fd) : fd_(fd) {
   coalescing_ = ::setsockopt(fd_, IPPROTO_UDP, UDP_GRO, &on, sizeof on) == 0;
   const size_t nrMessages = coalescing_ ? kCoalescedMessages : kMessages;
   slotSize_ = coalescing_ ? kCoalescedSlot : kMaxPacket;
-  controlSize_ = CMSG_SPACE(sizeof(int));
   slots_ = AlignedBuffer<uint8_t>(nrMessages * slotSize_);
   iov_.resize(nrMessages);
   messages_.resize(nrMessages);
-  control_.resize(nrMessages * controlSize_);
-  // A group holds at most 64 datagrams (UDP_MAX_SEGMENTS of older kernels; more arrive as
-  // the truncated remainder of a slot, which the split below still cuts up).
-  datagrams_.reserve(coalescing_ ? nrMessages * 128 : nrMessages);
+  control_.resize(nrMessages * kControlSize);
+  // A group holds up to 64 datagrams (128 on newer kernels: the vector then grows once).
+  datagrams_.reserve(coalescing_ ? nrMessages * 64 : nrMessages);
   for (size_t i = 0; i < nrMessages; ++i) iov_[i] = {slots_.data() + i * slotSize_, slotSize_};
 }
 
@@ -44,8 +43,8 @@ std::span<const std::span<const uint8_t>> DatagramReceiver::receive(const char* 
     header = {};
     header.msg_iov = &iov_[i];
     header.msg_iovlen = 1;
-    header.msg_control = control_.data() + i * controlSize_;
-    header.msg_controllen = controlSize_;
+    header.msg_control = control_.data() + i * kControlSize;
+    header.msg_controllen = kControlSize;
   }
   int n = -1;
   while ((n = ::recvmmsg(fd_, messages_.data(), unsigned(messages_.size()), MSG_DONTWAIT,

@@ -48,8 +48,7 @@ class DatagramReceiver {
   AlignedBuffer<uint8_t> slots_;  // [message][slotSize_]
   std::vector<iovec> iov_;        // [message]
   std::vector<mmsghdr> messages_;
-  std::vector<uint8_t> control_;  // [message][controlSize_]: the UDP_GRO segment size
-  size_t controlSize_ = 0;
+  std::vector<uint8_t> control_;  // [message][control bytes]: the UDP_GRO segment size
   std::vector<std::span<const uint8_t>> datagrams_;
 };
 

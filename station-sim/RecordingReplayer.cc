@@ -82,6 +82,12 @@ struct RecordingReplayer::Source {
 
 RecordingReplayer::RecordingReplayer(const std::vector<Input>& inputs, Options options)
     : options_(options) {
+  if (options_.restampBy && *options_.restampBy % 2 != 0)
+    throw std::invalid_argument("--restamp-by " + std::to_string(*options_.restampBy) +
+                                ": not an even number of seconds (an odd shift would make every "
+                                "packet's sequence number wrong at 200 MHz)");
+  if (options_.restampBy && options_.restamp)
+    throw std::invalid_argument("--restamp and --restamp-by: give one");
   for (const Input& input : inputs) {
     Source source;
     source.input = input;

@@ -34,7 +34,8 @@ class RecordingReplayer {
     double maxLateness = 0;
   };
 
-  /// Opens every recording and destination; throws naming the one that fails.
+  /// Opens every recording and destination; throws naming the one that fails, and
+  /// std::invalid_argument for an odd restampBy or both ways of restamping.
   RecordingReplayer(const std::vector<Input>& inputs, Options options);
   ~RecordingReplayer();
 

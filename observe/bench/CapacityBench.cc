@@ -65,6 +65,11 @@ const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "C
 
 constexpr int kBeamletsPerPort = 61;  ///< 16-bit RSP packets
 
+/// Where station s's packets for its port-th RSP port go in a live trial.
+std::string liveInput(int station, int port) {
+  return "udp:127.0.0.1:" + std::to_string(20000 + 10 * station + port);
+}
+
 /// The observations' start: the trials' parsets hold it, observe --now shifts it.
 const double kStart = parseUtc("2026-01-01 00:00:00");
 
@@ -89,7 +94,7 @@ std::string parset(const CapacityOptions& o, int seconds, int nrSubbands, const 
     for (int port = 0; port < ports; ++port) {
       p << (port ? ", " : "");
       if (inputs.empty())
-        p << "udp:127.0.0.1:" << 20000 + 10 * s + port;
+        p << liveInput(s, port);
       else if (port == 0)  // station-sim's recording names: the antenna field's
         p << "file:" << inputs << "/" << kStations[s] << "LBA.rsp";
       else
@@ -218,7 +223,7 @@ std::vector<std::string> recordingSender(const std::string& dir, const CapacityO
   for (int s = 0; s < o.nrStations; ++s)
     for (int port = 0; port < ports; ++port) {
       if (!destinations.empty()) destinations += ',';
-      destinations += "udp:127.0.0.1:" + std::to_string(20000 + 10 * s + port);
+      destinations += liveInput(s, port);
     }
   return {partExecutable("station-sim"),
           dir + "/send.parset",

@@ -8,6 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "Pacer.h"
@@ -82,6 +84,7 @@ class ReplayTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testReplayIsByteIdenticalAndRealTime);
   CPPUNIT_TEST(testRestampShiftsByEvenSecondsToNow);
   CPPUNIT_TEST(testRestampByShiftsByTheGivenSeconds);
+  CPPUNIT_TEST(testRestampByAnOddNumberOfSecondsIsRefused);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -156,6 +159,20 @@ class ReplayTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(int64_t(RspHeader::read(sent[i].data()).timestamp) + *options.restampBy,
                            int64_t(RspHeader::read(received[i].data()).timestamp));
     CPPUNIT_ASSERT_MESSAGE(std::to_string(elapsed) + " s", elapsed > 1.9);  // waited for it
+  }
+
+  /// An odd shift would give every packet a sequence number its second does not have.
+  void testRestampByAnOddNumberOfSecondsIsRefused() {
+    RecordingReplayer::Options options;
+    options.restampBy = 3;
+    try {
+      RecordingReplayer({}, options);
+      CPPUNIT_FAIL("an odd shift was taken");
+    } catch (const std::invalid_argument& e) {
+      CPPUNIT_ASSERT_MESSAGE(e.what(), std::string(e.what()).find("--restamp-by 3") == 0);
+    }
+    options.restampBy = 4;
+    RecordingReplayer({}, options);  // even: taken
   }
 };
 
