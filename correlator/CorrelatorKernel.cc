@@ -16,6 +16,14 @@ namespace {
 /// (16 stations x 4 rows x paddedSamples floats stay in L2, 192 KB at 768 samples).
 constexpr int kStationBlock = 16;
 
+constexpr size_t kCacheLine = 64;
+
+/// Asks the cache for `count` lines from line `first` on of `rows`.
+void prefetchLines(const float* rows, int first, int count) {
+  const char* bytes = reinterpret_cast<const char*>(rows) + size_t(first) * kCacheLine;
+  for (int line = 0; line < count; ++line) __builtin_prefetch(bytes + line * kCacheLine, 0, 3);
+}
+
 CorrelatorKernel::Isa resolve(CorrelatorKernel::Isa isa) {
   using Isa = CorrelatorKernel::Isa;
   const bool avx512 = __builtin_cpu_supports("avx512f");
@@ -24,6 +32,13 @@ CorrelatorKernel::Isa resolve(CorrelatorKernel::Isa isa) {
   if ((isa == Isa::kAvx512 && !avx512) || (isa == Isa::kAvx2 && !avx2))
     throw std::runtime_error("CorrelatorKernel: this CPU lacks " + CorrelatorKernel::toString(isa));
   return isa;
+}
+
+tiles::SingleTile singleTile(CorrelatorKernel::Isa isa) {
+  using Isa = CorrelatorKernel::Isa;
+  return isa == Isa::kAvx512 ? tiles::singleAvx512
+         : isa == Isa::kAvx2 ? tiles::singleAvx2
+                             : tiles::singleGeneric;
 }
 
 }  // namespace
@@ -58,6 +73,11 @@ std::string CorrelatorKernel::toString(Isa isa) {
 
 double CorrelatorKernel::flopsPerCall() const {
   return 32.0 * nrBaselines(nrStations_) * nrChannels_ * nrSamples_;
+}
+
+void CorrelatorKernel::correlateBaseline(const float* a, const float* b,
+                                         std::complex<float>* out) const {
+  singleTile(isa_)(a, b, paddedSamples_, out);
 }
 
 void CorrelatorKernel::correlate(const float* samples, std::complex<float>* visibilities) const {
@@ -108,9 +128,7 @@ void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, in
     if (lastChannel || nextToFetch == nrStations_) return own;
     return in(nextToFetch++) + 4 * size_t(n);
   };
-  const tiles::SingleTile single = isa_ == Isa::kAvx512 ? tiles::singleAvx512
-                                   : isa_ == Isa::kAvx2 ? tiles::singleAvx2
-                                                        : tiles::singleGeneric;
+  const tiles::SingleTile single = singleTile(isa_);
   const int lastFirst = std::min(firstStation + kStationBlock, nrStations_);
   int s2 = firstStation;
   if (isa_ == Isa::kAvx512)  // second stations in pairs: their rows stay in L1
@@ -121,9 +139,32 @@ void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, in
                           prefetch(in(s1)));
       if (s2 + 1 < lastFirst) single(in(s2 + 1), in(s2 + 1), n, out(s2 + 1, s2 + 1));
     }
-  for (; s2 < nrStations_; ++s2)
-    for (int s1 = firstStation; s1 < std::min(lastFirst, s2 + 1); ++s1)
+  // While s2's baselines run, the next second station's rows are asked for from memory, a
+  // share per call; after the last station, the first of the next work item (the next
+  // block of this channel, or the next channel). A channel's stations lie a channel-block
+  // apart, too far apart for the hardware prefetchers (rtcp-bench correlator, one thread,
+  // 32 and 64 stations: 0.69-0.71 of the FMA peak without, 0.75 with; further ahead, less).
+  const int linesPerStation = int(4 * size_t(n) * sizeof(float) / kCacheLine);
+  const bool lastBlock = lastFirst == nrStations_;
+  const int nextFirst = lastBlock ? 0 : lastFirst;
+  const size_t nextOffset = lastBlock ? channelOffset + 4 * size_t(n) : channelOffset;
+  auto ahead = [&](int s) -> const float* {  // s counts on past nrStations_ into the next item
+    if (s < nrStations_) return in(s);
+    s += nextFirst - nrStations_;
+    if (s >= nrStations_ || (lastBlock && lastChannel)) return nullptr;
+    return stations[size_t(s)] + nextOffset;
+  };
+  for (; s2 < nrStations_; ++s2) {
+    const int end = std::min(lastFirst, s2 + 1), calls = end - firstStation;
+    const int linesPerCall = (linesPerStation + calls - 1) / calls;
+    const float* rowsAhead = ahead(s2 + 1);
+    for (int s1 = firstStation; s1 < end; ++s1) {
+      const int first = (s1 - firstStation) * linesPerCall;
+      if (rowsAhead)
+        prefetchLines(rowsAhead, first, std::min(linesPerCall, linesPerStation - first));
       single(in(s1), in(s2), n, out(s1, s2));
+    }
+  }
 }
 
 }  // namespace rtcp::correlator

@@ -14,8 +14,8 @@
 /// Vectorised across time (16 samples per AVX-512 register, split re/im), register-tiled
 /// over 1 x 2 stations (16 accumulators: one first station against a pair of second
 /// stations, whose rows stay in L1 while 16 first stations stream from L2), threaded with
-/// OpenMP over (channel, block of 16 first stations). AVX-512, AVX2 (1 x 1 tiles) or plain
-/// C++ chosen at run time.
+/// OpenMP over (channel, block of 16 first stations). AVX-512, AVX2 (1 x 1 tiles, the next
+/// second station's rows prefetched) or plain C++ chosen at run time.
 
 #include <complex>
 #include <cstddef>
@@ -37,6 +37,10 @@ class CorrelatorKernel {
   void correlate(const float* samples, std::complex<float>* visibilities) const;
   /// stations[s]: station s's samples[channel][pol][reim][time] (floatsPerStation() floats).
   void correlate(std::span<const float* const> stations, std::complex<float>* visibilities) const;
+
+  /// One baseline of one channel, as correlate() computes it: a and b are two stations'
+  /// [pol][reim][time] rows of a channel (64-byte aligned), out its 4 products.
+  void correlateBaseline(const float* a, const float* b, std::complex<float>* out) const;
 
   int nrStations() const { return nrStations_; }
   int nrChannels() const { return nrChannels_; }

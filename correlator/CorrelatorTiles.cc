@@ -110,27 +110,35 @@ __attribute__((target("avx512f"))) void pairAvx512(const float* a, const float* 
   }
 }
 
-// ---- AVX2: 8 time samples per register, 1 x 1 tiles (16 registers) ------------------------
+// ---- AVX2: 8 time samples per register, 1 x 1 tiles -----------------------------------------
 
 #define RTCP_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
 
+/// re += ar br + ai bi; im += ai br - ar bi  (a conj(b)). The products are formed off the
+/// accumulators' chains, which hold one add per step: 8 accumulators of two chained FMAs
+/// (latency 4 on Zen 3) would need every FMA on time to keep both FMA pipes busy, whereas
+/// the adds run on their own pipes (measured in L1: 0.94 of the FMA peak against 0.83).
 RTCP_AVX2 void cmac256(__m256 ar, __m256 ai, __m256 br, __m256 bi, __m256& re, __m256& im) {
-  re = _mm256_fmadd_ps(ar, br, re);
-  re = _mm256_fmadd_ps(ai, bi, re);
-  im = _mm256_fmadd_ps(ai, br, im);
-  im = _mm256_fnmadd_ps(ar, bi, im);
+  re = _mm256_add_ps(re, _mm256_fmadd_ps(ar, br, _mm256_mul_ps(ai, bi)));
+  im = _mm256_add_ps(im, _mm256_fnmadd_ps(ar, bi, _mm256_mul_ps(ai, br)));
 }
 
-RTCP_AVX2 float sum256(__m256 v) {
-  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 pairs = _mm_add_ps(half, _mm_movehl_ps(half, half));
-  return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
+/// out[k] = (sum of re[k]'s lanes, sum of im[k]'s lanes), k = 0..3: pairwise adds that
+/// leave each (re, im) side by side, so two complex sums are stored at once.
+RTCP_AVX2 void storeSums256(const __m256* re, const __m256* im, std::complex<float>* out) {
+  for (int k = 0; k < 4; k += 2) {
+    const __m256 sums =
+        _mm256_hadd_ps(_mm256_hadd_ps(re[k], im[k]), _mm256_hadd_ps(re[k + 1], im[k + 1]));
+    _mm_storeu_ps(reinterpret_cast<float*>(out + k),
+                  _mm_add_ps(_mm256_castps256_ps128(sums), _mm256_extractf128_ps(sums, 1)));
+  }
 }
 
 __attribute__((target("avx2,fma"))) void singleAvx2(const float* a, const float* b, int n,
                                                     std::complex<float>* out) {
   __m256 re[4], im[4];
   for (int i = 0; i < 4; ++i) re[i] = im[i] = _mm256_setzero_ps();
+#pragma GCC unroll 2
   for (int t = 0; t < n; t += 8) {
     const __m256 br0 = _mm256_load_ps(b + row(0, 0, n) + t),
                  bi0 = _mm256_load_ps(b + row(0, 1, n) + t);
@@ -144,7 +152,7 @@ __attribute__((target("avx2,fma"))) void singleAvx2(const float* a, const float*
       cmac256(ar, ai, br1, bi1, re[2 * p + 1], im[2 * p + 1]);
     }
   }
-  for (int i = 0; i < 4; ++i) out[i] = {sum256(re[i]), sum256(im[i])};
+  storeSums256(re, im, out);
 }
 
 // ---- Plain C++ ---------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 // rtcp-bench correlator: the correlator kernel's GFLOP/s against the FMA peak measured in
-// the same run, for 16 to 128 stations at 64 channels and 768 spectra per block.
+// the same run, for 16 to 128 stations at 64 channels and 768 spectra per block; and, to
+// tell arithmetic from memory, on one baseline whose rows stay in L1 and on data that
+// stays in L2/L3 (32 stations, 4 channels: 1.5 MB).
 #include <omp.h>
 
 #include <algorithm>
@@ -22,17 +24,38 @@ constexpr int kSpectra = 768;
 /// GFLOP per second of `clock` (wall or this process's CPU seconds) of the kernel for
 /// nrStations on nrThreads threads.
 template <typename Clock>
-double kernelGflops(int nrStations, int nrThreads, CorrelatorKernel::Isa isa, Clock clock) {
-  CorrelatorKernel kernel(nrStations, kChannels, kSpectra, isa, nrThreads);
+double kernelGflops(int nrStations, int nrThreads, CorrelatorKernel::Isa isa, Clock clock,
+                    int nrChannels = kChannels) {
+  CorrelatorKernel kernel(nrStations, nrChannels, kSpectra, isa, nrThreads);
   AlignedBuffer<float> samples(size_t(nrStations) * kernel.floatsPerStation());
   std::mt19937 random(1);
   std::normal_distribution<float> gauss;
   for (float& v : samples) v = gauss(random);
   AlignedBuffer<std::complex<float>> visibilities(size_t(nrStations) * (nrStations + 1) / 2 *
-                                                  kChannels * 4);
+                                                  nrChannels * 4);
   const double seconds = bestSecondsPerCall(
       [&] { kernel.correlate(samples.data(), visibilities.data()); }, 5, 0.2, clock);
   return kernel.flopsPerCall() / seconds / 1e9;
+}
+
+/// GFLOP per CPU second of one baseline of one channel, its two stations' rows (24 KB) in
+/// L1: the tile's arithmetic without the memory behind it.
+double baselineGflops(CorrelatorKernel::Isa isa) {
+  CorrelatorKernel kernel(2, 1, kSpectra, isa, 1);
+  AlignedBuffer<float> samples(2 * kernel.floatsPerStation());
+  std::mt19937 random(1);
+  std::normal_distribution<float> gauss;
+  for (float& v : samples) v = gauss(random);
+  std::complex<float> products[4];
+  constexpr int kCalls = 1000;
+  const double seconds = bestSecondsPerCall(
+      [&] {
+        for (int call = 0; call < kCalls; ++call)
+          kernel.correlateBaseline(samples.data(), samples.data() + kernel.floatsPerStation(),
+                                   products);
+      },
+      5, 0.2, threadCpuSeconds);
+  return 32.0 * kSpectra * kCalls / seconds / 1e9;
 }
 
 int run(int argc, char** argv) {
@@ -58,6 +81,8 @@ int run(int argc, char** argv) {
     one.push_back(kernelGflops(stations, 1, isa, steadySeconds));
     oneCpu.push_back(kernelGflops(stations, 1, isa, threadCpuSeconds));
   }
+  const double inL1 = baselineGflops(isa);
+  const double inCache = kernelGflops(32, 1, isa, threadCpuSeconds, 4);
   peak = std::max(peak, measureFmaPeakGflops(cores));
   peak1 = std::max(peak1, measureFmaPeakGflops(1));
   peakCpu = std::max(peakCpu, measureFmaPeakGflopsPerCpuSecond());
@@ -74,6 +99,10 @@ int run(int argc, char** argv) {
     printFigure(name + ".fraction_of_fma_peak_1thread", one[i] / peak1);
     printFigure(name + ".fraction_of_fma_peak_1thread_per_cpu_second", oneCpu[i] / peakCpu);
   }
+  printFigure("correlator.baseline_in_l1.fraction_of_fma_peak_1thread_per_cpu_second",
+              inL1 / peakCpu);
+  printFigure("correlator.N32.in_cache.fraction_of_fma_peak_1thread_per_cpu_second",
+              inCache / peakCpu);
   return 0;
 }
 
