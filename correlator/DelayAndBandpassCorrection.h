@@ -76,6 +76,7 @@ class DelayAndBandpassCorrection {
   double subbandWidth_;
   bool delayCompensation_;
   bool avx512_;
+  bool avx2_;  ///< AVX2 and FMA: rotateTileAvx2 where AVX-512 is missing
   std::vector<double> gains_;
 };
 

@@ -38,7 +38,65 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512
   }
 }
 
+#define RTCP_AVX2 __attribute__((target("avx2,fma"), always_inline)) inline
+
+/// In-place transpose of an 8 x 8 float matrix held in 8 registers.
+RTCP_AVX2 void transpose8(__m256* r) {
+  __m256 t[8];
+  for (int i = 0; i < 8; i += 2) {  // interleave pairs of rows
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  __m256 u[8];
+  for (int i = 0; i < 8; i += 4) {  // 64-bit pairs
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+  }
+  for (int j = 0; j < 4; ++j) {  // 128-bit halves
+    r[j] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x20);
+    r[j + 4] = _mm256_permute2f128_ps(u[j], u[j + 4], 0x31);
+  }
+}
+
+/// All ones in lane k where bit k of `bits` is set.
+RTCP_AVX2 __m256 laneMask(uint32_t bits) {
+  const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i set = _mm256_and_si256(_mm256_set1_epi32(int(bits)), lanes);
+  return _mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lanes));
+}
+
 }  // namespace
+
+__attribute__((target("avx2,fma"))) void rotateTileAvx2(const float* in, size_t spectrumStride,
+                                                        const float* baseRe, const float* baseIm,
+                                                        const float* powerRe, const float* powerIm,
+                                                        uint32_t valid, float* out,
+                                                        size_t rowStride) {
+  for (int half = 0; half < 2; ++half)      // spectra 8 half .. 8 half + 7
+    for (int pair = 0; pair < 2; ++pair) {  // channels 2 pair, 2 pair + 1
+      __m256 r[8];  // r[spectrum][channel][pol][reim], then r[channel][pol][reim][spectrum]
+      for (int s = 0; s < 8; ++s)
+        r[s] = _mm256_loadu_ps(in + (8 * half + s) * spectrumStride + 8 * pair);
+      transpose8(r);
+      const __m256 mask = laneMask(valid >> (8 * half));
+      for (int local = 0; local < 2; ++local) {
+        const int c = 2 * pair + local;
+        const __m256 br = _mm256_set1_ps(baseRe[c]), bi = _mm256_set1_ps(baseIm[c]);
+        const __m256 wr = _mm256_loadu_ps(powerRe + 16 * c + 8 * half),
+                     wi = _mm256_loadu_ps(powerIm + 16 * c + 8 * half);
+        const __m256 pr = _mm256_and_ps(mask, _mm256_fmsub_ps(br, wr, _mm256_mul_ps(bi, wi)));
+        const __m256 pi = _mm256_and_ps(mask, _mm256_fmadd_ps(br, wi, _mm256_mul_ps(bi, wr)));
+        for (int pol = 0; pol < 2; ++pol) {
+          const __m256 re = r[4 * local + 2 * pol], im = r[4 * local + 2 * pol + 1];
+          float* row = out + (4 * c + 2 * pol) * rowStride + 8 * half;
+          _mm256_storeu_ps(row, _mm256_fmsub_ps(re, pr, _mm256_mul_ps(im, pi)));
+          _mm256_storeu_ps(row + rowStride, _mm256_fmadd_ps(re, pi, _mm256_mul_ps(im, pr)));
+        }
+      }
+    }
+}
 
 __attribute__((target("avx512f"))) void rotateTileAvx512(const float* in, size_t spectrumStride,
                                                          const float* baseRe, const float* baseIm,

@@ -1,8 +1,8 @@
 #pragma once
 /// \file DelayTiles.h
-/// The vectorised inner step of DelayAndBandpassCorrection (AVX-512): 16 spectra x 4
-/// channels of spectra[spectrum][channel][pol] are transposed (a 16 x 16 float
-/// transpose) into rows of 16 spectra and rotated by per-spectrum phasors.
+/// The vectorised inner step of DelayAndBandpassCorrection (AVX-512, AVX2): 16 spectra x 4
+/// channels of spectra[spectrum][channel][pol] are transposed (one 16 x 16 float
+/// transpose, or four 8 x 8) into rows of 16 spectra and rotated by per-spectrum phasors.
 
 #include <cstddef>
 #include <cstdint>
@@ -16,5 +16,9 @@ namespace rtcp::correlator::tiles {
 void rotateTileAvx512(const float* in, size_t spectrumStride, const float* baseRe,
                       const float* baseIm, const float* powerRe, const float* powerIm,
                       uint32_t valid, float* out, size_t rowStride);
+/// The same with AVX2: in quarters of 8 spectra x 2 channels.
+void rotateTileAvx2(const float* in, size_t spectrumStride, const float* baseRe,
+                    const float* baseIm, const float* powerRe, const float* powerIm, uint32_t valid,
+                    float* out, size_t rowStride);
 
 }  // namespace rtcp::correlator::tiles
