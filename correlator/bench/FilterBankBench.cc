@@ -2,6 +2,7 @@
 // for the filter bank (16-bit input, 64 channels) and for the whole SubbandProcessor chain,
 // hot (one-subband blocks reused from cache) and cold (the correlator program's condition).
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "BenchTiming.h"
@@ -26,6 +27,28 @@ void printStepTimes(const std::string& prefix, const StepTimes& times) {
     const double calls = double(std::max<uint64_t>(times.calls(step), 1));
     printFigure(prefix + ".ms." + name, 1e3 * times.seconds(step) / calls);
   }
+}
+
+/// Seconds per call of the step called `name`.
+double secondsPerCall(const StepTimes& times, const std::string& name) {
+  for (size_t step = 0; step < times.size(); ++step)
+    if (times.name(step) == name)
+      return times.seconds(step) / double(std::max<uint64_t>(times.calls(step), 1));
+  return 0;
+}
+
+/// Flops of one station-subband block (dual polarisation, nrSpectra spectra of nrChannels):
+/// the FIR's multiply-adds (2 flops a tap, 4 floats a sample) and the FFTs at the usual
+/// 5 N log2 N.
+double firFftFlops(int nrChannels, int nrSpectra) {
+  const double samples = double(nrChannels) * nrSpectra;
+  return 2.0 * kFilterTaps * 4 * samples + 2 * 5.0 * samples * std::log2(double(nrChannels));
+}
+
+/// Flops of the delay/bandpass step on one station-subband block: a complex multiplication
+/// (6 flops) per sample and polarisation.
+double delayBandpassFlops(int nrChannels, int nrSpectra) {
+  return 6.0 * 2 * double(nrChannels) * nrSpectra;
 }
 
 /// Station-subbands per core: samples processed per second over the subband sample rate.
@@ -113,6 +136,16 @@ int run(int argc, char** argv) {
   printFigure("chain.N16.subbands_per_core", subbands);
   printFigure("chain.N16.station_subbands_per_core", nrStations * subbands);
   printStepTimes("chain.N16", hotSteps);
+  // In the correlator's units: GFLOP/s over one core's FMA peak, measured in this run.
+  const double peak = measureFmaPeakGflops(1);
+  const double firFft = firFftFlops(kChannels, kSpectra) / firFftSeconds / 1e9;
+  const double delay =
+      delayBandpassFlops(kChannels, kSpectra) / secondsPerCall(hotSteps, "delay/bandpass") / 1e9;
+  printFigure("filterbank.fma_peak_gflops_1thread", peak);
+  printFigure("filterbank.fir_fft.gflops", firFft);
+  printFigure("filterbank.fir_fft.fraction_of_fma_peak", firFft / peak);
+  printFigure("chain.N16.delay_bandpass.gflops", delay);
+  printFigure("chain.N16.delay_bandpass.fraction_of_fma_peak", delay / peak);
   const ColdChainFigures cold = chainSubbandsPerCoreCold(nrStations, kChainSubbandsPerBlock);
   printCold(cold);
   printFigure("chain.N16.cold_over_hot", cold.subbandsPerCore / subbands);
