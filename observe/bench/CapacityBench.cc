@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -39,6 +40,7 @@
 #include "Executables.h"
 #include "SteadyCpu.h"
 #include "rtcp/Benchmark.h"
+#include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp::observe::bench {
@@ -52,7 +54,8 @@ struct CapacityOptions {
   int nrStations = 16;
   int seconds = 10;
   int ranks = 2;
-  int maxSubbands = 64;
+  int maxSubbands = 0;          ///< 0: the prediction, or what the page cache holds if less
+  int onlySubbands = 0;         ///< > 0: one trial of this many subbands, no search
   std::string input = "both";   ///< replayed, live, live-recorded, both or all
   std::string directory;        ///< empty: a temporary one, removed afterwards
   bool noSharedMemory = false;  ///< observe --no-shared-memory: the socket and MPI-message paths
@@ -301,6 +304,28 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   return trial;
 }
 
+/// MemAvailable of /proc/meminfo in bytes (0 if unreadable).
+double availableMemoryBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+
+/// The compute-bound prediction rounded up (no trial above it can pass), or fewer when the
+/// recordings of a trial (and its live-recorded lead) would not fit in three quarters of the
+/// memory available now: a replay that reads the disk measures the disk.
+int defaultMaxSubbands(const CapacityOptions& o, double predicted) {
+  constexpr double kSamplesPerSecond = 200e6 / 1024;  // 200 MHz clock
+  const double bytesPerSubband =
+      double(o.nrStations) * (o.seconds + 2) * kSamplesPerSecond * bytesPerDualPolSample(16);
+  const double fit = 0.75 * availableMemoryBytes() / bytesPerSubband;
+  return std::max(4, int(std::min(std::ceil(predicted), std::floor(fit))));
+}
+
 std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
   CapacityOptions o;
   po::options_description d("usage: rtcp-bench capacity [options]");
@@ -308,7 +333,11 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
                                          "stations (default 16, at most 24)")(
       "seconds", po::value(&o.seconds), "seconds per trial observation (default 10)")(
       "ranks", po::value(&o.ranks), "correlator ranks (default 2)")(
-      "max-subbands", po::value(&o.maxSubbands), "largest number of subbands tried (default 64)")(
+      "max-subbands", po::value(&o.maxSubbands),
+      "largest number of subbands tried (default: the compute-bound prediction, or as many "
+      "as the page cache holds the recordings of, if fewer)")(
+      "subbands", po::value(&o.onlySubbands),
+      "one trial of this many subbands instead of a search (to profile the parts)")(
       "input", po::value(&o.input),
       "replayed, live, live-recorded (UDP from recordings made before each trial), both "
       "(replayed and live, the default) or all")("dir", po::value(&o.directory),
@@ -347,14 +376,18 @@ void measureMode(const CapacityOptions& o, const std::string& top, Input input, 
     return ok;
   };
   int good = 0, bad = o.maxSubbands + 1;
-  for (int n = 4; n <= o.maxSubbands; n *= 2) {
-    if (!attempt(n)) {
-      bad = n;
-      break;
+  if (o.onlySubbands > 0)
+    (attempt(o.onlySubbands) ? good : bad) = o.onlySubbands;
+  else
+    for (int n = std::min(4, o.maxSubbands); good < o.maxSubbands;
+         n = std::min(2 * n, o.maxSubbands)) {
+      if (!attempt(n)) {
+        bad = n;
+        break;
+      }
+      good = n;
     }
-    good = n;
-  }
-  while (bad - good > std::max(1, good / 8)) {
+  while (o.onlySubbands == 0 && bad - good > std::max(1, good / 8)) {
     const int middle = (good + bad) / 2;
     (attempt(middle) ? good : bad) = middle;
   }
@@ -365,9 +398,11 @@ void measureMode(const CapacityOptions& o, const std::string& top, Input input, 
   printFigure(mode + "first_subbands_not_sustained",
               bad > o.maxSubbands ? std::string("none tried") : std::to_string(bad));
   printFigure(mode + "ratio_to_prediction", predicted > 0 ? good / predicted : 0);
-  if (good == 0) return;
-  // The CPU budget of the sustained trial, in its steady state (SteadyCpu.h).
-  const std::optional<std::map<std::string, double>>& budget = trials.at(good).steadyCpu;
+  // The CPU budget of the sustained trial (of the one trial, sustained or not, with
+  // --subbands), in its steady state (SteadyCpu.h).
+  const int measured = o.onlySubbands > 0 ? o.onlySubbands : good;
+  if (measured == 0) return;
+  const std::optional<std::map<std::string, double>>& budget = trials.at(measured).steadyCpu;
   if (!budget) {
     printFigure(mode + "cpu_per_observed_second", "not measured (no steady window)");
     return;
@@ -375,11 +410,11 @@ void measureMode(const CapacityOptions& o, const std::string& top, Input input, 
   double chain = 0;
   for (const auto& [part, perSecond] : *budget) {
     printFigure(mode + "cpu_per_observed_second." + part, perSecond);
-    printFigure(mode + "cpu_per_station_subband." + part, perSecond / (good * o.nrStations));
+    printFigure(mode + "cpu_per_station_subband." + part, perSecond / (measured * o.nrStations));
     if (part != "station-sim") chain += perSecond;
   }
   printFigure(mode + "cpu_per_observed_second.chain", chain);
-  printFigure(mode + "cpu_per_station_subband.chain", chain / (good * o.nrStations));
+  printFigure(mode + "cpu_per_station_subband.chain", chain / (measured * o.nrStations));
   printFigure(mode + "chain_cpu_fraction_of_cores", chain / coresOfThisMachine());
   // Live, station-sim simulates (or sends) the stations' packets on the same cores: the
   // chain had what it left. The prediction scaled to those cores gives the chain's own ratio.
@@ -388,17 +423,19 @@ void measureMode(const CapacityOptions& o, const std::string& top, Input input, 
     const double left = std::max(cores - sim->second, 0.0);
     printFigure(mode + "cores_left_by_station_sim", left);
     if (left > 0)
-      printFigure(mode + "ratio_to_prediction_on_cores_left", good / (predicted * left / cores));
+      printFigure(mode + "ratio_to_prediction_on_cores_left",
+                  measured / (predicted * left / cores));
   }
 }
 
 int capacity(int argc, char** argv) {
   const std::optional<CapacityOptions> options = parseOptions(argc, argv);
   if (!options) return 0;
-  const CapacityOptions& o = *options;
+  CapacityOptions o = *options;
   const int cores = coresOfThisMachine();
   // The prediction first, on a quiet machine.
   const double predicted = cores * correlator::bench::chainSubbandsPerCore(o.nrStations);
+  if (o.maxSubbands <= 0) o.maxSubbands = defaultMaxSubbands(o, predicted);
   const std::string top =
       o.directory.empty() ? fs::temp_directory_path().string() + "/rtcp-capacity" : o.directory;
   fs::remove_all(top);
