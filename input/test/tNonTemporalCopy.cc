@@ -30,9 +30,9 @@ class NonTemporalCopyTest : public CppUnit::TestFixture {
     std::memset(dst, 0xa5, sizeof dst);
     copy(dst + kGuard + b, src + a, n);
     nonTemporalFence();
-    CPPUNIT_ASSERT_MESSAGE("size " + std::to_string(n) + ", offsets " + std::to_string(a) + "/" +
-                               std::to_string(b),
-                           std::memcmp(dst + kGuard + b, src + a, n) == 0);
+    CPPUNIT_ASSERT_MESSAGE(
+        "size " + std::to_string(n) + ", offsets " + std::to_string(a) + "/" + std::to_string(b),
+        std::memcmp(dst + kGuard + b, src + a, n) == 0);
     for (size_t i = 0; i < kGuard + b; ++i) CPPUNIT_ASSERT_EQUAL(0xa5, int(dst[i]));
     for (size_t i = kGuard + b + n; i < kGuard + b + n + kGuard; ++i)
       CPPUNIT_ASSERT_EQUAL(0xa5, int(dst[i]));
