@@ -203,6 +203,19 @@ void record(const CapacityOptions& o, const std::string& dir, const std::string&
   syncFileSystem(recordings);
 }
 
+/// Seconds between observe's start and a live observation's: enough for ionproc to fault
+/// its buffers in (about 3 s of every station-subband) at 0.2 GB/s, the worst this guest
+/// showed with GBs of recordings in its page cache (1.5 GB took 8.6 s). observe's default
+/// margin, 4 s, let a live trial of 24 subbands start while ionproc was still faulting:
+/// 364 000 packets lost and 33 blocks dropped with the ranks at 1.13 of real time.
+int liveStartMargin(const CapacityOptions& o, int nrSubbands) {
+  constexpr double kSamplesPerSecond = 200e6 / 1024, kBufferSeconds = 3,
+                   kFaultBytesPerSecond = 0.2e9;
+  const double bytes = double(o.nrStations) * nrSubbands * kBufferSeconds * kSamplesPerSecond *
+                       bytesPerDualPolSample(16);
+  return 4 + int(std::ceil(bytes / kFaultBytesPerSecond));
+}
+
 /// Asks the kernel to compact free memory now (root only; elsewhere nothing happens), so
 /// that ionproc's buffers find huge pages without compacting while the trial runs. After
 /// a trial of 61 subbands had filled and freed 15 GB of page cache, the next one's ionproc
@@ -267,6 +280,8 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
       std::to_string(o.ranks)};
   if (o.noSharedMemory) observe.push_back("--no-shared-memory");
   if (input == Input::kLiveRecorded) observe.push_back("--no-station-sim");
+  if (input != Input::kReplayed)  // a replay's clock starts once ionproc is ready
+    observe.insert(observe.end(), {"--margin", std::to_string(liveStartMargin(o, nrSubbands))});
   compactMemory();
   ChildProcess child("observe", observe, dir + "/observe.log");
   child.start();
@@ -326,14 +341,18 @@ double availableMemoryBytes() {
   return 0;
 }
 
-/// The compute-bound prediction rounded up (no trial above it can pass), or fewer when the
-/// recordings of a trial (and its live-recorded lead) would not fit in three quarters of the
-/// memory available now: a replay that reads the disk measures the disk.
+/// The compute-bound prediction rounded up (no trial above it can pass), or fewer when a
+/// trial's recordings (with the live-recorded lead) and ionproc's buffers (about 3.5 s of
+/// every station-subband) would not fit in 0.9 of the memory available now. A trial of 61
+/// subbands, whose recordings alone took three quarters, spent 22 s faulting ionproc's
+/// 3.8 GB in (the kernel compacting memory for huge pages) and dropped every block: it
+/// measured memory, not the chain.
 int defaultMaxSubbands(const CapacityOptions& o, double predicted) {
   constexpr double kSamplesPerSecond = 200e6 / 1024;  // 200 MHz clock
-  const double bytesPerSubband =
-      double(o.nrStations) * (o.seconds + 2) * kSamplesPerSecond * bytesPerDualPolSample(16);
-  const double fit = 0.75 * availableMemoryBytes() / bytesPerSubband;
+  constexpr double kBufferSeconds = 3.5;
+  const double bytesPerSubband = double(o.nrStations) * (o.seconds + 2 + kBufferSeconds) *
+                                 kSamplesPerSecond * bytesPerDualPolSample(16);
+  const double fit = 0.9 * availableMemoryBytes() / bytesPerSubband;
   return std::max(4, int(std::min(std::ceil(predicted), std::floor(fit))));
 }
 
