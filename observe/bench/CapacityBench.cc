@@ -40,7 +40,6 @@
 #include "Executables.h"
 #include "SteadyCpu.h"
 #include "rtcp/Benchmark.h"
-#include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp::observe::bench {
@@ -54,7 +53,7 @@ struct CapacityOptions {
   int nrStations = 16;
   int seconds = 10;
   int ranks = 2;
-  int maxSubbands = 0;          ///< 0: the prediction, or what the page cache holds if less
+  int maxSubbands = 0;          ///< 0: the prediction, or what memory holds if less
   int onlySubbands = 0;         ///< > 0: one trial of this many subbands, no search
   std::string input = "both";   ///< replayed, live, live-recorded, both or all
   std::string directory;        ///< empty: a temporary one, removed afterwards
@@ -67,6 +66,9 @@ const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "C
                                  "CS103", "CS201", "CS301", "CS302", "CS401", "CS501"};
 
 constexpr int kBeamletsPerPort = 61;  ///< 16-bit RSP packets
+
+/// Bytes one station-subband's 16-bit samples take per second (200 MHz clock).
+constexpr double kBytesPerStationSubbandSecond = 200e6 / 1024 * 8;
 
 /// Where station s's packets for its port-th RSP port go in a live trial.
 std::string liveInput(int station, int port) {
@@ -209,10 +211,9 @@ void record(const CapacityOptions& o, const std::string& dir, const std::string&
 /// margin, 4 s, let a live trial of 24 subbands start while ionproc was still faulting:
 /// 364 000 packets lost and 33 blocks dropped with the ranks at 1.13 of real time.
 int liveStartMargin(const CapacityOptions& o, int nrSubbands) {
-  constexpr double kSamplesPerSecond = 200e6 / 1024, kBufferSeconds = 3,
-                   kFaultBytesPerSecond = 0.2e9;
-  const double bytes = double(o.nrStations) * nrSubbands * kBufferSeconds * kSamplesPerSecond *
-                       bytesPerDualPolSample(16);
+  constexpr double kBufferSeconds = 3, kFaultBytesPerSecond = 0.2e9;
+  const double bytes =
+      double(o.nrStations) * nrSubbands * kBufferSeconds * kBytesPerStationSubbandSecond;
   return 4 + int(std::ceil(bytes / kFaultBytesPerSecond));
 }
 
@@ -348,10 +349,9 @@ double availableMemoryBytes() {
 /// 3.8 GB in (the kernel compacting memory for huge pages) and dropped every block: it
 /// measured memory, not the chain.
 int defaultMaxSubbands(const CapacityOptions& o, double predicted) {
-  constexpr double kSamplesPerSecond = 200e6 / 1024;  // 200 MHz clock
   constexpr double kBufferSeconds = 3.5;
-  const double bytesPerSubband = double(o.nrStations) * (o.seconds + 2 + kBufferSeconds) *
-                                 kSamplesPerSecond * bytesPerDualPolSample(16);
+  const double bytesPerSubband =
+      double(o.nrStations) * (o.seconds + 2 + kBufferSeconds) * kBytesPerStationSubbandSecond;
   const double fit = 0.9 * availableMemoryBytes() / bytesPerSubband;
   return std::max(4, int(std::min(std::ceil(predicted), std::floor(fit))));
 }
@@ -365,7 +365,7 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
       "ranks", po::value(&o.ranks), "correlator ranks (default 2)")(
       "max-subbands", po::value(&o.maxSubbands),
       "largest number of subbands tried (default: the compute-bound prediction, or as many "
-      "as the page cache holds the recordings of, if fewer)")(
+      "as memory holds the recordings and ionproc's buffers of, if fewer)")(
       "subbands", po::value(&o.onlySubbands),
       "one trial of this many subbands instead of a search (to profile the parts)")(
       "input", po::value(&o.input),
