@@ -70,6 +70,10 @@ struct ObservationPlan {
   /// The even shift (seconds) that starts an observation at startTime at or after
   /// wallTime + margin, its start's fraction and parity of second kept.
   static double evenShift(double startTime, double wallTime, double margin);
+  /// Seconds the ionprocs may take to fault their station buffers in (the buffer and a
+  /// block of every station-subband) before a live observation starts: --now adds them to
+  /// the set-up margin.
+  static double bufferFaultSeconds(const ObservationSettings& settings);
   /// A TCP port that was free a moment ago on 127.0.0.1.
   static uint16_t freePort();
 

@@ -77,7 +77,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "keep-going-seconds", po::value(&o.keepGoing)->default_value(30),
       "terminate parts still running this long after the stop time (replays: without progress)")(
       "margin", po::value(&o.margin)->default_value(4),
-      "--now: seconds of set-up before the start, at least")(
+      "--now: seconds of set-up before the start, at least; the time ionproc may take to fault "
+      "its buffers in is added")(
       "mpi-hosts", po::value(&o.mpiHosts),
       "run the correlator ranks on these hosts (Hydra's -hosts LIST, e.g. cn1:1,cn2:1; default: "
       "the parset's Cobalt.Nodes, else this host); ionproc's link then listens on every interface")(

@@ -205,18 +205,6 @@ void record(const CapacityOptions& o, const std::string& dir, const std::string&
   syncFileSystem(recordings);
 }
 
-/// Seconds between observe's start and a live observation's: enough for ionproc to fault
-/// its buffers in (about 3 s of every station-subband) at 0.2 GB/s, the worst this guest
-/// showed with GBs of recordings in its page cache (1.5 GB took 8.6 s). observe's default
-/// margin, 4 s, let a live trial of 24 subbands start while ionproc was still faulting:
-/// 364 000 packets lost and 33 blocks dropped with the ranks at 1.13 of real time.
-int liveStartMargin(const CapacityOptions& o, int nrSubbands) {
-  constexpr double kBufferSeconds = 3, kFaultBytesPerSecond = 0.2e9;
-  const double bytes =
-      double(o.nrStations) * nrSubbands * kBufferSeconds * kBytesPerStationSubbandSecond;
-  return 4 + int(std::ceil(bytes / kFaultBytesPerSecond));
-}
-
 /// Asks the kernel to compact free memory now (root only; elsewhere nothing happens), so
 /// that ionproc's buffers find huge pages without compacting while the trial runs. After
 /// a trial of 61 subbands had filled and freed 15 GB of page cache, the next one's ionproc
@@ -281,8 +269,6 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
       std::to_string(o.ranks)};
   if (o.noSharedMemory) observe.push_back("--no-shared-memory");
   if (input == Input::kLiveRecorded) observe.push_back("--no-station-sim");
-  if (input != Input::kReplayed)  // a replay's clock starts once ionproc is ready
-    observe.insert(observe.end(), {"--margin", std::to_string(liveStartMargin(o, nrSubbands))});
   compactMemory();
   ChildProcess child("observe", observe, dir + "/observe.log");
   child.start();

@@ -49,6 +49,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testCheckerAcceptsGoodParset);
   CPPUNIT_TEST(testEvenShift);
   CPPUNIT_TEST(testPlan);
+  CPPUNIT_TEST(testNowLeavesTimeToFaultBuffersIn);
   CPPUNIT_TEST(testChildProcess);
   CPPUNIT_TEST(testSummaryJson);
   CPPUNIT_TEST(testProgressLine);
@@ -176,6 +177,22 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     const ObservationSettings simulated = ObservationSettings::fromFile(plan.stationSimParsetPath);
     CPPUNIT_ASSERT_EQUAL(1, simulated.nrStations());
     CPPUNIT_ASSERT_EQUAL(std::string("CS001LBA"), simulated.stations[0].name);
+  }
+
+  /// --now adds the seconds ionproc may take to fault its buffers in: 4 stations x 48
+  /// subbands of 16 bits, 3 s each at 195312.5 samples/s, are 0.9 GB, 4.5 s at 0.2 GB/s.
+  void testNowLeavesTimeToFaultBuffersIn() {
+    TempDir dir;
+    SmallObservation o;
+    o.subbands = "[300..347]";
+    o.outputDir = dir.path() + "/out";
+    const std::string path = writeParset(dir.path() + "/large.parset", o);
+    const double now = parseUtc("2026-03-01 12:00:00.5");
+    const ObservationPlan plan = ObservationPlan::make(
+        Parset::fromFile(path), {true, dir.path() + "/obs", now, 4, 4200, ""});
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(4.5, ObservationPlan::bufferFaultSeconds(plan.settings), 1e-9);
+    // now + 8.5 s = 12:00:09.0, rounded up to an even shift
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(parseUtc("2026-03-01 12:00:10"), plan.settings.startTime, 1e-6);
   }
 
   void testChildProcess() {
