@@ -120,13 +120,11 @@ void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, in
     return visibilities + (size_t(baselineIndex(s1, s2)) * nrChannels_ + channel) * 4;
   };
   auto in = [&](int s) { return stations[size_t(s)] + channelOffset; };
-  // Each pair call asks the cache for one station's rows: first those of the next pair of
-  // second stations (needed next), then this block's stations of the next channel (stations
-  // from firstStation on), then, with nothing left, its own.
+  // Each pair call prefetches one station's rows of the next channel (stations from
+  // firstStation on: those this block reads), then, with nothing left, its own rows.
   const bool lastChannel = channel + 1 == nrChannels_;
-  int nextPairStation = firstStation + 2, nextToFetch = firstStation;
-  auto prefetch = [&](const float* own, int s2) {
-    if (nextPairStation < nrStations_ && nextPairStation < s2 + 4) return in(nextPairStation++);
+  int nextToFetch = firstStation;
+  auto prefetch = [&](const float* own) {
     if (lastChannel || nextToFetch == nrStations_) return own;
     return in(nextToFetch++) + 4 * size_t(n);
   };
@@ -138,7 +136,7 @@ void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, in
       const int end = std::min(lastFirst, s2 + 1);
       for (int s1 = firstStation; s1 < end; ++s1)
         tiles::pairAvx512(in(s1), in(s2), in(s2 + 1), n, out(s1, s2), out(s1, s2 + 1),
-                          prefetch(in(s1), s2));
+                          prefetch(in(s1)));
       if (s2 + 1 < lastFirst) single(in(s2 + 1), in(s2 + 1), n, out(s2 + 1, s2 + 1));
     }
   // While s2's baselines run, the next second station's rows are asked for from memory, a

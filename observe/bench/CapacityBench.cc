@@ -400,9 +400,9 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, d
     return ok;
   };
   int good = 0, bad = o.maxSubbands + 1;
-  if (o.onlySubbands > 0)
+  if (o.onlySubbands > 0) {
     (attempt(o.onlySubbands) ? good : bad) = o.onlySubbands;
-  else
+  } else {
     for (int n = std::min(4, o.maxSubbands); good < o.maxSubbands;
          n = std::min(2 * n, o.maxSubbands)) {
       if (!attempt(n)) {
@@ -411,9 +411,10 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, d
       }
       good = n;
     }
-  while (o.onlySubbands == 0 && bad - good > std::max(1, good / 8)) {
-    const int middle = (good + bad) / 2;
-    (attempt(middle) ? good : bad) = middle;
+    while (bad - good > std::max(1, good / 8)) {
+      const int middle = (good + bad) / 2;
+      (attempt(middle) ? good : bad) = middle;
+    }
   }
 
   const std::string mode = figurePrefix(input);
