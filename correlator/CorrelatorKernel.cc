@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -12,16 +13,82 @@ namespace rtcp::correlator {
 
 namespace {
 
-/// Stations per cache block: the first stations of the baselines one work item does
-/// (16 stations x 4 rows x paddedSamples floats stay in L2, 192 KB at 768 samples).
-constexpr int kStationBlock = 16;
+/// Stations per cache block: the first stations of the baselines that one pass over the
+/// second stations does, their rows of a span kept in L2: 32 x 12 KB with AVX-512 (whose
+/// cores have 1-2 MB of L2; 16 gave 0.02-0.04 less of the peak at 64 and 128 stations),
+/// 16 x 12 KB otherwise (AVX2 cores may have 512 KB).
+int stationBlock(CorrelatorKernel::Isa isa) {
+  return isa == CorrelatorKernel::Isa::kAvx512 ? 32 : 16;
+}
 
-constexpr size_t kCacheLine = 64;
+/// Samples per span of time: a pair of second stations' rows of a span (24 KB) stay in L1
+/// beside a first station's. A longer block (COBALT's 3072 spectra of 64 channels) is
+/// correlated a span at a time, the products of later spans added to the first's: whole,
+/// the second stations' rows would stream from L2 (0.46-0.53 of the FMA peak at 3072).
+constexpr int kSpanLength = 768;
 
-/// Asks the cache for `count` lines from line `first` on of `rows`.
-void prefetchLines(const float* rows, int first, int count) {
-  const char* bytes = reinterpret_cast<const char*>(rows) + size_t(first) * kCacheLine;
-  for (int line = 0; line < count; ++line) __builtin_prefetch(bytes + line * kCacheLine, 0, 3);
+constexpr int kFloatsPerLine = 16;
+
+/// One block of first stations' baselines of one channel over one span of time.
+struct SpanWork {
+  std::span<const float* const> stations;
+  int nrStations, nrChannels, paddedSamples;
+  int channel, firstStation, blockSize, start;
+  std::complex<float>* visibilities;
+
+  int endOfBlock() const { return std::min(firstStation + blockSize, nrStations); }
+  int length() const { return std::min(kSpanLength, paddedSamples - start); }
+  tiles::Span span() const { return {paddedSamples, length(), start > 0}; }
+  /// Station s's [pol][reim] rows of this channel, from the span's start.
+  const float* in(int s) const {
+    return stations[size_t(s)] + size_t(channel) * 4 * paddedSamples + start;
+  }
+  std::complex<float>* out(int s1, int s2) const {
+    return visibilities + (size_t(baselineIndex(s1, s2)) * nrChannels + channel) * 4;
+  }
+};
+
+/// AVX-512: second stations in pairs, whose rows stay in L1 while the block's first
+/// stations' rows stream from L2 (the hardware prefetchers follow the rows: asking for the
+/// next pair's rows, or the next channel's, in software cost 0.02-0.03 of the peak).
+void correlatePairs(const SpanWork& work) {
+  const tiles::Span span = work.span();
+  const int endOfBlock = work.endOfBlock();
+  for (int s2 = work.firstStation; s2 + 1 < work.nrStations; s2 += 2) {
+    for (int s1 = work.firstStation; s1 < std::min(endOfBlock, s2 + 1); ++s1)
+      tiles::pairAvx512(work.in(s1), work.in(s2), work.in(s2 + 1), span, work.out(s1, s2),
+                        work.out(s1, s2 + 1));
+    if (s2 + 1 < endOfBlock)
+      tiles::singleAvx512(work.in(s2 + 1), work.in(s2 + 1), span, work.out(s2 + 1, s2 + 1));
+  }
+}
+
+/// Asks the cache for share `call` of `calls` of the 4 rows at `rows`.
+void prefetchShare(const float* rows, int stride, int linesPerRow, int call, int calls) {
+  const int total = 4 * linesPerRow;
+  for (int line = total * call / calls; line < total * (call + 1) / calls; ++line)
+    __builtin_prefetch(rows + (line / linesPerRow) * stride + (line % linesPerRow) * kFloatsPerLine,
+                       0, 3);
+}
+
+/// Baselines with second stations from firstSecond on, one at a time, the next second
+/// station's rows asked for, a share per call (after the last, the next block's first).
+/// A channel's stations lie a channel-block apart, too far apart for the hardware
+/// prefetchers (rtcp-bench correlator, AVX2, one thread, 32 and 64 stations: 0.69-0.71 of
+/// the FMA peak without, 0.75 with; further ahead, less).
+void correlateSingles(const SpanWork& work, tiles::SingleTile single, int firstSecond) {
+  const tiles::Span span = work.span();
+  const int endOfBlock = work.endOfBlock();
+  for (int s2 = firstSecond; s2 < work.nrStations; ++s2) {
+    const int next = s2 + 1 < work.nrStations ? s2 + 1 : endOfBlock;
+    const float* ahead = next < work.nrStations ? work.in(next) : nullptr;
+    const int calls = std::min(endOfBlock, s2 + 1) - work.firstStation;
+    for (int call = 0; call < calls; ++call) {
+      if (ahead) prefetchShare(ahead, span.stride, span.length / kFloatsPerLine, call, calls);
+      const int s1 = work.firstStation + call;
+      single(work.in(s1), work.in(s2), span, work.out(s1, s2));
+    }
+  }
 }
 
 CorrelatorKernel::Isa resolve(CorrelatorKernel::Isa isa) {
@@ -77,7 +144,7 @@ double CorrelatorKernel::flopsPerCall() const {
 
 void CorrelatorKernel::correlateBaseline(const float* a, const float* b,
                                          std::complex<float>* out) const {
-  singleTile(isa_)(a, b, paddedSamples_, out);
+  singleTile(isa_)(a, b, {paddedSamples_, paddedSamples_, false}, out);
 }
 
 void CorrelatorKernel::correlate(const float* samples, std::complex<float>* visibilities) const {
@@ -95,76 +162,46 @@ void CorrelatorKernel::correlate(std::span<const float* const> stations,
   for (const float* station : stations)
     if (reinterpret_cast<uintptr_t>(station) % 64)
       throw std::invalid_argument("CorrelatorKernel: station buffers must be 64-byte aligned");
-  const int nrBlocks = (nrStations_ + kStationBlock - 1) / kStationBlock;
-  const int nrItems = nrChannels_ * nrBlocks;
-  auto correlateItem = [&](int item) {
-    correlateBlock(stations, item / nrBlocks, (item % nrBlocks) * kStationBlock, visibilities);
-  };
   if (nrChannels_ >= 2 * nrThreads_) {
-    // Contiguous shares of whole channels: a thread's next item is mostly the next
-    // channel, which correlateBlock asks the cache for while it computes.
+    // Contiguous shares of whole channels, a span at a time: a span's rows of every station
+    // come from memory once and stay in L2 for all its blocks.
 #pragma omp parallel for schedule(static) num_threads(nrThreads_)
-    for (int item = 0; item < nrItems; ++item) correlateItem(item);
+    for (int channel = 0; channel < nrChannels_; ++channel)
+      correlateChannel(stations, channel, visibilities);
   } else {  // few channels: blocks of unequal work shared out as threads come free
+    const int block = stationBlock(isa_), nrBlocks = (nrStations_ + block - 1) / block;
 #pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
-    for (int item = 0; item < nrItems; ++item) correlateItem(item);
+    for (int item = 0; item < nrChannels_ * nrBlocks; ++item)
+      correlateBlock(stations, item / nrBlocks, (item % nrBlocks) * block, visibilities);
   }
 }
 
-/// Baselines (s1, s2) of one channel with s1 in [firstStation, firstStation + kStationBlock).
+void CorrelatorKernel::correlateChannel(std::span<const float* const> stations, int channel,
+                                        std::complex<float>* visibilities) const {
+  for (int start = 0; start < paddedSamples_; start += kSpanLength)
+    for (int first = 0; first < nrStations_; first += stationBlock(isa_))
+      correlateSpan(stations, channel, first, start, visibilities);
+}
+
 void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, int channel,
                                       int firstStation, std::complex<float>* visibilities) const {
-  const size_t channelOffset = size_t(channel) * 4 * paddedSamples_;
-  const int n = paddedSamples_;
-  auto out = [&](int s1, int s2) {
-    return visibilities + (size_t(baselineIndex(s1, s2)) * nrChannels_ + channel) * 4;
-  };
-  auto in = [&](int s) { return stations[size_t(s)] + channelOffset; };
-  // Each pair call prefetches one station's rows of the next channel (stations from
-  // firstStation on: those this block reads), then, with nothing left, its own rows.
-  const bool lastChannel = channel + 1 == nrChannels_;
-  int nextToFetch = firstStation;
-  auto prefetch = [&](const float* own) {
-    if (lastChannel || nextToFetch == nrStations_) return own;
-    return in(nextToFetch++) + 4 * size_t(n);
-  };
-  const tiles::SingleTile single = singleTile(isa_);
-  const int lastFirst = std::min(firstStation + kStationBlock, nrStations_);
-  int s2 = firstStation;
-  if (isa_ == Isa::kAvx512)  // second stations in pairs: their rows stay in L1
-    for (; s2 + 1 < nrStations_; s2 += 2) {
-      const int end = std::min(lastFirst, s2 + 1);
-      for (int s1 = firstStation; s1 < end; ++s1)
-        tiles::pairAvx512(in(s1), in(s2), in(s2 + 1), n, out(s1, s2), out(s1, s2 + 1),
-                          prefetch(in(s1)));
-      if (s2 + 1 < lastFirst) single(in(s2 + 1), in(s2 + 1), n, out(s2 + 1, s2 + 1));
-    }
-  // While s2's baselines run, the next second station's rows are asked for from memory, a
-  // share per call; after the last station, the first of the next work item (the next
-  // block of this channel, or the next channel). A channel's stations lie a channel-block
-  // apart, too far apart for the hardware prefetchers (rtcp-bench correlator, one thread,
-  // 32 and 64 stations: 0.69-0.71 of the FMA peak without, 0.75 with; further ahead, less).
-  const int linesPerStation = int(4 * size_t(n) * sizeof(float) / kCacheLine);
-  const bool lastBlock = lastFirst == nrStations_;
-  const int nextFirst = lastBlock ? 0 : lastFirst;
-  const size_t nextOffset = lastBlock ? channelOffset + 4 * size_t(n) : channelOffset;
-  auto ahead = [&](int s) -> const float* {  // s counts on past nrStations_ into the next item
-    if (s < nrStations_) return in(s);
-    s += nextFirst - nrStations_;
-    if (s >= nrStations_ || (lastBlock && lastChannel)) return nullptr;
-    return stations[size_t(s)] + nextOffset;
-  };
-  for (; s2 < nrStations_; ++s2) {
-    const int end = std::min(lastFirst, s2 + 1), calls = end - firstStation;
-    const int linesPerCall = (linesPerStation + calls - 1) / calls;
-    const float* rowsAhead = ahead(s2 + 1);
-    for (int s1 = firstStation; s1 < end; ++s1) {
-      const int first = (s1 - firstStation) * linesPerCall;
-      if (rowsAhead)
-        prefetchLines(rowsAhead, first, std::min(linesPerCall, linesPerStation - first));
-      single(in(s1), in(s2), n, out(s1, s2));
-    }
+  for (int start = 0; start < paddedSamples_; start += kSpanLength)
+    correlateSpan(stations, channel, firstStation, start, visibilities);
+}
+
+/// Baselines (s1, s2) of one channel with s1 in the block of first stations from firstStation
+/// over the span of time from `start`.
+void CorrelatorKernel::correlateSpan(std::span<const float* const> stations, int channel,
+                                     int firstStation, int start,
+                                     std::complex<float>* visibilities) const {
+  const SpanWork work{stations,     nrStations_,        nrChannels_, paddedSamples_, channel,
+                      firstStation, stationBlock(isa_), start,       visibilities};
+  int firstSingle = firstStation;
+  if (isa_ == Isa::kAvx512) {
+    correlatePairs(work);
+    firstSingle += (nrStations_ - firstStation) / 2 * 2;
   }
+  correlateSingles(work, singleTile(isa_), firstSingle);
 }
 
 }  // namespace rtcp::correlator

@@ -13,9 +13,11 @@
 ///           sum_t x_s1,P(t) conj(x_s2,Q(t)) (XX XY YX YY).
 /// Vectorised across time (16 samples per AVX-512 register, split re/im), register-tiled
 /// over 1 x 2 stations (16 accumulators: one first station against a pair of second
-/// stations, whose rows stay in L1 while 16 first stations stream from L2), threaded with
-/// OpenMP over (channel, block of 16 first stations). AVX-512, AVX2 (1 x 1 tiles, the next
-/// second station's rows prefetched) or plain C++ chosen at run time.
+/// stations, whose rows stay in L1 while a block of first stations streams from L2), a
+/// span of 768 samples at a time (longer blocks add up their spans' products), threaded
+/// with OpenMP over channels (or, with few channels, over blocks of first stations).
+/// AVX-512, AVX2 (1 x 1 tiles, the next second station's rows prefetched) or plain C++
+/// chosen at run time.
 
 #include <complex>
 #include <cstddef>
@@ -56,8 +58,12 @@ class CorrelatorKernel {
   static int paddedLength(int nrSamples) { return (nrSamples + 15) / 16 * 16; }
 
  private:
+  void correlateChannel(std::span<const float* const> stations, int channel,
+                        std::complex<float>* visibilities) const;
   void correlateBlock(std::span<const float* const> stations, int channel, int firstStation,
                       std::complex<float>* visibilities) const;
+  void correlateSpan(std::span<const float* const> stations, int channel, int firstStation,
+                     int start, std::complex<float>* visibilities) const;
 
   int nrStations_;
   int nrChannels_;

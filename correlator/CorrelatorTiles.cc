@@ -14,7 +14,13 @@ namespace rtcp::correlator::tiles {
 namespace {
 
 // Row offsets within a station's [pol][reim][time] block.
-inline int row(int pol, int reim, int paddedSamples) { return (2 * pol + reim) * paddedSamples; }
+inline int row(int pol, int reim, int stride) { return (2 * pol + reim) * stride; }
+
+/// Writes or adds the 4 products of a baseline.
+inline void store(const std::complex<float>* products, bool accumulate, std::complex<float>* out) {
+  for (int pol = 0; pol < 4; ++pol)
+    out[pol] = accumulate ? out[pol] + products[pol] : products[pol];
+}
 
 }  // namespace
 
@@ -59,11 +65,12 @@ RTCP_AVX512 void cmacOffChain512(__m512 ar, __m512 ai, __m512 br, __m512 bi, __m
   im = _mm512_add_ps(im, _mm512_fnmadd_ps(ar, bi, _mm512_mul_ps(ai, br)));
 }
 
-__attribute__((target("avx512f"))) void singleAvx512(const float* a, const float* b, int n,
+__attribute__((target("avx512f"))) void singleAvx512(const float* a, const float* b, Span span,
                                                      std::complex<float>* out) {
+  const int n = span.stride;
   __m512 re[4], im[4];
   for (int i = 0; i < 4; ++i) re[i] = im[i] = _mm512_setzero_ps();
-  for (int t = 0; t < n; t += 16) {
+  for (int t = 0; t < span.length; t += 16) {
     const __m512 br0 = _mm512_load_ps(b + row(0, 0, n) + t),
                  bi0 = _mm512_load_ps(b + row(0, 1, n) + t);
     const __m512 br1 = _mm512_load_ps(b + row(1, 0, n) + t),
@@ -76,7 +83,9 @@ __attribute__((target("avx512f"))) void singleAvx512(const float* a, const float
       cmacOffChain512(ar, ai, br1, bi1, re[2 * p + 1], im[2 * p + 1]);
     }
   }
-  for (int i = 0; i < 4; ++i) out[i] = {sum512(re[i]), sum512(im[i])};
+  std::complex<float> products[4];
+  for (int i = 0; i < 4; ++i) products[i] = {sum512(re[i]), sum512(im[i])};
+  store(products, span.accumulate, out);
 }
 
 /// The 8 accumulators of one baseline of a pair tile: re[P][Q], then im[P][Q].
@@ -98,13 +107,12 @@ RTCP_AVX512 void stepBaseline512(__m512 ar0, __m512 ai0, __m512 ar1, __m512 ai1,
 }
 
 __attribute__((target("avx512f"))) void pairAvx512(const float* a, const float* b0, const float* b1,
-                                                   int n, std::complex<float>* out0,
-                                                   std::complex<float>* out1,
-                                                   const float* prefetch) {
+                                                   Span span, std::complex<float>* out0,
+                                                   std::complex<float>* out1) {
+  const int n = span.stride;
   const __m512 zero = _mm512_setzero_ps();
   Acc512 x{zero, zero, zero, zero, zero, zero, zero, zero}, y = x;  // (a, b0), (a, b1)
-  for (int t = 0; t < n; t += 16) {
-    for (int r = 0; r < 4; ++r) _mm_prefetch(prefetch + r * n + t, _MM_HINT_T0);
+  for (int t = 0; t < span.length; t += 16) {
     const __m512 ar0 = _mm512_load_ps(a + row(0, 0, n) + t),
                  ai0 = _mm512_load_ps(a + row(0, 1, n) + t);
     const __m512 ar1 = _mm512_load_ps(a + row(1, 0, n) + t),
@@ -117,10 +125,13 @@ __attribute__((target("avx512f"))) void pairAvx512(const float* a, const float* 
                           x.im0, x.im1, x.im2, x.im3, y.im0, y.im1, y.im2, y.im3};
   alignas(64) float sums[16];
   _mm512_store_ps(sums, sum16(acc));
+  std::complex<float> products0[4], products1[4];
   for (int i = 0; i < 4; ++i) {
-    out0[i] = {sums[kSum16Lane[i]], sums[kSum16Lane[8 + i]]};
-    out1[i] = {sums[kSum16Lane[4 + i]], sums[kSum16Lane[12 + i]]};
+    products0[i] = {sums[kSum16Lane[i]], sums[kSum16Lane[8 + i]]};
+    products1[i] = {sums[kSum16Lane[4 + i]], sums[kSum16Lane[12 + i]]};
   }
+  store(products0, span.accumulate, out0);
+  store(products1, span.accumulate, out1);
 }
 
 // ---- AVX2: 8 time samples per register, 1 x 1 tiles -----------------------------------------
@@ -138,21 +149,25 @@ RTCP_AVX2 void cmac256(__m256 ar, __m256 ai, __m256 br, __m256 bi, __m256& re, _
 
 /// out[k] = (sum of re[k]'s lanes, sum of im[k]'s lanes), k = 0..3: pairwise adds that
 /// leave each (re, im) side by side, so two complex sums are stored at once.
-RTCP_AVX2 void storeSums256(const __m256* re, const __m256* im, std::complex<float>* out) {
+RTCP_AVX2 void storeSums256(const __m256* re, const __m256* im, bool accumulate,
+                            std::complex<float>* out) {
   for (int k = 0; k < 4; k += 2) {
     const __m256 sums =
         _mm256_hadd_ps(_mm256_hadd_ps(re[k], im[k]), _mm256_hadd_ps(re[k + 1], im[k + 1]));
-    _mm_storeu_ps(reinterpret_cast<float*>(out + k),
-                  _mm_add_ps(_mm256_castps256_ps128(sums), _mm256_extractf128_ps(sums, 1)));
+    __m128 products = _mm_add_ps(_mm256_castps256_ps128(sums), _mm256_extractf128_ps(sums, 1));
+    float* to = reinterpret_cast<float*>(out + k);
+    if (accumulate) products = _mm_add_ps(products, _mm_loadu_ps(to));
+    _mm_storeu_ps(to, products);
   }
 }
 
-__attribute__((target("avx2,fma"))) void singleAvx2(const float* a, const float* b, int n,
+__attribute__((target("avx2,fma"))) void singleAvx2(const float* a, const float* b, Span span,
                                                     std::complex<float>* out) {
+  const int n = span.stride;
   __m256 re[4], im[4];
   for (int i = 0; i < 4; ++i) re[i] = im[i] = _mm256_setzero_ps();
 #pragma GCC unroll 2
-  for (int t = 0; t < n; t += 8) {
+  for (int t = 0; t < span.length; t += 8) {
     const __m256 br0 = _mm256_load_ps(b + row(0, 0, n) + t),
                  bi0 = _mm256_load_ps(b + row(0, 1, n) + t);
     const __m256 br1 = _mm256_load_ps(b + row(1, 0, n) + t),
@@ -165,24 +180,27 @@ __attribute__((target("avx2,fma"))) void singleAvx2(const float* a, const float*
       cmac256(ar, ai, br1, bi1, re[2 * p + 1], im[2 * p + 1]);
     }
   }
-  storeSums256(re, im, out);
+  storeSums256(re, im, span.accumulate, out);
 }
 
 // ---- Plain C++ ---------------------------------------------------------------------------
 
-void singleGeneric(const float* a, const float* b, int n, std::complex<float>* out) {
+void singleGeneric(const float* a, const float* b, Span span, std::complex<float>* out) {
+  const int n = span.stride;
+  std::complex<float> products[4];
   for (int p = 0; p < 2; ++p)
     for (int q = 0; q < 2; ++q) {
       const float *ar = a + row(p, 0, n), *ai = a + row(p, 1, n);
       const float *br = b + row(q, 0, n), *bi = b + row(q, 1, n);
       float re = 0, im = 0;
 #pragma omp simd reduction(+ : re, im)
-      for (int t = 0; t < n; ++t) {
+      for (int t = 0; t < span.length; ++t) {
         re += ar[t] * br[t] + ai[t] * bi[t];
         im += ai[t] * br[t] - ar[t] * bi[t];
       }
-      out[2 * p + q] = {re, im};
+      products[2 * p + q] = {re, im};
     }
+  store(products, span.accumulate, out);
 }
 
 }  // namespace rtcp::correlator::tiles

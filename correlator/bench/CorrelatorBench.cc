@@ -1,7 +1,8 @@
 // rtcp-bench correlator: the correlator kernel's GFLOP/s against the FMA peak measured in
 // the same run, for 16 to 128 stations at 64 channels and 768 spectra per block; and, to
 // tell arithmetic from memory, on one baseline whose rows stay in L1 and on data that
-// stays in L2/L3 (32 stations, 4 channels: 1.5 MB).
+// stays in L2/L3 (32 stations, 4 channels: 1.5 MB); and on COBALT's default blocks of
+// 3072 spectra (64 stations, 16 channels).
 #include <omp.h>
 
 #include <algorithm>
@@ -20,13 +21,14 @@ namespace {
 
 constexpr int kChannels = 64;
 constexpr int kSpectra = 768;
+constexpr int kCobaltSpectra = 3072;
 
 /// GFLOP per second of `clock` (wall or this process's CPU seconds) of the kernel for
 /// nrStations on nrThreads threads.
 template <typename Clock>
 double kernelGflops(int nrStations, int nrThreads, CorrelatorKernel::Isa isa, Clock clock,
-                    int nrChannels = kChannels) {
-  CorrelatorKernel kernel(nrStations, nrChannels, kSpectra, isa, nrThreads);
+                    int nrChannels = kChannels, int nrSpectra = kSpectra) {
+  CorrelatorKernel kernel(nrStations, nrChannels, nrSpectra, isa, nrThreads);
   AlignedBuffer<float> samples(size_t(nrStations) * kernel.floatsPerStation());
   std::mt19937 random(1);
   std::normal_distribution<float> gauss;
@@ -83,6 +85,7 @@ int run(int argc, char** argv) {
   }
   const double inL1 = baselineGflops(isa);
   const double inCache = kernelGflops(32, 1, isa, threadCpuSeconds, 4);
+  const double cobalt = kernelGflops(64, 1, isa, threadCpuSeconds, 16, kCobaltSpectra);
   peak = std::max(peak, measureFmaPeakGflops(cores));
   peak1 = std::max(peak1, measureFmaPeakGflops(1));
   peakCpu = std::max(peakCpu, measureFmaPeakGflopsPerCpuSecond());
@@ -103,6 +106,8 @@ int run(int argc, char** argv) {
               inL1 / peakCpu);
   printFigure("correlator.N32.in_cache.fraction_of_fma_peak_1thread_per_cpu_second",
               inCache / peakCpu);
+  printFigure("correlator.N64.spectra3072.fraction_of_fma_peak_1thread_per_cpu_second",
+              cobalt / peakCpu);
   return 0;
 }
 

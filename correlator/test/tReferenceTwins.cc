@@ -267,37 +267,45 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
   }
 
   void correlatorKernel() {
-    std::mt19937 random(5);
+    struct Case {
+      int stations, channels, samples;
+    };
+    std::vector<Case> cases;
     for (int stations : {1, 2, 3, 17})
-      for (int channels : {1, 16, 64, 256}) {
-        const int samples = channels >= 64 ? 21 : 100;
-        AlignedBuffer<float> data;
-        std::vector<std::complex<float>> slow, fast;
-        for (CorrelatorKernel::Isa isa : supportedIsas()) {
-          CorrelatorKernel kernel(stations, channels, samples, isa);
-          if (data.size() == 0) {
-            data = AlignedBuffer<float>(stations * kernel.floatsPerStation());
-            std::normal_distribution<float> gauss;
-            for (int s = 0; s < stations; ++s)
-              for (int row = 0; row < 4 * channels; ++row)
-                for (int t = 0; t < samples; ++t)  // the padding stays zero
-                  data[s * kernel.floatsPerStation() + size_t(row) * kernel.paddedSamples() + t] =
-                      gauss(random);
-            std::vector<const float*> pointers;
-            for (int s = 0; s < stations; ++s)
-              pointers.push_back(&data[s * kernel.floatsPerStation()]);
-            slow.resize(size_t(nrBaselines(stations)) * channels * 4);
-            reference::correlate(pointers, channels, samples, kernel.paddedSamples(), slow.data());
-          }
-          fast.assign(slow.size(), {7, 7});
-          kernel.correlate(data.data(), fast.data());
-          const double error = relativeError(fast.data(), slow.data(), fast.size());
-          CPPUNIT_ASSERT_MESSAGE(CorrelatorKernel::toString(isa) + " " + std::to_string(stations) +
-                                     " stations " + std::to_string(channels) +
-                                     " channels: " + std::to_string(error),
-                                 error < 1e-5);
+      for (int channels : {1, 16, 64, 256})
+        cases.push_back({stations, channels, channels >= 64 ? 21 : 100});
+    // Blocks longer than the kernel's span of time (768), several blocks of first stations.
+    cases.push_back({34, 3, 1700});
+    cases.push_back({19, 1, 3072});
+    std::mt19937 random(5);
+    for (const auto& [stations, channels, samples] : cases) {
+      AlignedBuffer<float> data;
+      std::vector<std::complex<float>> slow, fast;
+      for (CorrelatorKernel::Isa isa : supportedIsas()) {
+        CorrelatorKernel kernel(stations, channels, samples, isa);
+        if (data.size() == 0) {
+          data = AlignedBuffer<float>(stations * kernel.floatsPerStation());
+          std::normal_distribution<float> gauss;
+          for (int s = 0; s < stations; ++s)
+            for (int row = 0; row < 4 * channels; ++row)
+              for (int t = 0; t < samples; ++t)  // the padding stays zero
+                data[s * kernel.floatsPerStation() + size_t(row) * kernel.paddedSamples() + t] =
+                    gauss(random);
+          std::vector<const float*> pointers;
+          for (int s = 0; s < stations; ++s)
+            pointers.push_back(&data[s * kernel.floatsPerStation()]);
+          slow.resize(size_t(nrBaselines(stations)) * channels * 4);
+          reference::correlate(pointers, channels, samples, kernel.paddedSamples(), slow.data());
         }
+        fast.assign(slow.size(), {7, 7});
+        kernel.correlate(data.data(), fast.data());
+        const double error = relativeError(fast.data(), slow.data(), fast.size());
+        CPPUNIT_ASSERT_MESSAGE(CorrelatorKernel::toString(isa) + " " + std::to_string(stations) +
+                                   " stations " + std::to_string(channels) +
+                                   " channels: " + std::to_string(error),
+                               error < 1e-5);
       }
+    }
   }
 };
 
