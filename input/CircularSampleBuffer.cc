@@ -22,6 +22,25 @@ using Bitmap = std::atomic<uint64_t>;
 
 uint64_t lowBits(int64_t n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
+/// memcpy for a packet's piece of one beamlet: a whole packet's 16 samples (128, 64 or 32
+/// bytes at 16, 8 and 4 bits) copied inline. Through libc's memcpy, one call per beamlet
+/// and packet took 11 % of ionproc's CPU (rtcp-bench capacity --subbands 40, perf).
+inline void copyPiece(uint8_t* dst, const uint8_t* src, size_t bytes) {
+  switch (bytes) {
+    case 128:
+      std::memcpy(dst, src, 128);
+      break;
+    case 64:
+      std::memcpy(dst, src, 64);
+      break;
+    case 32:
+      std::memcpy(dst, src, 32);
+      break;
+    default:
+      std::memcpy(dst, src, bytes);
+  }
+}
+
 }  // namespace
 
 /// Per-stream state: the arrival bitmap and the window, guarded by `mutex`.
@@ -142,7 +161,7 @@ void CircularSampleBuffer::storePacket(const StreamSubbands& subbands, const Pac
   const size_t srcStride = size_t(kRspSamplesPerPacket) * bps;  // payload[beamlet][time]
   uint8_t* row = samples_.data() + size_t(subbands.first) * size_t(capacity_) * bps;
   for (int b = 0; b < subbands.count; ++b, src += srcStride, row += size_t(capacity_) * bps) {
-    std::memcpy(row + first * bps, src, n1 * bps);
+    copyPiece(row + first * bps, src, n1 * bps);
     if (n2) std::memcpy(row, src + n1 * bps, n2 * bps);
   }
 }
