@@ -49,11 +49,12 @@ struct SpanWork {
 };
 
 /// AVX-512: second stations in pairs, whose rows stay in L1 while the block's first
-/// stations' rows stream from L2. The last call of a pair asks for the next pair's rows,
-/// step by step as it reads its own for the last time (rtcp-bench correlator, one thread:
-/// 0.78-0.82 of the FMA peak at 32 and 64 stations without, 0.83-0.87 with). Asked for
-/// earlier, they pushed the pair's rows out of L1 (0.02-0.06 less); asking the next
-/// work's first pair for L1, or the pair after next for L2, was neutral.
+/// stations' rows stream from L2. Each call asks for the next first station's rows, and
+/// the last call of a pair for the next pair's, step by step as it reads its own (one
+/// thread, 32 and 64 stations: the next pair's rows +0.03-0.05 of the FMA peak, the next
+/// first station's +0.00-0.03 more). Asked for earlier, the next pair's rows pushed the
+/// pair's own out of L1 (0.02-0.06 less); asking for the next work's first pair, or for
+/// the pair after next into L2, was neutral.
 void correlatePairs(const SpanWork& work) {
   const tiles::Span span = work.span();
   const int endOfBlock = work.endOfBlock();
@@ -63,7 +64,7 @@ void correlatePairs(const SpanWork& work) {
       const bool ask = s1 + 1 == end && s2 + 3 < work.nrStations;
       tiles::pairAvx512(work.in(s1), work.in(s2), work.in(s2 + 1), span, work.out(s1, s2),
                         work.out(s1, s2 + 1), ask ? work.in(s2 + 2) : nullptr,
-                        ask ? work.in(s2 + 3) : nullptr);
+                        ask ? work.in(s2 + 3) : nullptr, s1 + 1 < end ? work.in(s1 + 1) : nullptr);
     }
     if (s2 + 1 < endOfBlock)
       tiles::singleAvx512(work.in(s2 + 1), work.in(s2 + 1), span, work.out(s2 + 1, s2 + 1));
