@@ -49,23 +49,15 @@ struct SpanWork {
 };
 
 /// AVX-512: second stations in pairs, whose rows stay in L1 while the block's first
-/// stations' rows stream from L2. Each call asks for the next first station's rows, and
-/// the last call of a pair for the next pair's, step by step as it reads its own (one
-/// thread, 32 and 64 stations: the next pair's rows +0.03-0.05 of the FMA peak, the next
-/// first station's +0.00-0.03 more). Asked for earlier, the next pair's rows pushed the
-/// pair's own out of L1 (0.02-0.06 less); asking for the next work's first pair, or for
-/// the pair after next into L2, was neutral.
+/// stations' rows stream from L2 (the hardware prefetchers follow the rows: asking for the
+/// next pair's rows, or the next channel's, in software cost 0.02-0.03 of the peak).
 void correlatePairs(const SpanWork& work) {
   const tiles::Span span = work.span();
   const int endOfBlock = work.endOfBlock();
   for (int s2 = work.firstStation; s2 + 1 < work.nrStations; s2 += 2) {
-    const int end = std::min(endOfBlock, s2 + 1);
-    for (int s1 = work.firstStation; s1 < end; ++s1) {
-      const bool ask = s1 + 1 == end && s2 + 3 < work.nrStations;
+    for (int s1 = work.firstStation; s1 < std::min(endOfBlock, s2 + 1); ++s1)
       tiles::pairAvx512(work.in(s1), work.in(s2), work.in(s2 + 1), span, work.out(s1, s2),
-                        work.out(s1, s2 + 1), ask ? work.in(s2 + 2) : nullptr,
-                        ask ? work.in(s2 + 3) : nullptr, s1 + 1 < end ? work.in(s1 + 1) : nullptr);
-    }
+                        work.out(s1, s2 + 1));
     if (s2 + 1 < endOfBlock)
       tiles::singleAvx512(work.in(s2 + 1), work.in(s2 + 1), span, work.out(s2 + 1, s2 + 1));
   }

@@ -54,8 +54,12 @@ class CorrelatorKernel {
   double flopsPerCall() const;
   Isa isa() const { return isa_; }
   static std::string toString(Isa isa);
-  /// The time-axis length for nrSamples: rounded up to a multiple of 16.
-  static int paddedLength(int nrSamples) { return (nrSamples + 15) / 16 * 16; }
+  /// The time-axis length for nrSamples: rounded up to a multiple of 16, and 16 more when
+  /// that is a multiple of 512 (rows a multiple of 2 KB apart fall in the same L1 sets).
+  static int paddedLength(int nrSamples) {
+    const int padded = (nrSamples + 15) / 16 * 16;
+    return padded % 512 == 0 ? padded + 16 : padded;
+  }
 
  private:
   void correlateChannel(std::span<const float* const> stations, int channel,

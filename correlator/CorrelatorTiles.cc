@@ -108,20 +108,11 @@ RTCP_AVX512 void stepBaseline512(__m512 ar0, __m512 ai0, __m512 ar1, __m512 ai1,
 
 __attribute__((target("avx512f"))) void pairAvx512(const float* a, const float* b0, const float* b1,
                                                    Span span, std::complex<float>* out0,
-                                                   std::complex<float>* out1, const float* next0,
-                                                   const float* next1, const float* nextA) {
+                                                   std::complex<float>* out1) {
   const int n = span.stride;
   const __m512 zero = _mm512_setzero_ps();
   Acc512 x{zero, zero, zero, zero, zero, zero, zero, zero}, y = x;  // (a, b0), (a, b1)
   for (int t = 0; t < span.length; t += 16) {
-    if (next0) {
-      for (int r = 0; r < 4; ++r) {
-        _mm_prefetch(next0 + r * n + t, _MM_HINT_T0);
-        _mm_prefetch(next1 + r * n + t, _MM_HINT_T0);
-      }
-    }
-    if (nextA)
-      for (int r = 0; r < 4; ++r) _mm_prefetch(nextA + r * n + t, _MM_HINT_T0);
     const __m512 ar0 = _mm512_load_ps(a + row(0, 0, n) + t),
                  ai0 = _mm512_load_ps(a + row(0, 1, n) + t);
     const __m512 ar1 = _mm512_load_ps(a + row(1, 0, n) + t),

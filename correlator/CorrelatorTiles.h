@@ -19,11 +19,9 @@ struct Span {
 
 /// out[pol] (+)= sum_t a_P(t) conj(b_Q(t)), pol = 2 P + Q.
 using SingleTile = void (*)(const float* a, const float* b, Span span, std::complex<float>* out);
-/// Two baselines (a, b0) and (a, b1) at once; meanwhile asks the cache for the rows of
-/// next0 and next1 and of nextA, those not null (as many lines as it reads of b0, b1, a).
+/// Two baselines (a, b0) and (a, b1) at once.
 void pairAvx512(const float* a, const float* b0, const float* b1, Span span,
-                std::complex<float>* out0, std::complex<float>* out1, const float* next0 = nullptr,
-                const float* next1 = nullptr, const float* nextA = nullptr);
+                std::complex<float>* out0, std::complex<float>* out1);
 void singleAvx512(const float* a, const float* b, Span span, std::complex<float>* out);
 void singleAvx2(const float* a, const float* b, Span span, std::complex<float>* out);
 void singleGeneric(const float* a, const float* b, Span span, std::complex<float>* out);
