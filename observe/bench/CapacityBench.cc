@@ -17,7 +17,8 @@
 // until a trial fails, then bisects. The CPU budget is the sustained trial's steady state
 // (SteadyCpu.h: sampled from /proc between a quarter and three quarters of the
 // observation, so start-up is left out): CPU seconds per observed second per part, and per
-// station-subband. station-sim's CPU is reported beside, not counted.
+// station-subband, and the seconds per observed second each part's threads were ready to
+// run but waited for a core. station-sim's CPU is reported beside, not counted.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -155,6 +156,8 @@ struct Trial {
   std::string why;
   /// CPU seconds per observed second per part, from the middle half of the observation.
   std::optional<std::map<std::string, double>> steadyCpu;
+  /// Seconds per observed second each part's threads waited for a core, same window.
+  std::optional<std::map<std::string, double>> steadyWait;
 };
 
 /// The slowest rank's "real-time factor" (observed time over its processing time) in a
@@ -311,6 +314,7 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
       << std::setprecision(3) << pace << " of real time";
   trial.why = why.str();
   trial.steadyCpu = cpu.perObservedSecond();
+  trial.steadyWait = cpu.waitPerObservedSecond();
   if (senderCpu && trial.steadyCpu)
     if (const auto sent = senderCpu->perObservedSecond(); sent && sent->count("station-sim"))
       (*trial.steadyCpu)["station-sim"] = sent->at("station-sim");
@@ -440,6 +444,11 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, d
   printFigure(mode + "cpu_per_observed_second.chain", chain);
   printFigure(mode + "cpu_per_station_subband.chain", chain / (measured * o.nrStations));
   printFigure(mode + "chain_cpu_fraction_of_cores", chain / coresOfThisMachine());
+  // Time ready to run but waiting for a core: a part that falls behind with cores to
+  // spare on average waits behind the others' bursts.
+  if (const auto& wait = trials.at(measured).steadyWait)
+    for (const auto& [part, perSecond] : *wait)
+      printFigure(mode + "core_wait_per_observed_second." + part, perSecond);
   // Live, station-sim simulates (or sends) the stations' packets on the same cores: the
   // chain had what it left. The prediction scaled to those cores gives the chain's own ratio.
   if (const auto sim = budget->find("station-sim"); sim != budget->end() && predicted > 0) {

@@ -21,6 +21,21 @@ struct ProcessStat {
   double cpuSeconds = 0;  ///< user + system
 };
 
+/// The run-queue wait of each of a process's threads, seconds: the second field of
+/// /proc/PID/task/TID/schedstat ("on-CPU ns, waiting ns, timeslices").
+std::map<pid_t, double> threadWaitSeconds(pid_t pid) {
+  std::map<pid_t, double> waits;
+  std::error_code error;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks, error)) {
+    std::ifstream file(task.path() / "schedstat");
+    double onCpu = 0, waiting = 0;
+    if (file >> onCpu >> waiting)
+      waits[pid_t(std::atoi(task.path().filename().c_str()))] = waiting * 1e-9;
+  }
+  return waits;
+}
+
 /// /proc/PID/stat: "pid (comm) state ppid ... utime stime ..." (fields 14 and 15); comm
 /// may hold spaces and parentheses, so the fields are counted from its last ')'.
 std::optional<ProcessStat> readStat(pid_t pid) {
@@ -83,12 +98,19 @@ SteadyCpu::Snapshot SteadyCpu::snapshot(double observedSeconds) {
       if (family.count(p.parent) && family.insert(p.pid).second) grew = true;
   }
   for (const ProcessStat& p : processes)
-    if (family.count(p.pid) && std::find(parts_.begin(), parts_.end(), p.name) != parts_.end())
+    if (family.count(p.pid) && std::find(parts_.begin(), parts_.end(), p.name) != parts_.end()) {
       lastCpu_[p.pid] = {p.name, p.cpuSeconds};
+      for (const auto& [thread, wait] : threadWaitSeconds(p.pid))
+        lastWait_[thread] = {p.name, wait};
+    }
+  // A process's CPU includes its ended threads'; a thread's wait ends with it, so each
+  // thread keeps the last value seen.
   Snapshot s;
   s.observedSeconds = observedSeconds;
   for (const auto& [pid, partAndCpu] : lastCpu_)
-    s.cpuSeconds[partAndCpu.first] += partAndCpu.second;
+    s.usage[partAndCpu.first].cpuSeconds += partAndCpu.second;
+  for (const auto& [thread, partAndWait] : lastWait_)
+    s.usage[partAndWait.first].waitSeconds += partAndWait.second;
   return s;
 }
 
@@ -106,12 +128,22 @@ void SteadyCpu::sample() {
 }
 
 std::optional<std::map<std::string, double>> SteadyCpu::perObservedSecond() const {
+  return perObservedSecond(&Usage::cpuSeconds);
+}
+
+std::optional<std::map<std::string, double>> SteadyCpu::waitPerObservedSecond() const {
+  return perObservedSecond(&Usage::waitSeconds);
+}
+
+std::optional<std::map<std::string, double>> SteadyCpu::perObservedSecond(
+    double Usage::*seconds) const {
   if (!first_ || !last_) return std::nullopt;
-  const double seconds = last_->observedSeconds - first_->observedSeconds;
+  const double observed = last_->observedSeconds - first_->observedSeconds;
   std::map<std::string, double> perSecond;
-  for (const auto& [part, cpu] : last_->cpuSeconds) {
-    const auto before = first_->cpuSeconds.find(part);
-    perSecond[part] = (cpu - (before == first_->cpuSeconds.end() ? 0 : before->second)) / seconds;
+  for (const auto& [part, usage] : last_->usage) {
+    const auto before = first_->usage.find(part);
+    const double start = before == first_->usage.end() ? 0 : before->second.*seconds;
+    perSecond[part] = (usage.*seconds - start) / observed;
   }
   return perSecond;
 }

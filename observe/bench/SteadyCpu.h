@@ -27,18 +27,27 @@ class SteadyCpu {
   /// CPU seconds per observed second per part over the window; empty when the status
   /// never showed both moments (a trial that failed early).
   std::optional<std::map<std::string, double>> perObservedSecond() const;
+  /// Seconds per observed second that the part's threads were ready to run but waited for
+  /// a core (the scheduler's run-queue wait, /proc/PID/task/TID/schedstat), same window.
+  std::optional<std::map<std::string, double>> waitPerObservedSecond() const;
 
  private:
+  struct Usage {
+    double cpuSeconds = 0;
+    double waitSeconds = 0;  ///< runnable, not running
+  };
   struct Snapshot {
     double observedSeconds = 0;  ///< newestBlock x blockDuration
-    std::map<std::string, double> cpuSeconds;
+    std::map<std::string, Usage> usage;
   };
   Snapshot snapshot(double observedSeconds);
+  std::optional<std::map<std::string, double>> perObservedSecond(double Usage::*seconds) const;
 
   pid_t root_;
   std::string statusPath_;
   std::vector<std::string> parts_;
-  std::map<pid_t, std::pair<std::string, double>> lastCpu_;  ///< pid: part, CPU seconds
+  std::map<pid_t, std::pair<std::string, double>> lastCpu_;   ///< pid: part, CPU seconds
+  std::map<pid_t, std::pair<std::string, double>> lastWait_;  ///< thread: part, wait seconds
   std::optional<Snapshot> first_, last_;
 };
 
