@@ -32,12 +32,12 @@ constexpr int kFloatsPerLine = 16;
 /// One block of first stations' baselines of one channel over one span of time.
 struct SpanWork {
   std::span<const float* const> stations;
-  int nrStations, nrChannels, paddedSamples;
+  int nrStations, nrChannels, paddedSamples, summedSamples;
   int channel, firstStation, blockSize, start;
   std::complex<float>* visibilities;
 
   int endOfBlock() const { return std::min(firstStation + blockSize, nrStations); }
-  int length() const { return std::min(kSpanLength, paddedSamples - start); }
+  int length() const { return std::min(kSpanLength, summedSamples - start); }
   tiles::Span span() const { return {paddedSamples, length(), start > 0}; }
   /// Station s's [pol][reim] rows of this channel, from the span's start.
   const float* in(int s) const {
@@ -116,6 +116,7 @@ CorrelatorKernel::CorrelatorKernel(int nrStations, int nrChannels, int nrSamples
       nrChannels_(nrChannels),
       nrSamples_(nrSamples),
       paddedSamples_(paddedLength(nrSamples)),
+      summedSamples_((nrSamples + 15) / 16 * 16),
       isa_(resolve(isa)),
       nrThreads_(nrThreads > 0 ? nrThreads : omp_get_max_threads()) {
   if (nrStations < 1 || nrChannels < 1 || nrSamples < 1)
@@ -144,7 +145,7 @@ double CorrelatorKernel::flopsPerCall() const {
 
 void CorrelatorKernel::correlateBaseline(const float* a, const float* b,
                                          std::complex<float>* out) const {
-  singleTile(isa_)(a, b, {paddedSamples_, paddedSamples_, false}, out);
+  singleTile(isa_)(a, b, {paddedSamples_, summedSamples_, false}, out);
 }
 
 void CorrelatorKernel::correlate(const float* samples, std::complex<float>* visibilities) const {
@@ -178,14 +179,14 @@ void CorrelatorKernel::correlate(std::span<const float* const> stations,
 
 void CorrelatorKernel::correlateChannel(std::span<const float* const> stations, int channel,
                                         std::complex<float>* visibilities) const {
-  for (int start = 0; start < paddedSamples_; start += kSpanLength)
+  for (int start = 0; start < summedSamples_; start += kSpanLength)
     for (int first = 0; first < nrStations_; first += stationBlock(isa_))
       correlateSpan(stations, channel, first, start, visibilities);
 }
 
 void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, int channel,
                                       int firstStation, std::complex<float>* visibilities) const {
-  for (int start = 0; start < paddedSamples_; start += kSpanLength)
+  for (int start = 0; start < summedSamples_; start += kSpanLength)
     correlateSpan(stations, channel, firstStation, start, visibilities);
 }
 
@@ -194,8 +195,8 @@ void CorrelatorKernel::correlateBlock(std::span<const float* const> stations, in
 void CorrelatorKernel::correlateSpan(std::span<const float* const> stations, int channel,
                                      int firstStation, int start,
                                      std::complex<float>* visibilities) const {
-  const SpanWork work{stations,     nrStations_,        nrChannels_, paddedSamples_, channel,
-                      firstStation, stationBlock(isa_), start,       visibilities};
+  const SpanWork work{stations, nrStations_,  nrChannels_,        paddedSamples_, summedSamples_,
+                      channel,  firstStation, stationBlock(isa_), start,          visibilities};
   int firstSingle = firstStation;
   if (isa_ == Isa::kAvx512) {
     correlatePairs(work);

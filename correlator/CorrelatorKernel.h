@@ -73,6 +73,7 @@ class CorrelatorKernel {
   int nrChannels_;
   int nrSamples_;
   int paddedSamples_;
+  int summedSamples_;  ///< nrSamples rounded up to 16: what the tiles sum (the rest is zeros)
   Isa isa_;
   int nrThreads_;
 };
