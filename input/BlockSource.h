@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "rtcp/SharedMemory.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::ion {
@@ -35,6 +36,19 @@ class BlockSource {
   /// Thread-safe: the link calls it from one thread per compute core, for any station.
   virtual void serveInto(StationBlock& out, int64_t block, int station, int firstSubband,
                          int nrSubbands) = 0;
+
+  /// The shared-memory segment of the sample ring that lendInto() lends from; null when
+  /// this source lends nothing.
+  virtual const SharedMemoryName* sampleRing() const { return nullptr; }
+  /// As serveInto, but the samples stay where they are, in the sample ring: `out`
+  /// (StationBlock::overRowTable, of the block's shape) gets the header, valid bits,
+  /// delays and each row's offset in the ring's payload. The rows stay pinned (the input
+  /// waits rather than overwrite them) until endLease(lease). std::logic_error when this
+  /// source lends nothing.
+  virtual void lendInto(StationBlock& out, int64_t block, int station, int firstSubband,
+                        int nrSubbands, uint64_t lease);
+  /// Ends a lease of lendInto (nothing if it holds none).
+  virtual void endLease(uint64_t /*lease*/) {}
 };
 
 }  // namespace rtcp::ion

@@ -45,29 +45,37 @@ inline void copyPiece(uint8_t* dst, const uint8_t* src, size_t bytes) {
 
 /// Per-stream state: the arrival bitmap and the window, guarded by `mutex`.
 struct CircularSampleBuffer::StreamState {
-  explicit StreamState(size_t words) : arrived(new Bitmap[words]), nrWords(words) {
-    for (size_t i = 0; i < words; ++i) arrived[i].store(0, std::memory_order_relaxed);
+  StreamState(int64_t capacity, int64_t shift)
+      : arrived(new Bitmap[size_t(capacity / kBits)]),
+        nrWords(size_t(capacity / kBits)),
+        capacity(capacity),
+        shift(shift) {
+    for (size_t i = 0; i < nrWords; ++i) arrived[i].store(0, std::memory_order_relaxed);
   }
 
+  size_t slot(int64_t sample) const {
+    const int64_t s = (sample + shift) % capacity;
+    return size_t(s < 0 ? s + capacity : s);
+  }
   /// Applies op(word, mask) to the bits of slots holding samples [from, to).
   template <typename Op>
-  void forBits(int64_t from, int64_t to, int64_t capacity, Op op) {
+  void forBits(int64_t from, int64_t to, Op op) {
     while (from < to) {
-      const size_t slot = size_t(from % capacity);
-      const int bit = int(slot % kBits);
+      const size_t first = slot(from);
+      const int bit = int(first % kBits);
       const int64_t n = std::min<int64_t>(to - from, kBits - bit);
-      op(arrived[slot / kBits], lowBits(n) << bit);
+      op(arrived[first / kBits], lowBits(n) << bit);
       from += n;
     }
   }
   /// Bit t: sample from + t has arrived, for samples [from, to), to - from <= 32.
-  uint32_t arrivedBits(int64_t from, int64_t to, int64_t capacity) {
+  uint32_t arrivedBits(int64_t from, int64_t to) {
     uint32_t bits = 0;
-    int shift = 0;
-    forBits(from, to, capacity, [&](Bitmap& word, uint64_t mask) {
+    int shiftBy = 0;
+    forBits(from, to, [&](Bitmap& word, uint64_t mask) {
       const int bit = std::countr_zero(mask);
-      bits |= uint32_t((word.load(std::memory_order_relaxed) & mask) >> bit) << shift;
-      shift += std::popcount(mask);
+      bits |= uint32_t((word.load(std::memory_order_relaxed) & mask) >> bit) << shiftBy;
+      shiftBy += std::popcount(mask);
     });
     return bits;
   }
@@ -89,41 +97,64 @@ struct CircularSampleBuffer::StreamState {
   std::condition_variable space;      ///< writers waiting for room
   std::unique_ptr<Bitmap[]> arrived;  ///< arrived[slot / 64], bit slot % 64
   size_t nrWords;
+  int64_t capacity;
+  int64_t shift;
   std::atomic<int64_t> head{kNothing};  ///< one past the newest sample stored
   int64_t servedUntil = kNothing;       ///< samples before it are late
   int64_t announced = kNothing;         ///< first sample of a packet waiting for room
   int64_t retention = kNoLimit;         ///< blockWhenFull: keep samples from here on
-  std::multiset<int64_t> pins;          ///< first samples of reads in progress
+  std::multiset<int64_t> pins;          ///< first samples of reads in progress and of lends
   bool ended = false;
   bool closed = false;
   int waiters = 0;
   std::chrono::steady_clock::time_point lastProgress = std::chrono::steady_clock::now();
 };
 
+int64_t CircularSampleBuffer::roundedCapacity(int64_t capacity) {
+  return (std::max<int64_t>(capacity, kBits) + kBits - 1) / kBits * kBits;
+}
+
+size_t CircularSampleBuffer::bytesFor(int nrSubbands, int bitsPerSample, int64_t capacity,
+                                      int64_t mirror) {
+  return size_t(nrSubbands) * size_t(roundedCapacity(capacity) + mirror) *
+         size_t(bytesPerDualPolSample(bitsPerSample));
+}
+
 CircularSampleBuffer::CircularSampleBuffer(int nrSubbands, int bitsPerSample, int64_t capacity,
-                                           std::vector<StreamSubbands> streams, bool blockWhenFull)
+                                           std::vector<StreamSubbands> streams, bool blockWhenFull,
+                                           RingPlacement placement)
     : nrSubbands_(nrSubbands),
       bytesPerSample_(bytesPerDualPolSample(bitsPerSample)),
-      capacity_((std::max<int64_t>(capacity, kBits) + kBits - 1) / kBits * kBits),
+      capacity_(roundedCapacity(capacity)),
+      shift_(placement.memory ? placement.shift : 0),
+      mirror_(placement.memory ? placement.mirror : 0),
+      rowBytes_(size_t(capacity_ + mirror_) * size_t(bytesPerSample_)),
       blockWhenFull_(blockWhenFull),
-      streams_(std::move(streams)),
-      samples_(AlignedBuffer<uint8_t>::unpopulated(size_t(nrSubbands) * size_t(capacity_) *
-                                                   size_t(bytesPerSample_))) {
+      streams_(std::move(streams)) {
+  if (mirror_ < 0 || mirror_ > capacity_)
+    throw std::invalid_argument("circular buffer: a mirror of " + std::to_string(mirror_) +
+                                " slots in a ring of " + std::to_string(capacity_));
+  const size_t bytes = size_t(nrSubbands) * rowBytes_;
+  if (placement.memory) {
+    samples_ = AlignedBuffer<uint8_t>::borrowed(placement.memory, bytes);
+  } else {
+    samples_ = AlignedBuffer<uint8_t>::unpopulated(bytes);
+    // Rows are written 16 samples at a time across many pages: huge pages spare the TLB.
+    if (samples_.size() > (2u << 20)) madvise(samples_.data(), samples_.size(), MADV_HUGEPAGE);
+  }
   for (const StreamSubbands& s : streams_) {
     if (s.first < 0 || s.count < 0 || s.first + s.count > nrSubbands)
       throw std::invalid_argument("circular buffer: stream subbands [" + std::to_string(s.first) +
                                   ", +" + std::to_string(s.count) + ") outside the " +
                                   std::to_string(nrSubbands) + " subbands");
-    state_.push_back(std::make_unique<StreamState>(size_t(capacity_ / kBits)));
+    state_.push_back(std::make_unique<StreamState>(capacity_, shift_));
   }
-  // Rows are written 16 samples at a time across many pages: huge pages spare the TLB.
-  if (samples_.size() > (2u << 20)) madvise(samples_.data(), samples_.size(), MADV_HUGEPAGE);
 }
 
 CircularSampleBuffer::~CircularSampleBuffer() = default;
 
 size_t CircularSampleBuffer::slot(int64_t sample) const {
-  const int64_t s = sample % capacity_;
+  const int64_t s = (sample + shift_) % capacity_;
   return size_t(s < 0 ? s + capacity_ : s);
 }
 
@@ -146,9 +177,18 @@ bool CircularSampleBuffer::ended(int stream) const {
 void CircularSampleBuffer::moveWindow(StreamState& s, int64_t newHead) {
   // Slots of samples [head, newHead) held samples that now leave the window.
   const int64_t from = std::max(s.head.load(std::memory_order_relaxed), newHead - capacity_);
-  s.forBits(from, newHead, capacity_,
+  s.forBits(from, newHead,
             [](Bitmap& word, uint64_t mask) { word.fetch_and(~mask, std::memory_order_relaxed); });
   s.head.store(newHead, std::memory_order_release);
+}
+
+void CircularSampleBuffer::storeRun(uint8_t* rowStart, const uint8_t* src, size_t first, size_t n) {
+  const size_t bps = size_t(bytesPerSample_);
+  copyPiece(rowStart + first * bps, src, n * bps);
+  if (first < size_t(mirror_)) {  // the mirror after the last slot
+    const size_t m = std::min(n, size_t(mirror_) - first);
+    std::memcpy(rowStart + (size_t(capacity_) + first) * bps, src, m * bps);
+  }
 }
 
 void CircularSampleBuffer::storePacket(const StreamSubbands& subbands, const PacketRef& packet,
@@ -159,10 +199,10 @@ void CircularSampleBuffer::storePacket(const StreamSubbands& subbands, const Pac
   const size_t n2 = size_t(to - from) - n1;
   const uint8_t* src = packet.payload + size_t(from - packet.firstSample) * bps;
   const size_t srcStride = size_t(kRspSamplesPerPacket) * bps;  // payload[beamlet][time]
-  uint8_t* row = samples_.data() + size_t(subbands.first) * size_t(capacity_) * bps;
-  for (int b = 0; b < subbands.count; ++b, src += srcStride, row += size_t(capacity_) * bps) {
-    copyPiece(row + first * bps, src, n1 * bps);
-    if (n2) std::memcpy(row, src + n1 * bps, n2 * bps);
+  for (int b = 0; b < subbands.count; ++b, src += srcStride) {
+    uint8_t* rowStart = row(subbands.first + b);
+    storeRun(rowStart, src, first, n1);
+    if (n2) storeRun(rowStart, src + n1 * bps, 0, n2);
   }
 }
 
@@ -214,7 +254,7 @@ WriteCounts CircularSampleBuffer::write(int stream, std::span<const PacketRef> p
       lo = lateBefore;
     }
     if (hi > head) moveWindow(s, hi);  // clears the bits of the slots it takes over
-    const uint32_t arrived = s.arrivedBits(lo, hi, capacity_);
+    const uint32_t arrived = s.arrivedBits(lo, hi);
     const uint32_t all = uint32_t(lowBits(hi - lo));
     if (arrived == all) {
       ++counts.duplicated;
@@ -226,7 +266,7 @@ WriteCounts CircularSampleBuffer::write(int stream, std::span<const PacketRef> p
     } else {
       storePacket(subbands, p, lo, hi);
     }
-    s.forBits(lo, hi, capacity_,
+    s.forBits(lo, hi,
               [](Bitmap& word, uint64_t mask) { word.fetch_or(mask, std::memory_order_relaxed); });
     ++counts.written;
   }
@@ -242,15 +282,54 @@ void CircularSampleBuffer::copyRows(int64_t firstSample, int64_t count, int firs
   const size_t n1 = std::min<size_t>(size_t(count), size_t(capacity_) - first);
   const size_t n2 = size_t(count) - n1;
   for (int j = 0; j < nrSubbands; ++j) {
-    const uint8_t* row = samples_.data() + size_t(firstSubband + j) * size_t(capacity_) * bps;
+    const uint8_t* from = row(firstSubband + j);
     uint8_t* dst = out.samples.data() + size_t(outSubband + j) * size_t(out.header.nrSamples) * bps;
     // Rows go to memory that the ranks read, not this process. Streaming the 128-byte
     // pieces of each packet into the ring (storePacket) as well doubled ionproc's CPU
     // (rtcp-bench capacity --subbands 48: 0.95-1.09 cores against 0.55-0.59).
-    copyNonTemporal(dst, row + first * bps, n1 * bps);
-    if (n2) copyNonTemporal(dst + n1 * bps, row, n2 * bps);
+    copyNonTemporal(dst, from + first * bps, n1 * bps);
+    if (n2) copyNonTemporal(dst + n1 * bps, from, n2 * bps);
   }
   nonTemporalFence();  // the rows are visible before the block is handed over
+}
+
+std::pair<int64_t, bool> CircularSampleBuffer::startRead(StreamState& s, int64_t firstSample,
+                                                         int64_t count) {
+  std::lock_guard lock(s.mutex);
+  const int64_t head = s.head.load(std::memory_order_relaxed);
+  const bool gone = firstSample < head - capacity_;
+  s.servedUntil = std::max(s.servedUntil, firstSample + count);
+  if (!gone) s.pins.insert(firstSample);
+  return {head, gone};
+}
+
+int64_t CircularSampleBuffer::copyValidBits(StreamState& s, int64_t firstSample, int64_t count,
+                                            int64_t head, bool gone, int nrSubbands,
+                                            StationBlock& out, int outSubband) const {
+  const size_t words = out.wordsPerSubband();
+  // Bits are meaningful for samples in the window [head - capacity, head) only.
+  const int64_t validEnd = gone ? firstSample : std::min(firstSample + count, head);
+  uint64_t* valid = out.valid.data() + size_t(outSubband) * words;
+  int64_t arrived = 0;
+  for (size_t i = 0; i < words; ++i) {
+    const int64_t start = firstSample + int64_t(i) * kBits;
+    const int64_t n = validEnd - start;
+    valid[i] = n <= 0 ? 0 : s.bitsAt(slot(start)) & lowBits(n);
+    arrived += std::popcount(valid[i]);
+  }
+  for (int j = 1; j < nrSubbands; ++j)  // every subband row gets the stream's bits
+    std::memcpy(valid + size_t(j) * words, valid, words * sizeof(uint64_t));
+  return count - arrived;
+}
+
+void CircularSampleBuffer::unpin(int stream, int64_t firstSample) {
+  StreamState& s = *state_[stream];
+  std::lock_guard lock(s.mutex);
+  const auto pin = s.pins.find(firstSample);
+  if (pin == s.pins.end())
+    throw std::logic_error("circular buffer: no pin at sample " + std::to_string(firstSample));
+  s.pins.erase(pin);
+  s.space.notify_all();
 }
 
 ReadResult CircularSampleBuffer::read(int stream, int64_t firstSample, int64_t count,
@@ -262,36 +341,16 @@ ReadResult CircularSampleBuffer::read(int stream, int64_t firstSample, int64_t c
   if (count > capacity_ || count > out.header.nrSamples)
     throw std::invalid_argument("circular buffer: read of " + std::to_string(count) +
                                 " samples exceeds the buffer or the block");
-  int64_t head;
-  bool gone;
-  {
-    std::lock_guard lock(s.mutex);
-    head = s.head.load(std::memory_order_relaxed);
-    gone = firstSample < head - capacity_;
-    s.servedUntil = std::max(s.servedUntil, firstSample + count);
-    if (!gone) s.pins.insert(firstSample);
-  }
-  // Bits are meaningful for samples in the window [head - capacity, head) only.
-  const int64_t validEnd = gone ? firstSample : std::min(firstSample + count, head);
-  uint64_t* valid = out.valid.data() + size_t(outSubband) * words;
-  for (size_t i = 0; i < words; ++i) {
-    const int64_t start = firstSample + int64_t(i) * kBits;
-    const int64_t n = validEnd - start;
-    valid[i] = n <= 0 ? 0 : s.bitsAt(slot(start)) & lowBits(n);
-  }
+  const auto [head, gone] = startRead(s, firstSample, count);
+  const int64_t flagged =
+      copyValidBits(s, firstSample, count, head, gone, nrSubbands, out, outSubband);
   if (!gone) {
     copyRows(firstSample, count, firstSubband, nrSubbands, out, outSubband);
-    std::lock_guard lock(s.mutex);
-    s.pins.erase(s.pins.find(firstSample));
-    s.space.notify_all();
+    unpin(stream, firstSample);
   }
-  ReadResult result{gone, 0};
-  for (size_t i = 0; i < words; ++i) result.flagged += kBits - std::popcount(valid[i]);
-  result.flagged -= int64_t(words) * kBits - count;  // bits past the end are clear
-  // Zero what did not arrive, and give every subband row the stream's bits.
+  // Zero what did not arrive.
+  const uint64_t* valid = out.valid.data() + size_t(outSubband) * words;
   for (int j = 0; j < nrSubbands; ++j) {
-    uint64_t* rowValid = out.valid.data() + size_t(outSubband + j) * words;
-    if (j) std::memcpy(rowValid, valid, words * sizeof(uint64_t));
     uint8_t* row = out.samples.data() + size_t(outSubband + j) * size_t(out.header.nrSamples) * bps;
     for (size_t i = 0; i < words; ++i) {
       if (valid[i] == ~uint64_t(0)) continue;
@@ -305,7 +364,28 @@ ReadResult CircularSampleBuffer::read(int stream, int64_t firstSample, int64_t c
         if (!((valid[i] >> t) & 1)) std::memset(row + size_t(t0 + t) * bps, 0, bps);
     }
   }
-  return result;
+  return {gone, flagged};
+}
+
+ReadResult CircularSampleBuffer::lend(int stream, int64_t firstSample, int64_t count,
+                                      int firstSubband, int nrSubbands, StationBlock& out,
+                                      int outSubband) {
+  StreamState& s = *state_[stream];
+  if (count > capacity_ || count > out.header.nrSamples)
+    throw std::invalid_argument("circular buffer: lend of " + std::to_string(count) +
+                                " samples exceeds the buffer or the block");
+  const size_t first = slot(firstSample);
+  if (first + size_t(count) > size_t(capacity_ + mirror_))
+    throw std::logic_error("circular buffer: samples [" + std::to_string(firstSample) + ", +" +
+                           std::to_string(count) + ") wrap past the ring's mirror of " +
+                           std::to_string(mirror_) + " slots (a delay beyond the ring's bound?)");
+  const auto [head, gone] = startRead(s, firstSample, count);
+  const int64_t flagged =
+      copyValidBits(s, firstSample, count, head, gone, nrSubbands, out, outSubband);
+  for (int j = 0; j < nrSubbands; ++j)
+    out.rowOffsets[size_t(outSubband + j)] =
+        size_t(firstSubband + j) * rowBytes_ + first * size_t(bytesPerSample_);
+  return {gone, flagged};
 }
 
 bool CircularSampleBuffer::waitUntilPassed(int stream, int64_t sample, double stallSeconds,

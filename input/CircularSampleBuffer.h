@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "rtcp/AlignedBuffer.h"
@@ -44,6 +45,16 @@ struct ReadResult {
   int64_t flagged = 0;  ///< samples (per subband) that did not arrive
 };
 
+/// Where a buffer's samples live when ranks read them in place (lend()): memory owned
+/// elsewhere (a shared-memory segment, CircularSampleBuffer::bytesFor bytes), the slots
+/// shifted and the first `mirror` slots mirrored after the last, so that every block
+/// read lies in one piece of its row.
+struct RingPlacement {
+  uint8_t* memory = nullptr;  ///< null: the buffer allocates its own (and lends nothing)
+  int64_t shift = 0;          ///< sample s lies in slot (s + shift) mod capacity
+  int64_t mirror = 0;         ///< slots [0, mirror) are also written at capacity + slot
+};
+
 /// Samples of one station: samples[subband][slot] in the RSP payload encoding
 /// (bytesPerDualPolSample bytes each) and arrived[stream][slot] bits, slot = sample mod
 /// capacity. Each stream has one writer (its receiver); any thread may read.
@@ -53,9 +64,10 @@ struct ReadResult {
 /// after the retention floor: the writer waits instead (non-real-time replays).
 class CircularSampleBuffer {
  public:
-  /// capacity: samples per subband, rounded up to a multiple of 64.
+  /// capacity: samples per subband, rounded up to a multiple of 64 (roundedCapacity).
   CircularSampleBuffer(int nrSubbands, int bitsPerSample, int64_t capacity,
-                       std::vector<StreamSubbands> streams, bool blockWhenFull);
+                       std::vector<StreamSubbands> streams, bool blockWhenFull,
+                       RingPlacement placement = {});
   ~CircularSampleBuffer();
   CircularSampleBuffer(const CircularSampleBuffer&) = delete;
   CircularSampleBuffer& operator=(const CircularSampleBuffer&) = delete;
@@ -66,6 +78,10 @@ class CircularSampleBuffer {
   void populate() { samples_.populate(); }
   /// Bytes of sample memory.
   size_t bytes() const { return samples_.size(); }
+  /// The capacity a buffer asked for `capacity` has.
+  static int64_t roundedCapacity(int64_t capacity);
+  /// Bytes of sample memory (RingPlacement::memory) a buffer of this shape needs.
+  static size_t bytesFor(int nrSubbands, int bitsPerSample, int64_t capacity, int64_t mirror);
 
   /// Stores packets of one stream (16 samples each). Late, partly late and duplicated
   /// packets are counted; late samples are dropped. A packet never replaces samples that
@@ -78,6 +94,19 @@ class CircularSampleBuffer {
   /// samples are zeroed. Marks the range served: later packets for it are late.
   ReadResult read(int stream, int64_t firstSample, int64_t count, int firstSubband, int nrSubbands,
                   StationBlock& out, int outSubband);
+
+  /// As read(), but lends the samples in place instead of copying them (RingPlacement
+  /// memory only): out.rowOffsets[outSubband + j] becomes the byte offset, from the
+  /// placement's memory, of subband firstSubband + j's row at firstSample, which holds
+  /// `count` samples in one piece. Samples that did not arrive are not zeroed (their
+  /// valid bits are clear). Unless result.gone, the samples stay pinned (writers wait
+  /// rather than overwrite them) until unpin(stream, firstSample).
+  /// std::logic_error when the range does not lie in one piece (a delay beyond the one
+  /// the placement was made for).
+  ReadResult lend(int stream, int64_t firstSample, int64_t count, int firstSubband, int nrSubbands,
+                  StationBlock& out, int outSubband);
+  /// Ends one lend() of `firstSample` (not gone).
+  void unpin(int stream, int64_t firstSample);
 
   /// Waits until the stream has stored samples up to `sample` (exclusive) or holds a
   /// packet from `sample` on that waits for room (a gap in a recording), has ended,
@@ -105,7 +134,17 @@ class CircularSampleBuffer {
  private:
   struct StreamState;
   size_t slot(int64_t sample) const;
+  uint8_t* row(int subband) { return samples_.data() + size_t(subband) * rowBytes_; }
+  const uint8_t* row(int subband) const { return samples_.data() + size_t(subband) * rowBytes_; }
   void moveWindow(StreamState& s, int64_t newHead);
+  /// Marks [firstSample, +count) served, pins it unless gone; the head and whether gone.
+  std::pair<int64_t, bool> startRead(StreamState& s, int64_t firstSample, int64_t count);
+  /// The stream's valid bits of the range into row outSubband of out.valid, copied to
+  /// its next nrSubbands - 1 rows; the samples flagged per subband.
+  int64_t copyValidBits(StreamState& s, int64_t firstSample, int64_t count, int64_t head, bool gone,
+                        int nrSubbands, StationBlock& out, int outSubband) const;
+  /// Copies `n` samples' bytes to slot `first` of `rowStart` and to its mirror.
+  void storeRun(uint8_t* rowStart, const uint8_t* src, size_t first, size_t n);
   void copyRows(int64_t firstSample, int64_t count, int firstSubband, int nrSubbands,
                 StationBlock& out, int outSubband) const;
   void storePacket(const StreamSubbands& subbands, const PacketRef& packet, int64_t from,
@@ -118,10 +157,14 @@ class CircularSampleBuffer {
   int nrSubbands_;
   int bytesPerSample_;
   int64_t capacity_;
+  int64_t shift_;
+  int64_t mirror_;
+  size_t rowBytes_;  ///< (capacity + mirror) samples
   bool blockWhenFull_;
   std::vector<StreamSubbands> streams_;
   std::vector<std::unique_ptr<StreamState>> state_;
-  AlignedBuffer<uint8_t> samples_;  ///< samples[subband][slot][bytesPerSample]
+  /// samples[subband][slot][bytesPerSample], slots [0, capacity + mirror)
+  AlignedBuffer<uint8_t> samples_;
 };
 
 }  // namespace rtcp::ion

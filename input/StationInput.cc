@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 #include "rtcp/DelayModel.h"
@@ -15,6 +16,11 @@
 
 namespace rtcp::ion {
 namespace {
+
+size_t roundUpTo2MB(size_t bytes) {
+  constexpr size_t kPage = size_t(2) << 20;
+  return (bytes + kPage - 1) / kPage * kPage;
+}
 
 std::chrono::system_clock::time_point wallTimePoint(double unixTime) {
   return std::chrono::system_clock::time_point(
@@ -60,7 +66,8 @@ struct StationInput::Station {
   int index = 0;
   std::string name;
   std::vector<StreamDescriptor> inputs;
-  BeamletRows rows;  ///< where its subbands lie in the buffer
+  BeamletRows rows;       ///< where its subbands lie in the buffer
+  size_t ringOffset = 0;  ///< of its buffer in the shared ring's payload
   std::unique_ptr<CircularSampleBuffer> buffer;
   std::vector<std::unique_ptr<StreamCounters>> counters;   ///< per stream
   std::vector<std::unique_ptr<PacketReceiver>> receivers;  ///< per stream
@@ -91,8 +98,9 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
       maxDelaySamples_ = std::max(maxDelaySamples_, int64_t(std::ceil(tau * fs)) + 1);
     }
   }
-  const int64_t capacity =
-      std::max(int64_t(std::ceil(settings.secondsOfBuffer * fs)), minimumCapacity());
+  int64_t capacity = std::max(int64_t(std::ceil(settings.secondsOfBuffer * fs)), minimumCapacity());
+  RingPlacement placement;
+  const bool shared = options_.sharedRing && planSharedRing(capacity, placement);
   for (int index : stations) {
     if (index < 0 || index >= settings.nrStations())
       throw std::invalid_argument("station input: no station " + std::to_string(index));
@@ -102,6 +110,20 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
     s->name = st.name;
     for (const std::string& input : st.inputs) s->inputs.push_back(StreamDescriptor::parse(input));
     s->rows = beamletRows(settings, st, int(s->inputs.size()));
+    stations_.push_back(std::move(s));
+  }
+  if (shared) {  // one segment, each station's buffer 2 MB aligned in it
+    size_t bytes = 0;
+    for (auto& s : stations_) {
+      s->ringOffset = bytes;
+      bytes += roundUpTo2MB(CircularSampleBuffer::bytesFor(
+          std::max(s->rows.nrRows, 1), settings.bitsPerSample, capacity, placement.mirror));
+    }
+    ring_ = SharedMemory::create("rtcp-ring", bytes, false);  // populated behind the start-up
+  }
+  for (auto& s : stations_) {
+    const int index = s->index;
+    const StationSettings& st = settings.stations[size_t(index)];
     const auto carried = std::count_if(s->rows.streamOf.begin(), s->rows.streamOf.end(),
                                        [](int k) { return k >= 0; });
     if (carried < settings.nrSubbands())
@@ -109,9 +131,11 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
                                        << " input streams carry only " << carried << " of the "
                                        << settings.nrSubbands()
                                        << " subbands; the rest stays flagged");
-    s->buffer =
-        std::make_unique<CircularSampleBuffer>(std::max(s->rows.nrRows, 1), settings.bitsPerSample,
-                                               capacity, s->rows.streams, !settings.realTime);
+    RingPlacement place = placement;
+    place.memory = shared ? ring_.payload() + s->ringOffset : nullptr;
+    s->buffer = std::make_unique<CircularSampleBuffer>(std::max(s->rows.nrRows, 1),
+                                                       settings.bitsPerSample, capacity,
+                                                       s->rows.streams, !settings.realTime, place);
     for (size_t k = 0; k < s->inputs.size(); ++k) {
       s->counters.push_back(std::make_unique<StreamCounters>());
       ReceiverOptions ro;
@@ -128,14 +152,15 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
           std::make_unique<PacketReceiver>(st.name + " " + s->inputs[k].toString(), s->inputs[k],
                                            int(k), *s->buffer, *s->counters.back(), ro));
     }
-    stationSlot_[size_t(index)] = int(stations_.size());
-    stations_.push_back(std::move(s));
+    stationSlot_[size_t(index)] = int(&s - stations_.data());
   }
   RTCP_LOG_INFO("ionproc", "station input: "
                                << stations_.size() << " stations, buffer of "
                                << stations_.front()->buffer->capacity() << " samples per subband ("
                                << stations_.front()->buffer->capacity() / fs << " s), "
-                               << (settings.realTime ? "real time" : "not real time"));
+                               << (settings.realTime ? "real time" : "not real time")
+                               << (shared ? ", lent in place from shared memory " : "")
+                               << (shared ? ring_.name().name : ""));
   // Faulting the buffers in may take seconds per GB (huge pages the kernel must first
   // compact): done behind the rest of the start-up; the receivers start after it.
   populateThread_ = std::thread([this] { populateBuffers(); });
@@ -149,10 +174,14 @@ StationInput::~StationInput() {
 void StationInput::populateBuffers() {
   const auto start = std::chrono::steady_clock::now();
   double bytes = 0;
+  if (ring_.payload()) {
+    ring_.populate();
+    bytes = double(ring_.payloadBytes());
+  }
   for (auto& s : stations_) {
     if (stopped_) break;
-    s->buffer->populate();
-    bytes += double(s->buffer->bytes());
+    s->buffer->populate();  // nothing for a buffer in the shared ring
+    if (!ring_.payload()) bytes += double(s->buffer->bytes());
   }
   {
     std::lock_guard lock(stopMutex_);
@@ -184,6 +213,36 @@ int64_t StationInput::minimumCapacity() const {
           : 0;
   return (lag + 2) * settings_.samplesPerBlock() + nrHistorySamples(settings_) +
          2 * maxDelaySamples_ + latency + 1024;
+}
+
+bool StationInput::planSharedRing(int64_t& capacity, RingPlacement& placement) const {
+  const int64_t block = settings_.samplesPerBlock();
+  const int64_t unit = std::lcm(block, int64_t(64));  // slots come in words of 64
+  // A block read starts at blockStart - history - coarse delay, |coarse| <= reach.
+  const int64_t reach = maxDelaySamples_ + kRspSamplesPerPacket;
+  const int64_t history = nrHistorySamples(settings_);
+  const int64_t mirror = (history + 2 * reach + 64 + 63) / 64 * 64;
+  // A rank holds a lent block until it asks for the one its block sets in flight (up to
+  // 4) later: 2 blocks more than the buffer's minimum, which counts 2 in flight.
+  const int64_t wanted = (capacity + 2 * block + unit - 1) / unit * unit;
+  if (unit > 8 * block || mirror > wanted) {
+    RTCP_LOG_WARN("ionproc", "station input: blocks of " << block
+                                                         << " samples cannot be lent in place "
+                                                            "from a ring; they are copied");
+    return false;
+  }
+  capacity = wanted;
+  // Block b's read then starts at slot (b * block + reach - coarse) mod capacity: a whole
+  // block and its history from the start of a block's slots, past the end by at most
+  // the mirror.
+  const int64_t shift = (history + reach - settings_.startSample()) % capacity;
+  placement.shift = shift < 0 ? shift + capacity : shift;
+  placement.mirror = mirror;
+  return true;
+}
+
+const SharedMemoryName* StationInput::sampleRing() const {
+  return ring_.payload() ? &ring_.name() : nullptr;
 }
 
 double StationInput::deriveClockShift() const {
@@ -283,12 +342,16 @@ bool StationInput::waitForData(Station& s, int firstStream, int lastStream, int6
   return true;
 }
 
-void StationInput::flagRows(StationBlock& out, int firstRow, int nrRows) const {
-  const size_t rowBytes = out.samples.size() / size_t(out.header.nrSubbands);
+void StationInput::flagRows(const Station& s, StationBlock& out, int firstRow, int nrRows) const {
   const size_t words = out.wordsPerSubband();
-  std::memset(out.samples.data() + size_t(firstRow) * rowBytes, 0, size_t(nrRows) * rowBytes);
   std::memset(out.valid.data() + size_t(firstRow) * words, 0,
               size_t(nrRows) * words * sizeof(uint64_t));
+  if (out.header.rowsInRing) {  // any samples: none is valid
+    for (int j = firstRow; j < firstRow + nrRows; ++j) out.rowOffsets[size_t(j)] = s.ringOffset;
+    return;
+  }
+  const size_t rowBytes = out.samples.size() / size_t(out.header.nrSubbands);
+  std::memset(out.samples.data() + size_t(firstRow) * rowBytes, 0, size_t(nrRows) * rowBytes);
 }
 
 std::vector<int> StationInput::stations() const {
@@ -300,6 +363,40 @@ std::vector<int> StationInput::stations() const {
 
 void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex, int firstSubband,
                              int nrSubbands) {
+  fill(out, block, stationIndex, firstSubband, nrSubbands, nullptr);
+}
+
+void StationInput::lendInto(StationBlock& out, int64_t block, int stationIndex, int firstSubband,
+                            int nrSubbands, uint64_t lease) {
+  if (!ring_.payload()) throw std::logic_error("station input: no shared ring to lend from");
+  if (!out.rowOffsets.data() || !out.header.rowsInRing)
+    throw std::logic_error("station input: lends into a block with a row table only");
+  endLease(lease);
+  std::vector<Pin> pins;
+  try {
+    fill(out, block, stationIndex, firstSubband, nrSubbands, &pins);
+  } catch (...) {
+    for (const Pin& pin : pins) pin.station->buffer->unpin(pin.stream, pin.firstSample);
+    throw;
+  }
+  std::lock_guard lock(leaseMutex_);
+  leases_[lease] = std::move(pins);
+}
+
+void StationInput::endLease(uint64_t lease) {
+  std::vector<Pin> pins;
+  {
+    std::lock_guard lock(leaseMutex_);
+    const auto it = leases_.find(lease);
+    if (it == leases_.end()) return;
+    pins = std::move(it->second);
+    leases_.erase(it);
+  }
+  for (const Pin& pin : pins) pin.station->buffer->unpin(pin.stream, pin.firstSample);
+}
+
+void StationInput::fill(StationBlock& out, int64_t block, int stationIndex, int firstSubband,
+                        int nrSubbands, std::vector<Pin>* pins) {
   if (!started_) std::call_once(startOnce_, [this] { startReceivers(); });
   Station& s = station(stationIndex);
   if (nrSubbands < 1 || firstSubband < 0 || firstSubband + nrSubbands > settings_.nrSubbands())
@@ -334,7 +431,7 @@ void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex,
   for (int i = firstSubband; i < firstSubband + nrSubbands;) {
     const int k = s.rows.streamOf[size_t(i)];
     if (k < 0) {  // no stream carries it
-      flagRows(out, i - firstSubband, 1);
+      flagRows(s, out, i - firstSubband, 1);
       ++i;
       continue;
     }
@@ -349,12 +446,19 @@ void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex,
     if (!waitForData(s, k, k, first + nrSamples))
       throw std::runtime_error("station input stopped while waiting for block " +
                                std::to_string(block));
-    gone |=
-        s.buffer->read(k, first, nrSamples, s.rows.rowOf[size_t(i)], n, out, i - firstSubband).gone;
+    const int row = s.rows.rowOf[size_t(i)], outRow = i - firstSubband;
+    if (pins) {
+      const ReadResult lent = s.buffer->lend(k, first, nrSamples, row, n, out, outRow);
+      if (!lent.gone) pins->push_back({&s, k, first});
+      for (int j = outRow; j < outRow + n; ++j) out.rowOffsets[size_t(j)] += s.ringOffset;
+      gone |= lent.gone;
+    } else {
+      gone |= s.buffer->read(k, first, nrSamples, row, n, out, outRow).gone;
+    }
     i += n;
   }
   if (gone) {  // the ranks fell behind: its samples have been overwritten
-    flagRows(out, 0, nrSubbands);
+    flagRows(s, out, 0, nrSubbands);
     out.header.flaggedByIonproc = 1;
     ++s.blocksGone;
     RTCP_LOG_WARN("ionproc", s.name << ": block " << block
@@ -394,6 +498,14 @@ std::vector<StationStatistics> StationInput::statistics() const {
     result.push_back(st);
   }
   return result;
+}
+
+}  // namespace rtcp::ion
+
+namespace rtcp::ion {
+
+void BlockSource::lendInto(StationBlock&, int64_t, int, int, int, uint64_t) {
+  throw std::logic_error("this block source lends nothing in place");
 }
 
 }  // namespace rtcp::ion

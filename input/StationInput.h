@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "InputStatistics.h"
 #include "PacketReceiver.h"
 #include "rtcp/ObservationSettings.h"
+#include "rtcp/SharedMemory.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::ion {
@@ -38,6 +40,9 @@ struct StationInputOptions {
   DelayFunction delays;         ///< injected delays; empty: DelayModel of the settings
   double maxDelaySeconds = -1;  ///< bound on |tau_s| for sizing the buffer; < 0: from positions
   std::optional<double> clockShift;  ///< wall minus recording time; default: see clockShift()
+  /// The stations' sample rings in one shared-memory segment, lent in place (lendInto):
+  /// ionproc's, whose ranks on this host read the rows where the receivers wrote them.
+  bool sharedRing = false;
 };
 
 class StationInput : public BlockSource {
@@ -60,6 +65,10 @@ class StationInput : public BlockSource {
   std::vector<int> stations() const override;
   void serveInto(StationBlock& out, int64_t block, int station, int firstSubband,
                  int nrSubbands) override;
+  const SharedMemoryName* sampleRing() const override;
+  void lendInto(StationBlock& out, int64_t block, int station, int firstSubband, int nrSubbands,
+                uint64_t lease) override;
+  void endLease(uint64_t lease) override;
   /// Blocks before `block` will not be asked for again: their samples may be overwritten.
   void release(int64_t block);
 
@@ -74,8 +83,21 @@ class StationInput : public BlockSource {
 
  private:
   struct Station;
+  /// A lent read's pin on a stream of a station's buffer.
+  struct Pin {
+    Station* station;
+    int stream;
+    int64_t firstSample;
+  };
   Station& station(int index) const;
   int64_t minimumCapacity() const;
+  /// For a shared ring: grows `capacity` to whole blocks plus the ranks' blocks in flight
+  /// and places the slots so that every block read lies in one piece of a row
+  /// (RingPlacement); false (and a warning) when this block size cannot be placed so.
+  bool planSharedRing(int64_t& capacity, RingPlacement& placement) const;
+  /// serveInto, or with `pins` lendInto (the pins it takes appended).
+  void fill(StationBlock& out, int64_t block, int station, int firstSubband, int nrSubbands,
+            std::vector<Pin>* pins);
   /// Seconds past a block's end before it is served in real time.
   double maxLatency() const { return options_.maxLatency.value_or(settings_.maxNetworkDelay); }
   double deriveClockShift() const;
@@ -87,8 +109,9 @@ class StationInput : public BlockSource {
   bool waitUntilPopulated();
   /// Waits until block samples up to `end` may be served; false once stopped.
   bool waitForData(Station& s, int firstStream, int lastStream, int64_t end);
-  /// Zeroes rows [firstRow, +nrRows) of a block and clears their valid bits.
-  void flagRows(StationBlock& out, int firstRow, int nrRows) const;
+  /// Zeroes rows [firstRow, +nrRows) of a block (a lent block's: points them at the
+  /// station's first ring row) and clears their valid bits.
+  void flagRows(const Station& s, StationBlock& out, int firstRow, int nrRows) const;
 
   const ObservationSettings settings_;  ///< a copy: the delay thread reads it
   StationInputOptions options_;
@@ -96,7 +119,10 @@ class StationInput : public BlockSource {
   std::atomic<double> clockShift_{0};
   std::once_flag startOnce_;
   std::atomic<bool> started_{false};
-  std::vector<std::unique_ptr<Station>> stations_;
+  SharedMemory ring_;  ///< every station's buffer, when options_.sharedRing
+  std::vector<std::unique_ptr<Station>> stations_;  ///< after ring_: their buffers borrow it
+  std::mutex leaseMutex_;
+  std::map<uint64_t, std::vector<Pin>> leases_;  ///< lendInto's pins by lease
   std::vector<int> stationSlot_;  ///< observation station index -> stations_ index, or -1
   DelayCompensation delays_;
   std::atomic<int64_t> released_{INT64_MIN};  ///< blocks before it are released

@@ -44,6 +44,7 @@ struct Options {
   double linger = 10;
   bool noInput = false;
   bool noOutput = false;
+  bool noSharedRing = false;
   std::string stations;  ///< comma-separated names; empty: every station
   std::string statusFile;
 };
@@ -75,6 +76,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "reach this host")(
       "no-output", po::bool_switch(&o.noOutput),
       "only serve station blocks; another ionproc integrates and sends to storage")(
+      "no-shared-ring", po::bool_switch(&o.noSharedRing),
+      "with a unix: link, copy each block into shared memory for the ranks rather than lend "
+      "them the rows in the station buffer itself")(
       "status", po::value(&o.statusFile),
       "rewrite this file once a second with key=value status lines (StatusFile.h); '-': print them "
       "as one 'rtcp-status' line a second on standard output (for observe across hosts)");
@@ -172,6 +176,8 @@ int run(const Options& options) {
   if (!options.noInput) {
     StationInputOptions inputOptions;
     inputOptions.replayFromFirstRequest = true;
+    // Ranks on this host (a unix: link) read the rows where the receivers wrote them.
+    inputOptions.sharedRing = options.link.rfind("unix:", 0) == 0 && !options.noSharedRing;
     input = std::make_unique<StationInput>(settings, stationIndices(settings, options.stations),
                                            inputOptions);
     blocks = input.get();

@@ -1,15 +1,10 @@
 #include "SharedBlockSegment.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <random>
 #include <stdexcept>
+
+#include "rtcp/RspPacket.h"
 
 namespace rtcp::ion {
 
@@ -19,8 +14,12 @@ constexpr size_t kPage = size_t(2) << 20;  ///< slots start on 2 MB boundaries
 
 size_t roundUp(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
 
-std::runtime_error systemError(const std::string& what) {
-  return std::runtime_error(what + ": " + std::strerror(errno));
+SharedMemoryName memoryName(const SharedSegmentInfo& info) {
+  SharedMemoryName name;
+  std::memcpy(name.name, info.name, sizeof name.name);
+  name.bytes = info.bytes;
+  name.nonce = info.nonce;
+  return name;
 }
 
 }  // namespace
@@ -28,50 +27,25 @@ std::runtime_error systemError(const std::string& what) {
 SharedBlockSegment::SharedBlockSegment(int nrSlots, size_t slotBytes) {
   if (nrSlots < 1 || slotBytes == 0)
     throw std::invalid_argument("SharedBlockSegment: no slots or empty slots");
-  static std::atomic<int> counter{0};
-  const std::string name =
-      "/rtcp-blocks-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-  std::snprintf(info_.name, sizeof info_.name, "%s", name.c_str());
+  memory_ = SharedMemory::create("rtcp-blocks", roundUp(slotBytes) * size_t(nrSlots));
+  const SharedMemoryName& name = memory_.name();
+  std::memcpy(info_.name, name.name, sizeof info_.name);
+  info_.bytes = name.bytes;
+  info_.nonce = name.nonce;
   info_.slotBytes = roundUp(slotBytes);
-  info_.firstSlotOffset = kPage;
+  info_.firstSlotOffset = SharedMemory::kHeaderBytes;
   info_.nrSlots = nrSlots;
-  info_.bytes = info_.firstSlotOffset + info_.slotBytes * size_t(nrSlots);
-  info_.nonce = std::random_device{}() * 0x100000001ull ^ uint64_t(getpid());
-
-  const int fd = ::shm_open(info_.name, O_RDWR | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) throw systemError(std::string("shm_open ") + info_.name);
-  if (::ftruncate(fd, off_t(info_.bytes)) != 0) {
-    ::close(fd);
-    ::shm_unlink(info_.name);
-    throw systemError(std::string("ftruncate ") + info_.name);
-  }
-  void* p = ::mmap(nullptr, info_.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) {
-    ::shm_unlink(info_.name);
-    throw systemError(std::string("mmap ") + info_.name);
-  }
-  base_ = static_cast<uint8_t*>(p);
-  // Shared memory comes in 4 KB pages here (no huge pages for shmem): fault them all in
-  // with one call now, not one fault per page while serving (a hint: ignored if refused).
-  ::madvise(base_, info_.bytes, MADV_POPULATE_WRITE);
-  std::memcpy(base_, &info_.nonce, sizeof info_.nonce);
+  base_ = memory_.payload() - SharedMemory::kHeaderBytes;
   holderOf_.assign(size_t(nrSlots), -1);
   for (int s = nrSlots - 1; s >= 0; --s) free_.push_back(s);
 }
 
-SharedBlockSegment::~SharedBlockSegment() {
-  ::munmap(base_, info_.bytes);
-  ::shm_unlink(info_.name);
-}
+SharedBlockSegment::~SharedBlockSegment() = default;
 
 SharedBlockLocation SharedBlockSegment::lease(uint64_t holder, double timeoutSeconds) {
   std::unique_lock lock(mutex_);
   for (size_t s = 0; s < holderOf_.size(); ++s)
-    if (holderOf_[s] == int64_t(holder)) {
-      holderOf_[s] = -1;
-      free_.push_back(int(s));
-    }
+    if (holderOf_[s] == int64_t(holder)) freeSlot(s);
   if (!freed_.wait_for(lock, std::chrono::duration<double>(timeoutSeconds),
                        [&] { return !free_.empty(); }))
     throw std::runtime_error("no free slot in " + std::string(info_.name) + " (" +
@@ -83,14 +57,17 @@ SharedBlockLocation SharedBlockSegment::lease(uint64_t holder, double timeoutSec
   return {slot, 0, info_.firstSlotOffset + info_.slotBytes * size_t(slot)};
 }
 
+void SharedBlockSegment::freeSlot(size_t slot) {
+  if (onRelease_) onRelease_(int(slot));
+  holderOf_[slot] = -1;
+  free_.push_back(int(slot));
+}
+
 void SharedBlockSegment::release(uint64_t mask, uint64_t value) {
   {
     std::lock_guard lock(mutex_);
     for (size_t s = 0; s < holderOf_.size(); ++s)
-      if (holderOf_[s] >= 0 && (uint64_t(holderOf_[s]) & mask) == value) {
-        holderOf_[s] = -1;
-        free_.push_back(int(s));
-      }
+      if (holderOf_[s] >= 0 && (uint64_t(holderOf_[s]) & mask) == value) freeSlot(s);
   }
   freed_.notify_all();
 }
@@ -104,6 +81,16 @@ StationBlock SharedBlockSegment::block(int slot, int nrSubbands, int nrSamples, 
                             nrSubbands, nrSamples, bitsPerSample);
 }
 
+StationBlock SharedBlockSegment::rowTable(int slot, int nrSubbands, int nrSamples,
+                                          int bitsPerSample) {
+  if (slot < 0 || slot >= info_.nrSlots ||
+      StationBlock::bytesOfRowTable(nrSubbands, nrSamples) > info_.slotBytes)
+    throw std::invalid_argument("SharedBlockSegment: row table does not fit slot " +
+                                std::to_string(slot));
+  return StationBlock::overRowTable(base_ + info_.firstSlotOffset + info_.slotBytes * size_t(slot),
+                                    nrSubbands, nrSamples, bitsPerSample);
+}
+
 std::span<uint8_t> SharedBlockSegment::slotBytes(int slot) {
   if (slot < 0 || slot >= info_.nrSlots)
     throw std::invalid_argument("SharedBlockSegment: no slot " + std::to_string(slot));
@@ -115,25 +102,13 @@ int SharedBlockSegment::leased() const {
   return info_.nrSlots - int(free_.size());
 }
 
-SharedBlockMapping::SharedBlockMapping(const SharedSegmentInfo& info) : info_(info) {
+SharedBlockMapping::SharedBlockMapping(const SharedSegmentInfo& info)
+    : info_(info), memory_(SharedMemory::openReadOnly(memoryName(info))) {
   info_.name[sizeof info_.name - 1] = 0;
-  const int fd = ::shm_open(info_.name, O_RDONLY, 0);
-  if (fd < 0) throw systemError(std::string("shm_open ") + info_.name);
-  void* p = ::mmap(nullptr, info_.bytes, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) throw systemError(std::string("mmap ") + info_.name);
-  base_ = static_cast<uint8_t*>(p);
-  ::madvise(base_, info_.bytes, MADV_POPULATE_READ);  // one call, not a fault per page
-  uint64_t nonce = 0;
-  std::memcpy(&nonce, base_, sizeof nonce);
-  if (nonce != info_.nonce) {
-    ::munmap(base_, info_.bytes);
-    throw std::runtime_error(std::string(info_.name) +
-                             " is not the segment ionproc announced (another host's?)");
-  }
+  base_ = memory_.payload() - SharedMemory::kHeaderBytes;
 }
 
-SharedBlockMapping::~SharedBlockMapping() { ::munmap(base_, info_.bytes); }
+SharedBlockMapping::~SharedBlockMapping() = default;
 
 std::span<const uint8_t> SharedBlockMapping::slotBytes(const SharedBlockLocation& location) const {
   if (location.slot < 0 || location.slot >= info_.nrSlots ||
@@ -145,18 +120,40 @@ std::span<const uint8_t> SharedBlockMapping::slotBytes(const SharedBlockLocation
 }
 
 StationBlock SharedBlockMapping::block(const SharedBlockLocation& location,
-                                       const StationBlockHeader& header) const {
-  const size_t bytes =
-      StationBlock::bytesInOnePiece(header.nrSubbands, header.nrSamples, header.bitsPerSample);
+                                       const StationBlockHeader& header,
+                                       const SharedMemory* ring) const {
+  const size_t bytes = header.rowsInRing
+                           ? StationBlock::bytesOfRowTable(header.nrSubbands, header.nrSamples)
+                           : StationBlock::bytesInOnePiece(header.nrSubbands, header.nrSamples,
+                                                           header.bitsPerSample);
   if (bytes > slotBytes(location).size())
     throw std::runtime_error("ionproc lent slot " + std::to_string(location.slot) + " of " +
                              info_.name + " for a block of " + std::to_string(bytes) +
                              " bytes, more than a slot holds");
   // Read-only pages: a write through these buffers faults instead of corrupting ionproc's.
+  uint8_t* slot = const_cast<uint8_t*>(base_ + location.offset);
+  if (!header.rowsInRing) {
+    StationBlock block =
+        StationBlock::over(slot, header.nrSubbands, header.nrSamples, header.bitsPerSample);
+    block.header = header;
+    return block;
+  }
+  if (!ring)
+    throw std::runtime_error(
+        "ionproc lent a block in its sample ring, which this rank has not "
+        "mapped");
   StationBlock block =
-      StationBlock::over(const_cast<uint8_t*>(base_ + location.offset), header.nrSubbands,
-                         header.nrSamples, header.bitsPerSample);
+      StationBlock::overRowTable(slot, header.nrSubbands, header.nrSamples, header.bitsPerSample);
   block.header = header;
+  block.rowBase = ring->payload();
+  const uint64_t rowBytes =
+      uint64_t(header.nrSamples) * uint64_t(bytesPerDualPolSample(header.bitsPerSample));
+  for (int j = 0; j < header.nrSubbands; ++j)
+    if (block.rowOffsets[size_t(j)] > ring->payloadBytes() ||
+        rowBytes > ring->payloadBytes() - block.rowOffsets[size_t(j)])
+      throw std::runtime_error("ionproc lent row " + std::to_string(j) + " at offset " +
+                               std::to_string(block.rowOffsets[size_t(j)]) + " of " +
+                               ring->name().name + ", past its end");
   return block;
 }
 

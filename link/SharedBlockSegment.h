@@ -12,11 +12,13 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "rtcp/SharedMemory.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::ion {
@@ -56,8 +58,14 @@ class SharedBlockSegment {
   SharedBlockLocation lease(uint64_t holder, double timeoutSeconds = 30);
   /// Returns every slot whose holder satisfies (holder & mask) == value.
   void release(uint64_t mask, uint64_t value);
+  /// Called with each slot whose lease ends (before the slot can be lent again); set
+  /// before the first lease.
+  void onRelease(std::function<void(int slot)> callback) { onRelease_ = std::move(callback); }
   /// A block of the given shape over slot `slot` (whose lease the caller holds).
   StationBlock block(int slot, int nrSubbands, int nrSamples, int bitsPerSample);
+
+  /// A block with its rows elsewhere (StationBlock::overRowTable) over slot `slot`.
+  StationBlock rowTable(int slot, int nrSubbands, int nrSamples, int bitsPerSample);
 
   int leased() const;
   /// The raw bytes of slot `slot`.
@@ -65,11 +73,14 @@ class SharedBlockSegment {
 
  private:
   SharedSegmentInfo info_;
-  uint8_t* base_ = nullptr;
+  SharedMemory memory_;
+  uint8_t* base_ = nullptr;  ///< the segment's start
   mutable std::mutex mutex_;
   std::condition_variable freed_;
   std::vector<int> free_;
   std::vector<int64_t> holderOf_;  ///< [slot], -1: free
+  std::function<void(int)> onRelease_;
+  void freeSlot(size_t slot);  ///< with mutex_ held
 };
 
 /// A rank's side: the segment mapped read-only.
@@ -83,14 +94,18 @@ class SharedBlockMapping {
   SharedBlockMapping& operator=(const SharedBlockMapping&) = delete;
 
   /// The lent block at `location` with the shape of `header` (which it takes), in place:
-  /// its buffers point into the read-only mapping and must only be read.
-  StationBlock block(const SharedBlockLocation& location, const StationBlockHeader& header) const;
+  /// its buffers point into the read-only mapping and must only be read. A block whose
+  /// rows were lent in ionproc's sample ring (header.rowsInRing) reads them from `ring`
+  /// (that ring mapped; std::runtime_error without it, or for a row outside it).
+  StationBlock block(const SharedBlockLocation& location, const StationBlockHeader& header,
+                     const SharedMemory* ring = nullptr) const;
   /// The raw bytes of the slot at `location`.
   std::span<const uint8_t> slotBytes(const SharedBlockLocation& location) const;
 
  private:
   SharedSegmentInfo info_;
-  uint8_t* base_ = nullptr;
+  SharedMemory memory_;
+  const uint8_t* base_ = nullptr;  ///< the segment's start
 };
 
 }  // namespace rtcp::ion

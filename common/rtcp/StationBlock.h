@@ -33,7 +33,11 @@ struct StationBlockHeader {
   int32_t nrSamples = 0;  ///< history + samplesPerBlock
   int32_t bitsPerSample = 16;
   int32_t flaggedByIonproc = 0;  ///< 1: served fully flagged because the ranks fell behind
-  int64_t reserved[4] = {};      ///< pads the header to 64 bytes
+  /// 1: the rows were lent in ionproc's sample ring, at the offsets the block lists
+  /// (StationBlock::overRowTable), not laid out in the block.
+  int32_t rowsInRing = 0;
+  int32_t reserved32 = 0;
+  int64_t reserved[3] = {};  ///< pads the header to 64 bytes
 };
 static_assert(sizeof(StationBlockHeader) == 64);
 
@@ -56,15 +60,28 @@ struct StationBlock {
   /// aligned, in `memory` (at least bytesInOnePiece() bytes, 64-byte aligned) owned
   /// elsewhere: a slot of a shared-memory segment (link/SharedBlockSegment.h).
   static StationBlock over(uint8_t* memory, int nrSubbands, int nrSamples, int bitsPerSample);
+  /// Bytes a block whose rows lie elsewhere takes in one piece (overRowTable()).
+  static size_t bytesOfRowTable(int nrSubbands, int nrSamples);
+  /// A block whose valid bits, delays and row offsets lie, in that order and each 64-byte
+  /// aligned, in `memory`; its rows lie at rowBase + rowOffsets[subband] (a lent ring),
+  /// rowBase set by the caller.
+  static StationBlock overRowTable(uint8_t* memory, int nrSubbands, int nrSamples,
+                                   int bitsPerSample);
 
   StationBlockHeader header;
   /// samples[subband][time] of bytesPerDualPolSample(bits) bytes each, in the RSP payload
-  /// encoding (X then Y; re, im), so 8- and 4-bit data travel packed.
+  /// encoding (X then Y; re, im), so 8- and 4-bit data travel packed; samples that did
+  /// not arrive are zero. Empty when the rows lie elsewhere (rowOffsets): use sample().
   AlignedBuffer<uint8_t> samples;
   /// valid[subband][time / 64]: bit (time % 64) is set when the sample arrived.
   AlignedBuffer<uint64_t> valid;
   /// delays[subband]: where the subband's samples were read, and what remains to correct.
   AlignedBuffer<SubbandDelay> delays;
+  /// Set when the rows are not in `samples` but lent in place (header.rowsInRing): row
+  /// `subband` starts at rowBase + rowOffsets[subband] and holds nrSamples samples. Where
+  /// a valid bit is clear, such a row holds whatever the ring held: read the valid bits.
+  uint8_t* rowBase = nullptr;
+  AlignedBuffer<uint64_t> rowOffsets;
 
   size_t wordsPerSubband() const { return (size_t(header.nrSamples) + 63) / 64; }
   bool isValid(int subband, int time) const {

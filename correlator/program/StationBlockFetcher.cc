@@ -1,5 +1,6 @@
 #include "StationBlockFetcher.h"
 
+#include <cstring>
 #include <sstream>
 
 #include "CorrelatorFunctions.h"
@@ -16,6 +17,7 @@ LinkFetcher::LinkFetcher(std::vector<std::shared_ptr<ion::LinkClient>> links,
                          std::optional<SubbandSlots> subbandSlots)
     : links_(std::move(links)),
       shared_(links_.size()),
+      rings_(links_.size()),
       subbandSlots_(subbandSlots),
       linkOfStation_(size_t(settings.nrStations()), -1),
       nrSubbands_(settings.nrSubbands()) {
@@ -66,6 +68,24 @@ void LinkFetcher::mapSharedSegment(size_t l) {
   } catch (const std::exception& e) {
     RTCP_LOG_WARN("correlator", "ionproc " << l + 1 << ": no shared-memory link (" << e.what()
                                            << "); station blocks come over the socket");
+    return;
+  }
+  ion::SharedSegmentInfo ring;
+  try {
+    ion::sharedSampleRing.call(*links_[l], ring);
+  } catch (const std::exception&) {  // its station input lends no ring: slots hold the rows
+    return;
+  }
+  try {
+    SharedMemoryName name;
+    std::memcpy(name.name, ring.name, sizeof name.name);
+    name.bytes = ring.bytes;
+    name.nonce = ring.nonce;
+    rings_[l] = std::make_unique<SharedMemory>(SharedMemory::openReadOnly(name));
+  } catch (const std::exception& e) {
+    shared_[l].reset();
+    RTCP_LOG_WARN("correlator", "ionproc " << l + 1 << ": its sample ring cannot be mapped ("
+                                           << e.what() << "); station blocks come over the socket");
   }
 }
 
@@ -123,7 +143,8 @@ const StationBlock& LinkFetcher::lend(int64_t block, int station, int first, int
         std::to_string(count) + " subbands from " + std::to_string(first) +
         " (do ionproc and correlator read the same parset?)");
   const StationBlock& lent =
-      lent_.insert_or_assign({station, lease}, shared_[l]->block(location, header)).first->second;
+      lent_.insert_or_assign({station, lease}, shared_[l]->block(location, header, rings_[l].get()))
+          .first->second;
   ++fetched_;
   ++lentCount_;
   if (header.flaggedByIonproc) ++flaggedByIonproc_;

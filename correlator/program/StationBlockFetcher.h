@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rtcp/ObservationSettings.h"
+#include "rtcp/SharedMemory.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::ion {
@@ -84,6 +85,7 @@ class LinkFetcher : public StationBlockFetcher {
 
   std::vector<std::shared_ptr<ion::LinkClient>> links_;
   std::vector<std::unique_ptr<ion::SharedBlockMapping>> shared_;  ///< [link], null: socket
+  std::vector<std::unique_ptr<SharedMemory>> rings_;  ///< [link]: its sample ring, if lent
   std::optional<SubbandSlots> subbandSlots_;
   std::map<std::pair<int, int>, StationBlock> lent_;  ///< (station, lease) -> lent block
   uint64_t lentCount_ = 0;

@@ -135,8 +135,7 @@ inline ObservationSettings makeSettings(int nrStations, int nrSubbands, double s
 
 /// Pointer to sample t of row `subband` of a block.
 inline const uint8_t* blockSample(const StationBlock& b, int subband, int t) {
-  return b.samples.data() +
-         (size_t(subband) * b.header.nrSamples + t) * bytesPerDualPolSample(b.header.bitsPerSample);
+  return b.sample(subband, t);
 }
 
 /// Checks one sample of a block against the test pattern (or zeros when flagged);

@@ -3,8 +3,10 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <chrono>
+#include <cstring>
 #include <future>
 #include <thread>
+#include <utility>
 
 #include "CircularSampleBuffer.h"
 #include "InputTestUtil.h"
@@ -18,10 +20,15 @@ using test::makePacket;
 constexpr int64_t kBase = 330000000000000;  ///< a sample number of today's size, 64-aligned
 constexpr int kBeamlets = 5;
 
-/// Two streams of 5 and 3 subbands (the last one narrower); 16-bit.
+/// Two streams of 5 and 3 subbands (the last one narrower); 16-bit. With a mirror, in
+/// memory of its own and placed with that shift and mirror (lend()).
 struct Fixture {
-  explicit Fixture(int64_t capacity = 1024, bool blockWhenFull = false, int bits = 16)
-      : bits(bits), buffer(8, bits, capacity, {{0, kBeamlets}, {kBeamlets, 3}}, blockWhenFull) {}
+  explicit Fixture(int64_t capacity = 1024, bool blockWhenFull = false, int bits = 16,
+                   int64_t shift = 0, int64_t mirror = 0)
+      : bits(bits),
+        ring(mirror ? CircularSampleBuffer::bytesFor(8, bits, capacity, mirror) : 0),
+        buffer(8, bits, capacity, {{0, kBeamlets}, {kBeamlets, 3}}, blockWhenFull,
+               {mirror ? ring.data() : nullptr, shift, mirror}) {}
 
   /// Writes stream 0 packets starting at kBase + 16 * index.
   WriteCounts write(std::vector<int64_t> indices, int stream = 0) {
@@ -54,9 +61,31 @@ struct Fixture {
       }
   }
 
+  /// Lends what read() copies: subbands of stream 0 for samples [kBase + first, +count).
+  ReadResult lend(int64_t first, int count) {
+    const StreamSubbands& sub = buffer.streamSubbands(0);
+    table = AlignedBuffer<uint8_t>(StationBlock::bytesOfRowTable(sub.count, count));
+    lent = StationBlock::overRowTable(table.data(), sub.count, count, bits);
+    lent.rowBase = ring.data();
+    return buffer.lend(0, kBase + first, count, sub.first, sub.count, lent, 0);
+  }
+  /// Asserts that the lent block has the last read's valid bits and valid samples.
+  void expectLentIsRead() {
+    const size_t bytes = bytesPerDualPolSample(bits);
+    for (int row = 0; row < block.header.nrSubbands; ++row)
+      for (int t = 0; t < block.header.nrSamples; ++t) {
+        CPPUNIT_ASSERT_EQUAL(block.isValid(row, t), lent.isValid(row, t));
+        if (block.isValid(row, t))
+          CPPUNIT_ASSERT(std::memcmp(block.sample(row, t), lent.sample(row, t), bytes) == 0);
+      }
+  }
+
   int bits;
+  AlignedBuffer<uint8_t> ring;  ///< the buffer's memory when placed
   CircularSampleBuffer buffer;
   StationBlock block;
+  AlignedBuffer<uint8_t> table;
+  StationBlock lent;
 };
 
 bool packetIn(int64_t sampleOffset, std::initializer_list<int> packets) {
@@ -80,6 +109,9 @@ class CircularSampleBufferTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testWriterWaitsForRetention);
   CPPUNIT_TEST(testGapDoesNotDeadlock);
   CPPUNIT_TEST(testWaitUntilPassed);
+  CPPUNIT_TEST(testLentRowsAreTheRead);
+  CPPUNIT_TEST(testLentRowsStayUntilUnpinned);
+  CPPUNIT_TEST(testLendPastTheMirrorRefused);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -246,6 +278,51 @@ class CircularSampleBufferTest : public CppUnit::TestFixture {
     f.buffer.markEnded(0);
     CPPUNIT_ASSERT(
         f.buffer.waitUntilPassed(0, kBase + 1000, -1, Clock::now() + std::chrono::seconds(10)));
+  }
+
+  /// Rows lent in place hold what a read copies, across the ring's end too (through
+  /// the mirror), with lost packets flagged the same.
+  void testLentRowsAreTheRead() {
+    Fixture f(256, false, 16, 40, 96);  // sample s in slot (s + 40) mod 256
+    std::vector<int64_t> packets;
+    for (int i = 8; i < 50; ++i)
+      if (i != 40) packets.push_back(i);  // samples [128, 800), packet 40 lost
+    f.write(packets);
+    // From slot 80 and 128 (through 24 and 72 mirrored slots), and at slot 0.
+    for (const auto& [first, count] :
+         {std::pair(552, 200), std::pair(600, 200), std::pair(728, 64)}) {
+      const ReadResult lent = f.lend(first, count);
+      f.buffer.unpin(0, kBase + first);
+      const ReadResult read = f.read(first, count);
+      CPPUNIT_ASSERT(!lent.gone && !read.gone);
+      CPPUNIT_ASSERT_EQUAL(read.flagged, lent.flagged);
+      f.expectLentIsRead();
+    }
+    CPPUNIT_ASSERT_EQUAL(int64_t(16), f.read(552, 200).flagged);  // packet 40
+  }
+
+  /// A lent range is pinned: a write that would overwrite it waits until unpin().
+  void testLentRowsStayUntilUnpinned() {
+    Fixture f(256, false, 16, 0, 64);
+    f.write({0, 1, 2, 3});
+    CPPUNIT_ASSERT(!f.lend(0, 64).gone);
+    // Packet 16 would take the slots of samples [0, 16).
+    auto writer = std::async(std::launch::async, [&] { return f.write({16}); });
+    CPPUNIT_ASSERT(writer.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout);
+    f.read(0, 64);  // reads do not end the pin
+    f.expectLentIsRead();
+    f.buffer.unpin(0, kBase);
+    CPPUNIT_ASSERT(writer.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(1), writer.get().written);
+    CPPUNIT_ASSERT_THROW(f.buffer.unpin(0, kBase), std::logic_error);
+  }
+
+  /// A range that would wrap past the mirror cannot be lent in one piece.
+  void testLendPastTheMirrorRefused() {
+    Fixture f(256, false, 16, 0, 64);
+    f.write({10, 11, 12, 13, 14, 15, 16, 17, 18});
+    CPPUNIT_ASSERT_THROW(f.lend(160, 200), std::logic_error);  // slots 160..360 > 256 + 64
+    CPPUNIT_ASSERT(!f.lend(160, 96).gone);                     // slots 160..256 + 0
   }
 };
 

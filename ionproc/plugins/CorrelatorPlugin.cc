@@ -2,6 +2,7 @@
 // their visibilities for integration (CorrelatorFunctions.h).
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -75,6 +76,10 @@ struct CorrelatorPlugin {
     const auto start = StepTimes::Clock::now();
     blocks->serveInto(out, block, station, first, n);
     times.lap(0, start);
+    noteFlagged(out, block, station);
+  }
+
+  void noteFlagged(const StationBlock& out, int64_t block, int32_t station) {
     if (out.header.flaggedByIonproc) {
       ++flagged;
       static RateLimiter limiter(5);
@@ -83,6 +88,15 @@ struct CorrelatorPlugin {
                                                << block << " of station " << station
                                                << " served flagged (" << flagged << " so far)");
     }
+  }
+
+  /// serveInto, the rows left in the source's ring (pinned until the slot's lease ends).
+  void lendInto(StationBlock& out, int64_t block, int32_t station, int32_t first, int32_t n,
+                uint64_t lease) {
+    const auto start = StepTimes::Clock::now();
+    blocks->lendInto(out, block, station, first, n, lease);
+    times.lap(0, start);
+    noteFlagged(out, block, station);
   }
 
   void serve(int64_t block, int32_t station, int32_t first, int32_t n, StationBlockHeader& header,
@@ -128,15 +142,20 @@ struct CorrelatorPlugin {
     std::lock_guard lock(segmentMutex);
     if (!segment) {
       const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
+      // Blocks lent from the sample ring hold their valid bits, delays and row offsets only.
       segment = std::make_unique<SharedBlockSegment>(
-          nrSlots,
-          StationBlock::bytesInOnePiece(subbandsPerSlot, nrSamples, settings->bitsPerSample));
+          nrSlots, blocks->sampleRing() ? StationBlock::bytesOfRowTable(subbandsPerSlot, nrSamples)
+                                        : StationBlock::bytesInOnePiece(subbandsPerSlot, nrSamples,
+                                                                        settings->bitsPerSample));
+      // A slot's lease ends: so do the ring pins of the block it held (the slot number is
+      // the lease's name for the block source).
+      segment->onRelease([source = blocks](int slot) { source->endLease(uint64_t(slot)); });
       segmentLayout = {nrSlots, subbandsPerSlot};
       RTCP_LOG_INFO("correlator-plugin",
-                    "shared-memory link: " << segment->info().name << ", "
-                                           << segment->info().nrSlots << " slots of "
-                                           << segment->info().slotBytes / 1e6 << " MB ("
-                                           << subbandsPerSlot << " subbands)");
+                    "shared-memory link: "
+                        << segment->info().name << ", " << segment->info().nrSlots << " slots of "
+                        << segment->info().slotBytes / 1e6 << " MB (" << subbandsPerSlot
+                        << " subbands)" << (blocks->sampleRing() ? ", rows lent in the ring" : ""));
     } else if (segmentLayout != std::pair(nrSlots, subbandsPerSlot)) {
       throw std::invalid_argument(
           "shared segment of " + std::to_string(nrSlots) + " slots of " +
@@ -171,16 +190,32 @@ struct CorrelatorPlugin {
     const int nrSamples = nrHistorySamples(*settings) + int(settings->samplesPerBlock());
     location = shared.lease(holder(rank, station, lease), leaseWaitSeconds);
     try {  // a block too large for the slot or a failed serve ends the lease
-      StationBlock slot = shared.block(location.slot, n, nrSamples, settings->bitsPerSample);
-      serveInto(slot, block, station, first, n);
-      if (slot.samples.owned())  // the source replaced the slot's buffers: nothing is shared
-        throw std::logic_error("the block source did not serve into the shared slot");
-      header = slot.header;
+      if (blocks->sampleRing()) {
+        StationBlock slot = shared.rowTable(location.slot, n, nrSamples, settings->bitsPerSample);
+        lendInto(slot, block, station, first, n, uint64_t(location.slot));
+        header = slot.header;
+      } else {
+        StationBlock slot = shared.block(location.slot, n, nrSamples, settings->bitsPerSample);
+        serveInto(slot, block, station, first, n);
+        if (slot.samples.owned())  // the source replaced the slot's buffers: nothing is shared
+          throw std::logic_error("the block source did not serve into the shared slot");
+        header = slot.header;
+      }
     } catch (...) {
       shared.release(~uint64_t(0), holder(rank, station, lease));
       throw;
     }
     ++lent;
+  }
+
+  SharedSegmentInfo sampleRing() const {
+    const SharedMemoryName* ring = blocks ? blocks->sampleRing() : nullptr;
+    if (!ring) throw std::runtime_error("this ionproc lends no sample ring");
+    SharedSegmentInfo info;
+    std::memcpy(info.name, ring->name, sizeof info.name);
+    info.bytes = ring->bytes;
+    info.nonce = ring->nonce;
+    return info;
   }
 
   void returnBlocks(int32_t rank) {
@@ -258,6 +293,8 @@ RTCP_PLUGIN(context) {
         plugin->lend(block, station, first, n, rank, lease, header, location);
       },
       0);
+  context.functions.serve(
+      sharedSampleRing, [plugin](SharedSegmentInfo& ring) { ring = plugin->sampleRing(); }, 0);
   context.functions.serve(
       returnStationBlocks, [plugin](int32_t rank) { plugin->returnBlocks(rank); }, 0);
   context.functions.serve(
