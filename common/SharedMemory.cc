@@ -1,14 +1,15 @@
 #include "rtcp/SharedMemory.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -22,8 +23,18 @@ std::runtime_error systemError(const std::string& what) {
 
 }  // namespace
 
-SharedMemory SharedMemory::create(const std::string& prefix, size_t payloadBytes,
-                                  bool populate) {
+bool SharedMemory::hugePages() {
+  std::ifstream mounts("/proc/self/mounts");
+  std::string device, point, type, options, rest;
+  while (mounts >> device >> point >> type >> options && std::getline(mounts, rest))
+    if (point == "/dev/shm" && type == "tmpfs")
+      return options.find("huge=advise") != std::string::npos ||
+             options.find("huge=within_size") != std::string::npos ||
+             options.find("huge=always") != std::string::npos;
+  return false;
+}
+
+SharedMemory SharedMemory::create(const std::string& prefix, size_t payloadBytes, bool populate) {
   static std::atomic<int> counter{0};
   SharedMemory memory;
   const std::string name =
@@ -48,6 +59,7 @@ SharedMemory SharedMemory::create(const std::string& prefix, size_t payloadBytes
   }
   memory.base_ = static_cast<uint8_t*>(p);
   memory.creator_ = true;
+  ::madvise(memory.base_, memory.name_.bytes, MADV_HUGEPAGE);
   std::memcpy(memory.base_, &memory.name_.nonce, sizeof memory.name_.nonce);
   if (populate) memory.populate();
   return memory;
@@ -77,7 +89,9 @@ SharedMemory SharedMemory::openReadOnly(const SharedMemoryName& name) {
   ::close(fd);
   if (p == MAP_FAILED) throw systemError("mmap " + shown);
   memory.base_ = static_cast<uint8_t*>(p);
-  ::madvise(memory.base_, memory.name_.bytes, MADV_POPULATE_READ);  // one call, not a fault per page
+  ::madvise(memory.base_, memory.name_.bytes, MADV_HUGEPAGE);
+  ::madvise(memory.base_, memory.name_.bytes,
+            MADV_POPULATE_READ);  // one call, not a fault per page
   uint64_t nonce = 0;
   std::memcpy(&nonce, memory.base_, sizeof nonce);
   if (nonce != memory.name_.nonce)

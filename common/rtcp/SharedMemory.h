@@ -5,9 +5,10 @@
 /// proves to a reader that it opened the segment it was told of (not another host's or
 /// another run's of the same name).
 ///
-/// Shared memory comes in 4 KB pages here (/sys/kernel/mm/transparent_hugepage/
-/// shmem_enabled is "never" on Debian): both sides fault every page in with one call at
-/// mapping, not one fault per page on the data path.
+/// Both sides ask for 2 MB pages and fault every page in with one call at mapping, not
+/// one fault per page on the data path. POSIX shared memory gets 2 MB pages only where
+/// /dev/shm is mounted with huge=advise (or within_size, always); Debian mounts it
+/// without (hugePages()).
 
 #include <cstddef>
 #include <cstdint>
@@ -24,14 +25,17 @@ struct SharedMemoryName {
 
 class SharedMemory {
  public:
+  /// Whether segments can have 2 MB pages: /dev/shm is mounted with a huge= option
+  /// other than never (`mount -o remount,huge=advise /dev/shm`; scripts/setup.sh does).
+  static bool hugePages();
+
   /// Bytes before the payload: the nonce's page, 2 MB so that the payload is 2 MB aligned.
   static constexpr size_t kHeaderBytes = size_t(2) << 20;
 
   /// A new segment "/<prefix>-<pid>-<n>" with `payloadBytes` of zeroed payload, faulted in
   /// unless !populate (then populate() later, or a fault per page on first touch).
   /// std::runtime_error naming the segment and the system's reason when that fails.
-  static SharedMemory create(const std::string& prefix, size_t payloadBytes,
-                             bool populate = true);
+  static SharedMemory create(const std::string& prefix, size_t payloadBytes, bool populate = true);
   /// Faults the payload in with one call (the creator's; seconds per GB here).
   void populate();
   /// The segment `name` mapped read-only; std::runtime_error when it cannot be opened or
