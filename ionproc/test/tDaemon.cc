@@ -15,6 +15,8 @@
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/RspPacket.h"
+#include "rtcp/SharedMemory.h"
 
 using namespace rtcp;
 using namespace rtcp::ion;
@@ -114,6 +116,43 @@ class PatternBlocks : public BlockSource {
   const ObservationSettings& settings_;
 };
 
+/// PatternBlocks that lend their rows in place from a shared "ring" of their own, as
+/// StationInput with a shared ring does: each lease's rows written where its slot
+/// number puts them; a block numbered kOutsideBlock lent with a row past the ring's end.
+class RingPatternBlocks : public PatternBlocks {
+ public:
+  static constexpr int64_t kOutsideBlock = 99;
+  static constexpr int kLeases = 16;
+  explicit RingPatternBlocks(const ObservationSettings& s)
+      : PatternBlocks(s),
+        rowBytes_(size_t(nrHistorySamples(s) + s.samplesPerBlock()) *
+                  bytesPerDualPolSample(s.bitsPerSample)),
+        ring_(SharedMemory::create("rtcp-test-ring",
+                                   size_t(kLeases) * size_t(s.nrSubbands()) * rowBytes_)) {}
+  std::vector<uint64_t> ended;  ///< leases ended, in order
+
+  const SharedMemoryName* sampleRing() const override { return &ring_.name(); }
+  void lendInto(StationBlock& out, int64_t block, int station, int first, int n,
+                uint64_t lease) override {
+    StationBlock made(n, out.header.nrSamples, out.header.bitsPerSample);
+    serveInto(made, block, station, first, n);
+    out.header = made.header;
+    out.header.rowsInRing = 1;
+    std::memcpy(out.valid.data(), made.valid.data(), made.valid.size() * sizeof(uint64_t));
+    std::memcpy(out.delays.data(), made.delays.data(), made.delays.size() * sizeof(SubbandDelay));
+    for (int j = 0; j < n; ++j) {
+      const size_t offset = (size_t(lease) * size_t(n) + size_t(j)) * rowBytes_;
+      std::memcpy(ring_.payload() + offset, made.sample(j, 0), rowBytes_);
+      out.rowOffsets[size_t(j)] = block == kOutsideBlock ? ring_.payloadBytes() : offset;
+    }
+  }
+  void endLease(uint64_t lease) override { ended.push_back(lease); }
+
+ private:
+  size_t rowBytes_;
+  SharedMemory ring_;
+};
+
 ObservationSettings smallObservation() {
   ObservationSettings s;
   s.observationId = 7;
@@ -152,6 +191,7 @@ class DaemonTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testCorrelatorPlugin);
   CPPUNIT_TEST(testSharedMemoryLink);
   CPPUNIT_TEST(testSharedSubbandLink);
+  CPPUNIT_TEST(testRowsLentInTheRing);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -416,6 +456,55 @@ class DaemonTest : public CppUnit::TestFixture {
     // A lease number out of range is refused.
     CPPUNIT_ASSERT_THROW(lend(3, 0, 0, 2, 0, 4096), LinkError);
     CPPUNIT_ASSERT_THROW(lend(3, 0, 0, 2, 0, -1), LinkError);
+  }
+
+  /// A block source that lends rows in its ring: the slots hold row tables, the rank
+  /// reads the rows through the ring it maps (what the socket path sends), a slot's lease
+  /// ending ends the source's lease, and a row outside the ring is refused.
+  void testRowsLentInTheRing() {
+    ObservationSettings settings = smallObservation();
+    RingPatternBlocks blocks(settings);
+    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks);
+    LinkClient client(daemon.server->endpoint(), 0, 0);
+    const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
+    SharedSegmentInfo info, ringInfo;
+    sharedSubbandSegment.call(client, 3, 2, info);
+    // Slots of row tables only: a 2 MB page each, not a block's samples.
+    CPPUNIT_ASSERT(info.slotBytes >= StationBlock::bytesOfRowTable(2, nrSamples));
+    SharedBlockMapping mapping(info);
+    sharedSampleRing.call(client, ringInfo);
+    SharedMemoryName name;
+    std::memcpy(name.name, ringInfo.name, sizeof name.name);
+    name.bytes = ringInfo.bytes;
+    name.nonce = ringInfo.nonce;
+    const SharedMemory ring = SharedMemory::openReadOnly(name);
+
+    auto lend = [&](int64_t block, int station, int lease) {
+      StationBlockHeader header;
+      SharedBlockLocation location;
+      lendStationSubbands.call(client, block, station, 1, 2, 0, lease, header, location);
+      return std::pair{header, location};
+    };
+    const auto [header, location] = lend(1, 2, 0);
+    CPPUNIT_ASSERT_EQUAL(1, header.rowsInRing);
+    CPPUNIT_ASSERT_THROW(mapping.block(location, header), std::runtime_error);  // no ring
+    const StationBlock lent = mapping.block(location, header, &ring);
+    const auto sent = fetchStationBlock(client, 1, 2, 1, 2, nrSamples, 16);
+    for (int j = 0; j < 2; ++j)
+      CPPUNIT_ASSERT(std::memcmp(lent.sample(j, 0), sent->sample(j, 0),
+                                 size_t(nrSamples) * bytesPerDualPolSample(16)) == 0);
+    CPPUNIT_ASSERT(std::equal(sent->valid.begin(), sent->valid.end(), lent.valid.begin()));
+    CPPUNIT_ASSERT_EQUAL(sent->delays[1].coarse, lent.delays[1].coarse);
+    // The same lease number again: the first slot's lease ends at the source too.
+    CPPUNIT_ASSERT(blocks.ended.empty());
+    lend(2, 2, 0);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), blocks.ended.size());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(location.slot), blocks.ended[0]);
+    // A row table pointing past the ring's end is refused, not read.
+    const auto [bad, badLocation] = lend(RingPatternBlocks::kOutsideBlock, 1, 1);
+    CPPUNIT_ASSERT_THROW(mapping.block(badLocation, bad, &ring), std::runtime_error);
+    returnStationBlocks.call(client, 0);
+    CPPUNIT_ASSERT_EQUAL(size_t(3), blocks.ended.size());
   }
 };
 
