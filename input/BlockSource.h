@@ -43,8 +43,10 @@ class BlockSource {
   /// As serveInto, but the samples stay where they are, in the sample ring: `out`
   /// (StationBlock::overRowTable, of the block's shape) gets the header, valid bits,
   /// delays and each row's offset in the ring's payload. The rows stay pinned (the input
-  /// waits rather than overwrite them) until endLease(lease). std::logic_error when this
-  /// source lends nothing.
+  /// waits rather than overwrite them) until endLease(lease): unlike serveInto, a holder
+  /// that keeps leases longer than the ring's slack (two blocks beyond its minimum) stalls
+  /// the input, and in real time the packets that arrive meanwhile are lost (flagged as
+  /// samples that did not arrive). std::logic_error when this source lends nothing.
   virtual void lendInto(StationBlock& out, int64_t block, int station, int firstSubband,
                         int nrSubbands, uint64_t lease);
   /// Ends a lease of lendInto (nothing if it holds none).

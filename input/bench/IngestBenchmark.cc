@@ -1,7 +1,8 @@
 // rtcp-bench ingest: RSP packets per second and Gb/s that one receiving thread (recvmmsg,
 // validation, circular buffer) sustains from a local UDP sender thread, at full speed and
 // paced at rising rates to find the highest loss-free rate; and the CPU seconds per GB
-// that input costs, live (UDP) and replayed (a recording read as fast as it goes).
+// that input costs, live (UDP) and replayed (a recording read as fast as it goes), and
+// what serving blocks out of the buffer costs, copied or lent in place.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -207,6 +208,43 @@ double replayedCpuSecondsPerGb(size_t bytes) {
   return cpu / (double(recording.packets()) * double(rspPacketSize(kBits, kBeamlets)) / 1e9);
 }
 
+/// Serving blocks out of a full buffer, CPU seconds per GB served: copying the rows into
+/// a block (as ionproc serves ranks over the socket, or into a shared slot) or lending
+/// them in place (valid bits and row offsets only: ionproc's shared ring).
+double serveCpuSecondsPerGb(bool lend) {
+  const SampleClock clock(200);
+  const int64_t capacity = int64_t(0.5 * clock.sampleRate());
+  constexpr int64_t kFirst = 1 << 20;         // any sample number; placed in slot 0 (no wrap)
+  constexpr int kBlockSamples = 49152 + 960;  // 0.25 s of 64 channels, with history
+  const int64_t rounded = CircularSampleBuffer::roundedCapacity(capacity);
+  AlignedBuffer<uint8_t> memory(CircularSampleBuffer::bytesFor(kBeamlets, kBits, capacity, 0));
+  CircularSampleBuffer buffer(kBeamlets, kBits, capacity, {{0, kBeamlets}}, false,
+                              {memory.data(), rounded - kFirst % rounded, 0});
+  std::vector<uint8_t> payload(size_t(kBeamlets) * 16 * bytesPerDualPolSample(kBits), 1);
+  std::vector<PacketRef> packets;
+  for (int64_t n = kFirst; n < kFirst + buffer.capacity(); n += 16)
+    packets.push_back({n, payload.data(), kBeamlets});
+  buffer.write(0, packets);
+
+  StationBlock copied(kBeamlets, kBlockSamples, kBits);
+  AlignedBuffer<uint8_t> table(StationBlock::bytesOfRowTable(kBeamlets, kBlockSamples));
+  StationBlock lent = StationBlock::overRowTable(table.data(), kBeamlets, kBlockSamples, kBits);
+  const int64_t room = buffer.capacity() - kBlockSamples;
+  const int nrBlocks = 64;
+  const double cpu0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+  for (int b = 0; b < nrBlocks; ++b) {
+    const int64_t first = kFirst + (int64_t(b) * 4099) % room;  // read positions wander
+    if (lend) {
+      buffer.lend(0, first, kBlockSamples, 0, kBeamlets, lent, 0);
+      buffer.unpin(0, first);
+    } else {
+      buffer.read(0, first, kBlockSamples, 0, kBeamlets, copied, 0);
+    }
+  }
+  const double cpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+  return cpu / (double(nrBlocks) * double(copied.samples.size()) / 1e9);
+}
+
 /// Live input through one PacketReceiver from a local Sender: at full speed, then at rising
 /// paced rates up to the highest without loss. Prints the figures under prefix; returns the
 /// receiving thread's CPU seconds per GB at full speed.
@@ -299,6 +337,8 @@ int runIngest(int argc, char** argv) {
   printFigure("ingest.segmented_cpu_fraction_of_single", grouped / single);
   printFigure("ingest.replayed_cpu_seconds_per_gb",
               replayedCpuSecondsPerGb(size_t(replayMb * 1e6)));
+  printFigure("ingest.serve_copy_cpu_seconds_per_gb", serveCpuSecondsPerGb(false));
+  printFigure("ingest.serve_lend_cpu_seconds_per_gb", serveCpuSecondsPerGb(true));
   // The same bytes copied once by one thread: what the input's copy into its buffer costs.
   printFigure("ingest.memcpy_cpu_seconds_per_gb", 8.0 / reference);
   return 0;
