@@ -369,8 +369,6 @@ void StationInput::serveInto(StationBlock& out, int64_t block, int stationIndex,
 void StationInput::lendInto(StationBlock& out, int64_t block, int stationIndex, int firstSubband,
                             int nrSubbands, uint64_t lease) {
   if (!ring_.payload()) throw std::logic_error("station input: no shared ring to lend from");
-  if (!out.rowOffsets.data() || !out.header.rowsInRing)
-    throw std::logic_error("station input: lends into a block with a row table only");
   endLease(lease);
   std::vector<Pin> pins;
   try {
@@ -407,9 +405,12 @@ void StationInput::fill(StationBlock& out, int64_t block, int stationIndex, int 
   const int history = nrHistorySamples(settings_);
   const int nrSamples = history + int(settings_.samplesPerBlock());
 
+  if (bool(pins) != bool(out.header.rowsInRing))  // rows copied into a row table, or lent
+    throw std::logic_error("station input: rows lent into a block with rows, or copied into one "
+                           "without");
   if (out.header.nrSubbands != nrSubbands || out.header.nrSamples != nrSamples ||
       out.header.bitsPerSample != settings_.bitsPerSample) {
-    if (!out.samples.owned())  // a shared-memory slot cannot grow
+    if (!out.samples.owned() || pins)  // a shared-memory slot cannot grow
       throw std::logic_error("station input: a borrowed block of the wrong shape");
     out = StationBlock(nrSubbands, nrSamples, settings_.bitsPerSample);
   }
