@@ -406,8 +406,9 @@ void StationInput::fill(StationBlock& out, int64_t block, int stationIndex, int 
   const int nrSamples = history + int(settings_.samplesPerBlock());
 
   if (bool(pins) != bool(out.header.rowsInRing))  // rows copied into a row table, or lent
-    throw std::logic_error("station input: rows lent into a block with rows, or copied into one "
-                           "without");
+    throw std::logic_error(
+        "station input: rows lent into a block with rows, or copied into one "
+        "without");
   if (out.header.nrSubbands != nrSubbands || out.header.nrSamples != nrSamples ||
       out.header.bitsPerSample != settings_.bitsPerSample) {
     if (!out.samples.owned() || pins)  // a shared-memory slot cannot grow
