@@ -173,8 +173,7 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
   return status;
 }
 
-int run(const Options& options) {
-  const sigset_t stopSignals = blockStopSignals();
+int run(const Options& options, const sigset_t& stopSignals) {
   const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
   settings.logReport("ionproc");
 
@@ -318,10 +317,13 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First: a stop asked for while ionproc starts (observe stopping every part because
+  // another failed) is a stop after start-up, not death by SIGINT (exit code 130).
+  const sigset_t stopSignals = blockStopSignals();
   Logger::setProcessName("ionproc");
   try {
     const std::optional<Options> options = parseOptions(argc, argv);
-    return options ? run(*options) : 0;
+    return options ? run(*options, stopSignals) : 0;
   } catch (const po::error& e) {
     RTCP_LOG_ERROR("ionproc", e.what() << " (see ionproc --help)");
   } catch (const std::exception& e) {
