@@ -24,14 +24,16 @@ std::runtime_error systemError(const std::string& what) {
 }  // namespace
 
 bool SharedMemory::hugePages() {
+  // The last mount on /dev/shm is the one in effect (containers stack them).
   std::ifstream mounts("/proc/self/mounts");
   std::string device, point, type, options, rest;
+  bool huge = false;
   while (mounts >> device >> point >> type >> options && std::getline(mounts, rest))
-    if (point == "/dev/shm" && type == "tmpfs")
-      return options.find("huge=advise") != std::string::npos ||
-             options.find("huge=within_size") != std::string::npos ||
-             options.find("huge=always") != std::string::npos;
-  return false;
+    if (point == "/dev/shm")
+      huge = type == "tmpfs" && (options.find("huge=advise") != std::string::npos ||
+                                 options.find("huge=within_size") != std::string::npos ||
+                                 options.find("huge=always") != std::string::npos);
+  return huge;
 }
 
 SharedMemory SharedMemory::create(const std::string& prefix, size_t payloadBytes, bool populate) {

@@ -50,7 +50,7 @@ RTCP_FORWARDED(lendStationSubbands,
                     Out<SharedBlockLocation> location));
 
 /// Where this ionproc's sample ring is (name, bytes and nonce; no slots): blocks lent with
-/// header.rowsInRing point into it (StationBlock::rowOffsets). Refused when its station
+/// header.rowsInRing point into it (StationBlock::rowOffsets). bytes = 0 when its station
 /// input lends from no ring (then lent blocks hold their rows).
 RTCP_FORWARDED(sharedSampleRing, void(Out<SharedSegmentInfo> ring));
 

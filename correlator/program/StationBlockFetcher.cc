@@ -73,9 +73,13 @@ void LinkFetcher::mapSharedSegment(size_t l) {
   ion::SharedSegmentInfo ring;
   try {
     ion::sharedSampleRing.call(*links_[l], ring);
-  } catch (const std::exception&) {  // its station input lends no ring: slots hold the rows
+  } catch (const std::exception& e) {
+    shared_[l].reset();
+    RTCP_LOG_WARN("correlator", "ionproc " << l + 1 << ": no answer about its sample ring ("
+                                           << e.what() << "); station blocks come over the socket");
     return;
   }
+  if (ring.bytes == 0) return;  // its station input lends no ring: the slots hold the rows
   try {
     SharedMemoryName name;
     std::memcpy(name.name, ring.name, sizeof name.name);

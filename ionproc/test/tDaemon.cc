@@ -426,6 +426,9 @@ class DaemonTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_THROW(sharedSubbandSegment.call(client, 4, 2, info), LinkError);
     CPPUNIT_ASSERT_THROW(sharedBlockSegment.call(client, info), LinkError);
     sharedSubbandSegment.call(client, 3, 2, info);
+    SharedSegmentInfo ring;  // pattern blocks lend no ring: the slots hold the rows
+    sharedSampleRing.call(client, ring);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), ring.bytes);
 
     auto lend = [&](int64_t block, int station, int first, int n, int rank, int lease) {
       StationBlockHeader header;

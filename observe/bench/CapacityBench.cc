@@ -160,6 +160,16 @@ struct Trial {
   std::optional<std::map<std::string, double>> steadyWait;
 };
 
+/// How the ranks got their station blocks, from ionproc's log (link/README.md, "Two
+/// paths"): so that a trial's figures say which path they measured.
+std::string linkPath(const std::string& ionprocLog) {
+  if (ionprocLog.find("rows lent in the ring") != std::string::npos)
+    return "rows lent in ionproc's ring";
+  if (ionprocLog.find("shared-memory link:") != std::string::npos)
+    return "blocks copied into shared slots";
+  return "blocks over the link's socket";
+}
+
 /// The slowest rank's "real-time factor" (observed time over its processing time) in a
 /// correlator log; 0 when no rank reported one.
 double slowestRankPace(const std::string& log) {
@@ -311,7 +321,8 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   std::ostringstream why;
   why << "observe exit " << code << ", " << lost << " packets lost, " << blocks
       << " blocks dropped, " << integrations << " integrations dropped, slowest rank at "
-      << std::setprecision(3) << pace << " of real time";
+      << std::setprecision(3) << pace << " of real time; "
+      << linkPath(readFile(obs + "/ionproc.log"));
   trial.why = why.str();
   trial.steadyCpu = cpu.perObservedSecond();
   trial.steadyWait = cpu.waitPerObservedSecond();
