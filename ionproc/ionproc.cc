@@ -45,18 +45,18 @@ struct Options {
   double linger = 10;
   bool noInput = false;
   bool noOutput = false;
-  bool noSharedRing = false;
+  bool lendRing = false;
   std::string stations;  ///< comma-separated names; empty: every station
   std::string statusFile;
 };
 
-/// Whether ranks on this host (a unix: link) read the rows where the receivers wrote them,
-/// in the station ring in shared memory, rather than get each block copied into a slot.
-/// Only with 2 MB pages: on this machine kind (a paravirtualised guest) ranks read a ring
-/// of 4 KB pages at a quarter of the speed (rtcp-bench capacity, 44 subbands: input
-/// conversion 0.2 against 0.055 ms per station-subband-block), and it falls behind.
+/// With --lend-ring, whether ranks on this host (a unix: link) read the rows where the
+/// receivers wrote them, in the station ring in shared memory, rather than get each block
+/// copied into a slot. Only with 2 MB pages: on this machine kind (a paravirtualised
+/// guest) ranks read a ring of 4 KB pages at a quarter of the speed (rtcp-bench capacity,
+/// 44 subbands: input conversion 0.2 against 0.055 ms per station-subband-block).
 bool lendSampleRing(const Options& options) {
-  if (options.link.rfind("unix:", 0) != 0 || options.noSharedRing) return false;
+  if (options.link.rfind("unix:", 0) != 0 || !options.lendRing) return false;
   if (SharedMemory::hugePages()) return true;
   RTCP_LOG_WARN("ionproc",
                 "/dev/shm has no huge pages: station blocks are copied into shared memory for "
@@ -92,9 +92,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "reach this host")(
       "no-output", po::bool_switch(&o.noOutput),
       "only serve station blocks; another ionproc integrates and sends to storage")(
-      "no-shared-ring", po::bool_switch(&o.noSharedRing),
-      "with a unix: link, copy each block into shared memory for the ranks rather than lend "
-      "them the rows in the station buffer itself")(
+      "lend-ring", po::bool_switch(&o.lendRing),
+      "with a unix: link and huge pages in /dev/shm, lend the ranks the rows in the station "
+      "buffer itself rather than copy each block into shared memory for them (slower on a "
+      "2-core guest: link/README.md)")(
       "status", po::value(&o.statusFile),
       "rewrite this file once a second with key=value status lines (StatusFile.h); '-': print them "
       "as one 'rtcp-status' line a second on standard output (for observe across hosts)");

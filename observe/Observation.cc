@@ -239,6 +239,7 @@ std::vector<std::string> Observation::startIonprocs() {
                                        ionproc.remote ? "-" : statusPath(ionproc)};
     // What storage-sink cannot take meanwhile waits here (on other hosts: in their /tmp).
     if (!ionproc.remote) arguments.insert(arguments.end(), {"--spool-dir", plan_.directory});
+    if (options_.lendRing && !ionproc.remote) arguments.push_back("--lend-ring");
     if (plan_.ionprocs.size() > 1) {
       std::string stations;
       for (const std::string& name : ionproc.stations)

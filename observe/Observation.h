@@ -36,6 +36,9 @@ struct RunOptions {
   /// The parset checker's warnings ("FILE:LINE: unknown key ..."): the summary lists them
   /// after those of the run.
   std::vector<std::string> parsetWarnings;
+  /// --lend-ring: ionproc lends local ranks the rows in its station buffer (ionproc
+  /// --lend-ring) instead of copying blocks into shared memory.
+  bool lendRing = false;
 };
 
 class Observation {

@@ -59,6 +59,7 @@ struct Options {
   int linkPort = 4200;
   double startupSeconds = 30;
   bool noSharedMemory = false;
+  bool lendRing = false;
 };
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -74,6 +75,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "no-shared-memory", po::bool_switch(&o.noSharedMemory),
       "ranks on ionproc's host fetch station blocks over the link's socket and exchange them by "
       "MPI messages (as ranks on other hosts do), not through shared memory")(
+      "lend-ring", po::bool_switch(&o.lendRing),
+      "ionproc lends ranks on its host the rows in its station buffer (with huge pages in "
+      "/dev/shm) instead of copying each block into shared memory for them")(
       "keep-going-seconds", po::value(&o.keepGoing)->default_value(30),
       "terminate parts still running this long after the stop time (replays: without progress)")(
       "margin", po::value(&o.margin)->default_value(4),
@@ -155,6 +159,7 @@ int run(const Options& o) {
   RunOptions runOptions{
       ranks,      o.threads,        o.keepGoing, o.startupSeconds, bool(isatty(STDERR_FILENO)),
       o.launcher, o.noSharedMemory, {}};
+  runOptions.lendRing = o.lendRing;
   for (const ParsetProblem& p : checked.problems)
     if (!p.error) runOptions.parsetWarnings.push_back(p.message);
   Observation observation(plan, std::move(runOptions), stopSignals);

@@ -59,6 +59,7 @@ struct CapacityOptions {
   std::string input = "both";   ///< replayed, live, live-recorded, both or all
   std::string directory;        ///< empty: a temporary one, removed afterwards
   bool noSharedMemory = false;  ///< observe --no-shared-memory: the socket and MPI-message paths
+  bool lendRing = false;        ///< observe --lend-ring: ionproc lends its ring
 };
 
 const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "CS006",
@@ -281,6 +282,7 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
       partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs, "--ranks",
       std::to_string(o.ranks)};
   if (o.noSharedMemory) observe.push_back("--no-shared-memory");
+  if (o.lendRing) observe.push_back("--lend-ring");
   if (input == Input::kLiveRecorded) observe.push_back("--no-station-sim");
   compactMemory();
   ChildProcess child("observe", observe, dir + "/observe.log");
@@ -375,7 +377,10 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
                                                  "keep the trials' logs and summaries here")(
       "no-shared-memory", po::bool_switch(&o.noSharedMemory),
       "observe --no-shared-memory: the ranks fetch over the link's socket and exchange by MPI "
-      "messages (the paths of ranks on other hosts), to compare");
+      "messages (the paths of ranks on other hosts), to compare")(
+      "lend-ring", po::bool_switch(&o.lendRing),
+      "observe --lend-ring: ionproc lends the ranks the rows in its station buffer instead of "
+      "copying blocks into shared memory, to compare");
   po::variables_map vm;
   po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(),
             vm);
