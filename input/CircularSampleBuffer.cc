@@ -22,6 +22,12 @@ using Bitmap = std::atomic<uint64_t>;
 
 uint64_t lowBits(int64_t n) { return n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1; }
 
+/// The slot of sample `sample` in a ring of `capacity` slots shifted by `shift`.
+size_t ringSlot(int64_t sample, int64_t shift, int64_t capacity) {
+  const int64_t s = (sample + shift) % capacity;
+  return size_t(s < 0 ? s + capacity : s);
+}
+
 /// memcpy for a packet's piece of one beamlet: a whole packet's 16 samples (128, 64 or 32
 /// bytes at 16, 8 and 4 bits) copied inline. Through libc's memcpy, one call per beamlet
 /// and packet took 11 % of ionproc's CPU (rtcp-bench capacity --subbands 40, perf).
@@ -53,10 +59,7 @@ struct CircularSampleBuffer::StreamState {
     for (size_t i = 0; i < nrWords; ++i) arrived[i].store(0, std::memory_order_relaxed);
   }
 
-  size_t slot(int64_t sample) const {
-    const int64_t s = (sample + shift) % capacity;
-    return size_t(s < 0 ? s + capacity : s);
-  }
+  size_t slot(int64_t sample) const { return ringSlot(sample, shift, capacity); }
   /// Applies op(word, mask) to the bits of slots holding samples [from, to).
   template <typename Op>
   void forBits(int64_t from, int64_t to, Op op) {
@@ -154,8 +157,7 @@ CircularSampleBuffer::CircularSampleBuffer(int nrSubbands, int bitsPerSample, in
 CircularSampleBuffer::~CircularSampleBuffer() = default;
 
 size_t CircularSampleBuffer::slot(int64_t sample) const {
-  const int64_t s = (sample + shift_) % capacity_;
-  return size_t(s < 0 ? s + capacity_ : s);
+  return ringSlot(sample, shift_, capacity_);
 }
 
 int CircularSampleBuffer::streamOf(int subband) const {
@@ -294,7 +296,10 @@ void CircularSampleBuffer::copyRows(int64_t firstSample, int64_t count, int firs
 }
 
 std::pair<int64_t, bool> CircularSampleBuffer::startRead(StreamState& s, int64_t firstSample,
-                                                         int64_t count) {
+                                                         int64_t count, const StationBlock& out) {
+  if (count > capacity_ || count > out.header.nrSamples)
+    throw std::invalid_argument("circular buffer: read of " + std::to_string(count) +
+                                " samples exceeds the buffer or the block");
   std::lock_guard lock(s.mutex);
   const int64_t head = s.head.load(std::memory_order_relaxed);
   const bool gone = firstSample < head - capacity_;
@@ -338,10 +343,7 @@ ReadResult CircularSampleBuffer::read(int stream, int64_t firstSample, int64_t c
   StreamState& s = *state_[stream];
   const size_t bps = size_t(bytesPerSample_);
   const size_t words = out.wordsPerSubband();
-  if (count > capacity_ || count > out.header.nrSamples)
-    throw std::invalid_argument("circular buffer: read of " + std::to_string(count) +
-                                " samples exceeds the buffer or the block");
-  const auto [head, gone] = startRead(s, firstSample, count);
+  const auto [head, gone] = startRead(s, firstSample, count, out);
   const int64_t flagged =
       copyValidBits(s, firstSample, count, head, gone, nrSubbands, out, outSubband);
   if (!gone) {
@@ -371,15 +373,12 @@ ReadResult CircularSampleBuffer::lend(int stream, int64_t firstSample, int64_t c
                                       int firstSubband, int nrSubbands, StationBlock& out,
                                       int outSubband) {
   StreamState& s = *state_[stream];
-  if (count > capacity_ || count > out.header.nrSamples)
-    throw std::invalid_argument("circular buffer: lend of " + std::to_string(count) +
-                                " samples exceeds the buffer or the block");
   const size_t first = slot(firstSample);
   if (first + size_t(count) > size_t(capacity_ + mirror_))
     throw std::logic_error("circular buffer: samples [" + std::to_string(firstSample) + ", +" +
                            std::to_string(count) + ") wrap past the ring's mirror of " +
                            std::to_string(mirror_) + " slots (a delay beyond the ring's bound?)");
-  const auto [head, gone] = startRead(s, firstSample, count);
+  const auto [head, gone] = startRead(s, firstSample, count, out);
   const int64_t flagged =
       copyValidBits(s, firstSample, count, head, gone, nrSubbands, out, outSubband);
   for (int j = 0; j < nrSubbands; ++j)

@@ -137,8 +137,10 @@ class CircularSampleBuffer {
   uint8_t* row(int subband) { return samples_.data() + size_t(subband) * rowBytes_; }
   const uint8_t* row(int subband) const { return samples_.data() + size_t(subband) * rowBytes_; }
   void moveWindow(StreamState& s, int64_t newHead);
-  /// Marks [firstSample, +count) served, pins it unless gone; the head and whether gone.
-  std::pair<int64_t, bool> startRead(StreamState& s, int64_t firstSample, int64_t count);
+  /// Checks that `count` fits the buffer and `out`, marks [firstSample, +count) served and
+  /// pins it unless gone; the head and whether gone.
+  std::pair<int64_t, bool> startRead(StreamState& s, int64_t firstSample, int64_t count,
+                                     const StationBlock& out);
   /// The stream's valid bits of the range into row outSubband of out.valid, copied to
   /// its next nrSubbands - 1 rows; the samples flagged per subband.
   int64_t copyValidBits(StreamState& s, int64_t firstSample, int64_t count, int64_t head, bool gone,

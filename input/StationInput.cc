@@ -17,11 +17,6 @@
 namespace rtcp::ion {
 namespace {
 
-size_t roundUpTo2MB(size_t bytes) {
-  constexpr size_t kPage = size_t(2) << 20;
-  return (bytes + kPage - 1) / kPage * kPage;
-}
-
 std::chrono::system_clock::time_point wallTimePoint(double unixTime) {
   return std::chrono::system_clock::time_point(
       std::chrono::duration_cast<std::chrono::system_clock::duration>(
@@ -116,7 +111,7 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
     size_t bytes = 0;
     for (auto& s : stations_) {
       s->ringOffset = bytes;
-      bytes += roundUpTo2MB(CircularSampleBuffer::bytesFor(
+      bytes += SharedMemory::roundUpToPages(CircularSampleBuffer::bytesFor(
           std::max(s->rows.nrRows, 1), settings.bitsPerSample, capacity, placement.mirror));
     }
     ring_ = SharedMemory::create("rtcp-ring", bytes, false);  // populated behind the start-up

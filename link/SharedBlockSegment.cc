@@ -8,12 +8,6 @@
 
 namespace rtcp::ion {
 
-namespace {
-
-constexpr size_t kPage = size_t(2) << 20;  ///< slots start on 2 MB boundaries
-
-size_t roundUp(size_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
-
 SharedMemoryName memoryName(const SharedSegmentInfo& info) {
   SharedMemoryName name;
   std::memcpy(name.name, info.name, sizeof name.name);
@@ -22,17 +16,21 @@ SharedMemoryName memoryName(const SharedSegmentInfo& info) {
   return name;
 }
 
-}  // namespace
+SharedSegmentInfo segmentInfo(const SharedMemoryName& name) {
+  SharedSegmentInfo info;
+  std::memcpy(info.name, name.name, sizeof info.name);
+  info.bytes = name.bytes;
+  info.nonce = name.nonce;
+  return info;
+}
 
 SharedBlockSegment::SharedBlockSegment(int nrSlots, size_t slotBytes) {
   if (nrSlots < 1 || slotBytes == 0)
     throw std::invalid_argument("SharedBlockSegment: no slots or empty slots");
-  memory_ = SharedMemory::create("rtcp-blocks", roundUp(slotBytes) * size_t(nrSlots));
-  const SharedMemoryName& name = memory_.name();
-  std::memcpy(info_.name, name.name, sizeof info_.name);
-  info_.bytes = name.bytes;
-  info_.nonce = name.nonce;
-  info_.slotBytes = roundUp(slotBytes);
+  memory_ = SharedMemory::create("rtcp-blocks",
+                                 SharedMemory::roundUpToPages(slotBytes) * size_t(nrSlots));
+  info_ = segmentInfo(memory_.name());
+  info_.slotBytes = SharedMemory::roundUpToPages(slotBytes);
   info_.firstSlotOffset = SharedMemory::kHeaderBytes;
   info_.nrSlots = nrSlots;
   base_ = memory_.payload() - SharedMemory::kHeaderBytes;

@@ -34,6 +34,10 @@ struct SharedSegmentInfo {
   int32_t reserved = 0;
 };
 
+/// The segment `info` describes, as SharedMemory names it, and back (slots left zero).
+SharedMemoryName memoryName(const SharedSegmentInfo& info);
+SharedSegmentInfo segmentInfo(const SharedMemoryName& name);
+
 /// Where a lent block lies in the segment.
 struct SharedBlockLocation {
   int32_t slot = -1;

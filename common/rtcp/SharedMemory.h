@@ -29,8 +29,14 @@ class SharedMemory {
   /// other than never (`mount -o remount,huge=advise /dev/shm`; scripts/setup.sh does).
   static bool hugePages();
 
-  /// Bytes before the payload: the nonce's page, 2 MB so that the payload is 2 MB aligned.
-  static constexpr size_t kHeaderBytes = size_t(2) << 20;
+  /// A 2 MB page: the unit segments are laid out in.
+  static constexpr size_t kPageBytes = size_t(2) << 20;
+  /// Bytes before the payload: the nonce's page, so that the payload is 2 MB aligned.
+  static constexpr size_t kHeaderBytes = kPageBytes;
+  /// `bytes` rounded up to whole 2 MB pages (parts of a payload that start on a page).
+  static constexpr size_t roundUpToPages(size_t bytes) {
+    return (bytes + kPageBytes - 1) / kPageBytes * kPageBytes;
+  }
 
   /// A new segment "/<prefix>-<pid>-<n>" with `payloadBytes` of zeroed payload, faulted in
   /// unless !populate (then populate() later, or a fault per page on first touch).

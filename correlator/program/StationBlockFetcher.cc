@@ -1,6 +1,5 @@
 #include "StationBlockFetcher.h"
 
-#include <cstring>
 #include <sstream>
 
 #include "CorrelatorFunctions.h"
@@ -81,11 +80,7 @@ void LinkFetcher::mapSharedSegment(size_t l) {
   }
   if (ring.bytes == 0) return;  // its station input lends no ring: the slots hold the rows
   try {
-    SharedMemoryName name;
-    std::memcpy(name.name, ring.name, sizeof name.name);
-    name.bytes = ring.bytes;
-    name.nonce = ring.nonce;
-    rings_[l] = std::make_unique<SharedMemory>(SharedMemory::openReadOnly(name));
+    rings_[l] = std::make_unique<SharedMemory>(SharedMemory::openReadOnly(ion::memoryName(ring)));
   } catch (const std::exception& e) {
     shared_[l].reset();
     RTCP_LOG_WARN("correlator", "ionproc " << l + 1 << ": its sample ring cannot be mapped ("

@@ -2,9 +2,9 @@
 // their visibilities for integration (CorrelatorFunctions.h).
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -71,15 +71,16 @@ struct CorrelatorPlugin {
   }
 
   /// The input never waits for slow ranks: a block that left the buffer comes back
-  /// flagged by ionproc (BlockSource::serveInto).
-  void serveInto(StationBlock& out, int64_t block, int32_t station, int32_t first, int32_t n) {
+  /// flagged by ionproc (BlockSource::serveInto). With a lease, the rows stay in the
+  /// source's ring, pinned until that lease ends (BlockSource::lendInto).
+  void serveInto(StationBlock& out, int64_t block, int32_t station, int32_t first, int32_t n,
+                 std::optional<uint64_t> lease = std::nullopt) {
     const auto start = StepTimes::Clock::now();
-    blocks->serveInto(out, block, station, first, n);
+    if (lease)
+      blocks->lendInto(out, block, station, first, n, *lease);
+    else
+      blocks->serveInto(out, block, station, first, n);
     times.lap(0, start);
-    noteFlagged(out, block, station);
-  }
-
-  void noteFlagged(const StationBlock& out, int64_t block, int32_t station) {
     if (out.header.flaggedByIonproc) {
       ++flagged;
       static RateLimiter limiter(5);
@@ -88,15 +89,6 @@ struct CorrelatorPlugin {
                                                << block << " of station " << station
                                                << " served flagged (" << flagged << " so far)");
     }
-  }
-
-  /// serveInto, the rows left in the source's ring (pinned until the slot's lease ends).
-  void lendInto(StationBlock& out, int64_t block, int32_t station, int32_t first, int32_t n,
-                uint64_t lease) {
-    const auto start = StepTimes::Clock::now();
-    blocks->lendInto(out, block, station, first, n, lease);
-    times.lap(0, start);
-    noteFlagged(out, block, station);
   }
 
   void serve(int64_t block, int32_t station, int32_t first, int32_t n, StationBlockHeader& header,
@@ -192,7 +184,7 @@ struct CorrelatorPlugin {
     try {  // a block too large for the slot or a failed serve ends the lease
       if (blocks->sampleRing()) {
         StationBlock slot = shared.rowTable(location.slot, n, nrSamples, settings->bitsPerSample);
-        lendInto(slot, block, station, first, n, uint64_t(location.slot));
+        serveInto(slot, block, station, first, n, uint64_t(location.slot));
         header = slot.header;
       } else {
         StationBlock slot = shared.block(location.slot, n, nrSamples, settings->bitsPerSample);
@@ -211,12 +203,7 @@ struct CorrelatorPlugin {
   /// The ring's segment; bytes = 0 when the source lends none.
   SharedSegmentInfo sampleRing() const {
     const SharedMemoryName* ring = blocks ? blocks->sampleRing() : nullptr;
-    SharedSegmentInfo info;
-    if (!ring) return info;
-    std::memcpy(info.name, ring->name, sizeof info.name);
-    info.bytes = ring->bytes;
-    info.nonce = ring->nonce;
-    return info;
+    return ring ? segmentInfo(*ring) : SharedSegmentInfo{};
   }
 
   void returnBlocks(int32_t rank) {

@@ -476,11 +476,7 @@ class DaemonTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(info.slotBytes >= StationBlock::bytesOfRowTable(2, nrSamples));
     SharedBlockMapping mapping(info);
     sharedSampleRing.call(client, ringInfo);
-    SharedMemoryName name;
-    std::memcpy(name.name, ringInfo.name, sizeof name.name);
-    name.bytes = ringInfo.bytes;
-    name.nonce = ringInfo.nonce;
-    const SharedMemory ring = SharedMemory::openReadOnly(name);
+    const SharedMemory ring = SharedMemory::openReadOnly(memoryName(ringInfo));
 
     auto lend = [&](int64_t block, int station, int lease) {
       StationBlockHeader header;
