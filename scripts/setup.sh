@@ -39,7 +39,8 @@ done
 # POSIX shared memory in 2 MB pages: ionproc lends the ranks its station buffer in place
 # only then (a ring of 4 KB pages is read at a quarter of the speed on a paravirtualised
 # guest), and its block slots fill faster. Skipped where /dev/shm cannot be remounted.
-if [ "$(id -u)" -eq 0 ] && ! grep -qE '^\S+ /dev/shm tmpfs \S*huge=(advise|within_size|always)' /proc/mounts; then
+# The last mount on /dev/shm is the one in effect (containers stack them), as ionproc reads it.
+if [ "$(id -u)" -eq 0 ] && ! awk '$2 == "/dev/shm" { o = $4 } END { exit o !~ /huge=(advise|within_size|always)/ }' /proc/mounts; then
   if mount -o remount,huge=advise /dev/shm 2>/dev/null; then
     echo "setup: /dev/shm remounted with huge=advise" >&2
   else
