@@ -26,6 +26,14 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     sender.spoolBytes = options_.spoolBytes;
     sender.spoolDirectory = options_.spoolDirectory;
     sender.retainBytes = options_.retainBytes;
+    CorrelatedHeader shape;
+    shape.nrStations = uint32_t(settings.nrStations());
+    shape.nrChannels = uint32_t(settings.channelsPerSubband);
+    sender.integrationBytes = kCorrelatedHeaderSize + shape.expectedPayloadSize();
+    const int64_t integrations =  // with a last one cut short
+        (settings.nrBlocks() + settings.blocksPerIntegration - 1) / settings.blocksPerIntegration;
+    sender.integrationsPerConnection =
+        size_t(std::max<int64_t>(0, integrations)) * size_t(settings.nrSubbands());
     sender.recycle = [this](std::unique_ptr<CorrelatedData> spent) {
       integrator_->recycle(std::move(spent));
     };

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "DiskSpool.h"
+#include "SerialisedSlots.h"
 #include "rtcp/Logger.h"
 #include "rtcp/Stream.h"
 
@@ -92,20 +93,28 @@ class StorageSender::Connection {
 
   Statistics statistics() const {
     std::lock_guard lock(mutex_);
-    return statistics_;
+    Statistics statistics = statistics_;
+    if (slots_) statistics.recycledBuffers = slots_->reused();
+    return statistics;
   }
 
  private:
   struct Item {
     std::unique_ptr<CorrelatedData> data;  ///< until serialised
-    std::vector<uint8_t> bytes;            ///< serialised on first send, kept for a resend
+    SerialisedBytes bytes;                 ///< serialised on first send, kept for a resend
     uint64_t endOffset = 0;                ///< stream offset after its last byte
     bool delivered = false;                ///< counted sent already (a retained one resent)
   };
 
   void run() {
     double retry = options_.initialRetrySeconds;
+    std::unique_ptr<SerialisedSlots> slots;
+    if (options_.integrationBytes) {
+      slots = newSlots(options_.integrationBytes);
+      slots->populate();
+    }
     std::unique_lock lock(mutex_);
+    slots_ = std::move(slots);
     while (!stopping_) {
       confirmDelivered();
       refillFromSpool();
@@ -132,8 +141,8 @@ class StorageSender::Connection {
       Item item = std::move(queue_.front());
       queue_.pop_front();
       if (item.bytes.empty()) {
-        item.bytes = takeSpare();
-        item.data->serialise(observationId_, item.bytes);
+        item.bytes = slotsFor(*item.data).take(item.data->serialisedSize());
+        item.data->serialise(observationId_, item.bytes.span());
       }
       std::unique_ptr<CorrelatedData> spent = std::move(item.data);  // the bytes are sent, kept
       sending_ = true;  // in neither deque while it is written: drain() must not see idle
@@ -218,10 +227,7 @@ class StorageSender::Connection {
       return it != durable_.end() && int64_t(h.integration) <= it->second;
     };
     const auto end = std::remove_if(retained_.begin(), retained_.end(), onDisk);
-    for (auto it = end; it != retained_.end(); ++it) {
-      retainedBytes_ -= it->bytes.size();
-      recycle(std::move(it->bytes));
-    }
+    for (auto it = end; it != retained_.end(); ++it) retainedBytes_ -= it->bytes.size();
     statistics_.durable += uint64_t(retained_.end() - end);
     retained_.erase(end, retained_.end());
   }
@@ -231,7 +237,7 @@ class StorageSender::Connection {
   void refillFromSpool() {
     while (!spool_.empty() && queue_.size() + inFlight_.size() < options_.queueCapacity) {
       try {
-        queue_.push_back({nullptr, *spool_.pop(), 0, false});
+        queue_.push_back({nullptr, SerialisedBytes(*spool_.pop()), 0, false});
       } catch (const std::exception& e) {
         const size_t lost = spool_.clear();
         statistics_.dropped += lost;
@@ -263,35 +269,30 @@ class StorageSender::Connection {
   void retain(Item&& item) {
     if (item.bytes.size() > options_.retainBytes) {
       ++statistics_.unprotected;
-      recycle(std::move(item.bytes));
       return;
     }
     retainedBytes_ += item.bytes.size();
     retained_.push_back(std::move(item));
     while (retainedBytes_ > options_.retainBytes) {
       retainedBytes_ -= retained_.front().bytes.size();
-      recycle(std::move(retained_.front().bytes));
       retained_.pop_front();
       ++statistics_.unprotected;
     }
   }
 
-  /// An emptied buffer for serialising into, one used before when there is one.
-  std::vector<uint8_t> takeSpare() {
-    if (spares_.empty()) return {};
-    std::vector<uint8_t> bytes = std::move(spares_.back());
-    spares_.pop_back();
-    ++statistics_.recycledBuffers;
-    spareBytes_ -= bytes.capacity();
-    return bytes;
+  /// The pool of the connection's serialised integrations (made at the start, or else at
+  /// the first one, whose size every integration of the observation has): slots for the
+  /// queue, those sent and not yet acknowledged, and what may be retained. Mutex held.
+  SerialisedSlots& slotsFor(const CorrelatedData& data) {
+    if (!slots_) slots_ = newSlots(data.serialisedSize());
+    return *slots_;
   }
-  /// Keeps a sent integration's buffer for the next one, within as many bytes as may be
-  /// retained (the sink says a whole flush interval's integrations durable at once).
-  void recycle(std::vector<uint8_t>&& bytes) {
-    if (spareBytes_ + bytes.capacity() > std::max<uint64_t>(kMinSpareBytes, options_.retainBytes))
-      return;
-    spareBytes_ += bytes.capacity();
-    spares_.push_back(std::move(bytes));
+  std::unique_ptr<SerialisedSlots> newSlots(size_t bytes) const {
+    size_t slots =
+        std::min(kMaxSlots, options_.queueCapacity + kInFlightSlots + options_.retainBytes / bytes);
+    if (options_.integrationsPerConnection)
+      slots = std::min(slots, options_.integrationsPerConnection);
+    return std::make_unique<SerialisedSlots>(bytes, slots);
   }
 
   /// Puts what was retained and what was not acknowledged back in front of the queue, in
@@ -322,16 +323,16 @@ class StorageSender::Connection {
   std::string name_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_, room_;
-  std::deque<Item> queue_;     ///< waiting to be sent
-  std::deque<Item> inFlight_;  ///< sent, not yet acknowledged
+  std::unique_ptr<SerialisedSlots> slots_;  ///< before the items: they give slots back to it
+  std::deque<Item> queue_;                  ///< waiting to be sent
+  std::deque<Item> inFlight_;               ///< sent, not yet acknowledged
   std::deque<Item> retained_;  ///< acknowledged, not yet on the sink's disk, oldest first
   uint64_t retainedBytes_ = 0;
-  static constexpr size_t kMinSpareBytes = size_t(64) << 20;
-  std::vector<std::vector<uint8_t>> spares_;  ///< sent integrations' buffers, for reuse
-  size_t spareBytes_ = 0;
-  std::map<uint32_t, int64_t> durable_;  ///< [subband index]: newest integration on its disk
-  std::vector<uint8_t> replyBytes_;      ///< the sink's replies, a partial one at the end
-  bool sending_ = false;                 ///< an item taken from queue_ is being written
+  static constexpr size_t kInFlightSlots = 64;  ///< beyond the queue: in the socket's buffer
+  static constexpr size_t kMaxSlots = 4096;     ///< more (tiny ones) come from the heap
+  std::map<uint32_t, int64_t> durable_;         ///< [subband index]: newest integration on its disk
+  std::vector<uint8_t> replyBytes_;             ///< the sink's replies, a partial one at the end
+  bool sending_ = false;                        ///< an item taken from queue_ is being written
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
   bool stopping_ = false, warned_ = false, spoolWarned_ = false;
