@@ -281,15 +281,16 @@ class StorageSender::Connection {
   }
 
   /// The pool of the connection's serialised integrations (made at the start, or else at
-  /// the first one, whose size every integration of the observation has): slots for the
-  /// queue, those sent and not yet acknowledged, and what may be retained. Mutex held.
+  /// the first one, whose size every integration of the observation has): slots for those
+  /// sent and not yet acknowledged and for what may be retained. Mutex held.
   SerialisedSlots& slotsFor(const CorrelatedData& data) {
     if (!slots_) slots_ = newSlots(data.serialisedSize());
     return *slots_;
   }
   std::unique_ptr<SerialisedSlots> newSlots(size_t bytes) const {
-    size_t slots =
-        std::min(kMaxSlots, options_.queueCapacity + kInFlightSlots + options_.retainBytes / bytes);
+    // Steady state: what may be retained and what is in flight; a queue filling up while
+    // storage is away runs over into the heap.
+    size_t slots = std::min(kMaxSlots, (options_.retainBytes + kInFlightBytes) / bytes + 2);
     if (options_.integrationsPerConnection)
       slots = std::min(slots, options_.integrationsPerConnection);
     return std::make_unique<SerialisedSlots>(bytes, slots);
@@ -328,7 +329,7 @@ class StorageSender::Connection {
   std::deque<Item> inFlight_;               ///< sent, not yet acknowledged
   std::deque<Item> retained_;  ///< acknowledged, not yet on the sink's disk, oldest first
   uint64_t retainedBytes_ = 0;
-  static constexpr size_t kInFlightSlots = 64;  ///< beyond the queue: in the socket's buffer
+  static constexpr size_t kInFlightBytes = size_t(16) << 20;  ///< in the socket's buffers
   static constexpr size_t kMaxSlots = 4096;     ///< more (tiny ones) come from the heap
   std::map<uint32_t, int64_t> durable_;         ///< [subband index]: newest integration on its disk
   std::vector<uint8_t> replyBytes_;             ///< the sink's replies, a partial one at the end

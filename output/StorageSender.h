@@ -60,10 +60,10 @@ class StorageSender {
     /// the oldest are forgotten: a sink dying then loses them, as flagged gaps.
     uint64_t retainBytes = 0;
     /// Bytes of every serialised integration (the observation's shape), for the pool of
-    /// serialisation slots each connection makes and faults in when it starts: the queue,
-    /// what is in flight and what may be retained (Options::retainBytes), so that no
-    /// integration lands in fresh memory while the observation runs. 0: the pool is made
-    /// at the first integration, unpopulated.
+    /// serialisation slots each connection makes and faults in when it starts (16 MB in
+    /// flight and what may be retained, Options::retainBytes), so that no integration
+    /// lands in fresh memory while the observation runs. 0: the pool is made at the first
+    /// integration, unpopulated.
     size_t integrationBytes = 0;
     /// Integrations the observation sends per connection at most (0: unknown): a pool for
     /// more would never be used.
