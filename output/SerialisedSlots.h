@@ -71,8 +71,8 @@ class SerialisedSlots {
 
   size_t slotBytes() const { return slotBytes_; }
   size_t nrSlots() const { return nrSlots_; }
-  uint64_t reused() const;     ///< takes served by a slot given back before
-  uint64_t overflowed() const; ///< takes served from the heap
+  uint64_t reused() const;      ///< takes served by a slot given back before
+  uint64_t overflowed() const;  ///< takes served from the heap
 
  private:
   friend class SerialisedBytes;

@@ -330,10 +330,10 @@ class StorageSender::Connection {
   std::deque<Item> retained_;  ///< acknowledged, not yet on the sink's disk, oldest first
   uint64_t retainedBytes_ = 0;
   static constexpr size_t kInFlightBytes = size_t(16) << 20;  ///< in the socket's buffers
-  static constexpr size_t kMaxSlots = 4096;     ///< more (tiny ones) come from the heap
-  std::map<uint32_t, int64_t> durable_;         ///< [subband index]: newest integration on its disk
-  std::vector<uint8_t> replyBytes_;             ///< the sink's replies, a partial one at the end
-  bool sending_ = false;                        ///< an item taken from queue_ is being written
+  static constexpr size_t kMaxSlots = 4096;  ///< more (tiny ones) come from the heap
+  std::map<uint32_t, int64_t> durable_;      ///< [subband index]: newest integration on its disk
+  std::vector<uint8_t> replyBytes_;          ///< the sink's replies, a partial one at the end
+  bool sending_ = false;                     ///< an item taken from queue_ is being written
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
   bool stopping_ = false, warned_ = false, spoolWarned_ = false;
