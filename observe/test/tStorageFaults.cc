@@ -124,12 +124,13 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     o.obsId = 4743;
     o.stations = {"CS001", "CS002", "RS106"};
     o.seconds = 10;
-    // 1024 channels, 48 spectra: 0.25 s integrations of 220 kB blocks; six subbands make
-    // 26 MB in 5 s, more than the socket buffers (about 10 MB on loopback) and ionproc's
-    // queue (16) hold.
+    // 1024 channels, 48 spectra: 0.25 s integrations of 220 kB blocks; twelve subbands
+    // make 53 MB in 5 s, more than the socket buffers and ionproc's queue (24) hold. (TCP
+    // may grow the sink's receive buffer to net.ipv4.tcp_rmem's 32 MB, and its sender's
+    // to 4 MB: six subbands, 26 MB, once all went into them under ctest -j2.)
     o.channels = 1024;
     o.steps = 48;
-    o.subbands = "[300..305]";
+    o.subbands = "[300..311]";
     o.outputDir = dir.path() + "/out";
     const std::string parset = writeParset(dir.path() + "/obs.parset", o);
     const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
@@ -162,7 +163,8 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("0"), summaryValue(obs, "integrationsDropped"));
     const int64_t nrIntegrations =
         ObservationSettings::fromFile(obs + "/observation.parset").nrIntegrations();
-    for (const char* subband : {"000", "001", "002", "003", "004", "005"}) {
+    for (const char* subband :
+         {"000", "001", "002", "003", "004", "005", "006", "007", "008", "009", "010", "011"}) {
       const MsContents ms =
           readMeasurementSet(o.outputDir + "/L4743_SAP000_SB" + subband + "_uv.MS");
       CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * nrBaselines(3)), ms.nrRows);
