@@ -49,10 +49,10 @@ RTCP_FORWARDED(lendStationSubbands,
                     int32_t rank, int32_t lease, Out<StationBlockHeader> header,
                     Out<SharedBlockLocation> location));
 
-/// Where this ionproc's sample ring is (name, bytes and nonce; no slots): blocks lent with
+/// Where this ionproc's sample ring is (name, bytes and nonce): blocks lent with
 /// header.rowsInRing point into it (StationBlock::rowOffsets). bytes = 0 when its station
 /// input lends from no ring (then lent blocks hold their rows).
-RTCP_FORWARDED(sharedSampleRing, void(Out<SharedSegmentInfo> ring));
+RTCP_FORWARDED(sharedSampleRing, void(Out<SharedMemoryName> ring));
 
 /// Ends every lease rank `rank` holds (at its end).
 RTCP_FORWARDED(returnStationBlocks, void(int32_t rank));

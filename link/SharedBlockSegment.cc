@@ -8,28 +8,12 @@
 
 namespace rtcp::ion {
 
-SharedMemoryName memoryName(const SharedSegmentInfo& info) {
-  SharedMemoryName name;
-  std::memcpy(name.name, info.name, sizeof name.name);
-  name.bytes = info.bytes;
-  name.nonce = info.nonce;
-  return name;
-}
-
-SharedSegmentInfo segmentInfo(const SharedMemoryName& name) {
-  SharedSegmentInfo info;
-  std::memcpy(info.name, name.name, sizeof info.name);
-  info.bytes = name.bytes;
-  info.nonce = name.nonce;
-  return info;
-}
-
 SharedBlockSegment::SharedBlockSegment(int nrSlots, size_t slotBytes) {
   if (nrSlots < 1 || slotBytes == 0)
     throw std::invalid_argument("SharedBlockSegment: no slots or empty slots");
   memory_ = SharedMemory::create("rtcp-blocks",
                                  SharedMemory::roundUpToPages(slotBytes) * size_t(nrSlots));
-  info_ = segmentInfo(memory_.name());
+  info_.memory = memory_.name();
   info_.slotBytes = SharedMemory::roundUpToPages(slotBytes);
   info_.firstSlotOffset = SharedMemory::kHeaderBytes;
   info_.nrSlots = nrSlots;
@@ -46,7 +30,7 @@ SharedBlockLocation SharedBlockSegment::lease(uint64_t holder, double timeoutSec
     if (holderOf_[s] == int64_t(holder)) freeSlot(s);
   if (!freed_.wait_for(lock, std::chrono::duration<double>(timeoutSeconds),
                        [&] { return !free_.empty(); }))
-    throw std::runtime_error("no free slot in " + std::string(info_.name) + " (" +
+    throw std::runtime_error("no free slot in " + std::string(info_.memory.name) + " (" +
                              std::to_string(info_.nrSlots) +
                              " slots, all lent to compute ranks that do not release them)");
   const int slot = free_.back();
@@ -101,8 +85,8 @@ int SharedBlockSegment::leased() const {
 }
 
 SharedBlockMapping::SharedBlockMapping(const SharedSegmentInfo& info)
-    : info_(info), memory_(SharedMemory::openReadOnly(memoryName(info))) {
-  info_.name[sizeof info_.name - 1] = 0;
+    : info_(info), memory_(SharedMemory::openReadOnly(info.memory)) {
+  info_.memory.name[sizeof info_.memory.name - 1] = 0;
   base_ = memory_.payload() - SharedMemory::kHeaderBytes;
 }
 
@@ -112,7 +96,7 @@ std::span<const uint8_t> SharedBlockMapping::slotBytes(const SharedBlockLocation
   if (location.slot < 0 || location.slot >= info_.nrSlots ||
       location.offset != info_.firstSlotOffset + info_.slotBytes * size_t(location.slot))
     throw std::runtime_error("ionproc lent slot " + std::to_string(location.slot) + " at offset " +
-                             std::to_string(location.offset) + ", which " + info_.name +
+                             std::to_string(location.offset) + ", which " + info_.memory.name +
                              " does not have");
   return {base_ + location.offset, info_.slotBytes};
 }
@@ -126,7 +110,7 @@ StationBlock SharedBlockMapping::block(const SharedBlockLocation& location,
                                                            header.bitsPerSample);
   if (bytes > slotBytes(location).size())
     throw std::runtime_error("ionproc lent slot " + std::to_string(location.slot) + " of " +
-                             info_.name + " for a block of " + std::to_string(bytes) +
+                             info_.memory.name + " for a block of " + std::to_string(bytes) +
                              " bytes, more than a slot holds");
   // Read-only pages: a write through these buffers faults instead of corrupting ionproc's.
   uint8_t* slot = const_cast<uint8_t*>(base_ + location.offset);

@@ -25,18 +25,12 @@ namespace rtcp::ion {
 
 /// What a rank needs to map a segment; travels in a forwarded call's answer.
 struct SharedSegmentInfo {
-  char name[64] = {};  ///< shm_open name, "/rtcp-blocks-..."
-  uint64_t bytes = 0;  ///< the segment's size
-  uint64_t nonce = 0;  ///< also in the segment's first bytes: proves the same segment
+  SharedMemoryName memory;  ///< name, size and nonce (which proves the same segment)
   uint64_t slotBytes = 0;
   uint64_t firstSlotOffset = 0;
   int32_t nrSlots = 0;
   int32_t reserved = 0;
 };
-
-/// The segment `info` describes, as SharedMemory names it, and back (slots left zero).
-SharedMemoryName memoryName(const SharedSegmentInfo& info);
-SharedSegmentInfo segmentInfo(const SharedMemoryName& name);
 
 /// Where a lent block lies in the segment.
 struct SharedBlockLocation {

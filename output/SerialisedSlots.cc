@@ -41,20 +41,17 @@ SerialisedSlots::SerialisedSlots(size_t slotBytes, size_t nrSlots)
 }
 
 SerialisedBytes SerialisedSlots::take(size_t size) {
-  if (size <= slotBytes_) {
-    std::lock_guard lock(mutex_);
-    if (!free_.empty()) {
-      uint8_t* slot = free_.back();
-      free_.pop_back();
-      ++reused_;
-      return {this, slot, size};
-    }
-    if (neverUsed_ < nrSlots_) return {this, memory_.data() + slotBytes_ * neverUsed_++, size};
+  std::unique_lock lock(mutex_);
+  if (size <= slotBytes_ && !free_.empty()) {
+    uint8_t* slot = free_.back();
+    free_.pop_back();
+    ++reused_;
+    return {this, slot, size};
   }
-  {
-    std::lock_guard lock(mutex_);
-    ++overflowed_;
-  }
+  if (size <= slotBytes_ && neverUsed_ < nrSlots_)
+    return {this, memory_.data() + slotBytes_ * neverUsed_++, size};
+  ++overflowed_;
+  lock.unlock();  // the heap's allocation outside the lock
   return SerialisedBytes(std::vector<uint8_t>(size));
 }
 

@@ -69,7 +69,7 @@ void LinkFetcher::mapSharedSegment(size_t l) {
                                            << "); station blocks come over the socket");
     return;
   }
-  ion::SharedSegmentInfo ring;
+  SharedMemoryName ring;
   try {
     ion::sharedSampleRing.call(*links_[l], ring);
   } catch (const std::exception& e) {
@@ -80,7 +80,7 @@ void LinkFetcher::mapSharedSegment(size_t l) {
   }
   if (ring.bytes == 0) return;  // its station input lends no ring: the slots hold the rows
   try {
-    rings_[l] = std::make_unique<SharedMemory>(SharedMemory::openReadOnly(ion::memoryName(ring)));
+    rings_[l] = std::make_unique<SharedMemory>(SharedMemory::openReadOnly(ring));
   } catch (const std::exception& e) {
     shared_[l].reset();
     RTCP_LOG_WARN("correlator", "ionproc " << l + 1 << ": its sample ring cannot be mapped ("

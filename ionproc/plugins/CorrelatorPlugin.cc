@@ -143,15 +143,16 @@ struct CorrelatorPlugin {
       // the lease's name for the block source).
       segment->onRelease([source = blocks](int slot) { source->endLease(uint64_t(slot)); });
       segmentLayout = {nrSlots, subbandsPerSlot};
-      RTCP_LOG_INFO("correlator-plugin",
-                    "shared-memory link: "
-                        << segment->info().name << ", " << segment->info().nrSlots << " slots of "
-                        << segment->info().slotBytes / 1e6 << " MB (" << subbandsPerSlot
-                        << " subbands)" << (blocks->sampleRing() ? ", rows lent in the ring" : ""));
+      RTCP_LOG_INFO(
+          "correlator-plugin",
+          "shared-memory link: " << segment->info().memory.name << ", " << segment->info().nrSlots
+                                 << " slots of " << segment->info().slotBytes / 1e6 << " MB ("
+                                 << subbandsPerSlot << " subbands)"
+                                 << (blocks->sampleRing() ? ", rows lent in the ring" : ""));
     } else if (segmentLayout != std::pair(nrSlots, subbandsPerSlot)) {
       throw std::invalid_argument(
           "shared segment of " + std::to_string(nrSlots) + " slots of " +
-          std::to_string(subbandsPerSlot) + " subbands asked for; " + segment->info().name +
+          std::to_string(subbandsPerSlot) + " subbands asked for; " + segment->info().memory.name +
           " has " + std::to_string(segmentLayout.first) + " of " +
           std::to_string(segmentLayout.second) + " (ranks started with different options?)");
     }
@@ -201,9 +202,9 @@ struct CorrelatorPlugin {
   }
 
   /// The ring's segment; bytes = 0 when the source lends none.
-  SharedSegmentInfo sampleRing() const {
+  rtcp::SharedMemoryName sampleRing() const {
     const SharedMemoryName* ring = blocks ? blocks->sampleRing() : nullptr;
-    return ring ? segmentInfo(*ring) : SharedSegmentInfo{};
+    return ring ? *ring : rtcp::SharedMemoryName{};
   }
 
   void returnBlocks(int32_t rank) {
@@ -282,7 +283,7 @@ RTCP_PLUGIN(context) {
       },
       0);
   context.functions.serve(
-      sharedSampleRing, [plugin](SharedSegmentInfo& ring) { ring = plugin->sampleRing(); }, 0);
+      sharedSampleRing, [plugin](rtcp::SharedMemoryName& ring) { ring = plugin->sampleRing(); }, 0);
   context.functions.serve(
       returnStationBlocks, [plugin](int32_t rank) { plugin->returnBlocks(rank); }, 0);
   context.functions.serve(

@@ -406,7 +406,7 @@ class DaemonTest : public CppUnit::TestFixture {
         std::runtime_error);
     // Another segment's description (a wrong nonce) is refused when mapping.
     SharedSegmentInfo other = info;
-    other.nonce ^= 1;
+    other.memory.nonce ^= 1;
     CPPUNIT_ASSERT_THROW(SharedBlockMapping{other}, std::runtime_error);
     (void)slot;
   }
@@ -426,7 +426,7 @@ class DaemonTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_THROW(sharedSubbandSegment.call(client, 4, 2, info), LinkError);
     CPPUNIT_ASSERT_THROW(sharedBlockSegment.call(client, info), LinkError);
     sharedSubbandSegment.call(client, 3, 2, info);
-    SharedSegmentInfo ring;  // pattern blocks lend no ring: the slots hold the rows
+    SharedMemoryName ring;  // pattern blocks lend no ring: the slots hold the rows
     sharedSampleRing.call(client, ring);
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), ring.bytes);
 
@@ -470,13 +470,14 @@ class DaemonTest : public CppUnit::TestFixture {
     Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks);
     LinkClient client(daemon.server->endpoint(), 0, 0);
     const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
-    SharedSegmentInfo info, ringInfo;
+    SharedSegmentInfo info;
+    SharedMemoryName ringInfo;
     sharedSubbandSegment.call(client, 3, 2, info);
     // Slots of row tables only: a 2 MB page each, not a block's samples.
     CPPUNIT_ASSERT(info.slotBytes >= StationBlock::bytesOfRowTable(2, nrSamples));
     SharedBlockMapping mapping(info);
     sharedSampleRing.call(client, ringInfo);
-    const SharedMemory ring = SharedMemory::openReadOnly(memoryName(ringInfo));
+    const SharedMemory ring = SharedMemory::openReadOnly(ringInfo);
 
     auto lend = [&](int64_t block, int station, int lease) {
       StationBlockHeader header;
