@@ -32,7 +32,7 @@ def parset_seeds():
         save(d, "task_spec_78958-head.parset", f.read(16384))
     with open(os.path.join(TOP, "parsets/demo.parset"), "rb") as f:
         demo = f.read()
-    # The faults of issue 19, each on the demo parset.
+    # Parset faults found before (fuzz/README.md, "Faults found"), each on the demo parset.
     faults = {
         "huge-repeat": b"Observation.Beam[0].subbandList = [1000000*1000000*300]\n",
         "year-4000": b"Observation.stopTime = '4000-01-01 00:00:00'\n",
@@ -60,7 +60,7 @@ def rsp_seeds():
     reordered = packets[:]
     reordered[3], reordered[4] = reordered[4], reordered[3]
     save(d, "ie613-reordered-duplicate-gap", b"".join(reordered[:10] + reordered[9:12] + reordered[20:]))
-    # Ten packets 10^6 s ahead first (issue 19's far-future case), then the real ones.
+    # Ten packets 10^6 s ahead first (the far-future case of input_faults_test), then the real ones.
     future = []
     for p in packets[:10]:
         q = bytearray(p)

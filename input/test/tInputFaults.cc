@@ -70,7 +70,7 @@ class InputFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE_END();
 
  public:
-  /// The case: ten packets stamped 10^6 s ahead arrive first. Before, they moved
+  /// The fault this guards: ten packets stamped 10^6 s ahead arrive first. Unchecked, they moved
   /// the window and every real packet after them was late (62 % of the baselines flagged).
   void testFarFuturePacketsCannotMoveTheWindow() {
     ObservationSettings s = makeSettings(1, 4, kStart, false);

@@ -366,7 +366,7 @@ void runCreation(const BenchOptions& base, int n, const std::string& dir) {
 }
 
 int storageBenchmark(int argc, char** argv) {
-  // The cases: LOFAR-like (488 subbands, 24 stations, 64 channels, 1 s) and short
+  // The two cases: LOFAR-like (488 subbands, 24 stations, 64 channels, 1 s) and short
   // integrations (488 subbands, 1 station, 16 channels, 5 ms); --stations etc. run one case.
   // 10 s of the LOFAR-like case: one interval of the sink's MS flushes (--ms-flush-interval),
   // so that each MS's flush weighs as in a long observation (its first write weighs more);
