@@ -1,0 +1,464 @@
+#include "BeamFormerProcessor.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+
+#include "TabWeights.h"
+#include "rtcp/Logger.h"
+
+namespace rtcp::correlator::beamformed {
+
+namespace {
+
+std::vector<std::string> stationNames(const ObservationSettings& settings) {
+  std::vector<std::string> names;
+  for (const StationSettings& station : settings.stations) names.push_back(station.name);
+  return names;
+}
+
+void fail(const std::string& problem) {
+  throw std::invalid_argument("BeamFormerProcessor: " + problem);
+}
+
+/// Samples per block: checked to divide into what the steps need.
+int blockSamples(const ObservationSettings& settings, const BeamFormerParameters& parameters) {
+  const int64_t samples = settings.samplesPerBlock();
+  auto check = [&](int64_t divisor, const std::string& what) {
+    if (divisor < 1 || samples % divisor != 0)
+      fail("a block of " + std::to_string(samples) + " samples does not divide into " + what +
+           " (" + std::to_string(divisor) + ")");
+  };
+  check(parameters.nrDelayChannels, "delay-compensation channels");
+  check(int64_t(parameters.coherent.nrChannels) * parameters.coherent.timeIntegration,
+        "coherent channels x time integration");
+  check(int64_t(parameters.incoherent.nrChannels) * parameters.incoherent.timeIntegration,
+        "incoherent channels x time integration");
+  if (int(parameters.tabs.size()) > int(settings.beams.size()))
+    fail(std::to_string(parameters.tabs.size()) + " SAPs of TABs for an observation of " +
+         std::to_string(settings.beams.size()) + " beams");
+  return int(samples);
+}
+
+}  // namespace
+
+/// Per-thread buffers of one beam's (or station's) way through the chain.
+struct BeamFormerProcessor::Scratch {
+  Scratch(size_t samples, size_t history, size_t fftSize)
+      : input(2 * samples),
+        spectra(2 * samples),
+        series(2 * (history + samples)),
+        channels(2 * samples),
+        fft(2 * std::max<size_t>(fftSize, 1)),
+        valid(samples) {}
+  AlignedBuffer<std::complex<float>> input;     ///< [time][pol] converted samples
+  AlignedBuffer<std::complex<float>> spectra;   ///< [spectrum][channel][pol] delay channels
+  AlignedBuffer<std::complex<float>> series;    ///< [time][pol]: filter history, then the block
+  AlignedBuffer<std::complex<float>> channels;  ///< [spectrum][channel][pol] final channels
+  AlignedBuffer<std::complex<float>> fft;       ///< dedispersion segment
+  std::vector<float> valid;                     ///< [time] valid fractions of one beam
+  BeamFormedData incoherent;                    ///< this thread's share of the incoherent sum
+};
+
+/// What a subband carries from block to block: its TABs' dedispersion and filter
+/// histories, its stations' filter histories (incoherent Stokes).
+struct BeamFormerProcessor::SubbandState {
+  int64_t lastBlock = -2;
+  std::vector<std::unique_ptr<CoherentDedispersion>> dedispersion;  ///< [coherent tab], or null
+  std::vector<AlignedBuffer<std::complex<float>>> tabHistory;       ///< [coherent tab]
+  std::vector<AlignedBuffer<std::complex<float>>> stationHistory;   ///< [output station]
+  void reset() {
+    for (auto& d : dedispersion)
+      if (d) d->reset();
+    for (auto& h : tabHistory) std::fill(h.begin(), h.end(), std::complex<float>());
+    for (auto& h : stationHistory) std::fill(h.begin(), h.end(), std::complex<float>());
+  }
+};
+
+BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
+                                         BeamFormerParameters parameters, int nrThreads, Isa isa)
+    : settings_(settings),
+      parameters_(std::move(parameters)),
+      nrStations_(settings.nrStations()),
+      nrSamples_(blockSamples(settings, parameters_)),
+      nrSpectra_(nrSamples_ / parameters_.nrDelayChannels),
+      paddedSpectra_(CorrelatorKernel::paddedLength(nrSpectra_)),
+      historySamples_(nrHistorySamples(settings)),
+      nrThreads_(nrThreads > 0 ? nrThreads : omp_get_max_threads()),
+      converter_(settings.bitsPerSample),
+      splitter_(parameters_.nrDelayChannels, nrSpectra_),
+      correction_(parameters_.nrDelayChannels, nrSpectra_, paddedSpectra_, settings.subbandWidth(),
+                  settings.delayCompensation, settings.correctBandPass),
+      superstation_(stationNames(settings), settings.tiedArrayStationNames),
+      outputStations_(superstation_.outputStations()),
+      merger_(parameters_.nrDelayChannels, nrSpectra_),
+      coherentFilterBank_(parameters_.coherent.nrChannels,
+                          nrSamples_ / parameters_.coherent.nrChannels),
+      incoherentFilterBank_(parameters_.incoherent.nrChannels,
+                            nrSamples_ / parameters_.incoherent.nrChannels),
+      coherentStokes_(parameters_.coherent.kind, parameters_.coherent.nrChannels,
+                      nrSamples_ / parameters_.coherent.nrChannels,
+                      parameters_.coherent.timeIntegration),
+      incoherentStokes_(parameters_.incoherent.kind, parameters_.incoherent.nrChannels,
+                        nrSamples_ / parameters_.incoherent.nrChannels,
+                        parameters_.incoherent.timeIntegration),
+      delayModel_(settings),
+      times_({"input conversion", "flags", "delay channels", "delay/bandpass", "superstation",
+              "tab weights", "tab kernel", "back to time", "dedispersion", "final channels",
+              "stokes"}) {
+  if (nrStations_ < 1) fail("no stations");
+  if (parameters_.incoherent.kind == StokesKind::kXXYY)
+    fail("incoherent XXYY (complex voltages) does not exist: choose I or IQUV");
+  parameters_.tabs.resize(settings.beams.size());
+  for (int s = 0; s < nrStations_; ++s) {
+    std::array<double, 2> delay{}, phase{};
+    if (settings.delayCompensation)
+      for (int pol = 0; pol < 2; ++pol) {
+        delay[size_t(pol)] = settings.polarisationDelay(s, pol);
+        phase[size_t(pol)] = settings.polarisationPhase(s, pol);
+      }
+    polarisations_.emplace_back(parameters_.nrDelayChannels, paddedSpectra_,
+                                settings.subbandWidth(), delay, phase);
+    masks_.emplace_back(nrSpectra_);
+  }
+
+  // Coherent TABs per SAP, their kernels, and one dedispersion latency for them all.
+  const int nrOutput = superstation_.nrOutputStations();
+  const int outputSample = parameters_.coherent.nrChannels * parameters_.coherent.timeIntegration;
+  size_t mostTabs = 0;
+  for (size_t sap = 0; sap < parameters_.tabs.size(); ++sap) {
+    std::vector<int> coherent;
+    for (size_t t = 0; t < parameters_.tabs[sap].size(); ++t) {
+      const TabSettings& tab = parameters_.tabs[sap][t];
+      if (!tab.coherent) continue;
+      coherent.push_back(int(t));
+      if (!parameters_.coherentDedispersion || tab.dispersionMeasure <= 0) continue;
+      for (int sb : settings.subbandsOfBeam(int(sap)))
+        latency_ = std::max(latency_, CoherentDedispersion::latencyFor(
+                                          tab.dispersionMeasure, settings.subbandWidth(),
+                                          settings.subbands[size_t(sb)].frequency,
+                                          parameters_.coherent.nrChannels, outputSample));
+    }
+    if (parameters_.flysEye) coherent.clear();
+    kernels_.push_back(coherent.empty() ? nullptr
+                                        : std::make_unique<TabKernel>(
+                                              nrOutput, int(coherent.size()),
+                                              parameters_.nrDelayChannels, paddedSpectra_, isa,
+                                              nrThreads_));
+    mostTabs = std::max(mostTabs, coherent.size());
+    coherentTabs_.push_back(std::move(coherent));
+  }
+  if (parameters_.flysEye) latency_ = 0;
+  if (latency_ > 0) {
+    fftSize_ = CoherentDedispersion::fftSizeFor(latency_);
+    dedispersionFft_ = std::make_unique<DedispersionFft>(fftSize_);
+  }
+
+  stationSamples_ = AlignedBuffer<float>(size_t(nrStations_) * floatsPerBeam());
+  beams_ = AlignedBuffer<float>(mostTabs * floatsPerBeam());
+  weights_.resize(size_t(parameters_.nrDelayChannels) * size_t(nrOutput) * mostTabs);
+  valid_.resize(size_t(nrSamples_));
+  const size_t history = size_t(std::max(coherentFilterBank_.nrHistorySamples(),
+                                         incoherentFilterBank_.nrHistorySamples()));
+  for (int t = 0; t < nrThreads_; ++t) {
+    scratch_.push_back(std::make_unique<Scratch>(size_t(nrSamples_), history, size_t(fftSize_)));
+    scratch_.back()->incoherent = incoherentStokes_.makeOutput();
+  }
+  RTCP_LOG_DEBUG("correlator", "beam former: " << nrStations_ << " stations -> " << nrOutput
+                                               << ", " << parameters_.nrDelayChannels
+                                               << " delay channels, " << nrSamples_
+                                               << " samples a block, dedispersion latency "
+                                               << latency_ << " samples");
+}
+
+BeamFormerProcessor::~BeamFormerProcessor() = default;
+
+int BeamFormerProcessor::nrTabs(int sap) const {
+  if (sap < 0 || sap >= int(parameters_.tabs.size())) return 0;
+  return parameters_.flysEye ? nrOutputStations() : int(parameters_.tabs[size_t(sap)].size());
+}
+
+std::vector<BeamFormedData> BeamFormerProcessor::makeOutputs(int subbandIndex) const {
+  if (subbandIndex < 0 || subbandIndex >= settings_.nrSubbands())
+    fail("subband index " + std::to_string(subbandIndex) + " outside the observation's " +
+         std::to_string(settings_.nrSubbands()) + " subbands");
+  const int sap = settings_.subbands[size_t(subbandIndex)].beam;
+  std::vector<BeamFormedData> outputs;
+  for (int t = 0; t < nrTabs(sap); ++t) {
+    const bool coherent = parameters_.flysEye || parameters_.tabs[size_t(sap)][size_t(t)].coherent;
+    outputs.push_back(coherent ? coherentStokes_.makeOutput() : incoherentStokes_.makeOutput());
+    outputs.back().sap = sap;
+    outputs.back().tab = t;
+    outputs.back().subband = subbandIndex;
+  }
+  return outputs;
+}
+
+void BeamFormerProcessor::preprocessStation(const StationBlock& block, int localSubband,
+                                            double frequency, int station, Scratch& scratch) {
+  auto t = StepTimes::Clock::now();
+  SpectrumMask& mask = masks_[size_t(station)];
+  splitter_.flag(block, localSubband, historySamples_, mask);
+  t = times_.lap(kFlags, t);
+  converter_.convert(block, localSubband, historySamples_, nrSamples_, scratch.input.data());
+  t = times_.lap(kInputConversion, t);
+  splitter_.split(scratch.input.data(), scratch.spectra.data());
+  t = times_.lap(kDelayChannels, t);
+  const SubbandDelay& delay = block.delays[size_t(localSubband)];
+  float* out = stationSamples_.data() + size_t(station) * floatsPerBeam();
+  correction_.apply(scratch.spectra.data(), mask, frequency, delay.residualStart,
+                    delay.residualEnd, out);
+  const PolarisationCorrection& polarisation = polarisations_[size_t(station)];
+  if (polarisation.active()) polarisation.apply(frequency, out);
+  times_.lap(kDelayAndBandpass, t);
+}
+
+void BeamFormerProcessor::check(std::span<const StationBlock* const> stations, int localSubband,
+                                int subbandIndex, const std::vector<BeamFormedData>& outputs) const {
+  if (int(stations.size()) != nrStations_)
+    fail(std::to_string(stations.size()) + " station blocks for " + std::to_string(nrStations_) +
+         " stations");
+  if (subbandIndex < 0 || subbandIndex >= settings_.nrSubbands())
+    fail("subband index " + std::to_string(subbandIndex) + " outside the observation's " +
+         std::to_string(settings_.nrSubbands()) + " subbands");
+  const int expected = historySamples_ + nrSamples_;
+  for (int s = 0; s < nrStations_; ++s) {
+    const StationBlock* block = stations[size_t(s)];
+    const std::string station = "station " + std::to_string(s) + ": ";
+    if (!block) fail(station + "no block");
+    const StationBlockHeader& h = block->header;
+    if (h.nrSamples != expected)
+      fail(station + "nrSamples " + std::to_string(h.nrSamples) + ", expected " +
+           std::to_string(expected));
+    if (h.bitsPerSample != converter_.bitsPerSample())
+      fail(station + "bitsPerSample " + std::to_string(h.bitsPerSample) + ", expected " +
+           std::to_string(converter_.bitsPerSample()));
+    if (localSubband < 0 || localSubband >= h.nrSubbands)
+      fail(station + "subband " + std::to_string(localSubband) + " of a block of " +
+           std::to_string(h.nrSubbands) + " subbands");
+    if (h.block != stations[0]->header.block)
+      fail(station + "block " + std::to_string(h.block) + ", station 0 has block " +
+           std::to_string(stations[0]->header.block));
+  }
+  const int sap = settings_.subbands[size_t(subbandIndex)].beam;
+  if (int(outputs.size()) != nrTabs(sap))
+    fail(std::to_string(outputs.size()) + " outputs for the " + std::to_string(nrTabs(sap)) +
+         " TABs of SAP " + std::to_string(sap) + " (use makeOutputs)");
+}
+
+void BeamFormerProcessor::computeValidFractions() {
+  const int nrOutput = nrOutputStations();
+  const int channels = parameters_.nrDelayChannels;
+  for (int s = 0; s < nrSpectra_; ++s) {
+    int count = 0;
+    for (int station : outputStations_) count += masks_[size_t(station)].valid(s);
+    const float fraction = float(count) / float(nrOutput);
+    std::fill(valid_.begin() + std::ptrdiff_t(s) * channels,
+              valid_.begin() + std::ptrdiff_t(s + 1) * channels, fraction);
+  }
+}
+
+BeamFormerProcessor::SubbandState& BeamFormerProcessor::stateOf(int subbandIndex, int64_t block) {
+  auto& state = states_[subbandIndex];
+  if (!state) {
+    state = std::make_unique<SubbandState>();
+    const int sap = settings_.subbands[size_t(subbandIndex)].beam;
+    const double frequency = settings_.subbands[size_t(subbandIndex)].frequency;
+    const size_t coherentHistory = 2 * size_t(coherentFilterBank_.nrHistorySamples());
+    const int coherentBeams =
+        parameters_.flysEye ? nrOutputStations() : int(coherentTabs_[size_t(sap)].size());
+    for (int i = 0; i < coherentBeams; ++i) {
+      state->tabHistory.emplace_back(coherentHistory);
+      const double dm =
+          parameters_.flysEye
+              ? 0
+              : parameters_.tabs[size_t(sap)][size_t(coherentTabs_[size_t(sap)][size_t(i)])]
+                    .dispersionMeasure;
+      state->dedispersion.push_back(
+          latency_ > 0 && dm > 0
+              ? std::make_unique<CoherentDedispersion>(fftSize_, latency_, settings_.subbandWidth(),
+                                                       frequency, parameters_.coherent.nrChannels,
+                                                       dm)
+              : nullptr);
+    }
+    for (int o = 0; o < nrOutputStations(); ++o)
+      state->stationHistory.emplace_back(2 * size_t(incoherentFilterBank_.nrHistorySamples()));
+  }
+  // A gap (the subband's previous block went to another rank, or was skipped): the
+  // histories no longer belong to this stream.
+  if (state->lastBlock != block - 1) state->reset();
+  state->lastBlock = block;
+  return *state;
+}
+
+void BeamFormerProcessor::channelise(const PolyphaseFilterBank& filterBank,
+                                     AlignedBuffer<std::complex<float>>& history,
+                                     Scratch& scratch) {
+  const size_t h = 2 * size_t(filterBank.nrHistorySamples());
+  std::copy(history.begin(), history.end(), scratch.series.begin());
+  filterBank.filter(scratch.series.data(), nrSamples_ / filterBank.nrChannels(),
+                    scratch.channels.data());
+  std::copy(scratch.series.begin() + std::ptrdiff_t(2 * size_t(nrSamples_)),
+            scratch.series.begin() + std::ptrdiff_t(2 * size_t(nrSamples_) + h), history.begin());
+}
+
+void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block, SubbandState& state,
+                                       std::vector<BeamFormedData>& outputs) {
+  const std::vector<int>& tabs = coherentTabs_[size_t(sap)];
+  const int nrOutput = nrOutputStations();
+  const int nrBeams = parameters_.flysEye ? nrOutput : int(tabs.size());
+  if (nrBeams == 0) return;
+  auto t = StepTimes::Clock::now();
+  if (!parameters_.flysEye) {
+    // Delays toward each TAB minus those toward the SAP centre, at the block's middle.
+    const double middle =
+        double(settings_.blockStartSample(block) + nrSamples_ / 2) / settings_.subbandWidth();
+    const std::vector<double> centre = delayModel_.delays(settings_.beams[size_t(sap)], middle);
+    std::vector<double> delays(tabs.size() * size_t(nrOutput));
+    for (size_t i = 0; i < tabs.size(); ++i) {
+      const std::vector<double> toTab =
+          delayModel_.delays(parameters_.tabs[size_t(sap)][size_t(tabs[i])].direction, middle);
+      for (int o = 0; o < nrOutput; ++o) {
+        const size_t station = size_t(outputStations_[size_t(o)]);
+        delays[i * size_t(nrOutput) + size_t(o)] = toTab[station] - centre[station];
+      }
+    }
+    std::vector<double> frequencies(size_t(parameters_.nrDelayChannels));
+    for (int c = 0; c < parameters_.nrDelayChannels; ++c)
+      frequencies[size_t(c)] = correction_.channelFrequency(frequency, c);
+    tabWeights(delays, int(tabs.size()), nrOutput, frequencies, weights_.data());
+    t = times_.lap(kTabWeights, t);
+    std::vector<const float*> inputs;
+    for (int station : outputStations_) inputs.push_back(stationBuffer(station));
+    kernels_[size_t(sap)]->form(inputs, weights_.data(), beams_.data());
+    times_.lap(kTabKernel, t);
+  }
+
+  std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
+  for (int i = 0; i < nrBeams; ++i) {
+    try {
+      Scratch& scratch = *scratch_[size_t(omp_get_thread_num())];
+      const float* beam = parameters_.flysEye
+                              ? stationBuffer(outputStations_[size_t(i)])
+                              : beams_.data() + size_t(i) * floatsPerBeam();
+      BeamFormedData& output =
+          outputs[size_t(parameters_.flysEye ? i : tabs[size_t(i)])];
+      auto s = StepTimes::Clock::now();
+      std::complex<float>* series =
+          scratch.series.data() + 2 * size_t(coherentFilterBank_.nrHistorySamples());
+      merger_.merge(beam, paddedSpectra_, series);
+      if (parameters_.flysEye) {  // one station: each spectrum's samples valid or not
+        const SpectrumMask& mask = masks_[size_t(outputStations_[size_t(i)])];
+        for (int sp = 0; sp < nrSpectra_; ++sp)
+          std::fill_n(scratch.valid.begin() + std::ptrdiff_t(sp) * parameters_.nrDelayChannels,
+                      parameters_.nrDelayChannels, mask.valid(sp) ? 1.0f : 0.0f);
+      } else {
+        std::copy(valid_.begin(), valid_.end(), scratch.valid.begin());
+      }
+      s = times_.lap(kBackToTime, s);
+      if (CoherentDedispersion* dedispersion = state.dedispersion[size_t(i)].get()) {
+        dedispersion->process(*dedispersionFft_, series, scratch.valid.data(), nrSamples_,
+                              scratch.fft.data());
+        s = times_.lap(kDedispersion, s);
+      }
+      channelise(coherentFilterBank_, state.tabHistory[size_t(i)], scratch);
+      s = times_.lap(kFinalChannels, s);
+      coherentStokes_.detect(scratch.channels.data(), false, output);
+      coherentStokes_.validFraction(scratch.valid.data(), output);
+      times_.lap(kStokes, s);
+    } catch (...) {
+#pragma omp critical(rtcp_beam_former_error)
+      error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+void BeamFormerProcessor::formIncoherent(int sap, SubbandState& state,
+                                         std::vector<BeamFormedData>& outputs) {
+  if (parameters_.flysEye) return;
+  std::vector<int> incoherent;
+  for (size_t t = 0; t < parameters_.tabs[size_t(sap)].size(); ++t)
+    if (!parameters_.tabs[size_t(sap)][t].coherent) incoherent.push_back(int(t));
+  if (incoherent.empty()) return;
+  const int nrOutput = nrOutputStations();
+  std::exception_ptr error;
+#pragma omp parallel num_threads(nrThreads_)
+  {
+    Scratch& scratch = *scratch_[size_t(omp_get_thread_num())];
+    std::fill(scratch.incoherent.samples.begin(), scratch.incoherent.samples.end(), 0.0f);
+#pragma omp for schedule(dynamic)
+    for (int o = 0; o < nrOutput; ++o) {
+      try {
+        auto s = StepTimes::Clock::now();
+        merger_.merge(stationBuffer(outputStations_[size_t(o)]), paddedSpectra_,
+                      scratch.series.data() +
+                          2 * size_t(incoherentFilterBank_.nrHistorySamples()));
+        s = times_.lap(kBackToTime, s);
+        channelise(incoherentFilterBank_, state.stationHistory[size_t(o)], scratch);
+        s = times_.lap(kFinalChannels, s);
+        incoherentStokes_.detect(scratch.channels.data(), true, scratch.incoherent);
+        times_.lap(kStokes, s);
+      } catch (...) {
+#pragma omp critical(rtcp_beam_former_error)
+        error = std::current_exception();
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  BeamFormedData& first = outputs[size_t(incoherent[0])];
+  std::fill(first.samples.begin(), first.samples.end(), 0.0f);
+  for (const auto& scratch : scratch_)
+    for (size_t i = 0; i < first.samples.size(); ++i) first.samples[i] += scratch->incoherent.samples[i];
+  incoherentStokes_.validFraction(valid_.data(), first);
+  for (size_t k = 1; k < incoherent.size(); ++k) {
+    BeamFormedData& other = outputs[size_t(incoherent[k])];
+    std::copy(first.samples.begin(), first.samples.end(), other.samples.begin());
+    std::copy(first.validFraction.begin(), first.validFraction.end(), other.validFraction.begin());
+  }
+}
+
+void BeamFormerProcessor::process(std::span<const StationBlock* const> stations, int localSubband,
+                                  int subbandIndex, std::vector<BeamFormedData>& outputs) {
+  check(stations, localSubband, subbandIndex, outputs);
+  const double frequency = settings_.subbands[size_t(subbandIndex)].frequency;
+  const int sap = settings_.subbands[size_t(subbandIndex)].beam;
+  const int64_t block = stations[0]->header.block;
+  std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
+  for (int s = 0; s < nrStations_; ++s) {
+    try {
+      preprocessStation(*stations[size_t(s)], localSubband, frequency, s,
+                        *scratch_[size_t(omp_get_thread_num())]);
+    } catch (...) {
+#pragma omp critical(rtcp_beam_former_error)
+      error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+
+  auto t = StepTimes::Clock::now();
+  std::vector<float*> buffers(static_cast<size_t>(nrStations_));
+  std::vector<SpectrumMask*> masks(static_cast<size_t>(nrStations_));
+  for (int s = 0; s < nrStations_; ++s) {
+    buffers[size_t(s)] = stationSamples_.data() + size_t(s) * floatsPerBeam();
+    masks[size_t(s)] = &masks_[size_t(s)];
+  }
+  superstation_.merge(buffers, masks, parameters_.nrDelayChannels, paddedSpectra_);
+  computeValidFractions();
+  times_.lap(kSuperstation, t);
+
+  SubbandState& state = stateOf(subbandIndex, block);
+  formCoherent(sap, frequency, block, state, outputs);
+  formIncoherent(sap, state, outputs);
+  for (BeamFormedData& output : outputs) {
+    output.sap = sap;
+    output.subband = subbandIndex;
+    output.block = block;
+  }
+}
+
+}  // namespace rtcp::correlator::beamformed

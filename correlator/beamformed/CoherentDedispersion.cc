@@ -1,0 +1,105 @@
+#include "CoherentDedispersion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace rtcp::correlator::beamformed {
+
+namespace {
+/// Samples of filter beyond half the smearing: the impulse response's tails (the band's
+/// edges, the chirp's jumps between channels) decay as 1 / t.
+constexpr int kLatencyMargin = 128;
+}  // namespace
+
+DedispersionFft::DedispersionFft(int fftSize)
+    : size(fftSize),
+      forward(fftSize, 2, 1, 0, 2, 1, FFTW_FORWARD),
+      backward(fftSize, 2, 1, 0, 2, 1, FFTW_BACKWARD) {}
+
+int CoherentDedispersion::latencyFor(double dispersionMeasure, double subbandWidth,
+                                     double subbandFrequency, int nrChannels, int multiple) {
+  const double width = subbandWidth / nrChannels;
+  const double low = subbandFrequency - subbandWidth / 2 - width / 2;
+  const double smear = kDispersionConstant * std::abs(dispersionMeasure) *
+                       (1 / (low * low) - 1 / ((low + width) * (low + width)));
+  const int latency = int(std::ceil(smear * subbandWidth / 2)) + kLatencyMargin;
+  multiple = std::max(multiple, 1);
+  return (latency + multiple - 1) / multiple * multiple;
+}
+
+int CoherentDedispersion::fftSizeFor(int latency) {
+  int size = 1024;
+  while (size < 8 * latency) size *= 2;
+  return size;
+}
+
+CoherentDedispersion::CoherentDedispersion(int fftSize, int latency, double subbandWidth,
+                                           double subbandFrequency, int nrChannels,
+                                           double dispersionMeasure)
+    : fftSize_(fftSize),
+      latency_(latency),
+      overlap_(2 * latency),
+      dispersionMeasure_(dispersionMeasure),
+      chirp_(size_t(fftSize)),
+      history_(2 * size_t(overlap_)),
+      validHistory_(size_t(latency)) {
+  if (latency < 0 || fftSize <= overlap_)
+    throw std::invalid_argument("CoherentDedispersion: an FFT of " + std::to_string(fftSize) +
+                                " points for a latency of " + std::to_string(latency) +
+                                " samples (needs more than twice the latency)");
+  const double width = subbandWidth / nrChannels;
+  for (int k = 0; k < fftSize; ++k) {
+    const double baseband = (k < fftSize / 2 ? k : k - fftSize) * subbandWidth / fftSize;
+    const double f = subbandFrequency + baseband;
+    const double f0 = subbandFrequency + std::round(baseband / width) * width;
+    const double df = f - f0;
+    const double phase =
+        -2 * std::numbers::pi *
+        (kDispersionConstant * dispersionMeasure * df * df / (f0 * f0 * f) +
+         baseband * latency / subbandWidth);
+    chirp_[size_t(k)] = std::complex<float>(std::polar(1.0 / fftSize, phase));
+  }
+}
+
+void CoherentDedispersion::reset() {
+  std::fill(history_.begin(), history_.end(), std::complex<float>());
+  std::fill(validHistory_.begin(), validHistory_.end(), 0.0f);
+}
+
+void CoherentDedispersion::process(const DedispersionFft& fft, std::complex<float>* samples,
+                                   float* valid, int nrSamples, std::complex<float>* scratch) {
+  if (fft.size != fftSize_)
+    throw std::invalid_argument("CoherentDedispersion: plans of " + std::to_string(fft.size) +
+                                " points for FFTs of " + std::to_string(fftSize_));
+  const size_t n = size_t(fftSize_), overlap = size_t(overlap_);
+  const size_t segment = n - overlap;  // new samples per FFT
+  for (size_t first = 0; first < size_t(nrSamples); first += segment) {
+    const size_t count = std::min(segment, size_t(nrSamples) - first);
+    // [history | count new samples | zeros]: the outputs at [overlap, overlap + count)
+    // depend only on inputs at or before them.
+    std::memcpy(scratch, history_.data(), 2 * overlap * sizeof(std::complex<float>));
+    std::memcpy(scratch + 2 * overlap, samples + 2 * first, 2 * count * sizeof(std::complex<float>));
+    std::fill(scratch + 2 * (overlap + count), scratch + 2 * n, std::complex<float>());
+    std::memcpy(history_.data(), scratch + 2 * count, 2 * overlap * sizeof(std::complex<float>));
+    fft.forward.execute(scratch);
+    for (size_t k = 0; k < n; ++k) {
+      scratch[2 * k] *= chirp_[k];
+      scratch[2 * k + 1] *= chirp_[k];
+    }
+    fft.backward.execute(scratch);
+    std::memcpy(samples + 2 * first, scratch + 2 * overlap, 2 * count * sizeof(std::complex<float>));
+  }
+  // The valid fractions: a delay line of latency samples.
+  const size_t latency = size_t(latency_);
+  validScratch_.resize(latency + size_t(nrSamples));
+  std::copy(validHistory_.begin(), validHistory_.end(), validScratch_.begin());
+  std::copy(valid, valid + nrSamples, validScratch_.begin() + std::ptrdiff_t(latency));
+  std::copy(validScratch_.begin(), validScratch_.begin() + nrSamples, valid);
+  std::copy(validScratch_.begin() + nrSamples, validScratch_.end(), validHistory_.begin());
+}
+
+}  // namespace rtcp::correlator::beamformed
