@@ -1,5 +1,7 @@
 // ObservationSettings: the correlated output, outputs rtcp does not produce, and the
 // simulated sky (SettingsReaders.h).
+#include <charconv>
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -73,7 +75,59 @@ void readOutput(const Parset& p, Problems& problems, ObservationSettings& s) {
 
 namespace {
 
-SimSource readSource(const Parset& p, int i) {
+/// Sim.Source[i].Q/U/V: fractions of Stokes I, each in [-1, 1], polarised at most fully.
+void readPolarisation(const Parset& p, int i, SimSource& source) {
+  double* fractions[] = {&source.q, &source.u, &source.v};
+  const char* names[] = {"Q", "U", "V"};
+  for (int k = 0; k < 3; ++k) {
+    *fractions[k] = p.getDouble(sourceKey(i, names[k]), 0.0);
+    if (!(std::abs(*fractions[k]) <= 1))
+      p.fail(sourceKey(i, names[k]), "a fraction of Stokes I must lie in -1..1");
+  }
+  const double polarised =
+      std::sqrt(source.q * source.q + source.u * source.u + source.v * source.v);
+  if (polarised > 1 + 1e-9)
+    p.fail(sourceKey(i, "Q"), "the polarised fraction sqrt(Q^2 + U^2 + V^2) of Sim.Source[" +
+                                  std::to_string(i) + "] is " + std::to_string(polarised) +
+                                  ", more than 1");
+}
+
+/// Sim.Source[i].pulsar.epoch: an MJD (UTC) as a number, or a UTC date 'YYYY-MM-DD
+/// HH:MM:SS[.f]'; by default the observation's start.
+double readEpochMjd(const Parset& p, const std::string& key, double startTime) {
+  const double mjdOfUnixEpoch = 40587, secondsPerDay = 86400;
+  if (!p.isDefined(key)) return startTime / secondsPerDay + mjdOfUnixEpoch;
+  const std::string text = p.getString(key);
+  double mjd = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), mjd);
+  if (error == std::errc() && end == text.data() + text.size()) return mjd;
+  return p.getTime(key) / secondsPerDay + mjdOfUnixEpoch;
+}
+
+/// Sim.Source[i].pulsar.*: a pulsar when .period is given (.width then too).
+SimPulsar readPulsar(const Parset& p, int i, double startTime) {
+  SimPulsar pulsar;
+  const std::string period = sourceKey(i, "pulsar.period"), width = sourceKey(i, "pulsar.width");
+  const std::string epoch = sourceKey(i, "pulsar.epoch"),
+                    dm = sourceKey(i, "pulsar.dispersionMeasure");
+  if (!p.isDefined(period)) {
+    for (const std::string& key : {width, epoch, dm})
+      if (p.isDefined(key)) p.fail(key, "is given without " + period);
+    return pulsar;
+  }
+  pulsar.period = p.getDouble(period);
+  if (!(pulsar.period > 0)) p.fail(period, "the pulse period must be positive (seconds)");
+  pulsar.width = p.getDouble(width);
+  if (!(pulsar.width > 0 && pulsar.width <= pulsar.period))
+    p.fail(width, "the pulse width (FWHM, seconds) must be positive and at most the period");
+  pulsar.epochMjd = readEpochMjd(p, epoch, startTime);
+  pulsar.dispersionMeasure = p.getDouble(dm, 0.0);
+  if (!(pulsar.dispersionMeasure >= 0))
+    p.fail(dm, "the dispersion measure must not be negative (pc cm^-3)");
+  return pulsar;
+}
+
+SimSource readSource(const Parset& p, int i, double startTime) {
   SimSource source;
   source.direction.type = p.getString(sourceKey(i, "directionType"), "J2000");
   if (!isDirectionType(source.direction.type))
@@ -84,6 +138,8 @@ SimSource readSource(const Parset& p, int i) {
   source.direction.dec = body ? 0 : p.getDouble(sourceKey(i, "angle2"));
   source.flux = p.getDouble(sourceKey(i, "flux"), 1.0);
   if (source.flux < 0) p.fail(sourceKey(i, "flux"), "flux must not be negative");
+  readPolarisation(p, i, source);
+  source.pulsar = readPulsar(p, i, startTime);
   return source;
 }
 
@@ -107,7 +163,7 @@ void readSim(const Parset& p, Problems& problems, ObservationSettings& s) {
   int nrSources = 0;
   problems.guard([&] { nrSources = intInRange(p, "Sim.nrSources", 0, 0, 100'000); });
   for (int i = 0; i < nrSources; ++i)
-    problems.guard([&] { sim.sources.push_back(readSource(p, i)); });
+    problems.guard([&] { sim.sources.push_back(readSource(p, i, s.startTime)); });
   problems.guard([&] {
     sim.noisePower = p.getDouble("Sim.noisePower", 1.0);
     if (sim.noisePower < 0) p.fail("Sim.noisePower", "noise power must not be negative");

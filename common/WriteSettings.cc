@@ -145,6 +145,16 @@ void writeSim(const ObservationSettings& s, Parset& p) {
     p.set(sourceKey(i, "angle1"), formatNumber(sim.sources[i].direction.ra));
     p.set(sourceKey(i, "angle2"), formatNumber(sim.sources[i].direction.dec));
     p.set(sourceKey(i, "flux"), formatNumber(sim.sources[i].flux));
+    p.set(sourceKey(i, "Q"), formatNumber(sim.sources[i].q));
+    p.set(sourceKey(i, "U"), formatNumber(sim.sources[i].u));
+    p.set(sourceKey(i, "V"), formatNumber(sim.sources[i].v));
+    const SimPulsar& pulsar = sim.sources[i].pulsar;
+    if (pulsar.period > 0) {
+      p.set(sourceKey(i, "pulsar.period"), formatNumber(pulsar.period));
+      p.set(sourceKey(i, "pulsar.width"), formatNumber(pulsar.width));
+      p.set(sourceKey(i, "pulsar.epoch"), formatNumber(pulsar.epochMjd));
+      p.set(sourceKey(i, "pulsar.dispersionMeasure"), formatNumber(pulsar.dispersionMeasure));
+    }
   }
   p.set("Sim.noisePower", formatNumber(sim.noisePower));
   p.set("Sim.tone.frequency", formatNumber(sim.toneFrequency));

@@ -107,6 +107,21 @@ void multiplyReal(const std::complex<float>* a, const float* w, std::complex<flo
 }
 
 RTCP_SIM_VECTOR_CLONES
+void mixPair(std::complex<float>* x, std::complex<float>* y, float a, std::complex<float> c,
+             float d, size_t n) {
+  float* __restrict xs = reinterpret_cast<float*>(x);
+  float* __restrict ys = reinterpret_cast<float*>(y);
+  const float cr = c.real(), ci = c.imag();
+  for (size_t i = 0; i < n; ++i) {
+    const float xr = xs[2 * i], xi = xs[2 * i + 1];
+    xs[2 * i] = a * xr;
+    xs[2 * i + 1] = a * xi;
+    ys[2 * i] = cr * xr - ci * xi + d * ys[2 * i];
+    ys[2 * i + 1] = cr * xi + ci * xr + d * ys[2 * i + 1];
+  }
+}
+
+RTCP_SIM_VECTOR_CLONES
 void filterReal(const std::complex<float>* in, const float* taps, int nrTaps,
                 std::complex<float>* out, size_t n) {
   // On float pairs (re and im share the real tap), kBlock outputs at a time kept in

@@ -31,6 +31,9 @@ void multiplyReal(const std::complex<float>* a, const float* w, std::complex<flo
 /// complex samples; in holds nrTaps - 1 samples of history before the n new ones.
 void filterReal(const std::complex<float>* in, const float* taps, int nrTaps,
                 std::complex<float>* out, size_t n);
+/// x[i], y[i] = a x[i], c x[i] + d y[i] (a lower-triangular 2 x 2 mix, in place).
+void mixPair(std::complex<float>* x, std::complex<float>* y, float a, std::complex<float> c,
+             float d, size_t n);
 /// out[i] += a[i].
 void add(const std::complex<float>* a, std::complex<float>* out, size_t n);
 

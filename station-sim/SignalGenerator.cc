@@ -38,6 +38,8 @@ SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geome
       timeRamp_(geometry.nrSamples()),
       spectrum_(geometry.fftSize),
       shifted_(geometry.fftSize),
+      envelope_(size_t(geometry.fftSize)),
+      gated_(size_t(geometry.fftSize)),
       white_(size_t(geometry.nrSamples() + ReceiverNoise::kHistory)) {
   if (forward.size() != geometry.fftSize || backward.size() != geometry.fftSize ||
       response.fftSize() != geometry.fftSize)
@@ -53,6 +55,7 @@ SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geome
         skySignal_.emplace_back(geometry.fftSize);
         skySpectrum_.emplace_back(geometry.fftSize);
       }
+  for (const SimSource& source : sky.sources()) forms_.push_back(formOf(source));
   for (int id : stationIds)
     for (int p = 0; p < kPolarisations; ++p)
       noise_.emplace_back(
@@ -60,9 +63,34 @@ SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geome
           sky.noisePower(), response.noiseTaps());
 }
 
+SignalGenerator::SourceForm SignalGenerator::formOf(const SimSource& source) const {
+  SourceForm form{PolarisationMix::of(source), {}, {}};
+  const SimPulsar& pulsar = source.pulsar;
+  if (pulsar.period <= 0) return form;
+  const double fs = subband_.sampleRate, dm = pulsar.dispersionMeasure;
+  const int size = geometry_.fftSize;
+  for (int m = -1; m <= 1; ++m) {
+    const double centre = subband_.frequency + m * fs;  // band m's own centre
+    form.pulses.emplace_back(pulsar, fs, dispersionDelay(dm, centre));
+    if (dm == 0) continue;
+    AlignedBuffer<std::complex<float>> response(static_cast<size_t>(size));
+    const float* weights = response_.weights(m);
+    for (int i = 0; i < size; ++i) {
+      const double offset = double(i < size / 2 ? i : i - size) / size * fs;
+      const double turns = residualChirpTurns(dm, centre, offset);
+      const double angle = 2 * M_PI * (turns - std::floor(turns));
+      response[size_t(i)] = std::complex<float>(float(weights[i] * std::cos(angle)),
+                                                float(weights[i] * std::sin(angle)));
+    }
+    form.dispersedResponse.push_back(std::move(response));
+  }
+  return form;
+}
+
 double SignalGenerator::powerPerPolarisation() const {
   double continuum = sky_.noisePower();
-  for (const SimSource& source : sky_.sources()) continuum += source.flux / 2;
+  for (size_t k = 0; k < forms_.size(); ++k)
+    continuum += sky_.sources()[k].flux / 2 * forms_[k].mix.peakPowerFactor();
   const double tone = sky_.toneAmplitude() * toneGain_;
   return continuum * response_.meanPower() + tone * tone;
 }
@@ -71,24 +99,47 @@ void SignalGenerator::prepare(const ChunkDelays& delays) {
   if (delays.firstSample != nextSample_ || delays.nrSamples != geometry_.nrSamples())
     throw std::logic_error("SignalGenerator: chunks must follow each other");
   nextSample_ += geometry_.nrSamples();
-  const GaussianTable& gauss = GaussianTable::instance();
-  const int n = geometry_.nrSamples(), overlap = 2 * geometry_.margin;
-  for (size_t i = 0; i < skySignal_.size(); ++i) {
-    const int k = int(i) / (SubbandResponse::kNrBands * kPolarisations);
-    const int m = int(i) / kPolarisations % SubbandResponse::kNrBands - 1;
-    const double power = sky_.sources()[size_t(k)].flux / 2;
-    std::complex<float>* e = skySignal_[i].data();  // e[c0 - margin, c0 + n + margin)
-    if (!primed_) {
-      gauss.fillNoise(skyRandom_[i], power, e, geometry_.fftSize);
-    } else {
-      std::memmove(e, e + n, overlap * sizeof *e);
-      gauss.fillNoise(skyRandom_[i], power, e + overlap, n);
+  const int64_t firstSample = delays.firstSample - geometry_.margin;  // of the FFT window
+  for (int k = 0; k < sky_.nrSources(); ++k)
+    for (int m = -1; m <= 1; ++m) {
+      const SourceForm& form = forms_[size_t(k)];
+      if (!form.pulses.empty())
+        form.pulses[size_t(m + 1)].fill(firstSample, envelope_.data(), size_t(geometry_.fftSize));
+      for (int p = 0; p < kPolarisations; ++p) transformSky(k, m, p);
+      if (!form.mix.unpolarised())
+        form.mix.apply(skySpectrum(k, m, 0).data(), skySpectrum(k, m, 1).data(),
+                       size_t(geometry_.fftSize));
     }
-    forward_.execute(e, skySpectrum_[i].data());
-    multiplyReal(skySpectrum_[i].data(), response_.weights(m), skySpectrum_[i].data(),
-                 size_t(geometry_.fftSize));
-  }
   primed_ = true;
+}
+
+void SignalGenerator::transformSky(int k, int m, int p) {
+  const GaussianTable& gauss = GaussianTable::instance();
+  const int n = geometry_.nrSamples(), overlap = 2 * geometry_.margin, size = geometry_.fftSize;
+  const size_t i = size_t((k * SubbandResponse::kNrBands + m + 1) * kPolarisations + p);
+  const double power = sky_.sources()[size_t(k)].flux / 2;
+  std::complex<float>* e = skySignal_[i].data();  // e[c0 - margin, c0 + n + margin)
+  if (!primed_) {
+    gauss.fillNoise(skyRandom_[i], power, e, size_t(size));
+  } else {
+    std::memmove(e, e + n, overlap * sizeof *e);
+    gauss.fillNoise(skyRandom_[i], power, e + overlap, size_t(n));
+  }
+  const SourceForm& form = forms_[size_t(k)];
+  const std::complex<float>* signal = e;
+  if (!form.pulses.empty()) {  // the pulses gate this chunk's copy of the continuous signal
+    multiplyReal(e, envelope_.data(), gated_.data(), size_t(size));
+    signal = gated_.data();
+  }
+  std::complex<float>* spectrum = skySpectrum(k, m, p).data();
+  if (form.dispersedResponse.empty()) {
+    forward_.execute(signal, spectrum);
+    multiplyReal(spectrum, response_.weights(m), spectrum, size_t(size));
+  } else {
+    forward_.execute(signal, spectrum_.data());
+    multiply(spectrum_.data(), form.dispersedResponse[size_t(m + 1)].data(), spectrum,
+             size_t(size));
+  }
 }
 
 void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<float>* out) {

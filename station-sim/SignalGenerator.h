@@ -15,12 +15,17 @@
 /// margins beyond the largest delay), where the filter's response is applied too; the LO
 /// phase f_b tau(t) follows tau linearly per sample. Receiver noise is white before the
 /// filter bank (ReceiverNoise); a tone is scaled by H at its offset from the subband centre.
+/// A polarised source's X and Y spectra are mixed from its two signals (Polarisation.h); a
+/// pulsar's signal is gated by its pulse envelope in time, each band's at its own
+/// dispersion delay, and its spectrum multiplied by the band's residual chirp (Pulsar.h).
 
 #include <complex>
 #include <cstdint>
 #include <vector>
 
 #include "Fft.h"
+#include "Polarisation.h"
+#include "Pulsar.h"
 #include "Random.h"
 #include "ReceiverNoise.h"
 #include "SkyModel.h"
@@ -68,6 +73,17 @@ class SignalGenerator {
   double powerPerPolarisation() const;
 
  private:
+  /// How source k's signals are formed beyond noise of power flux/2 per polarisation.
+  struct SourceForm {
+    PolarisationMix mix;                ///< X, Y from the two signals
+    std::vector<PulseEnvelope> pulses;  ///< [band]; empty: a steady source
+    /// [band]: H_m times the residual chirp, FFT order; empty: no dispersion.
+    std::vector<AlignedBuffer<std::complex<float>>> dispersedResponse;
+  };
+  SourceForm formOf(const SimSource& source) const;
+  /// Advances the sky signal of source k, band m, pol p by a chunk, gates it by the pulse
+  /// envelope in envelope_ (a pulsar), transforms it and shapes it into skySpectrum(k, m, p).
+  void transformSky(int k, int m, int p);
   void addTone(int s, const ChunkDelays& delays, std::complex<float>* out);
   /// The spectrum of band m of source k, pol p: [source][band][pol].
   AlignedBuffer<std::complex<float>>& skySpectrum(int k, int m, int p) {
@@ -85,15 +101,18 @@ class SignalGenerator {
   int64_t nextSample_;
   bool primed_ = false;
   /// Sky signals e_k of this subband's band and its neighbours' (m = -1, 0, +1), seeded by
-  /// their subband numbers: [source][band][pol].
+  /// their subband numbers, before any pulse envelope: [source][band][pol].
   std::vector<Xoshiro256> skyRandom_;
   std::vector<AlignedBuffer<std::complex<float>>> skySignal_;    ///< fftSize samples each
   std::vector<AlignedBuffer<std::complex<float>>> skySpectrum_;  ///< H_m x FFT(e), FFT order
+  std::vector<SourceForm> forms_;                                ///< [source]
   std::vector<ReceiverNoise> noise_;                             ///< [station][pol]
   AlignedBuffer<std::complex<float>> frequencyRamp_;             ///< [fftSize]
   AlignedBuffer<std::complex<float>> timeRamp_;                  ///< [nrSamples]
   AlignedBuffer<std::complex<float>> spectrum_;                  ///< [fftSize]
   AlignedBuffer<std::complex<float>> shifted_;                   ///< [fftSize]
+  AlignedBuffer<float> envelope_;                                ///< [fftSize]: pulse amplitude
+  AlignedBuffer<std::complex<float>> gated_;                     ///< [fftSize]
   AlignedBuffer<std::complex<float>> white_;  ///< [history + nrSamples]: receiver noise scratch
 };
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "Pulsar.h"
 #include "rtcp/Logger.h"
 #include "rtcp/Queue.h"
 #include "rtcp/SampleTime.h"
@@ -23,6 +24,37 @@ double startTime(const ObservationSettings& settings, bool startNow) {
   return 2 * std::ceil((Pacer::now() + 0.5) / 2);
 }
 
+/// Chunks hold at most this many samples per FFT (32 MiB per signal buffer).
+constexpr int kMaxFftSize = 1 << 22;
+
+/// The chunks' geometry: margins beyond the largest geometric delay plus, for a dispersed
+/// pulsar, the largest residual dispersion delay within a subband and its aliased
+/// neighbours. Throws when a dispersion sweep would need chunks beyond kMaxFftSize.
+ChunkGeometry chunkGeometry(const ObservationSettings& settings, const SkyModel& sky) {
+  const double fs = settings.subbandWidth();
+  double spread = 0;
+  std::string widest;
+  for (size_t k = 0; k < settings.sim.sources.size(); ++k) {
+    const SimPulsar& pulsar = settings.sim.sources[k].pulsar;
+    if (pulsar.period <= 0 || pulsar.dispersionMeasure == 0) continue;
+    for (const SubbandSettings& subband : settings.subbands) {
+      const double s = dispersionSpread(pulsar.dispersionMeasure, subband.frequency, fs);
+      if (s > spread) {
+        spread = s;
+        widest = "Sim.Source[" + std::to_string(k) +
+                 "].pulsar.dispersionMeasure = " + std::to_string(pulsar.dispersionMeasure) +
+                 " sweeps " + std::to_string(2 * s) + " s across subband " +
+                 std::to_string(subband.number);
+      }
+    }
+  }
+  const ChunkGeometry geometry = ChunkGeometry::forMaxDelay((sky.maxDelay() + spread) * fs);
+  if (geometry.fftSize > kMaxFftSize)
+    throw std::runtime_error(widest + " and its neighbours' aliases: station-sim's chunks of " +
+                             std::to_string(kMaxFftSize) + " samples cannot hold it");
+  return geometry;
+}
+
 }  // namespace
 
 /// One subband's generator, quantiser and scratch signal out[pol][time].
@@ -36,7 +68,7 @@ StationSimulator::StationSimulator(const ObservationSettings& settings, Simulato
     : settings_(settings),
       options_(std::move(options)),
       sky_(settings_),
-      geometry_(ChunkGeometry::forMaxDelay(sky_.maxDelay() * settings_.subbandWidth())),
+      geometry_(chunkGeometry(settings_, sky_)),
       streams_(layoutStreams(settings_)) {
   if (settings_.nrStations() == 0 || settings_.nrSubbands() == 0)
     throw std::runtime_error("the parset has no stations or no subbands to simulate");

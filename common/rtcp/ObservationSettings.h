@@ -65,9 +65,22 @@ struct SubbandSettings {
   bool operator==(const SubbandSettings&) const = default;
 };
 
+/// A simulated source's pulses (Sim.Source[i].pulsar.*): a Gaussian power envelope of the
+/// source's signal, dispersed by cold plasma (DESIGN §2.2).
+struct SimPulsar {
+  double period = 0;             ///< .period, seconds; 0: a steady source
+  double width = 0;              ///< .width, seconds: FWHM of the pulse's power
+  double epochMjd = 0;           ///< .epoch: a pulse's peak at infinite frequency (MJD, UTC)
+  double dispersionMeasure = 0;  ///< .dispersionMeasure, pc cm^-3
+  bool operator==(const SimPulsar&) const = default;
+};
+
 struct SimSource {
   Direction direction;  ///< Sim.Source[i].angle1/angle2/directionType
-  double flux = 1;      ///< Sim.Source[i].flux: Stokes I, half per polarisation
+  double flux = 1;      ///< Sim.Source[i].flux: Stokes I (a pulsar's at the pulse peak)
+  /// Sim.Source[i].Q/U/V: fractions of Stokes I (q^2 + u^2 + v^2 <= 1), DESIGN §2.2.
+  double q = 0, u = 0, v = 0;
+  SimPulsar pulsar;
   bool operator==(const SimSource&) const = default;
 };
 

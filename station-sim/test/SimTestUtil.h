@@ -3,6 +3,7 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "StationSimulator.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/Parset.h"
 #include "rtcp/RspPacket.h"
@@ -79,10 +81,10 @@ inline std::string makeParset(const std::vector<std::string>& stations, const st
 /// An FFTW plan of one size, applied to vectors.
 class Fftw {
  public:
-  explicit Fftw(int n) : n_(n), in_(n), out_(n) {
+  /// sign: FFTW_FORWARD, or FFTW_BACKWARD (unnormalised).
+  explicit Fftw(int n, int sign = FFTW_FORWARD) : n_(n), in_(n), out_(n) {
     plan_ = fftwf_plan_dft_1d(n, reinterpret_cast<fftwf_complex*>(in_.data()),
-                              reinterpret_cast<fftwf_complex*>(out_.data()), FFTW_FORWARD,
-                              FFTW_ESTIMATE);
+                              reinterpret_cast<fftwf_complex*>(out_.data()), sign, FFTW_ESTIMATE);
   }
   ~Fftw() { fftwf_destroy_plan(plan_); }
   Fftw(const Fftw&) = delete;
@@ -104,6 +106,41 @@ class Fftw {
 
 inline ObservationSettings settingsFrom(const std::string& parset) {
   return ObservationSettings::fromParset(Parset::fromString(parset, "test.parset"));
+}
+
+/// What the simulator generates for one station (its generator stage, no I/O): the
+/// samples of every subband as floats, x[subband][pol][time], from sample firstSample.
+struct Generated {
+  ObservationSettings settings;
+  int64_t firstSample = 0;
+  std::vector<std::array<std::vector<std::complex<float>>, 2>> x;
+  uint64_t clipped = 0;
+};
+
+inline Generated generate(const std::string& parset, int station, int64_t nrSamples) {
+  Generated g{settingsFrom(parset), 0, {}, 0};
+  SimulatorOptions options;
+  options.threads = 1;
+  options.duration = double(nrSamples + kRspSamplesPerPacket) / g.settings.subbandWidth();
+  StationSimulator simulator(g.settings, options);
+  g.firstSample = simulator.firstSample();
+  g.x.resize(size_t(g.settings.nrSubbands()));
+  auto chunk = simulator.makeChunk();
+  while (simulator.generateNext(*chunk)) {
+    g.clipped += chunk->clipped;
+    for (int b = 0; b < g.settings.nrSubbands(); ++b)
+      for (int t = 0; t < chunk->nrPackets * kRspSamplesPerPacket; ++t)
+        for (int pol = 0; pol < 2; ++pol) {
+          const std::complex<int16_t> v = chunk->sample(station, b, t)[pol];
+          g.x[size_t(b)][size_t(pol)].emplace_back(float(v.real()), float(v.imag()));
+        }
+  }
+  for (auto& subband : g.x)
+    for (auto& pol : subband) {
+      if (int64_t(pol.size()) < nrSamples) throw std::logic_error("generated too few samples");
+      pol.resize(size_t(nrSamples));
+    }
+  return g;
 }
 
 inline void writeFile(const std::string& path, const std::string& text) {

@@ -67,6 +67,7 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testHbaAndClock160);
   CPPUNIT_TEST(testBeamsAndOutput);
   CPPUNIT_TEST(testSim);
+  CPPUNIT_TEST(testSimPolarisationAndPulsar);
   CPPUNIT_TEST(testRoundTripDemo);
   CPPUNIT_TEST(testRoundTripEverything);
   CPPUNIT_TEST(testUnknownKeyReported);
@@ -338,6 +339,56 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(0.01, s.sim.packetLossProbability);
     CPPUNIT_ASSERT_EQUAL(uint64_t(12345), s.sim.seed);
     CPPUNIT_ASSERT(s.unknownKeys.empty());
+  }
+
+  void testSimPolarisationAndPulsar() {
+    Keys keys;
+    keys.set("Sim.nrSources", "3")
+        .set("Sim.Source[0].angle1", "5.25")
+        .set("Sim.Source[0].angle2", "0.72")
+        .set("Sim.Source[0].Q", "0.6")
+        .set("Sim.Source[0].V", "-0.8")
+        .set("Sim.Source[0].pulsar.period", "0.714")
+        .set("Sim.Source[0].pulsar.width", "0.01")
+        .set("Sim.Source[0].pulsar.epoch", "61366.5")
+        .set("Sim.Source[0].pulsar.dispersionMeasure", "26.8")
+        .set("Sim.Source[1].angle1", "1")
+        .set("Sim.Source[1].angle2", "0")
+        .set("Sim.Source[1].pulsar.period", "1.5")
+        .set("Sim.Source[1].pulsar.width", "0.1")
+        .set("Sim.Source[2].angle1", "1")
+        .set("Sim.Source[2].angle2", "0")
+        .set("Sim.Source[2].pulsar.period", "1.5")
+        .set("Sim.Source[2].pulsar.width", "0.1")
+        .set("Sim.Source[2].pulsar.epoch", "'2026-11-22 21:00:00'");
+    const ObservationSettings s = settingsOf(keys);
+    const rtcp::SimSource& pulsar = s.sim.sources[0];
+    CPPUNIT_ASSERT(pulsar.q == 0.6 && pulsar.u == 0 && pulsar.v == -0.8);
+    CPPUNIT_ASSERT(pulsar.pulsar == (rtcp::SimPulsar{0.714, 0.01, 61366.5, 26.8}));
+    // The epoch defaults to the start (2026-11-22 20:00 UTC); a date is read as UTC.
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(61366 + 20.0 / 24, s.sim.sources[1].pulsar.epochMjd, 1e-9);
+    CPPUNIT_ASSERT_EQUAL(0.0, s.sim.sources[1].pulsar.dispersionMeasure);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(61366 + 21.0 / 24, s.sim.sources[2].pulsar.epochMjd, 1e-9);
+    CPPUNIT_ASSERT(s.unknownKeys.empty());
+    assertSameSettings(s, ObservationSettings::fromParset(s.toParset(), table()));
+    assertSameSettings(
+        s, ObservationSettings::fromParset(Parset::fromString(s.toParset().toString()), table()));
+
+    CPPUNIT_ASSERT(contains(errorOf(Keys(keys).set("Sim.Source[0].U", "0.1"), "Sim.Source[0].Q"),
+                            "more than 1"));
+    CPPUNIT_ASSERT(
+        contains(errorOf(Keys(keys).set("Sim.Source[1].V", "1.5"), "Sim.Source[1].V"), "-1..1"));
+    CPPUNIT_ASSERT(contains(
+        errorOf(Keys(keys).set("Sim.Source[1].pulsar.width", "2"), "Sim.Source[1].pulsar.width"),
+        "at most the period"));
+    CPPUNIT_ASSERT(contains(
+        errorOf(Keys(keys).erase("Sim.Source[1].pulsar.period"), "Sim.Source[1].pulsar.width"),
+        "without Sim.Source[1].pulsar.period"));
+    CPPUNIT_ASSERT(contains(errorOf(Keys(keys).set("Sim.Source[0].pulsar.dispersionMeasure", "-1"),
+                                    "Sim.Source[0].pulsar.dispersionMeasure"),
+                            "must not be negative"));
+    errorOf(Keys(keys).set("Sim.Source[2].pulsar.epoch", "yesterday"),
+            "Sim.Source[2].pulsar.epoch");
   }
 
   void testRoundTripDemo() {
