@@ -12,6 +12,7 @@ packages=(build-essential cmake pkg-config git clang-format clang
   mpich libmpich-dev libcppunit-dev
   python3-casacore python3-numpy python3-matplotlib
   wsclean aoflagger
+  libssl-dev
   iproute2 util-linux mount)
 
 missing=()
