@@ -142,11 +142,11 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
                                           parameters_.coherent.nrChannels, outputSample));
     }
     if (parameters_.flysEye) coherent.clear();
-    kernels_.push_back(coherent.empty() ? nullptr
-                                        : std::make_unique<TabKernel>(
-                                              nrOutput, int(coherent.size()),
-                                              parameters_.nrDelayChannels, paddedSpectra_, isa,
-                                              nrThreads_));
+    kernels_.push_back(coherent.empty()
+                           ? nullptr
+                           : std::make_unique<TabKernel>(nrOutput, int(coherent.size()),
+                                                         parameters_.nrDelayChannels,
+                                                         paddedSpectra_, isa, nrThreads_));
     mostTabs = std::max(mostTabs, coherent.size());
     coherentTabs_.push_back(std::move(coherent));
   }
@@ -160,15 +160,15 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
   beams_ = AlignedBuffer<float>(mostTabs * floatsPerBeam());
   weights_.resize(size_t(parameters_.nrDelayChannels) * size_t(nrOutput) * mostTabs);
   valid_.resize(size_t(nrSamples_));
-  const size_t history = size_t(std::max(coherentFilterBank_.nrHistorySamples(),
-                                         incoherentFilterBank_.nrHistorySamples()));
+  const size_t history = size_t(
+      std::max(coherentFilterBank_.nrHistorySamples(), incoherentFilterBank_.nrHistorySamples()));
   for (int t = 0; t < nrThreads_; ++t) {
     scratch_.push_back(std::make_unique<Scratch>(size_t(nrSamples_), history, size_t(fftSize_)));
     scratch_.back()->incoherent = incoherentStokes_.makeOutput();
   }
-  RTCP_LOG_DEBUG("correlator", "beam former: " << nrStations_ << " stations -> " << nrOutput
-                                               << ", " << parameters_.nrDelayChannels
-                                               << " delay channels, " << nrSamples_
+  RTCP_LOG_DEBUG("correlator", "beam former: " << nrStations_ << " stations -> " << nrOutput << ", "
+                                               << parameters_.nrDelayChannels << " delay channels, "
+                                               << nrSamples_
                                                << " samples a block, dedispersion latency "
                                                << latency_ << " samples");
 }
@@ -208,15 +208,16 @@ void BeamFormerProcessor::preprocessStation(const StationBlock& block, int local
   t = times_.lap(kDelayChannels, t);
   const SubbandDelay& delay = block.delays[size_t(localSubband)];
   float* out = stationSamples_.data() + size_t(station) * floatsPerBeam();
-  correction_.apply(scratch.spectra.data(), mask, frequency, delay.residualStart,
-                    delay.residualEnd, out);
+  correction_.apply(scratch.spectra.data(), mask, frequency, delay.residualStart, delay.residualEnd,
+                    out);
   const PolarisationCorrection& polarisation = polarisations_[size_t(station)];
   if (polarisation.active()) polarisation.apply(frequency, out);
   times_.lap(kDelayAndBandpass, t);
 }
 
 void BeamFormerProcessor::check(std::span<const StationBlock* const> stations, int localSubband,
-                                int subbandIndex, const std::vector<BeamFormedData>& outputs) const {
+                                int subbandIndex,
+                                const std::vector<BeamFormedData>& outputs) const {
   if (int(stations.size()) != nrStations_)
     fail(std::to_string(stations.size()) + " station blocks for " + std::to_string(nrStations_) +
          " stations");
@@ -276,12 +277,11 @@ BeamFormerProcessor::SubbandState& BeamFormerProcessor::stateOf(int subbandIndex
               ? 0
               : parameters_.tabs[size_t(sap)][size_t(coherentTabs_[size_t(sap)][size_t(i)])]
                     .dispersionMeasure;
-      state->dedispersion.push_back(
-          latency_ > 0 && dm > 0
-              ? std::make_unique<CoherentDedispersion>(fftSize_, latency_, settings_.subbandWidth(),
-                                                       frequency, parameters_.coherent.nrChannels,
-                                                       dm)
-              : nullptr);
+      state->dedispersion.push_back(latency_ > 0 && dm > 0
+                                        ? std::make_unique<CoherentDedispersion>(
+                                              fftSize_, latency_, settings_.subbandWidth(),
+                                              frequency, parameters_.coherent.nrChannels, dm)
+                                        : nullptr);
     }
     for (int o = 0; o < nrOutputStations(); ++o)
       state->stationHistory.emplace_back(2 * size_t(incoherentFilterBank_.nrHistorySamples()));
@@ -304,8 +304,8 @@ void BeamFormerProcessor::channelise(const PolyphaseFilterBank& filterBank,
             scratch.series.begin() + std::ptrdiff_t(2 * size_t(nrSamples_) + h), history.begin());
 }
 
-void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block, SubbandState& state,
-                                       std::vector<BeamFormedData>& outputs) {
+void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
+                                       SubbandState& state, std::vector<BeamFormedData>& outputs) {
   const std::vector<int>& tabs = coherentTabs_[size_t(sap)];
   const int nrOutput = nrOutputStations();
   const int nrBeams = parameters_.flysEye ? nrOutput : int(tabs.size());
@@ -341,11 +341,9 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
   for (int i = 0; i < nrBeams; ++i) {
     try {
       Scratch& scratch = *scratch_[size_t(omp_get_thread_num())];
-      const float* beam = parameters_.flysEye
-                              ? stationBuffer(outputStations_[size_t(i)])
-                              : beams_.data() + size_t(i) * floatsPerBeam();
-      BeamFormedData& output =
-          outputs[size_t(parameters_.flysEye ? i : tabs[size_t(i)])];
+      const float* beam = parameters_.flysEye ? stationBuffer(outputStations_[size_t(i)])
+                                              : beams_.data() + size_t(i) * floatsPerBeam();
+      BeamFormedData& output = outputs[size_t(parameters_.flysEye ? i : tabs[size_t(i)])];
       auto s = StepTimes::Clock::now();
       std::complex<float>* series =
           scratch.series.data() + 2 * size_t(coherentFilterBank_.nrHistorySamples());
@@ -395,8 +393,7 @@ void BeamFormerProcessor::formIncoherent(int sap, SubbandState& state,
       try {
         auto s = StepTimes::Clock::now();
         merger_.merge(stationBuffer(outputStations_[size_t(o)]), paddedSpectra_,
-                      scratch.series.data() +
-                          2 * size_t(incoherentFilterBank_.nrHistorySamples()));
+                      scratch.series.data() + 2 * size_t(incoherentFilterBank_.nrHistorySamples()));
         s = times_.lap(kBackToTime, s);
         channelise(incoherentFilterBank_, state.stationHistory[size_t(o)], scratch);
         s = times_.lap(kFinalChannels, s);
@@ -412,7 +409,8 @@ void BeamFormerProcessor::formIncoherent(int sap, SubbandState& state,
   BeamFormedData& first = outputs[size_t(incoherent[0])];
   std::fill(first.samples.begin(), first.samples.end(), 0.0f);
   for (const auto& scratch : scratch_)
-    for (size_t i = 0; i < first.samples.size(); ++i) first.samples[i] += scratch->incoherent.samples[i];
+    for (size_t i = 0; i < first.samples.size(); ++i)
+      first.samples[i] += scratch->incoherent.samples[i];
   incoherentStokes_.validFraction(valid_.data(), first);
   for (size_t k = 1; k < incoherent.size(); ++k) {
     BeamFormedData& other = outputs[size_t(incoherent[k])];

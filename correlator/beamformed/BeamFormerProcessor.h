@@ -57,16 +57,16 @@ struct StokesSettings {
 
 /// One tied-array beam of a SAP (Observation.Beam[b].TiedArrayBeam[t]).
 struct TabSettings {
-  Direction direction;            ///< absolute direction (angle1, angle2, directionType)
-  bool coherent = true;           ///< false: the SAP's incoherent Stokes
-  double dispersionMeasure = 0;   ///< pc / cm^3; coherent dedispersion when > 0 (and enabled)
+  Direction direction;           ///< absolute direction (angle1, angle2, directionType)
+  bool coherent = true;          ///< false: the SAP's incoherent Stokes
+  double dispersionMeasure = 0;  ///< pc / cm^3; coherent dedispersion when > 0 (and enabled)
 };
 
 /// The beam former's parameters; BeamFormedSettings (the parset) maps onto them.
 struct BeamFormerParameters {
-  int nrDelayChannels = 64;                  ///< Cobalt.BeamFormer.nrDelayCompensationChannels
+  int nrDelayChannels = 64;                    ///< Cobalt.BeamFormer.nrDelayCompensationChannels
   std::vector<std::vector<TabSettings>> tabs;  ///< [sap][tab], in output order
-  bool flysEye = false;       ///< each (output) station its own coherent beam, replacing tabs
+  bool flysEye = false;  ///< each (output) station its own coherent beam, replacing tabs
   bool coherentDedispersion = true;  ///< Cobalt.BeamFormer.coherentDedisperseChannels
   StokesSettings coherent, incoherent;
 };
@@ -125,8 +125,8 @@ class BeamFormerProcessor {
                     std::vector<BeamFormedData>& outputs);
   void formIncoherent(int sap, SubbandState& state, std::vector<BeamFormedData>& outputs);
   /// Final channels of one beam's time series: history first, then the block.
-  void channelise(const PolyphaseFilterBank& filterBank, AlignedBuffer<std::complex<float>>& history,
-                  Scratch& scratch);
+  void channelise(const PolyphaseFilterBank& filterBank,
+                  AlignedBuffer<std::complex<float>>& history, Scratch& scratch);
   /// valid_[time] at the subband rate: the fraction of output stations valid.
   void computeValidFractions();
   /// Floats of one station's or beam's [channel][pol][reim][paddedSpectra].
@@ -142,8 +142,8 @@ class BeamFormerProcessor {
   ObservationSettings settings_;
   BeamFormerParameters parameters_;
   int nrStations_;
-  int nrSamples_;     ///< subband-rate samples per block
-  int nrSpectra_;     ///< delay-compensation spectra per block
+  int nrSamples_;  ///< subband-rate samples per block
+  int nrSpectra_;  ///< delay-compensation spectra per block
   int paddedSpectra_;
   int historySamples_;  ///< the correlator's filter history at the front of a StationBlock
   int nrThreads_;
@@ -162,8 +162,8 @@ class BeamFormerProcessor {
   std::vector<std::unique_ptr<TabKernel>> kernels_;  ///< [sap], null without coherent TABs
   std::vector<std::vector<int>> coherentTabs_;       ///< [sap]: TAB indices of the coherent ones
   DelayModel delayModel_;
-  AlignedBuffer<float> stationSamples_;  ///< [station][channel][pol][reim][paddedSpectra]
-  AlignedBuffer<float> beams_;           ///< [coherent tab][channel][pol][reim][paddedSpectra]
+  AlignedBuffer<float> stationSamples_;       ///< [station][channel][pol][reim][paddedSpectra]
+  AlignedBuffer<float> beams_;                ///< [coherent tab][channel][pol][reim][paddedSpectra]
   std::vector<std::complex<float>> weights_;  ///< [channel][output station][coherent tab]
   std::vector<SpectrumMask> masks_;           ///< per input station
   std::vector<float> valid_;                  ///< [time]: fraction of output stations valid

@@ -57,10 +57,9 @@ CoherentDedispersion::CoherentDedispersion(int fftSize, int latency, double subb
     const double f = subbandFrequency + baseband;
     const double f0 = subbandFrequency + std::round(baseband / width) * width;
     const double df = f - f0;
-    const double phase =
-        -2 * std::numbers::pi *
-        (kDispersionConstant * dispersionMeasure * df * df / (f0 * f0 * f) +
-         baseband * latency / subbandWidth);
+    const double phase = -2 * std::numbers::pi *
+                         (kDispersionConstant * dispersionMeasure * df * df / (f0 * f0 * f) +
+                          baseband * latency / subbandWidth);
     chirp_[size_t(k)] = std::complex<float>(std::polar(1.0 / fftSize, phase));
   }
 }
@@ -82,7 +81,8 @@ void CoherentDedispersion::process(const DedispersionFft& fft, std::complex<floa
     // [history | count new samples | zeros]: the outputs at [overlap, overlap + count)
     // depend only on inputs at or before them.
     std::memcpy(scratch, history_.data(), 2 * overlap * sizeof(std::complex<float>));
-    std::memcpy(scratch + 2 * overlap, samples + 2 * first, 2 * count * sizeof(std::complex<float>));
+    std::memcpy(scratch + 2 * overlap, samples + 2 * first,
+                2 * count * sizeof(std::complex<float>));
     std::fill(scratch + 2 * (overlap + count), scratch + 2 * n, std::complex<float>());
     std::memcpy(history_.data(), scratch + 2 * count, 2 * overlap * sizeof(std::complex<float>));
     fft.forward.execute(scratch);
@@ -91,7 +91,8 @@ void CoherentDedispersion::process(const DedispersionFft& fft, std::complex<floa
       scratch[2 * k + 1] *= chirp_[k];
     }
     fft.backward.execute(scratch);
-    std::memcpy(samples + 2 * first, scratch + 2 * overlap, 2 * count * sizeof(std::complex<float>));
+    std::memcpy(samples + 2 * first, scratch + 2 * overlap,
+                2 * count * sizeof(std::complex<float>));
   }
   // The valid fractions: a delay line of latency samples.
   const size_t latency = size_t(latency_);

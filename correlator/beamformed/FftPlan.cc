@@ -20,8 +20,8 @@ FftPlan::FftPlan(int size, int stride, int count, int distance, int count2, int 
                         1;
   AlignedBuffer<std::complex<float>> scratch(extent);
   auto* data = reinterpret_cast<fftwf_complex*>(scratch.data());
-  plan_ = fftwf_plan_guru_dft(1, dims, count2 > 1 ? 2 : 1, loops, data, data, direction,
-                              FFTW_MEASURE);
+  plan_ =
+      fftwf_plan_guru_dft(1, dims, count2 > 1 ? 2 : 1, loops, data, data, direction, FFTW_MEASURE);
   if (!plan_)
     throw std::runtime_error("beam former: FFTW could not plan " + std::to_string(count) + " x " +
                              std::to_string(size) + "-point FFTs");

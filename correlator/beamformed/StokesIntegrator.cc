@@ -7,16 +7,19 @@ namespace rtcp::correlator::beamformed {
 
 StokesIntegrator::StokesIntegrator(StokesKind kind, int nrChannels, int nrSpectra,
                                    int timeIntegration)
-    : kind_(kind), nrChannels_(nrChannels), nrSpectra_(nrSpectra), timeIntegration_(timeIntegration) {
+    : kind_(kind),
+      nrChannels_(nrChannels),
+      nrSpectra_(nrSpectra),
+      timeIntegration_(timeIntegration) {
   if (nrChannels < 1 || timeIntegration < 1 || nrSpectra % timeIntegration != 0)
-    throw std::invalid_argument("StokesIntegrator: " + std::to_string(nrSpectra) +
-                                " spectra of " + std::to_string(nrChannels) +
-                                " channels, time integration " + std::to_string(timeIntegration) +
-                                " (must divide the spectra)");
+    throw std::invalid_argument("StokesIntegrator: " + std::to_string(nrSpectra) + " spectra of " +
+                                std::to_string(nrChannels) + " channels, time integration " +
+                                std::to_string(timeIntegration) + " (must divide the spectra)");
   if (kind == StokesKind::kXXYY && timeIntegration != 1)
-    throw std::invalid_argument("StokesIntegrator: XXYY (complex voltages) cannot be integrated "
-                                "in time (timeIntegrationFactor " +
-                                std::to_string(timeIntegration) + ")");
+    throw std::invalid_argument(
+        "StokesIntegrator: XXYY (complex voltages) cannot be integrated "
+        "in time (timeIntegrationFactor " +
+        std::to_string(timeIntegration) + ")");
 }
 
 BeamFormedData StokesIntegrator::makeOutput() const {
@@ -27,11 +30,10 @@ void StokesIntegrator::detect(const std::complex<float>* spectra, bool add,
                               BeamFormedData& output) const {
   if (output.kind != kind_ || output.nrChannels != nrChannels_ ||
       output.nrSamples != nrOutputSamples())
-    throw std::invalid_argument("StokesIntegrator: an output of " +
-                                std::to_string(output.nrSamples) + " x " +
-                                std::to_string(output.nrChannels) + ", expected " +
-                                std::to_string(nrOutputSamples()) + " x " +
-                                std::to_string(nrChannels_));
+    throw std::invalid_argument(
+        "StokesIntegrator: an output of " + std::to_string(output.nrSamples) + " x " +
+        std::to_string(output.nrChannels) + ", expected " + std::to_string(nrOutputSamples()) +
+        " x " + std::to_string(nrChannels_));
   const int components = nrStokesComponents(kind_);
   for (int i = 0; i < nrOutputSamples(); ++i)
     for (int c = 0; c < nrChannels_; ++c) {

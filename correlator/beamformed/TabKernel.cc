@@ -50,20 +50,19 @@ void TabKernel::form(std::span<const float* const> stations, const std::complex<
   for (int item = 0; item < items; ++item) formRows(stations, weights, item / 2, item % 2, beams);
 }
 
-void TabKernel::formRows(std::span<const float* const> stations,
-                         const std::complex<float>* weights, int channel, int pol,
-                         float* beams) const {
+void TabKernel::formRows(std::span<const float* const> stations, const std::complex<float>* weights,
+                         int channel, int pol, float* beams) const {
   const size_t offset = size_t(channel * 2 + pol) * 2 * size_t(paddedSamples_);
   std::vector<const float*> rows(static_cast<size_t>(nrStations_));
   for (int s = 0; s < nrStations_; ++s) rows[size_t(s)] = stations[size_t(s)] + offset;
-  const tiles::Rows args{rows.data(),
-                         reinterpret_cast<const float*>(weights +
-                                                        size_t(channel) * nrStations_ * nrTabs_),
-                         beams + offset,
-                         nrStations_,
-                         nrTabs_,
-                         size_t(paddedSamples_),
-                         floatsPerTab()};
+  const tiles::Rows args{
+      rows.data(),
+      reinterpret_cast<const float*>(weights + size_t(channel) * nrStations_ * nrTabs_),
+      beams + offset,
+      nrStations_,
+      nrTabs_,
+      size_t(paddedSamples_),
+      floatsPerTab()};
   switch (isa_) {
     case Isa::kAvx512:
       tiles::formAvx512(args, 0, paddedSamples_);

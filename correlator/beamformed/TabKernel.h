@@ -10,14 +10,15 @@
 ///   input    stations[s] -> samples[channel][pol][reim][paddedSamples] float (the layout
 ///            DelayAndBandpassCorrection writes), 64-byte aligned
 ///   weights  weights[channel][station][tab] complex<float> (TabWeights.h)
-///   output   beams[tab][channel][pol][reim][paddedSamples] float, overwritten
+///   output   beams[tab][channel][pol][reim][paddedSamples] float, overwritten, 64-byte
+///            aligned (streaming stores)
 /// Real arithmetic, vectorised across time (re and im rows apart): per station, each tile
 /// loads its samples once and broadcasts each of its TABs' weights once, four FMAs per
 /// complex multiply-add. Register tiles of 6 TABs x 32 samples (AVX-512: 24 accumulators) or
 /// 2 TABs x 16 samples (AVX2: 8); time outermost, so the 32 samples of every station stay in
 /// L1 while all TABs are formed from them; threaded with OpenMP over (channel,
-/// polarisation). AVX-512, AVX2 or plain C++ chosen at run time, as
-/// CorrelatorKernel does. 8 flops per station, TAB, channel, polarisation and sample
+/// polarisation). The beams are written with streaming stores. AVX-512, AVX2 or plain C++ chosen at
+/// run time, as CorrelatorKernel does. 8 flops per station, TAB, channel, polarisation and sample
 /// (DESIGN §4).
 
 #include <complex>

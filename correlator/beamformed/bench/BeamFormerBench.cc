@@ -98,8 +98,9 @@ int run(int argc, char** argv) {
     double dm, frequency;
     int channels;
   };
-  for (const Case& c : {Case{"dm10.f150MHz.C16", 10, 150e6, 16}, Case{"dm50.f50MHz.C1", 50, 50e6, 1},
-                        Case{"dm50.f50MHz.C16", 50, 50e6, 16}}) {
+  for (const Case& c :
+       {Case{"dm10.f150MHz.C16", 10, 150e6, 16}, Case{"dm50.f50MHz.C1", 50, 50e6, 1},
+        Case{"dm50.f50MHz.C16", 50, 50e6, 16}}) {
     int fftSize = 0;
     const double ns = dedispersionNanoseconds(c.dm, c.frequency, c.channels, &fftSize);
     printFigure("beamformer.dedispersion." + c.name + ".fft_size", fftSize);
@@ -110,9 +111,10 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-RTCP_REGISTER_BENCHMARK("beamformer",
-                        "coherent TAB kernel fraction of the FMA peak, 16-64 stations x 8-128 TABs, "
-                        "and coherent dedispersion cost per sample (--avx2, --generic)",
-                        run);
+RTCP_REGISTER_BENCHMARK(
+    "beamformer",
+    "coherent TAB kernel fraction of the FMA peak, 16-64 stations x 8-128 TABs, "
+    "and coherent dedispersion cost per sample (--avx2, --generic)",
+    run);
 
 }  // namespace rtcp::correlator::beamformed::bench

@@ -79,8 +79,8 @@ std::vector<std::complex<double>> dedisperse(const std::vector<std::complex<doub
     const double f = subbandFrequency + baseband;
     const double f0 = subbandFrequency + std::round(baseband / width) * width;
     const double df = f - f0;
-    const std::complex<double> h =
-        std::polar(1.0, -2 * kPi * kDispersionConstant * dispersionMeasure * df * df / (f0 * f0 * f));
+    const std::complex<double> h = std::polar(
+        1.0, -2 * kPi * kDispersionConstant * dispersionMeasure * df * df / (f0 * f0 * f));
     spectrum[2 * k] *= h;
     spectrum[2 * k + 1] *= h;
   }

@@ -32,8 +32,7 @@ void formTabs(std::span<const float* const> stations, const std::complex<float>*
 /// with zeros to twice its length first, so its end does not wrap onto its start.
 std::vector<std::complex<double>> dedisperse(const std::vector<std::complex<double>>& stream,
                                              double subbandWidth, double subbandFrequency,
-                                             int nrChannels, double dispersionMeasure,
-                                             int latency);
+                                             int nrChannels, double dispersionMeasure, int latency);
 
 /// StokesIntegrator: spectra[spectrum][channel][pol] -> samples[component][sample][channel].
 void stokes(const std::complex<float>* spectra, StokesKind kind, int nrChannels, int nrSpectra,

@@ -128,7 +128,8 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
     for (int b = 0; b < blocks; ++b) {
       const double middle =
           double(settings.blockStartSample(b) + samples / 2) / settings.subbandWidth();
-      const auto toSource = model.delays(source, middle), toCentre = model.delays(settings.beams[0], middle);
+      const auto toSource = model.delays(source, middle),
+                 toCentre = model.delays(settings.beams[0], middle);
       const Stream sky = gaussian(size_t(samples), signal, random);
       for (int s = 0; s < n; ++s) {
         const std::complex<double> phase =
@@ -219,13 +220,12 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
       return p;
     };
     for (int c = 2; c < channels - 1; ++c) {
-      const Profile d = profile(dedispersed, c), s = profile(smeared, c),
-                    e = profile(expected, c);
+      const Profile d = profile(dedispersed, c), s = profile(smeared, c), e = profile(expected, c);
       const double f0 = frequency + (c - channels / 2) * width;
-      const double predicted = kDispersionConstant * dm *
-                               (1 / ((f0 - width / 2) * (f0 - width / 2)) -
-                                1 / ((f0 + width / 2) * (f0 + width / 2))) *
-                               width;  // output samples (one per 1 / width seconds)
+      const double predicted =
+          kDispersionConstant * dm *
+          (1 / ((f0 - width / 2) * (f0 - width / 2)) - 1 / ((f0 + width / 2) * (f0 + width / 2))) *
+          width;  // output samples (one per 1 / width seconds)
       const std::string what = "channel " + std::to_string(c);
       CPPUNIT_ASSERT_EQUAL_MESSAGE(what + ": peak", e.at + latency / channels, d.at);
       CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what + ": width", e.width, d.width, 0.05 * e.width);
@@ -244,8 +244,8 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
       // filter bank's own 7 output samples).
       const double delay =
           kDispersionConstant * dm * (1 / (f0 * f0) - 1 / (frequency * frequency)) * width;
-      CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what + ": arrival", double(arrival) / channels + delay + 7,
-                                           double(e.at), 1.0);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(
+          what + ": arrival", double(arrival) / channels + delay + 7, double(e.at), 1.0);
     }
   }
 
@@ -260,8 +260,8 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
       double sign;
     };
     const std::complex<double> i(0, 1);
-    for (Case test : {Case{-i, 3, 1}, Case{i, 3, -1}, Case{0, 1, 1}, Case{1, 2, 1},
-                      Case{-1.0, 2, -1}}) {
+    for (Case test :
+         {Case{-i, 3, 1}, Case{i, 3, -1}, Case{0, 1, 1}, Case{1, 2, 1}, Case{-1.0, 2, -1}}) {
       std::mt19937 random(5);
       Stream stream = gaussian(size_t(samples) * blocks, 900, random);
       const Stream noise = gaussian(size_t(samples) * blocks, 9, random);
@@ -309,7 +309,8 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
     const double powers[3] = {400, 800, 1600};
     std::mt19937 random(9);
     std::vector<Stream> streams;
-    for (double power : powers) streams.push_back(gaussian(size_t(samples) * blocks, power, random));
+    for (double power : powers)
+      streams.push_back(gaussian(size_t(samples) * blocks, power, random));
     BeamFormerParameters parameters;
     parameters.flysEye = true;
     parameters.coherent = {StokesKind::kI, 1, 64};
@@ -332,8 +333,8 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
     BeamFormerParameters parameters;
     parameters.coherent = {StokesKind::kI, 1, 64};
     parameters.incoherent = {StokesKind::kI, 1, 64};
-    parameters.tabs = {{TabSettings{settings.beams[0], true, 0},
-                        TabSettings{settings.beams[0], false, 0}}};
+    parameters.tabs = {
+        {TabSettings{settings.beams[0], true, 0}, TabSettings{settings.beams[0], false, 0}}};
     auto lost = [](int s, int64_t t) {
       return (s == 1 && t >= 1000 && t < 1300) || (s == 2 && t >= 2048 && t < 2200);
     };

@@ -95,7 +95,8 @@ class BeamFormerTwinsTest : public CppUnit::TestFixture {
     struct Size {
       int stations, tabs, channels, padded;
     };
-    for (Size size : {Size{3, 7, 2, 48}, Size{16, 13, 3, 80}, Size{5, 6, 1, 32}, Size{2, 1, 1, 16}}) {
+    for (Size size :
+         {Size{3, 7, 2, 48}, Size{16, 13, 3, 80}, Size{5, 6, 1, 32}, Size{2, 1, 1, 16}}) {
       const size_t floatsPerStation = size_t(size.channels) * 4 * size.padded;
       AlignedBuffer<float> samples(size_t(size.stations) * floatsPerStation);
       std::mt19937 random(size.stations * 100 + size.tabs);
@@ -136,8 +137,7 @@ class BeamFormerTwinsTest : public CppUnit::TestFixture {
       std::mt19937 random(channels);
       std::normal_distribution<double> gauss;
       for (auto& v : stream) v = {gauss(random), gauss(random)};
-      const auto expected =
-          reference::dedisperse(stream, width, frequency, channels, dm, latency);
+      const auto expected = reference::dedisperse(stream, width, frequency, channels, dm, latency);
       AlignedBuffer<std::complex<float>> samples(2 * size_t(block)), scratch(2 * size_t(fftSize));
       std::vector<float> valid(size_t(block), 1.0f);
       double error = 0, scale = 0;
@@ -153,7 +153,8 @@ class BeamFormerTwinsTest : public CppUnit::TestFixture {
           if (time < 2 * latency) continue;  // the reference's stream has no history either
           for (int pol = 0; pol < 2; ++pol) {
             const std::complex<double> e = expected[2 * size_t(time) + size_t(pol)];
-            error = std::max(error, std::abs(std::complex<double>(samples[2 * size_t(t) + pol]) - e));
+            error =
+                std::max(error, std::abs(std::complex<double>(samples[2 * size_t(t) + pol]) - e));
             scale = std::max(scale, std::abs(e));
           }
         }
@@ -162,8 +163,9 @@ class BeamFormerTwinsTest : public CppUnit::TestFixture {
       // channels the chirp's jumps between them) that reach past the overlap: what they
       // leave is a few per mille of the largest sample.
       const double tolerance = channels == 1 ? 1e-2 : 2e-2;
-      CPPUNIT_ASSERT_MESSAGE(std::to_string(channels) + " channels: " + std::to_string(error / scale),
-                             error / scale < tolerance);
+      CPPUNIT_ASSERT_MESSAGE(
+          std::to_string(channels) + " channels: " + std::to_string(error / scale),
+          error / scale < tolerance);
     }
   }
 
@@ -180,10 +182,12 @@ class BeamFormerTwinsTest : public CppUnit::TestFixture {
       std::vector<double> expected;
       reference::stokes(input.data(), kind, channels, spectra, integration, expected);
       CPPUNIT_ASSERT_EQUAL(expected.size(), out.samples.size());
-      CPPUNIT_ASSERT_LESS(1e-5, relativeError(out.samples.data(), expected.data(), expected.size()));
+      CPPUNIT_ASSERT_LESS(1e-5,
+                          relativeError(out.samples.data(), expected.data(), expected.size()));
       integrator.detect(input.data(), true, out);  // adds
       for (double& e : expected) e *= 2;
-      CPPUNIT_ASSERT_LESS(1e-5, relativeError(out.samples.data(), expected.data(), expected.size()));
+      CPPUNIT_ASSERT_LESS(1e-5,
+                          relativeError(out.samples.data(), expected.data(), expected.size()));
     }
     CPPUNIT_ASSERT_THROW(StokesIntegrator(StokesKind::kXXYY, 4, 12, 2), std::invalid_argument);
   }
