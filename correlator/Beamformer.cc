@@ -6,8 +6,7 @@
 namespace rtcp::correlator {
 
 Beamformer::Beamformer(const std::vector<std::string>& stationNames,
-                       const std::vector<std::string>& members)
-    : nrInput_(int(stationNames.size())) {
+                       const std::vector<std::string>& members) {
   for (const std::string& name : members) {
     const auto found = std::find(stationNames.begin(), stationNames.end(), name);
     if (found == stationNames.end())
@@ -19,7 +18,7 @@ Beamformer::Beamformer(const std::vector<std::string>& stationNames,
     members_.push_back(index);
   }
   if (members_.size() < 2) members_.clear();
-  for (int s = 0; s < nrInput_; ++s) {
+  for (int s = 0; s < int(stationNames.size()); ++s) {
     const bool dropped = std::find(members_.begin() + (members_.empty() ? 0 : 1), members_.end(),
                                    s) != members_.end();
     if (!dropped) outputs_.push_back(s);

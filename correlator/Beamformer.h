@@ -23,7 +23,6 @@ class Beamformer {
   /// merging. Throws std::invalid_argument for a member not in the list, or listed twice.
   Beamformer(const std::vector<std::string>& stationNames, const std::vector<std::string>& members);
 
-  int nrInputStations() const { return nrInput_; }
   int nrOutputStations() const { return int(outputs_.size()); }
   /// Input station index behind each output station (for the superstation: its first member).
   const std::vector<int>& outputStations() const { return outputs_; }
@@ -38,7 +37,6 @@ class Beamformer {
              int paddedSpectra) const;
 
  private:
-  int nrInput_;
   std::vector<int> members_;
   std::vector<int> outputs_;
 };

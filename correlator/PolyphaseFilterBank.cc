@@ -155,8 +155,6 @@ PolyphaseFilterBank::PolyphaseFilterBank(int nrChannels, int maxSpectra)
     throw std::invalid_argument("PolyphaseFilterBank: " + std::to_string(nrChannels) +
                                 " channels (need a power of two), " + std::to_string(maxSpectra) +
                                 " spectra");
-  stream_ =
-      AlignedBuffer<std::complex<float>>(2 * (size_t(history_) + size_t(maxSpectra) * nrChannels));
   if (nrChannels == 1) return;
   prototype_ = prototypeFilter(nrChannels, kFilterTaps);
   weights_ = AlignedBuffer<float>(size_t(kFilterTaps) * nrChannels * 4);
@@ -210,24 +208,6 @@ void PolyphaseFilterBank::filter(const std::complex<float>* input, int nrSpectra
   }
   firFilter(reinterpret_cast<const float*>(input), nrSpectra, reinterpret_cast<float*>(spectra));
   fft(spectra, nrSpectra);
-}
-
-void PolyphaseFilterBank::filterStreaming(const std::complex<float>* input, int nrSpectra,
-                                          std::complex<float>* spectra) {
-  if (nrSpectra > maxSpectra_ || nrSpectra < 0)
-    throw std::invalid_argument("PolyphaseFilterBank: " + std::to_string(nrSpectra) +
-                                " spectra requested, at most " + std::to_string(maxSpectra_));
-  const size_t fresh = 2 * size_t(nrSpectra) * nrChannels_;  // complex values
-  std::memcpy(static_cast<void*>(stream_.data() + 2 * size_t(history_)), input,
-              sizeof(std::complex<float>) * fresh);
-  filter(stream_.data(), nrSpectra, spectra);
-  std::memmove(static_cast<void*>(stream_.data()), stream_.data() + fresh,
-               sizeof(std::complex<float>) * 2 * size_t(history_));
-}
-
-void PolyphaseFilterBank::setHistory(const std::complex<float>* history) {
-  std::memcpy(static_cast<void*>(stream_.data()), history,
-              sizeof(std::complex<float>) * 2 * size_t(history_));
 }
 
 }  // namespace rtcp::correlator

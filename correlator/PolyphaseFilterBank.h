@@ -31,14 +31,6 @@ class PolyphaseFilterBank {
   /// Both pointers 16-byte aligned. Thread-safe (const).
   void filter(const std::complex<float>* input, int nrSpectra, std::complex<float>* spectra) const;
 
-  /// Streaming: input samples[time][pol] holds nrSpectra x C new samples only; the history
-  /// is what the previous calls left (zeros at first), so two half blocks give the same
-  /// spectra as one whole block.
-  void filterStreaming(const std::complex<float>* input, int nrSpectra,
-                       std::complex<float>* spectra);
-  /// Sets the streaming history: nrHistorySamples() samples[time][pol].
-  void setHistory(const std::complex<float>* history);
-
   int nrChannels() const { return nrChannels_; }
   int maxSpectra() const { return maxSpectra_; }
   /// (taps - 1) x C, 0 for C = 1.
@@ -56,7 +48,6 @@ class PolyphaseFilterBank {
   int history_;
   std::vector<double> prototype_;
   AlignedBuffer<float> weights_;  ///< weights[tap][channel][4]: h (-1)^c for X re, X im, Y re, Y im
-  AlignedBuffer<std::complex<float>> stream_;  ///< streaming input[time][pol], history first
   std::unique_ptr<Plans> plans_;
 };
 

@@ -24,15 +24,13 @@ class SpectrumFlagger {
   /// [0, nrInputSamples()).
   void flag(const uint64_t* sampleValid, SpectrumMask& valid) const;
 
-  /// Input samples behind one spectrum: taps x C (1 for C = 1).
-  int windowLength() const { return window_; }
   /// Samples a block holds: history + spectra x C.
   int nrInputSamples() const { return window_ - nrChannels_ + nrSpectra_ * nrChannels_; }
 
  private:
   int nrChannels_;
   int nrSpectra_;
-  int window_;
+  int window_;  ///< input samples behind one spectrum: taps x C (1 for C = 1)
 };
 
 }  // namespace rtcp::correlator

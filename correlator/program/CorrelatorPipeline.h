@@ -67,8 +67,6 @@ class CorrelatorPipeline {
   void run();
   const Statistics& statistics() const { return statistics_; }
   const WorkDistribution& distribution() const { return distribution_; }
-  /// True when the ranks exchange through shared memory (SharedMemoryTranspose).
-  bool exchangesInSharedMemory() const { return shared_ != nullptr; }
   /// True when the ranks lend their subbands from ionproc and exchange nothing.
   bool lendsSubbands() const { return lentSubbands_; }
   /// How the ranks get each other's stations, for the log.

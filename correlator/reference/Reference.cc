@@ -1,5 +1,6 @@
 #include "Reference.h"
 
+#include <algorithm>
 #include <numbers>
 
 #include "FilterDesign.h"
@@ -82,6 +83,77 @@ void correctDelayAndBandpass(const std::complex<float>* spectra, const SpectrumM
       }
     }
   }
+}
+
+void correctPolarisations(int nrChannels, int paddedSpectra, double subbandWidth,
+                          double subbandFrequency, std::array<double, 2> delay,
+                          std::array<double, 2> phase, float* samples) {
+  for (int c = 0; c < nrChannels; ++c) {
+    const double frequency = subbandFrequency + (c - nrChannels / 2) * subbandWidth / nrChannels;
+    for (int pol = 0; pol < 2; ++pol) {
+      const std::complex<double> rotation = std::polar(
+          1.0, -(2 * std::numbers::pi * frequency * delay[size_t(pol)] + phase[size_t(pol)]));
+      float* re = samples + (size_t(c) * 4 + 2 * size_t(pol)) * paddedSpectra;
+      float* im = re + paddedSpectra;
+      for (int s = 0; s < paddedSpectra; ++s) {
+        const std::complex<double> x = std::complex<double>(re[s], im[s]) * rotation;
+        re[s] = float(x.real());
+        im[s] = float(x.imag());
+      }
+    }
+  }
+}
+
+Stations mergeStations(const Stations& input, const std::vector<std::string>& members,
+                       int paddedSpectra) {
+  const bool merging = members.size() >= 2;
+  auto isMember = [&](const std::string& name) {
+    return merging && std::find(members.begin(), members.end(), name) != members.end();
+  };
+  Stations output;
+  for (size_t s = 0; s < input.names.size(); ++s) {
+    const std::string& name = input.names[s];
+    if (!isMember(name)) {
+      output.names.push_back(name);
+      output.samples.push_back(input.samples[s]);
+      output.valid.push_back(input.valid[s]);
+      continue;
+    }
+    if (name != members[0]) continue;
+    const size_t floats = input.samples[s].size(), nrSpectra = input.valid[s].size();
+    std::vector<double> sum(floats, 0);
+    std::vector<bool> valid(nrSpectra, true);
+    for (size_t m = 0; m < input.names.size(); ++m) {
+      if (!isMember(input.names[m])) continue;
+      for (size_t i = 0; i < floats; ++i) sum[i] += input.samples[m][i];
+      for (size_t t = 0; t < nrSpectra; ++t) valid[t] = valid[t] && input.valid[m][t];
+    }
+    std::vector<float> samples(floats);
+    for (size_t i = 0; i < floats; ++i) {
+      const size_t t = i % size_t(paddedSpectra);  // the padding past nrSpectra sums zeros
+      samples[i] = t >= nrSpectra || valid[t] ? float(sum[i]) : 0.0f;
+    }
+    output.names.push_back(name);
+    output.samples.push_back(std::move(samples));
+    output.valid.push_back(std::move(valid));
+  }
+  return output;
+}
+
+void countValidSamples(const std::vector<std::vector<bool>>& valid, CorrelatedData& block) {
+  for (int s2 = 0; s2 < block.nrStations; ++s2)
+    for (int s1 = 0; s1 <= s2; ++s1) {
+      uint32_t both = 0;
+      for (size_t t = 0; t < valid[size_t(s1)].size(); ++t)
+        both += valid[size_t(s1)][t] && valid[size_t(s2)][t];
+      const int baseline = baselineIndex(s1, s2);
+      for (int c = 0; c < block.nrChannels; ++c) {
+        const bool edge = block.nrChannels > 1 && c == 0;
+        block.valid(baseline, c) = edge ? 0 : both;
+        if (edge)
+          for (int pol = 0; pol < 4; ++pol) block.visibility(baseline, c, pol) = 0;
+      }
+    }
 }
 
 void correlate(std::span<const float* const> stations, int nrChannels, int nrSamples,

@@ -4,11 +4,14 @@
 /// classes are tested against. Straight loops in double precision, no tricks; same
 /// layouts as the optimised steps (see their headers).
 
+#include <array>
 #include <complex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "SpectrumMask.h"
+#include "rtcp/CorrelatedBlock.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::correlator::reference {
@@ -32,6 +35,30 @@ void correctDelayAndBandpass(const std::complex<float>* spectra, const SpectrumM
                              int nrChannels, int nrSpectra, int paddedSpectra, double subbandWidth,
                              double subbandFrequency, bool delayCompensation, bool correctBandPass,
                              double delayAtStart, double delayAtEnd, float* output);
+
+/// PolarisationCorrection: samples[channel][pol][reim][paddedSpectra] (floats) times
+/// exp(-i (2 pi f_c delay[pol] + phase[pol])), f_c the sky frequency of channel c, in place.
+void correctPolarisations(int nrChannels, int paddedSpectra, double subbandWidth,
+                          double subbandFrequency, std::array<double, 2> delay,
+                          std::array<double, 2> phase, float* samples);
+
+/// Beamformer's input and output, per station: its name, samples[channel][pol][reim][padded]
+/// and valid[spectrum] (the padding past the spectra is zero).
+struct Stations {
+  std::vector<std::string> names;
+  std::vector<std::vector<float>> samples;
+  std::vector<std::vector<bool>> valid;
+};
+
+/// Beamformer: the sum of the members (names; fewer than two: no merging) in the place of
+/// members[0], the other members dropped, the rest in their order. A merged spectrum is
+/// valid where every member's is, zero where not.
+Stations mergeStations(const Stations& input, const std::vector<std::string>& members,
+                       int paddedSpectra);
+
+/// ValidSampleCounter: block.valid(baseline, channel) = the spectra valid at both stations
+/// (valid[station][spectrum]); for C > 1 channel 0 counts 0 and its visibilities are zeroed.
+void countValidSamples(const std::vector<std::vector<bool>>& valid, CorrelatedData& block);
 
 /// CorrelatorKernel: visibilities[baseline][channel][pol] = sum over time of
 /// x_s1,P conj(x_s2,Q); stations[s] -> [channel][pol][reim][padded].

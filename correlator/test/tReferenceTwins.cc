@@ -6,6 +6,7 @@
 #include <random>
 #include <utility>
 
+#include "Beamformer.h"
 #include "ChainTestData.h"
 #include "CorrelatorKernel.h"
 #include "DelayAndBandpassCorrection.h"
@@ -14,6 +15,7 @@
 #include "PolyphaseFilterBank.h"
 #include "Reference.h"
 #include "SpectrumFlagger.h"
+#include "ValidSampleCounter.h"
 #include "rtcp/Baselines.h"
 
 namespace rtcp::correlator {
@@ -52,6 +54,9 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(spectrumMaskBits16);
   CPPUNIT_TEST(delayAndBandpassInChunks);
   CPPUNIT_TEST(polarisationCorrectionInChunks);
+  CPPUNIT_TEST(polarisationCorrection);
+  CPPUNIT_TEST(beamformer);
+  CPPUNIT_TEST(validSampleCounter);
   CPPUNIT_TEST(correlatorKernel);
   CPPUNIT_TEST_SUITE_END();
 
@@ -264,6 +269,108 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
     const std::complex<double> expected =
         std::polar(1.0, -(2 * std::numbers::pi * f0 * 2e-9 + 0.1));
     CPPUNIT_ASSERT(std::abs(rotations[0] - std::complex<float>(expected)) < 1e-6f);
+  }
+
+  void polarisationCorrection() {
+    std::mt19937 random(10);
+    const double fs = 195312.5;
+    std::normal_distribution<float> gauss;
+    std::uniform_real_distribution<double> delay(-5e-9, 5e-9), phase(-3, 3);
+    for (int channels : {1, 2, 16, 64, 256}) {
+      const int padded = CorrelatorKernel::paddedLength(channels >= 64 ? 21 : 100);
+      const std::array<double, 2> delays = {delay(random), delay(random)};
+      const std::array<double, 2> phases = {phase(random), phase(random)};
+      std::vector<float> fast(size_t(channels) * 4 * padded);
+      for (float& v : fast) v = gauss(random);
+      std::vector<float> slow = fast;
+      const double frequency = 301 * fs;
+      PolarisationCorrection(channels, padded, fs, delays, phases).apply(frequency, fast.data());
+      reference::correctPolarisations(channels, padded, fs, frequency, delays, phases, slow.data());
+      const double error = relativeError(fast.data(), slow.data(), fast.size());
+      CPPUNIT_ASSERT_MESSAGE(std::to_string(channels) + " channels: " + std::to_string(error),
+                             error < 1e-6);
+    }
+  }
+
+  /// Superstations of every shape, on random samples and flags; the padding stays zero.
+  void beamformer() {
+    std::mt19937 random(11);
+    std::normal_distribution<float> gauss;
+    const std::vector<std::string> names = {"A", "B", "C", "D", "E", "F"};
+    const std::vector<std::vector<std::string>> memberLists = {
+        {}, {"C"}, {"C", "A"}, {"F", "B", "D"}, {"B", "C", "D", "E", "F", "A"}};
+    for (int channels : {1, 16})
+      for (const std::vector<std::string>& members : memberLists) {
+        const int spectra = 37, padded = CorrelatorKernel::paddedLength(spectra);
+        reference::Stations input;
+        input.names = names;
+        for (size_t s = 0; s < names.size(); ++s) {
+          std::vector<float> samples(size_t(channels) * 4 * padded, 0);
+          for (int row = 0; row < 4 * channels; ++row)
+            for (int t = 0; t < spectra; ++t) samples[size_t(row) * padded + t] = gauss(random);
+          std::vector<bool> valid(spectra);
+          for (int t = 0; t < spectra; ++t) valid[size_t(t)] = random() % 5 != 0;
+          input.samples.push_back(std::move(samples));
+          input.valid.push_back(std::move(valid));
+        }
+        std::vector<std::vector<float>> samples = input.samples;
+        std::vector<SpectrumMask> masks;
+        std::vector<float*> samplePointers;
+        std::vector<SpectrumMask*> maskPointers;
+        for (size_t s = 0; s < names.size(); ++s) {
+          masks.emplace_back(spectra);
+          for (int t = 0; t < spectra; ++t) masks.back().set(t, input.valid[s][size_t(t)]);
+        }
+        for (size_t s = 0; s < names.size(); ++s) {
+          samplePointers.push_back(samples[s].data());
+          maskPointers.push_back(&masks[s]);
+        }
+        const Beamformer beamformer(names, members);
+        beamformer.merge(samplePointers, maskPointers, channels, padded);
+        const reference::Stations slow = reference::mergeStations(input, members, padded);
+        const std::string what =
+            std::to_string(members.size()) + " members, " + std::to_string(channels) + " channels";
+        CPPUNIT_ASSERT_MESSAGE(what, beamformer.outputNames(names) == slow.names);
+        CPPUNIT_ASSERT_EQUAL(int(slow.names.size()), beamformer.nrOutputStations());
+        for (size_t o = 0; o < slow.names.size(); ++o) {
+          const size_t s = size_t(beamformer.outputStations()[o]);
+          for (int t = 0; t < spectra; ++t)
+            CPPUNIT_ASSERT_EQUAL(bool(slow.valid[o][size_t(t)]), masks[s].valid(t));
+          CPPUNIT_ASSERT_MESSAGE(what, relativeError(samples[s].data(), slow.samples[o].data(),
+                                                     samples[s].size()) < 1e-6);
+        }
+      }
+  }
+
+  void validSampleCounter() {
+    std::mt19937 random(12);
+    std::normal_distribution<float> gauss;
+    for (int stations : {1, 3, 5})
+      for (int channels : {1, 16}) {
+        const int spectra = 150;  // masks of several words
+        std::vector<std::vector<bool>> valid(static_cast<size_t>(stations),
+                                             std::vector<bool>(spectra));
+        std::vector<SpectrumMask> masks;
+        for (int s = 0; s < stations; ++s) masks.emplace_back(spectra);
+        for (int s = 0; s < stations; ++s)
+          for (int t = 0; t < spectra; ++t) {
+            valid[size_t(s)][size_t(t)] = random() % 4 != 0;
+            masks[size_t(s)].set(t, valid[size_t(s)][size_t(t)]);
+          }
+        CorrelatedData fast(stations, channels), slow(stations, channels);
+        for (size_t i = 0; i < fast.visibilities.size(); ++i)
+          fast.visibilities[i] = slow.visibilities[i] = {gauss(random), gauss(random)};
+        std::vector<const SpectrumMask*> pointers;
+        for (const SpectrumMask& mask : masks) pointers.push_back(&mask);
+        ValidSampleCounter(stations, channels).count(pointers, fast);
+        reference::countValidSamples(valid, slow);
+        for (size_t i = 0; i < fast.validSamples.size(); ++i)
+          CPPUNIT_ASSERT_EQUAL(slow.validSamples[i], fast.validSamples[i]);
+        for (size_t i = 0; i < fast.visibilities.size(); ++i)
+          CPPUNIT_ASSERT(fast.visibilities[i] == slow.visibilities[i]);
+        CPPUNIT_ASSERT_THROW(ValidSampleCounter(stations + 1, channels).count(pointers, fast),
+                             std::invalid_argument);
+      }
   }
 
   void correlatorKernel() {
