@@ -69,12 +69,13 @@ std::string ObservationSettings::summaryLine() const {
 
 void ObservationSettings::logReport(const std::string& component) const {
   RTCP_LOG_INFO(component, summaryLine());
+  if (beamFormed.enabled()) RTCP_LOG_INFO(component, beamFormed.summaryLine());
   for (const ParsetWarning& warning : warnings) RTCP_LOG_WARN(component, warning.message);
   for (const std::string& line : unknownKeys.describe()) RTCP_LOG_WARN(component, line);
 }
 
-ObservationSettings ObservationSettings::fromParset(const Parset& parset,
-                                                    const StationTable& table) {
+ObservationSettings ObservationSettings::fromParset(const Parset& parset, const StationTable& table,
+                                                    BeamFormedOutputs beamFormed) {
   using namespace settings;
   ObservationSettings s;
   Problems problems(parset, s.warnings);
@@ -86,6 +87,8 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset,
   readStations(parset, table, problems, s);
   problems.guard([&] { readTiedArray(parset, s); });
   readOutput(parset, problems, s);
+  readBeamFormed(parset, problems, s);
+  if (beamFormed == BeamFormedOutputs::kRefuse) refuseBeamFormed(parset, problems);
   problems.guard([&] { readComputeNodes(parset, s); });
   readSim(parset, problems, s);
   problems.raise();
@@ -94,26 +97,31 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset,
   return s;
 }
 
-ObservationSettings ObservationSettings::fromParset(const Parset& parset) {
-  return fromParset(parset, StationTable::shipped());
+ObservationSettings ObservationSettings::fromParset(const Parset& parset,
+                                                    BeamFormedOutputs beamFormed) {
+  return fromParset(parset, StationTable::shipped(), beamFormed);
 }
 
-ObservationSettings ObservationSettings::fromFile(const std::string& path) {
+ObservationSettings ObservationSettings::fromFile(const std::string& path,
+                                                  BeamFormedOutputs beamFormed) {
   std::ostringstream text;
   if (path == "-") {
     text << std::cin.rdbuf();
-    return fromText(text.str(), "<standard input>", std::filesystem::current_path().string());
+    return fromText(text.str(), "<standard input>", std::filesystem::current_path().string(),
+                    beamFormed);
   }
   std::ifstream file(path);
   if (!file)
     throw ParsetError(path, 0, "", std::string("cannot open parset: ") + std::strerror(errno));
   text << file.rdbuf();
-  return fromText(text.str(), path, std::filesystem::absolute(path).parent_path().string());
+  return fromText(text.str(), path, std::filesystem::absolute(path).parent_path().string(),
+                  beamFormed);
 }
 
 ObservationSettings ObservationSettings::fromText(const std::string& text, const std::string& name,
-                                                  const std::string& baseDirectory) {
-  ObservationSettings s = fromParset(Parset::fromString(text, name));
+                                                  const std::string& baseDirectory,
+                                                  BeamFormedOutputs beamFormed) {
+  ObservationSettings s = fromParset(Parset::fromString(text, name), beamFormed);
   s.parsetText = text;  // as written, comments included, for HISTORY
   // Recordings named by relative paths lie relative to the parset file, not the caller.
   const std::filesystem::path base = baseDirectory;

@@ -25,42 +25,6 @@ const std::vector<std::string> kTimeKeys{"Cobalt.Correlator.integrationTime",
                                          "OLAP.Correlator.integrationTime"};
 constexpr int64_t kCobaltDefaultBlockSize = 196608;  // COBALT's default Cobalt.blockSize
 
-/// A value given by the first defined of several keys, and the key.
-template <typename T>
-struct Given {
-  T value{};
-  std::string key;
-};
-
-/// The first defined key's value; each later defined key whose value (as `same` compares)
-/// differs is a warning naming both.
-template <typename T, typename Read, typename Same>
-std::optional<Given<T>> firstOf(const Parset& p, Problems& problems,
-                                const std::vector<std::string>& keys, Read read, Same same) {
-  std::optional<Given<T>> first;
-  for (const std::string& key : keys) {
-    if (!p.isDefined(key)) continue;
-    const T value = read(key);
-    if (!first) {
-      first = Given<T>{value, key};
-    } else if (!same(first->value, value)) {
-      problems.warn(key, "says " + p.getString(key) + ", but " + first->key + " says " +
-                             p.getString(first->key) + ": using " + first->key +
-                             " (COBALT's keys win)");
-    }
-  }
-  return first;
-}
-
-std::optional<Given<int64_t>> firstInt(const Parset& p, Problems& problems,
-                                       const std::vector<std::string>& keys, int64_t low,
-                                       int64_t high) {
-  return firstOf<int64_t>(
-      p, problems, keys,
-      [&](const std::string& key) { return int64_t(intInRange(p, key, 0, low, high)); },
-      [](int64_t a, int64_t b) { return a == b; });
-}
-
 bool eitherBool(const Parset& p, Problems& problems, const std::string& name, bool fallback) {
   const auto given = firstOf<bool>(
       p, problems, {"Cobalt." + name, "OLAP." + name},

@@ -1,5 +1,5 @@
-// ObservationSettings: the correlated output, outputs rtcp does not produce, and the
-// simulated sky (SettingsReaders.h).
+// ObservationSettings: the correlated output, the refusal of beam-formed outputs (while
+// rtcp's chain does not write them), and the simulated sky (SettingsReaders.h).
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -12,7 +12,7 @@ namespace {
 
 const std::string kOutput = "Observation.DataProducts.Output_Correlated.";
 
-/// Data products of LOFAR's beam former, which rtcp does not make (yet).
+/// Data products of LOFAR's beam former, which rtcp's chain does not write yet.
 const std::vector<std::string> kBeamFormedOutputs{"Output_CoherentStokes",
                                                   "Output_IncoherentStokes", "Output_Beamformed"};
 
@@ -26,19 +26,25 @@ void readLocations(const Parset& p, ObservationSettings& s) {
                                       std::to_string(n) +
                                       " subbands (give one for all or one per subband)");
   for (size_t i = 0; i < n; ++i) {
-    const std::string& location = locations[locations.size() == 1 ? 0 : i];
-    const size_t colon = location.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == location.size() ||
-        location.substr(0, colon).find('/') != std::string::npos)
-      p.fail(kOutput + "locations", "bad location '" + location + "' (expected HOST:DIR)");
-    out.hosts.push_back(location.substr(0, colon));
-    out.directories.push_back(location.substr(colon + 1));
+    auto [host, directory] =
+        splitLocation(p, kOutput + "locations", locations[locations.size() == 1 ? 0 : i]);
+    out.hosts.push_back(std::move(host));
+    out.directories.push_back(std::move(directory));
   }
 }
 
 }  // namespace
 
-void readOutput(const Parset& p, Problems& problems, ObservationSettings& s) {
+std::pair<std::string, std::string> splitLocation(const Parset& p, const std::string& key,
+                                                  const std::string& location) {
+  const size_t colon = location.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == location.size() ||
+      location.substr(0, colon).find('/') != std::string::npos)
+    p.fail(key, "bad location '" + location + "' (expected HOST:DIR)");
+  return {location.substr(0, colon), location.substr(colon + 1)};
+}
+
+void refuseBeamFormed(const Parset& p, Problems& problems) {
   for (const std::string& product : kBeamFormedOutputs) {
     const std::string key = "Observation.DataProducts." + product + ".enabled";
     problems.guard([&] {
@@ -47,6 +53,9 @@ void readOutput(const Parset& p, Problems& problems, ObservationSettings& s) {
                                 "): set it to F, or run COBALT for this observation");
     });
   }
+}
+
+void readOutput(const Parset& p, Problems& problems, ObservationSettings& s) {
   CorrelatedOutputSettings& out = s.correlatedOutput;
   const size_t n = s.subbands.size();
   problems.guard([&] { out.enabled = p.getBool(kOutput + "enabled", true); });

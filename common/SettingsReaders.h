@@ -4,6 +4,7 @@
 /// group of keys into the settings. Problems are collected, not thrown one at a time, so
 /// that a parset's every problem is reported at once.
 
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -52,9 +53,46 @@ class Problems {
   std::vector<ParsetError> errors_;
 };
 
+/// A value given by the first defined of several keys, and the key.
+template <typename T>
+struct Given {
+  T value{};
+  std::string key;
+};
+
+/// The first defined key's value; each later defined key whose value (as `same` compares)
+/// differs is a warning naming both.
+template <typename T, typename Read, typename Same>
+std::optional<Given<T>> firstOf(const Parset& p, Problems& problems,
+                                const std::vector<std::string>& keys, Read read, Same same) {
+  std::optional<Given<T>> first;
+  for (const std::string& key : keys) {
+    if (!p.isDefined(key)) continue;
+    const T value = read(key);
+    if (!first) {
+      first = Given<T>{value, key};
+    } else if (!same(first->value, value)) {
+      problems.warn(key, "says " + p.getString(key) + ", but " + first->key + " says " +
+                             p.getString(first->key) + ": using " + first->key +
+                             " (COBALT's keys win)");
+    }
+  }
+  return first;
+}
+
 /// An integer key within [low, high]; fallback when absent.
 int intInRange(const Parset& p, const std::string& key, int64_t fallback, int64_t low,
                int64_t high);
+/// firstOf for integers within [low, high].
+inline std::optional<Given<int64_t>> firstInt(const Parset& p, Problems& problems,
+                                              const std::vector<std::string>& keys, int64_t low,
+                                              int64_t high) {
+  return firstOf<int64_t>(
+      p, problems, keys,
+      [&](const std::string& key) { return int64_t(intInRange(p, key, 0, low, high)); },
+      [](int64_t a, int64_t b) { return a == b; });
+}
+
 /// Three ITRF coordinates.
 std::array<double, 3> readPosition(const Parset& p, const std::string& key);
 
@@ -78,11 +116,21 @@ void readStations(const Parset& p, const StationTable& table, Problems& problems
 void readProcessing(const Parset& p, Problems& problems, ObservationSettings& s);
 /// Superstations (needs the stations).
 void readTiedArray(const Parset& p, ObservationSettings& s);
-/// Correlated output, and outputs rtcp does not produce (errors when asked for).
+/// Correlated output.
 void readOutput(const Parset& p, Problems& problems, ObservationSettings& s);
+/// Beam-formed outputs: Stokes settings, TABs and files (needs stations, subbands and the
+/// block size). ReadBeamFormed.cc.
+void readBeamFormed(const Parset& p, Problems& problems, ObservationSettings& s);
+/// An error for each beam-formed product asked for, while rtcp's chain does not write them.
+void refuseBeamFormed(const Parset& p, Problems& problems);
+/// A location `HOST:DIR` of `key` split into host and directory; fails naming the key.
+std::pair<std::string, std::string> splitLocation(const Parset& p, const std::string& key,
+                                                  const std::string& location);
 void readSim(const Parset& p, Problems& problems, ObservationSettings& s);
 
 // Writing settings back as parset text.
+/// The beam-formed keys (COBALT's generation; WriteBeamFormed.cc).
+void writeBeamFormed(const ObservationSettings& s, Parset& p);
 std::string formatNumber(double value);
 std::string formatBool(bool value);
 /// A string as a parset value: quoted when the syntax would read it otherwise.

@@ -184,6 +184,7 @@ Parset ObservationSettings::toParset() const {
   parset.set("OLAP.nrSecondsOfBuffer", settings::formatNumber(secondsOfBuffer));
   parset.set("OLAP.maxNetworkDelay", settings::formatNumber(maxNetworkDelay));
   settings::writeOutput(*this, parset);
+  settings::writeBeamFormed(*this, parset);
   settings::writeComputeNodes(*this, parset);
   settings::writeSim(*this, parset);
   return parset;

@@ -14,22 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "rtcp/BeamFormedSettings.h"
+#include "rtcp/Direction.h"
 #include "rtcp/Parset.h"
 #include "rtcp/StationTable.h"
 #include "rtcp/UnknownKeys.h"
 
 namespace rtcp {
-
-/// A direction in one of casacore's direction frames, angles in radians.
-struct Direction {
-  double ra = 0;   ///< angle1: RA (J2000), azimuth (AZELGEO); unused for SUN, MOON, ...
-  double dec = 0;  ///< angle2: Dec (J2000), elevation (AZELGEO); unused for SUN, MOON, ...
-  std::string type = "J2000";  ///< J2000, AZELGEO, or a solar-system body (SUN, MOON, ...)
-  /// True for a direction fixed on the sky (J2000): no conversion per time is needed
-  /// to give its J2000 coordinates.
-  bool isJ2000() const { return type == "J2000"; }
-  bool operator==(const Direction&) const = default;
-};
 
 /// Where a subband travels in a station's packets: input stream (index in RSP.ports) and
 /// beamlet within that stream's packets.
@@ -150,6 +141,12 @@ struct ParsetWarning {
   std::string message;
 };
 
+/// Whether reading a parset accepts beam-formed outputs (Output_CoherentStokes,
+/// Output_IncoherentStokes). Until rtcp's whole chain writes them, the parts and observe
+/// refuse them (an error naming each enabled key, after every beam-formed setting has been
+/// read and checked); the beam-formed parts' own tests accept them.
+enum class BeamFormedOutputs { kRefuse, kAccept };
+
 /// The most seconds of station buffer (OLAP.nrSecondsOfBuffer) a parset may ask for.
 constexpr double kMaxSecondsOfBuffer = 60;
 
@@ -187,6 +184,7 @@ struct ObservationSettings {
   double maxNetworkDelay = 0.25;
   std::vector<std::string> tiedArrayStationNames;  ///< OLAP.tiedArrayStationNames (field names)
   CorrelatedOutputSettings correlatedOutput;
+  BeamFormedSettings beamFormed;  ///< tied-array beams and their files (BeamFormedSettings.h)
   std::vector<ComputeNode> computeNodes;  ///< Cobalt.Nodes, rank i on node i; empty: not given
   SimSettings sim;
   std::string parsetText;               ///< the parset as read, for HISTORY
@@ -241,14 +239,19 @@ struct ObservationSettings {
   /// Parses every known key; throws ParsetErrors listing every missing or bad one.
   /// Unread keys end up in unknownKeys. Positions missing from the parset come from
   /// the station table.
-  static ObservationSettings fromParset(const Parset& parset, const StationTable& table);
-  static ObservationSettings fromParset(const Parset& parset);  ///< with the shipped table
+  static ObservationSettings fromParset(const Parset& parset, const StationTable& table,
+                                        BeamFormedOutputs beamFormed = BeamFormedOutputs::kRefuse);
+  /// With the shipped table.
+  static ObservationSettings fromParset(const Parset& parset,
+                                        BeamFormedOutputs beamFormed = BeamFormedOutputs::kRefuse);
   /// With the shipped table; path "-" reads standard input (a part started on another
   /// host gets its parset that way, see observe/README.md).
-  static ObservationSettings fromFile(const std::string& path);
+  static ObservationSettings fromFile(const std::string& path,
+                                      BeamFormedOutputs beamFormed = BeamFormedOutputs::kRefuse);
   /// A parset's text (name for messages); relative recordings lie in baseDirectory.
   static ObservationSettings fromText(const std::string& text, const std::string& name,
-                                      const std::string& baseDirectory);
+                                      const std::string& baseDirectory,
+                                      BeamFormedOutputs beamFormed = BeamFormedOutputs::kRefuse);
 
   /// Every setting written back as parset keys (COBALT's generation; positions as
   /// phaseCenter keys, one location per subband), so that fromParset(toParset())
