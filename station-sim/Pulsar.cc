@@ -22,7 +22,8 @@ double dispersionDelay(double dispersionMeasure, double frequency) {
 }
 
 double residualChirpTurns(double dispersionMeasure, double centre, double offset) {
-  return dispersionInHz(dispersionMeasure) * offset * offset / (centre * centre * (centre + offset));
+  return dispersionInHz(dispersionMeasure) * offset * offset /
+         (centre * centre * (centre + offset));
 }
 
 double dispersionSpread(double dispersionMeasure, double centre, double sampleRate) {
@@ -40,8 +41,7 @@ PulseEnvelope::PulseEnvelope(const SimPulsar& pulsar, double sampleRate, double 
                  delay) {}
 
 double PulseEnvelope::offsetFromPeak(int64_t sample) const {
-  const long double turns =
-      (static_cast<long double>(sample) / sampleRate_ - reference_) / period_;
+  const long double turns = (static_cast<long double>(sample) / sampleRate_ - reference_) / period_;
   return double(turns - std::floor(turns + 0.5L)) * period_;
 }
 

@@ -1,9 +1,12 @@
 // rtcp-bench stationsim: how many station-subbands one core generates in real time
 // (16-bit data, one source: SignalGenerator with the station filter bank's shape +
-// Quantiser + PacketBuilder, no I/O).
+// Quantiser + PacketBuilder, no I/O); the same with the source polarised, and as a
+// polarised, dispersed pulsar.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include "StationSimulator.h"
@@ -47,11 +50,35 @@ Sim.noisePower = 1.0
 Sim.seed = 1
 )";
 
-int run(int argc, char** argv) {
-  const double seconds = argc > 0 ? std::atof(argv[0]) : 2.0;
-  rtcp::Logger::setLevel(rtcp::LogLevel::kWarning);
+/// The benchmark's source made polarised, or a polarised pulsar like B0809+74 (DM 5.75:
+/// its subbands' residual dispersion needs chunks of 131072 points).
+const char* kPolarised = R"(
+Sim.Source[0].Q = 0.3
+Sim.Source[0].V = -0.2
+)";
+const char* kPulsar = R"(
+Sim.Source[0].Q = 0.3
+Sim.Source[0].V = -0.2
+Sim.Source[0].pulsar.period = 1.292241
+Sim.Source[0].pulsar.width = 0.03
+Sim.Source[0].pulsar.dispersionMeasure = 5.75
+)";
+
+double threadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+/// Simulated data seconds per wall-clock second, and per CPU second of the generating
+/// thread (less sensitive to a loaded machine), of the generator stage on one core.
+struct Speed {
+  double wall = 0, cpu = 0;
+};
+
+Speed realtimeFactor(const std::string& parset, double seconds) {
   const rtcp::ObservationSettings settings = rtcp::ObservationSettings::fromParset(
-      rtcp::Parset::fromString(kParset, "stationsim-benchmark"));
+      rtcp::Parset::fromString(parset, "stationsim-benchmark"));
   rtcp::sim::SimulatorOptions options;
   options.threads = 1;
   options.duration = seconds;
@@ -60,15 +87,34 @@ int run(int argc, char** argv) {
   simulator.generateNext(*chunk);  // warm-up: tables, FFTW wisdom, page faults
   int64_t samples = 0;
   const auto start = std::chrono::steady_clock::now();
+  const double cpuStart = threadCpuSeconds();
   while (simulator.generateNext(*chunk)) samples += int64_t(chunk->nrPackets) * 16;
+  const double cpu = threadCpuSeconds() - cpuStart;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double dataSeconds = samples / settings.subbandWidth();
-  const double stationSubbands = double(settings.nrStations()) * settings.nrSubbands();
+  return {dataSeconds / elapsed, dataSeconds / cpu};
+}
+
+int run(int argc, char** argv) {
+  const double seconds = argc > 0 ? std::atof(argv[0]) : 2.0;
+  rtcp::Logger::setLevel(rtcp::LogLevel::kWarning);
+  const double stationSubbands = 8 * 8;
+  const Speed steady = realtimeFactor(kParset, seconds);
+  const Speed polarised = realtimeFactor(std::string(kParset) + kPolarised, seconds);
+  // The pulsar's chunks hold 0.53 s: at least four of them after the warm-up.
+  const Speed pulsar = realtimeFactor(std::string(kParset) + kPulsar, std::max(seconds, 2.7));
   rtcp::printFigure("stationsim.station_subbands", stationSubbands);
-  rtcp::printFigure("stationsim.realtime_factor_one_core", dataSeconds / elapsed);
-  rtcp::printFigure("stationsim.station_subbands_per_core_realtime",
-                    stationSubbands * dataSeconds / elapsed);
+  rtcp::printFigure("stationsim.realtime_factor_one_core", steady.wall);
+  rtcp::printFigure("stationsim.station_subbands_per_core_realtime", stationSubbands * steady.wall);
+  rtcp::printFigure("stationsim.station_subbands_per_cpu_second", stationSubbands * steady.cpu);
+  rtcp::printFigure("stationsim.polarised.station_subbands_per_cpu_second",
+                    stationSubbands * polarised.cpu);
+  rtcp::printFigure("stationsim.pulsar.station_subbands_per_cpu_second",
+                    stationSubbands * pulsar.cpu);
+  // CPU time per simulated sample against the steady, unpolarised source's, same run.
+  rtcp::printFigure("stationsim.polarised.cpu_ratio", steady.cpu / polarised.cpu);
+  rtcp::printFigure("stationsim.pulsar.cpu_ratio", steady.cpu / pulsar.cpu);
   return 0;
 }
 
@@ -76,5 +122,6 @@ int run(int argc, char** argv) {
 
 RTCP_REGISTER_BENCHMARK("stationsim",
                         "station-subbands one core simulates in real time (16 bit, one source, "
-                        "subbands shaped by the station filter bank) [SECONDS]",
+                        "subbands shaped by the station filter bank), and with the source "
+                        "polarised, and a polarised dispersed pulsar [SECONDS]",
                         run);

@@ -22,7 +22,8 @@ struct Stokes {
 
 /// The Stokes fractions of a station's X and Y, from the autocorrelations (no receiver
 /// noise: the autocorrelation of a source is its coherency at the phase centre).
-Stokes measure(const std::vector<std::complex<float>>& x, const std::vector<std::complex<float>>& y) {
+Stokes measure(const std::vector<std::complex<float>>& x,
+               const std::vector<std::complex<float>>& y) {
   double xx = 0, yy = 0;
   cd xy = 0;
   for (size_t t = 0; t < x.size(); ++t) {
@@ -72,8 +73,8 @@ class PolarisedSourcesTest : public CppUnit::TestFixture {
  public:
   /// L L^H = [[1 + q, u + i v], [u - i v, 1 - q]] for partial, full and edge cases.
   void testCholeskyFactorGivesTheCoherency() {
-    const double cases[][3] = {{0, 0, 0},   {0.3, -0.4, 0.5}, {0, 0, -1}, {-1, 0, 0},
-                               {1, 0, 0},   {0.6, 0.8, 0},    {0, 0.6, -0.8}};
+    const double cases[][3] = {{0, 0, 0}, {0.3, -0.4, 0.5}, {0, 0, -1},    {-1, 0, 0},
+                               {1, 0, 0}, {0.6, 0.8, 0},    {0, 0.6, -0.8}};
     for (const auto& c : cases) {
       SimSource source;
       source.q = c[0];

@@ -32,22 +32,23 @@ constexpr double kSigmaPerFwhm = 1 / 2.354820045;  // 1 / sqrt(8 ln 2)
 
 /// A pulsar at the beam centre, seen by CS001 alone without receiver noise.
 std::string pulsarParset(const std::string& subbands, double period, double width, double dm) {
-  const std::string sky = "Sim.nrSources = 1\n"
-                          "Sim.Source[0].angle1 = 5.2336866848\n"
-                          "Sim.Source[0].angle2 = 0.7109425145\n"
-                          "Sim.Source[0].flux = 10\n"
-                          "Sim.Source[0].pulsar.period = " +
-                          std::to_string(period) +
-                          "\n"
-                          "Sim.Source[0].pulsar.width = " +
-                          std::to_string(width) +
-                          "\n"
-                          "Sim.Source[0].pulsar.epoch = '2026-11-22 20:00:00.0123'\n"
-                          "Sim.Source[0].pulsar.dispersionMeasure = " +
-                          std::to_string(dm) +
-                          "\n"
-                          "Sim.noisePower = 0\n"
-                          "Sim.seed = 5\n";
+  const std::string sky =
+      "Sim.nrSources = 1\n"
+      "Sim.Source[0].angle1 = 5.2336866848\n"
+      "Sim.Source[0].angle2 = 0.7109425145\n"
+      "Sim.Source[0].flux = 10\n"
+      "Sim.Source[0].pulsar.period = " +
+      std::to_string(period) +
+      "\n"
+      "Sim.Source[0].pulsar.width = " +
+      std::to_string(width) +
+      "\n"
+      "Sim.Source[0].pulsar.epoch = '2026-11-22 20:00:00.0123'\n"
+      "Sim.Source[0].pulsar.dispersionMeasure = " +
+      std::to_string(dm) +
+      "\n"
+      "Sim.noisePower = 0\n"
+      "Sim.seed = 5\n";
   return makeParset({"CS001"}, subbands, 16, sky);
 }
 
@@ -102,18 +103,20 @@ Moments moments(const std::vector<cf>& x, const std::vector<cf>& y, const Timing
 /// (its own band and the aliased neighbours), each spread by the intrinsic width.
 Moments predicted(double dm, double centre, double fs, double width, double lowest,
                   double highest) {
-  const StationFilter& filter = StationFilter::lofar();
-  const int steps = 4000;
+  // Sky frequencies x in [-1.5, 1.5) subband widths from the centre, at baseband
+  // nu = x - m in band m = round(x).
+  const int steps = 12000;
+  const double step = 3.0 / steps;
+  const std::vector<double> h = StationFilter::lofar().responseGrid(-1.5 + step / 2, step, steps);
   double w = 0, sum = 0, squares = 0;
   for (int i = 0; i < steps; ++i) {
-    const double nu = lowest + (highest - lowest) * (i + 0.5) / steps;
-    for (int m = -1; m <= 1; ++m) {
-      const double h = filter.response(nu + m);
-      const double delay = (dmDelay(dm, centre + (nu + m) * fs) - dmDelay(dm, centre)) * fs;
-      w += h * h;
-      sum += h * h * delay;
-      squares += h * h * delay * delay;
-    }
+    const double x = -1.5 + (i + 0.5) * step, nu = x - std::round(x);
+    if (nu < lowest || nu >= highest) continue;
+    const double power = h[size_t(i)] * h[size_t(i)];
+    const double delay = (dmDelay(dm, centre + x * fs) - dmDelay(dm, centre)) * fs;
+    w += power;
+    sum += power * delay;
+    squares += power * delay * delay;
   }
   const double mean = sum / w, intrinsic = width * kSigmaPerFwhm * fs;
   return {mean, std::sqrt(squares / w - mean * mean + intrinsic * intrinsic)};
@@ -177,8 +180,8 @@ class PulsarTest : public CppUnit::TestFixture {
       const double f = g.settings.subbands[size_t(b)].frequency;
       const double sweep = (dmDelay(dm, f - fs / 2) - dmDelay(dm, f + fs / 2)) * fs;
       const Timing timing = timingOf(g, dmDelay(dm, f));
-      const Moments m = moments(g.x[size_t(b)][0], g.x[size_t(b)][1], timing,
-                                sweep + 5 * width * fs);
+      const Moments m =
+          moments(g.x[size_t(b)][0], g.x[size_t(b)][1], timing, sweep + 5 * width * fs);
       // (Undispersed, it would lie 164 and 1557 samples earlier, modulo the period.)
       CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("arrival in subband " + std::to_string(b), 0.0, m.mean,
                                            1.0);
@@ -214,12 +217,12 @@ class PulsarTest : public CppUnit::TestFixture {
     const size_t edge = size_t(2 * sweep);
     const auto lower = [](double nu) { return nu < 0 ? 1.0 : 0.0; };
     const auto upper = [](double nu) { return nu >= 0 ? 1.0 : 0.0; };
-    const Moments low = moments(filtered(x, fs, lower), filtered(y, fs, lower), timing,
-                                period * fs / 2, edge);
-    const Moments high = moments(filtered(x, fs, upper), filtered(y, fs, upper), timing,
-                                 period * fs / 2, edge);
-    const double expectedLag = predicted(dm, fc, fs, width, -0.5, 0).mean -
-                               predicted(dm, fc, fs, width, 0, 0.5).mean;
+    const Moments low =
+        moments(filtered(x, fs, lower), filtered(y, fs, lower), timing, period * fs / 2, edge);
+    const Moments high =
+        moments(filtered(x, fs, upper), filtered(y, fs, upper), timing, period * fs / 2, edge);
+    const double expectedLag =
+        predicted(dm, fc, fs, width, -0.5, 0).mean - predicted(dm, fc, fs, width, 0, 0.5).mean;
     CPPUNIT_ASSERT(expectedLag > 0.4 * sweep);
     CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("lower half's lag", expectedLag, low.mean - high.mean,
                                          0.03 * expectedLag);
@@ -230,8 +233,8 @@ class PulsarTest : public CppUnit::TestFixture {
       const double turns = kHz2 * (1 / (fc + nu) - 1 / fc + nu / (fc * fc));
       return std::polar(1.0, -2 * M_PI * (turns - std::floor(turns)));
     };
-    const Moments restored = moments(filtered(x, fs, dechirp), filtered(y, fs, dechirp), timing,
-                                     5 * width * fs, edge);
+    const Moments restored =
+        moments(filtered(x, fs, dechirp), filtered(y, fs, dechirp), timing, 5 * width * fs, edge);
     CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("de-chirped arrival", 0.0, restored.mean, 1.0);
     CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("de-chirped rms width", intrinsic, restored.sigma,
                                          0.05 * intrinsic);
