@@ -68,8 +68,9 @@ class StationPolarisationTest : public CppUnit::TestFixture {
     o.steps = 1024;  // blocks of 0.34 s
     o.outputDir = dir_.path() + "/unused";
     const double q = 0.5, u = -0.3, v = 0.4;
-    o.extra = "Sim.Source[0].Q = " + std::to_string(q) + "\nSim.Source[0].U = " +
-              std::to_string(u) + "\nSim.Source[0].V = " + std::to_string(v) + "\n";
+    o.extra = "Sim.Source[0].Q = " + std::to_string(q) +
+              "\nSim.Source[0].U = " + std::to_string(u) +
+              "\nSim.Source[0].V = " + std::to_string(v) + "\n";
     const std::string recordings = dir_.path() + "/recordings";
     CPPUNIT_ASSERT_EQUAL(
         0, runProgram({observe::test::executable("station-sim/station-sim"),
