@@ -41,7 +41,8 @@ std::vector<std::string> stokesComponents(StokesKind kind) {
 }
 
 int SapTabSettings::nrCoherent() const {
-  return int(std::count_if(tabs.begin(), tabs.end(), [](const TabSettings& t) { return t.coherent; }));
+  return int(
+      std::count_if(tabs.begin(), tabs.end(), [](const TabSettings& t) { return t.coherent; }));
 }
 
 int SapTabSettings::nrIncoherent() const { return int(tabs.size()) - nrCoherent(); }
@@ -87,8 +88,8 @@ std::string BeamFormedSettings::defaultFilename(int64_t obsId, int sap, int tab,
   return name;
 }
 
-std::vector<std::array<double, 2>> tabRingOffsets(int nrRings, double ringSize,
-                                                  double centreAngle2, bool scaleByCosine) {
+std::vector<std::array<double, 2>> tabRingOffsets(int nrRings, double ringSize, double centreAngle2,
+                                                  bool scaleByCosine) {
   std::vector<std::array<double, 2>> offsets;
   if (nrRings <= 0) return offsets;
   // Hexagonal cells of height ringSize: the steps along the six sides of a ring, from the

@@ -78,11 +78,11 @@ void readWhich(const Parset& p, Problems& problems, const OutputKind& kind, Stok
 
 void readChannels(const Parset& p, Problems& problems, const OutputKind& kind,
                   const ObservationSettings& s, StokesSettings& st) {
-  const auto channels = firstInt(p, problems,
-                                 {kind.cobalt() + "nrChannelsPerSubband",
-                                  kind.bgp() + "channelsPerSubband",
-                                  "OLAP.Stokes.channelsPerSubband"},
-                                 0, 65536);
+  const auto channels =
+      firstInt(p, problems,
+               {kind.cobalt() + "nrChannelsPerSubband", kind.bgp() + "channelsPerSubband",
+                "OLAP.Stokes.channelsPerSubband"},
+               0, 65536);
   if (!channels) return;  // 1
   if (channels->value == 0) {
     problems.warn(channels->key, "0 channels: taken as the correlator's " +
@@ -98,11 +98,11 @@ void readChannels(const Parset& p, Problems& problems, const OutputKind& kind,
 
 void readIntegration(const Parset& p, Problems& problems, const OutputKind& kind,
                      const ObservationSettings& s, StokesSettings& st) {
-  const auto factor = firstInt(
-      p, problems,
-      {kind.cobalt() + "timeIntegrationFactor", kind.bgp() + "timeIntegrationFactor",
-       "OLAP.Stokes.integrationSteps"},
-      1, 1'000'000);
+  const auto factor =
+      firstInt(p, problems,
+               {kind.cobalt() + "timeIntegrationFactor", kind.bgp() + "timeIntegrationFactor",
+                "OLAP.Stokes.integrationSteps"},
+               1, 1'000'000);
   if (factor) st.timeIntegrationFactor = int(factor->value);
   const int64_t block = s.samplesPerBlock();
   if (block % st.inputSamplesPerSample() != 0)
@@ -120,9 +120,9 @@ StokesSettings readStokes(const Parset& p, Problems& problems, const OutputKind&
   const bool channelsOk = problems.guard([&] { readChannels(p, problems, kind, s, st); });
   if (channelsOk) problems.guard([&] { readIntegration(p, problems, kind, s, st); });
   problems.guard([&] {
-    const auto perFile = firstInt(
-        p, problems, {kind.cobalt() + "subbandsPerFile", kind.bgp() + "subbandsPerFile"}, 0,
-        1'000'000);
+    const auto perFile =
+        firstInt(p, problems, {kind.cobalt() + "subbandsPerFile", kind.bgp() + "subbandsPerFile"},
+                 0, 1'000'000);
     if (perFile) st.subbandsPerFile = int(perFile->value);
   });
   return st;
@@ -134,7 +134,8 @@ double maxDistanceToReference(const ObservationSettings& s) {
   for (const StationSettings& st : s.stations) {
     double d2 = 0;
     for (int i = 0; i < 3; ++i)
-      d2 += (st.position[i] - s.referencePhaseCenter[i]) * (st.position[i] - s.referencePhaseCenter[i]);
+      d2 += (st.position[i] - s.referencePhaseCenter[i]) *
+            (st.position[i] - s.referencePhaseCenter[i]);
     distance = std::max(distance, std::sqrt(d2));
   }
   return distance;
@@ -228,7 +229,8 @@ void readRings(const Parset& p, Problems& problems, int b, const Direction& cent
   const auto rings =
       firstInt(p, problems, {beamKey(b, "nrTabRings"), "OLAP.PencilInfo.nrRings"}, 0, kMaxRings);
   if (!rings || rings->value == 0) return;
-  const auto size = firstDouble(p, problems, {beamKey(b, "tabRingSize"), "OLAP.PencilInfo.ringSize"});
+  const auto size =
+      firstDouble(p, problems, {beamKey(b, "tabRingSize"), "OLAP.PencilInfo.ringSize"});
   const std::string sizeKey = size ? size->key : beamKey(b, "tabRingSize");
   if (!size || !(size->value > 0))
     p.fail(sizeKey, std::to_string(rings->value) + " TAB rings need a ring size above 0 (radians)");
@@ -240,7 +242,8 @@ void readRings(const Parset& p, Problems& problems, int b, const Direction& cent
     p.fail(rings->key, "TAB rings need a J2000 or AZELGEO beam, not " + centre.type);
   sap.nrRings = int(rings->value);
   sap.ringSize = size->value;
-  const std::string dmKey = "Cobalt.Observation.Beam[" + std::to_string(b) + "].tabRingDispersionMeasure";
+  const std::string dmKey =
+      "Cobalt.Observation.Beam[" + std::to_string(b) + "].tabRingDispersionMeasure";
   sap.ringDispersionMeasure = p.getDouble(dmKey, 0);
   if (sap.ringDispersionMeasure < 0) p.fail(dmKey, "must not be negative");
   for (const auto& offset :
@@ -255,12 +258,13 @@ void readRings(const Parset& p, Problems& problems, int b, const Direction& cent
   }
 }
 
-SapTabSettings readSapTabs(const Parset& p, Problems& problems, const ObservationSettings& s,
-                           int b, bool flysEye, const std::string& flysEyeKey) {
+SapTabSettings readSapTabs(const Parset& p, Problems& problems, const ObservationSettings& s, int b,
+                           bool flysEye, const std::string& flysEyeKey) {
   SapTabSettings sap;
   const Direction& centre = s.beams[size_t(b)];
   // BG/P's OLAP.nrPencils / OLAP.Pencil[t] gave every beam the same TABs.
-  const bool pencils = !p.isDefined(beamKey(b, "nrTiedArrayBeams")) && p.isDefined("OLAP.nrPencils");
+  const bool pencils =
+      !p.isDefined(beamKey(b, "nrTiedArrayBeams")) && p.isDefined("OLAP.nrPencils");
   problems.guard([&] {
     sap.nrManualTabs = pencils ? intInRange(p, "OLAP.nrPencils", 0, 0, 10'000)
                                : intInRange(p, beamKey(b, "nrTiedArrayBeams"), 0, 0, 10'000);
@@ -291,7 +295,8 @@ SapTabSettings readSapTabs(const Parset& p, Problems& problems, const Observatio
 }
 
 /// The key that asked for a TAB, for messages.
-std::string tabOriginKey(const SapTabSettings& sap, int b, size_t t, const std::string& flysEyeKey) {
+std::string tabOriginKey(const SapTabSettings& sap, int b, size_t t,
+                         const std::string& flysEyeKey) {
   switch (sap.tabs[t].origin) {
     case TabOrigin::kManual:
       return beamKey(size_t(b), "TiedArrayBeam[" + std::to_string(t) + "].coherent");
@@ -389,12 +394,14 @@ void readFiles(const Parset& p, Problems& problems, const ObservationSettings& s
   bool placed = true;
   for (const OutputKind* kind : {&kCoherent, &kIncoherent}) {
     if (!(kind->coherent ? bf.coherentEnabled : bf.incoherentEnabled)) continue;
-    const size_t count = size_t(std::count_if(files.begin(), files.end(), [&](const BeamFormedFile& f) {
-      return f.coherent == kind->coherent;
-    }));
+    const size_t count =
+        size_t(std::count_if(files.begin(), files.end(), [&](const BeamFormedFile& f) {
+          return f.coherent == kind->coherent;
+        }));
     if (count == 0) {
-      problems.warn(kind->output("enabled"), "no " + std::string(kind->coherent ? "coherent" : "incoherent") +
-                                                 " TAB asks for it: it makes no file");
+      problems.warn(kind->output("enabled"),
+                    "no " + std::string(kind->coherent ? "coherent" : "incoherent") +
+                        " TAB asks for it: it makes no file");
       continue;
     }
     placed = problems.guard([&] {

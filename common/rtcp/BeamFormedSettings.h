@@ -76,9 +76,9 @@ struct TabSettings {
 
 /// The TABs of one SAP (Observation.Beam[b]).
 struct SapTabSettings {
-  int nrManualTabs = 0;          ///< nrTiedArrayBeams (BG/P: OLAP.nrPencils); 0 with fly's eye
-  int nrRings = 0;               ///< nrTabRings (BG/P: OLAP.PencilInfo.nrRings)
-  double ringSize = 0;           ///< tabRingSize, radians (BG/P: OLAP.PencilInfo.ringSize)
+  int nrManualTabs = 0;              ///< nrTiedArrayBeams (BG/P: OLAP.nrPencils); 0 with fly's eye
+  int nrRings = 0;                   ///< nrTabRings (BG/P: OLAP.PencilInfo.nrRings)
+  double ringSize = 0;               ///< tabRingSize, radians (BG/P: OLAP.PencilInfo.ringSize)
   double ringDispersionMeasure = 0;  ///< Cobalt.Observation.Beam[b].tabRingDispersionMeasure
   std::vector<TabSettings> tabs;     ///< manual TABs, then the rings; or fly's eye's
   int nrCoherent() const;
@@ -115,8 +115,8 @@ struct BeamFormedSettings {
   /// Cobalt.BeamFormer.nrHighResolutionChannels; by default COBALT's 4096, or the largest
   /// power of two below it of which a block holds whole spectra
   int nrHighResolutionChannels = 4096;
-  std::vector<SapTabSettings> saps;     ///< [sap]; empty when nothing beam-formed is made
-  std::vector<BeamFormedFile> files;    ///< COBALT's order: SAP, TAB, component, part
+  std::vector<SapTabSettings> saps;   ///< [sap]; empty when nothing beam-formed is made
+  std::vector<BeamFormedFile> files;  ///< COBALT's order: SAP, TAB, component, part
 
   bool enabled() const { return coherentEnabled || incoherentEnabled; }
   /// The Stokes settings of a coherent or an incoherent TAB.
@@ -145,8 +145,8 @@ struct BeamFormedSettings {
 /// first, then each ring from the top clockwise (1 + 3 n (n + 1) TABs); with
 /// `scaleByCosine` (a J2000 beam) each angle1 offset is divided by cos(angle2) of the TAB
 /// (COBALT's stop-gap for the missing projection).
-std::vector<std::array<double, 2>> tabRingOffsets(int nrRings, double ringSize,
-                                                  double centreAngle2, bool scaleByCosine);
+std::vector<std::array<double, 2>> tabRingOffsets(int nrRings, double ringSize, double centreAngle2,
+                                                  bool scaleByCosine);
 
 /// Channels per subband for the beam former's delay compensation, as COBALT derives them
 /// (Parset::calcNrDelayCompensationChannels): phase change of at most 0.155 rad within a

@@ -87,10 +87,10 @@ class BeamFormedParsetsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(errors, contains(errors, "more than 90 degrees"));
     // A block of whole coherent (16 x 15) and incoherent (2 x 17) samples and high-resolution
     // spectra (4096): 2^12 x 3 x 5 x 17; rings 0.01 rad apart.
-    const ObservationSettings s = accepted(
-        original +
-        "ObsSW.Observation.ObservationControl.OnlineControl.Cobalt.blockSize = 1044480\n"
-        "ObsSW.Observation.Beam[0].tabRingSize = 0.01\n");
+    const ObservationSettings s =
+        accepted(original +
+                 "ObsSW.Observation.ObservationControl.OnlineControl.Cobalt.blockSize = 1044480\n"
+                 "ObsSW.Observation.Beam[0].tabRingSize = 0.01\n");
     const BeamFormedSettings& bf = s.beamFormed;
     CPPUNIT_ASSERT(bf.coherentEnabled && bf.incoherentEnabled);
     CPPUNIT_ASSERT(bf.coherent.kind == StokesKind::kI);
@@ -111,8 +111,8 @@ class BeamFormedParsetsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(bf.dedispersed(tabs[1]));
     CPPUNIT_ASSERT(tabs[2].origin == TabOrigin::kRing);
     // No incoherent TAB: the incoherent output makes nothing, and says so.
-    CPPUNIT_ASSERT(warned(s, "Observation.DataProducts.Output_IncoherentStokes.enabled",
-                          "makes no file"));
+    CPPUNIT_ASSERT(
+        warned(s, "Observation.DataProducts.Output_IncoherentStokes.enabled", "makes no file"));
     // 244 subbands, 243 per file: two parts per TAB.
     CPPUNIT_ASSERT_EQUAL(size_t(39 * 2), bf.files.size());
     CPPUNIT_ASSERT_EQUAL(243, bf.files[0].nrSubbands);

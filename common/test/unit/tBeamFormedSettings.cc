@@ -47,7 +47,8 @@ std::vector<std::string> errorsOf(const Keys& keys,
 /// The one message naming `key` at its line, "" when there is none.
 std::string errorOn(const std::vector<std::string>& messages, const Keys& keys,
                     const std::string& key) {
-  const std::string where = "test.parset:" + std::to_string(keys.lineOf(key)) + ": key '" + key + "'";
+  const std::string where =
+      "test.parset:" + std::to_string(keys.lineOf(key)) + ": key '" + key + "'";
   for (const std::string& m : messages)
     if (contains(m, where)) return m;
   std::string all;
@@ -161,19 +162,19 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("/data/L42"), s.beamFormed.files[2].directory);
 
     keys.set("Observation.DataProducts.Output_CoherentStokes.filenames", "[a.h5, b.h5]");
-    CPPUNIT_ASSERT(contains(errorOn(errorsOf(keys), keys,
-                                    "Observation.DataProducts.Output_CoherentStokes.filenames"),
-                            "2 filenames for 4 CoherentStokes files"));
+    CPPUNIT_ASSERT(contains(
+        errorOn(errorsOf(keys), keys, "Observation.DataProducts.Output_CoherentStokes.filenames"),
+        "2 filenames for 4 CoherentStokes files"));
     keys.set("Observation.DataProducts.Output_CoherentStokes.filenames", "[a.h5, b.h5, a.h5, d.h5]")
         .set("Observation.DataProducts.Output_CoherentStokes.locations", "[node1:/data]");
-    CPPUNIT_ASSERT(contains(errorOn(errorsOf(keys), keys,
-                                    "Observation.DataProducts.Output_CoherentStokes.filenames"),
-                            "two files would write node1:/data/a.h5"));
+    CPPUNIT_ASSERT(contains(
+        errorOn(errorsOf(keys), keys, "Observation.DataProducts.Output_CoherentStokes.filenames"),
+        "two files would write node1:/data/a.h5"));
     keys.set("Observation.DataProducts.Output_CoherentStokes.filenames", "[]")
         .set("Observation.DataProducts.Output_CoherentStokes.locations", "[node1]");
-    CPPUNIT_ASSERT(contains(errorOn(errorsOf(keys), keys,
-                                    "Observation.DataProducts.Output_CoherentStokes.locations"),
-                            "expected HOST:DIR"));
+    CPPUNIT_ASSERT(contains(
+        errorOn(errorsOf(keys), keys, "Observation.DataProducts.Output_CoherentStokes.locations"),
+        "expected HOST:DIR"));
   }
 
   void testRefusedAfterParsing() {
@@ -183,13 +184,14 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
     const std::vector<std::string> errors = errorsOf(keys, BeamFormedOutputs::kRefuse);
     CPPUNIT_ASSERT(contains(errorOn(errors, keys, "Cobalt.BeamFormer.CoherentStokes.which"),
                             "'IQV' is not I, IQUV or XXYY"));
-    CPPUNIT_ASSERT(contains(errorOn(errors, keys, kCoherentOn), "rtcp does not produce beam-formed"));
+    CPPUNIT_ASSERT(
+        contains(errorOn(errors, keys, kCoherentOn), "rtcp does not produce beam-formed"));
     // BG/P's complex voltages: named, with what to ask for instead.
     Keys bgp;
     bgp.set("Observation.DataProducts.Output_Beamformed.enabled", "true");
-    CPPUNIT_ASSERT(contains(errorOn(errorsOf(bgp), bgp,
-                                    "Observation.DataProducts.Output_Beamformed.enabled"),
-                            "which = XXYY"));
+    CPPUNIT_ASSERT(
+        contains(errorOn(errorsOf(bgp), bgp, "Observation.DataProducts.Output_Beamformed.enabled"),
+                 "which = XXYY"));
   }
 
   void testBgpKeys() {
@@ -289,8 +291,8 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(contains(errorOn(errorsOf(keys), keys, kBeam + "tabRingSize"),
                             "more than 90 degrees from the beam centre"));
     keys.set(kBeam + "tabRingSize", "0");
-    CPPUNIT_ASSERT(contains(errorOn(errorsOf(keys), keys, kBeam + "tabRingSize"),
-                            "need a ring size above 0"));
+    CPPUNIT_ASSERT(
+        contains(errorOn(errorsOf(keys), keys, kBeam + "tabRingSize"), "need a ring size above 0"));
   }
 
   void testFlysEye() {
@@ -321,12 +323,13 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!tab.coherent);
     CPPUNIT_ASSERT(tab.direction == s.beams[0]);  // at the beam centre, as COBALT
     CPPUNIT_ASSERT(!s.beamFormed.dedispersed(tab));
-    CPPUNIT_ASSERT_EQUAL(1, s.beamFormed.incoherent.nrChannels);  // COBALT's defaults
+    CPPUNIT_ASSERT_EQUAL(1, s.beamFormed.incoherent.nrChannels);     // COBALT's defaults
     CPPUNIT_ASSERT_EQUAL(size_t(8 + 4), s.beamFormed.files.size());  // one part of 3 subbands
     CPPUNIT_ASSERT(!s.beamFormed.files[8].coherent);
     keys.set("Cobalt.BeamFormer.IncoherentStokes.which", "XXYY");
-    CPPUNIT_ASSERT(contains(errorOn(errorsOf(keys), keys, "Cobalt.BeamFormer.IncoherentStokes.which"),
-                            "incoherent Stokes cannot be XXYY"));
+    CPPUNIT_ASSERT(
+        contains(errorOn(errorsOf(keys), keys, "Cobalt.BeamFormer.IncoherentStokes.which"),
+                 "incoherent Stokes cannot be XXYY"));
   }
 
   void testBlockSizeChecked() {
@@ -337,14 +340,14 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
                             "samples (16 channels x 5 integrated = 80"));
     keys.set("Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor", "4")
         .set("Cobalt.BeamFormer.nrHighResolutionChannels", "3");
-    CPPUNIT_ASSERT(contains(errorOn(errorsOf(keys), keys,
-                                    "Cobalt.BeamFormer.nrHighResolutionChannels"),
-                            "not a power of two"));
+    CPPUNIT_ASSERT(
+        contains(errorOn(errorsOf(keys), keys, "Cobalt.BeamFormer.nrHighResolutionChannels"),
+                 "not a power of two"));
     keys.set("Cobalt.BeamFormer.nrHighResolutionChannels", "4096")
         .set("Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband", "12");
-    CPPUNIT_ASSERT(contains(errorOn(errorsOf(keys), keys,
-                                    "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband"),
-                            "12 is not a power of two"));
+    CPPUNIT_ASSERT(contains(
+        errorOn(errorsOf(keys), keys, "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband"),
+        "12 is not a power of two"));
   }
 
   void testEveryProblemAtOnce() {
@@ -370,7 +373,8 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(derived >= 32 && derived <= 256 && (derived & (derived - 1)) == 0);
     // Shorter baselines and lower frequencies allow more channels, never past 256.
     CPPUNIT_ASSERT_EQUAL(256, rtcp::cobaltDelayCompensationChannels(400, 10e6, 200e6));
-    CPPUNIT_ASSERT_EQUAL(64, rtcp::cobaltDelayCompensationChannels(1e6, 240e6, 200e6));  // 83 / 2 up
+    CPPUNIT_ASSERT_EQUAL(64,
+                         rtcp::cobaltDelayCompensationChannels(1e6, 240e6, 200e6));  // 83 / 2 up
     CPPUNIT_ASSERT_EQUAL(32, rtcp::cobaltDelayCompensationChannels(1e7, 240e6, 200e6));
     CPPUNIT_ASSERT(rtcp::cobaltDelayCompensationChannels(3e3, 60e6, 200e6) >=
                    rtcp::cobaltDelayCompensationChannels(3e4, 60e6, 200e6));
