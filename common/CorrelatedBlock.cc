@@ -6,21 +6,13 @@
 
 #include "rtcp/Baselines.h"
 #include "rtcp/Crc64.h"
+#include "rtcp/LittleEndian.h"
 
 namespace rtcp {
 namespace {
 
-template <typename T>
-void put(uint8_t* bytes, size_t offset, T value) {
-  for (size_t i = 0; i < sizeof(T); ++i) bytes[offset + i] = uint8_t(uint64_t(value) >> (8 * i));
-}
-
-template <typename T>
-T get(const uint8_t* bytes, size_t offset) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < sizeof(T); ++i) value |= uint64_t(bytes[offset + i]) << (8 * i);
-  return T(value);
-}
+using wire::get;
+using wire::put;
 
 static_assert(sizeof(std::complex<float>) == 8);
 static_assert(std::endian::native == std::endian::little, "payloads are copied as they are");

@@ -8,9 +8,9 @@ build=${RTCP_BUILD_DIR:-$top/build}
 
 packages=(build-essential cmake pkg-config git clang-format clang
   casacore-dev casacore-tools casacore-data casacore-data-jpl-de200 libfftw3-dev
-  libboost-dev libboost-program-options-dev
+  libboost-dev libboost-program-options-dev libhdf5-dev
   mpich libmpich-dev libcppunit-dev
-  python3-casacore python3-numpy python3-matplotlib
+  python3-casacore python3-numpy python3-matplotlib python3-h5py
   wsclean aoflagger
   libssl-dev
   iproute2 util-linux mount)

@@ -2,13 +2,16 @@
 // Shared helpers of the storage-sink tests: temporary directories, small parsets,
 // deterministic correlated blocks and a TCP sender.
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/ObservationSettings.h"
+#include "rtcp/Stream.h"
 
 namespace rtcp::storage::test {
 
@@ -54,5 +57,23 @@ uint32_t validCount(int baseline, int channel, int64_t integration);
 
 /// Connects to localhost:port and sends the bytes; closes the connection at the end.
 void sendBytes(uint16_t port, const std::vector<uint8_t>& bytes);
+
+/// The bytes of a connection, handed out at most maxPiece at a time (as a socket does).
+class BytesStream : public Stream {
+ public:
+  BytesStream(std::vector<uint8_t> bytes, size_t maxPiece)
+      : bytes_(std::move(bytes)), maxPiece_(maxPiece) {}
+  size_t read(void* data, size_t size) override {
+    const size_t n = std::min({size, bytes_.size() - position_, maxPiece_});
+    std::memcpy(data, bytes_.data() + position_, n);
+    position_ += n;
+    return n;
+  }
+  void write(const void*, size_t) override {}
+
+ private:
+  std::vector<uint8_t> bytes_;
+  size_t position_ = 0, maxPiece_;
+};
 
 }  // namespace rtcp::storage::test

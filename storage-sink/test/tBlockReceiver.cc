@@ -14,24 +14,6 @@
 
 namespace rtcp::storage::test {
 
-/// The bytes of a connection, handed out at most maxPiece at a time (as a socket does).
-class BytesStream : public Stream {
- public:
-  BytesStream(std::vector<uint8_t> bytes, size_t maxPiece)
-      : bytes_(std::move(bytes)), maxPiece_(maxPiece) {}
-  size_t read(void* data, size_t size) override {
-    const size_t n = std::min({size, bytes_.size() - position_, maxPiece_});
-    std::memcpy(data, bytes_.data() + position_, n);
-    position_ += n;
-    return n;
-  }
-  void write(const void*, size_t) override {}
-
- private:
-  std::vector<uint8_t> bytes_;
-  size_t position_ = 0, maxPiece_;
-};
-
 class BlockReceiverTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(BlockReceiverTest);
   CPPUNIT_TEST(testSameBlocksWhateverTheCapacity);

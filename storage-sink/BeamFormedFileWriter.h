@@ -1,0 +1,81 @@
+#pragma once
+/// \file BeamFormedFileWriter.h
+/// One of LOFAR's beam-formed HDF5 files (ICD 3), as COBALT's OutputProc (MSWriterDAL)
+/// writes it with the DAL: `<name>.h5` holds the groups and attributes
+/// (/SUB_ARRAY_POINTING_<sap>/BEAM_<tab>/STOKES_<component> and their COORDINATES), and the
+/// samples of data set STOKES_<component> lie in `<name>.raw` beside it as HDF5 external
+/// storage: contiguous little-endian float32 rows [time][subband × channel], time
+/// extendible. Beyond COBALT, data set WEIGHT_<component> beside it (same shape, inside the
+/// .h5) holds the fraction of valid input samples behind each value (0 where a block or a
+/// subband was lost); COBALT writes lost data as unflagged zeros.
+///
+/// Rows go to the .raw with pwrite() at their place (a block never received stays a hole
+/// that reads as zeros); the time length, NOF_SAMPLES and the end times are set at finish().
+/// Not thread-safe: one writer thread per file (BeamFormedWriter).
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "Hdf5Attributes.h"
+#include "rtcp/ObservationSettings.h"
+
+namespace rtcp::storage {
+
+class BeamFormedFileWriter {
+ public:
+  /// Creates `<directory>/<filename>` (.h5) and its .raw for file `fileIndex` of
+  /// settings.beamFormed.files, with every attribute (lengths as planned until finish()).
+  BeamFormedFileWriter(const ObservationSettings& settings, int fileIndex,
+                       const std::string& directory);
+  ~BeamFormedFileWriter();
+  BeamFormedFileWriter(const BeamFormedFileWriter&) = delete;
+  BeamFormedFileWriter& operator=(const BeamFormedFileWriter&) = delete;
+
+  int nrColumns() const { return nrColumns_; }  ///< subbands × channels of a row
+  int samplesPerBlock() const { return samplesPerBlock_; }
+  const std::string& h5Path() const { return h5Path_; }
+  const std::string& rawPath() const { return rawPath_; }
+
+  /// Writes block `block`: samples[sample][column] and validFraction[sample][column], each
+  /// samplesPerBlock() × nrColumns() values.
+  void writeBlock(int64_t block, std::span<const float> samples,
+                  std::span<const float> validFraction);
+  /// Sets the time length to the end of the last block written, NOF_SAMPLES and the end
+  /// times, and closes both files. Called by the destructor when not called before.
+  void finish();
+  /// Rows written so far (through the last block written).
+  int64_t nrRows() const { return rows_; }
+  /// Bytes of samples and weights written.
+  uint64_t bytesWritten() const { return bytes_; }
+
+ private:
+  void writeRootAttributes(const ObservationSettings& s);
+  void writeSapAttributes(const ObservationSettings& s, hid_t sap);
+  void writeBeamAttributes(const ObservationSettings& s, hid_t beam);
+  void writeCoordinates(const ObservationSettings& s, hid_t beam);
+  void createDataSets(hid_t beam);
+  void setLengths(int64_t rows);
+
+  const BeamFormedFile file_;
+  const TabSettings tab_;
+  const StokesSettings stokes_;
+  const double startTime_;
+  const double samplingTime_;
+  int nrColumns_ = 0;
+  int samplesPerBlock_ = 0;
+  int64_t plannedRows_ = 0;
+  std::string h5Path_, rawPath_;
+  int raw_ = -1;
+  hdf5::Handle h5_, sap_, beam_, samples_, weights_;
+  int64_t rows_ = 0;
+  uint64_t bytes_ = 0;
+  bool finished_ = false;
+};
+
+/// "2026-11-22T20:00:00.000000000Z" (COBALT's UTC attributes).
+std::string formatIsoUtc(double unixTime);
+/// Modified Julian Date of a Unix time (days).
+double toMjd(double unixTime);
+
+}  // namespace rtcp::storage

@@ -1,0 +1,189 @@
+#include "BeamFormedWriter.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "rtcp/Logger.h"
+
+namespace rtcp::storage {
+
+BeamFormedWriter::BeamFormedWriter(const ObservationSettings& settings,
+                                   const std::vector<Target>& targets, int blocksInFlight)
+    : settings_(settings),
+      blocksInFlight_(std::max(1, blocksInFlight)),
+      toWrite_("beam-formed blocks") {
+  files_.reserve(targets.size());
+  for (const Target& target : targets) {
+    File file;
+    file.description = settings.beamFormed.files.at(size_t(target.file));
+    file.writer = std::make_unique<BeamFormedFileWriter>(settings, target.file, target.directory);
+    file.report.path = file.writer->h5Path();
+    fileOfSettings_[target.file] = int(files_.size());
+    files_.push_back(std::move(file));
+  }
+  writer_ = std::thread([this] { writeLoop(); });
+}
+
+BeamFormedWriter::~BeamFormedWriter() {
+  try {
+    finish();
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", "beam-formed files: " << e.what());
+  }
+}
+
+bool BeamFormedWriter::accept(const BeamFormedData& data) {
+  const BeamFormedSettings& bf = settings_.beamFormed;
+  if (data.sap < 0 || size_t(data.sap) >= bf.saps.size() || data.tab < 0 ||
+      size_t(data.tab) >= bf.saps[size_t(data.sap)].tabs.size())
+    throw std::invalid_argument("beam-formed data of SAP " + std::to_string(data.sap) + " TAB " +
+                                std::to_string(data.tab) + ": no such TAB");
+  const TabSettings& tab = bf.saps[size_t(data.sap)].tabs[size_t(data.tab)];
+  const StokesSettings& stokes = bf.stokes(tab);
+  const int samples = stokes.outputSamplesPerBlock(settings_.samplesPerBlock());
+  if (data.kind != stokes.kind || data.nrChannels != stokes.nrChannels ||
+      data.nrSamples != samples || data.block < 0 ||
+      data.samples.size() !=
+          size_t(data.nrComponents()) * size_t(samples) * size_t(data.nrChannels) ||
+      data.validFraction.size() != size_t(samples) * size_t(data.nrChannels))
+    throw std::invalid_argument(
+        "beam-formed data of SAP " + std::to_string(data.sap) + " TAB " + std::to_string(data.tab) +
+        " block " + std::to_string(data.block) + ": " + stokesName(data.kind) + ", " +
+        std::to_string(data.nrChannels) + " channels, " + std::to_string(data.nrSamples) +
+        " samples; the settings say " + stokesName(stokes.kind) + ", " +
+        std::to_string(stokes.nrChannels) + ", " + std::to_string(samples));
+  bool here = false;
+  for (int component = 0; component < data.nrComponents(); ++component) {
+    const int index = bf.fileOf(data.sap, data.tab, component, data.subband);
+    const auto local = fileOfSettings_.find(index);
+    if (local == fileOfSettings_.end()) continue;
+    place(data, component, local->second);
+    here = true;
+  }
+  return here;
+}
+
+BeamFormedWriter::Block BeamFormedWriter::takeBlock(int index, int64_t number) {
+  File& file = files_[size_t(index)];
+  Block block;
+  if (!file.spare.empty()) {
+    block = std::move(file.spare.back());
+    file.spare.pop_back();
+    block.samples.zero();
+    block.weights.zero();
+  } else {
+    const size_t values = size_t(file.writer->samplesPerBlock()) * size_t(file.writer->nrColumns());
+    block.samples = AlignedBuffer<float>(values);
+    block.weights = AlignedBuffer<float>(values);
+    ++file.allocated;
+  }
+  block.file = index;
+  block.number = number;
+  block.present.assign(size_t(file.description.nrSubbands), false);
+  block.nrPresent = 0;
+  return block;
+}
+
+void BeamFormedWriter::place(const BeamFormedData& data, int component, int index) {
+  std::unique_lock lock(mutex_);
+  File& file = files_[size_t(index)];
+  if (size_t(data.block) < file.queued.size() && file.queued[size_t(data.block)]) {
+    ++file.report.subbandBlocksLate;
+    return;
+  }
+  auto it = file.pending.find(data.block);
+  if (it == file.pending.end()) {
+    // Blocks begun longer ago than the window allows are written as they are.
+    while (!file.pending.empty() && file.pending.begin()->first <= data.block - blocksInFlight_)
+      queue(file, file.pending.begin());
+    // Wait for the writer to return a buffer when all are in use.
+    // Every buffer in use: wait for the writer to return one, or (when all are being
+    // filled: blocks out of order) write the oldest as it is.
+    while (file.spare.empty() && file.allocated >= blocksInFlight_ + 2 && !writeError_) {
+      if (file.pending.size() >= size_t(file.allocated))
+        queue(file, file.pending.begin());
+      else
+        spareReturned_.wait(lock);
+    }
+    it = file.pending.emplace(data.block, takeBlock(index, data.block)).first;
+  }
+  Block& block = it->second;
+  const int slot = data.subband - file.description.firstSubband;
+  if (block.present[size_t(slot)]) {
+    RTCP_LOG_WARN("storage", file.report.path << ": subband " << data.subband << " of block "
+                                              << data.block << " came twice; the first kept");
+    return;
+  }
+  // One copy: the subband's [sample][channel] into its columns of the file's rows.
+  const int columns = file.writer->nrColumns(), channels = data.nrChannels;
+  const float* samples =
+      data.samples.data() + size_t(component) * size_t(data.nrSamples) * size_t(channels);
+  for (int i = 0; i < data.nrSamples; ++i) {
+    const size_t row = size_t(i) * size_t(columns) + size_t(slot) * size_t(channels);
+    std::copy_n(samples + size_t(i) * size_t(channels), channels, block.samples.data() + row);
+    std::copy_n(data.validFraction.data() + size_t(i) * size_t(channels), channels,
+                block.weights.data() + row);
+  }
+  block.present[size_t(slot)] = true;
+  if (++block.nrPresent == file.description.nrSubbands) queue(file, it);
+}
+
+void BeamFormedWriter::queue(File& file, std::map<int64_t, Block>::iterator block) {
+  file.report.subbandBlocksLost += file.description.nrSubbands - block->second.nrPresent;
+  if (file.queued.size() <= size_t(block->first)) file.queued.resize(size_t(block->first) + 1);
+  file.queued[size_t(block->first)] = true;
+  Block ready = std::move(block->second);
+  file.pending.erase(block);
+  toWrite_.push(std::move(ready));
+}
+
+void BeamFormedWriter::writeLoop() {
+  while (std::optional<Block> block = toWrite_.pop()) {
+    File& file = files_[size_t(block->file)];
+    try {
+      if (!writeError_)
+        file.writer->writeBlock(block->number, block->samples.span(), block->weights.span());
+    } catch (...) {
+      const std::lock_guard lock(mutex_);
+      if (!writeError_) writeError_ = std::current_exception();
+      spareReturned_.notify_all();
+    }
+    const std::lock_guard lock(mutex_);
+    ++file.report.blocks;
+    file.report.bytes = file.writer->bytesWritten();
+    file.report.rows = file.writer->nrRows();
+    file.spare.push_back(std::move(*block));
+    spareReturned_.notify_all();
+  }
+}
+
+void BeamFormedWriter::finish() {
+  if (finished_) return;
+  finished_ = true;
+  {
+    const std::lock_guard lock(mutex_);
+    for (File& file : files_)
+      while (!file.pending.empty()) queue(file, file.pending.begin());
+  }
+  toWrite_.close();
+  if (writer_.joinable()) writer_.join();
+  for (File& file : files_) {
+    file.writer->finish();
+    file.report.rows = file.writer->nrRows();
+    // Blocks of the observation that never began are lost whole.
+    int64_t missing = 0;
+    for (int64_t b = 0; b < settings_.nrBlocks(); ++b)
+      missing += size_t(b) >= file.queued.size() || !file.queued[size_t(b)];
+    file.report.subbandBlocksLost += missing * file.description.nrSubbands;
+  }
+  if (writeError_) std::rethrow_exception(writeError_);
+}
+
+std::vector<BeamFormedFileReport> BeamFormedWriter::reports() const {
+  const std::lock_guard lock(mutex_);
+  std::vector<BeamFormedFileReport> reports;
+  for (const File& file : files_) reports.push_back(file.report);
+  return reports;
+}
+
+}  // namespace rtcp::storage
