@@ -140,6 +140,7 @@ class PulsarTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testPulseArrivesAtEpochWithIntrinsicWidth);
   CPPUNIT_TEST(testArrivalFollowsColdPlasmaLawAcrossSubbands);
   CPPUNIT_TEST(testDispersionSmearsWithinSubbandAndDechirpRestoresPulse);
+  CPPUNIT_TEST(testSweepBeyondChunksIsRefusedNamingTheKey);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -238,6 +239,20 @@ class PulsarTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("de-chirped arrival", 0.0, restored.mean, 1.0);
     CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("de-chirped rms width", intrinsic, restored.sigma,
                                          0.05 * intrinsic);
+  }
+
+  /// DM 500 at 58.6 MHz sweeps 4 s across a subband: more than chunks of 2^22 samples hold.
+  void testSweepBeyondChunksIsRefusedNamingTheKey() {
+    const ObservationSettings settings = settingsFrom(pulsarParset("[300]", 1, 0.01, 500));
+    try {
+      StationSimulator simulator(settings, SimulatorOptions{});
+      CPPUNIT_FAIL("a dispersion sweep beyond the chunks was accepted");
+    } catch (const std::runtime_error& e) {
+      const std::string message = e.what();
+      CPPUNIT_ASSERT_MESSAGE(
+          message, message.find("Sim.Source[0].pulsar.dispersionMeasure") != std::string::npos &&
+                       message.find("subband 300") != std::string::npos);
+    }
   }
 };
 
