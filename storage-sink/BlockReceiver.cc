@@ -1,6 +1,7 @@
 #include "BlockReceiver.h"
 
 #include "rtcp/Crc64.h"
+#include "rtcp/LittleEndian.h"
 #include "rtcp/Logger.h"
 
 namespace rtcp::storage {
@@ -26,6 +27,8 @@ bool BlockReceiver::receiveBlock(ReceiveBuffer& input, const std::string& peer) 
     statistics_.reject(BlockReject::kTruncated, peer, std::string("in a header: ") + e.what());
     return false;
   }
+  if (beamFormed_ && wire::get<uint32_t>(input.data(), 0) == kBeamFormedMagic)
+    return beamFormed_->receive(input, beamFormedPayload_, peer);
   ++statistics_.blocksReceived;
   const CorrelatedHeader header = CorrelatedHeader::read(input.data());
   input.consume(kCorrelatedHeaderSize);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 
+#include "BeamFormedIngest.h"
 #include "BlockValidator.h"
 #include "DurableReplies.h"
 #include "IngestStatistics.h"
@@ -34,6 +35,9 @@ class BlockReceiver {
   void run(Stream& stream, const std::string& peer);
   /// Tells the peer what is on disk as its blocks are staged (none: no replies).
   void replyWith(DurableReplies* replies) { replies_ = replies; }
+  /// Takes beam-formed blocks (magic RTBF, docs/DESIGN.md §2.4b) on the same connection
+  /// into `ingest` (none: they are refused as bad magic).
+  void receiveBeamFormedWith(BeamFormedIngest* ingest) { beamFormed_ = ingest; }
 
  private:
   /// Handles one block; false when the connection must be closed.
@@ -43,6 +47,8 @@ class BlockReceiver {
   StagingArea& staging_;
   IngestStatistics& statistics_;
   DurableReplies* replies_ = nullptr;
+  BeamFormedIngest* beamFormed_ = nullptr;
+  std::vector<uint8_t> beamFormedPayload_;  ///< grown to the largest beam-formed payload
   size_t receiveCapacity_;
 };
 

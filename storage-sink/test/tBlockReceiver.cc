@@ -10,6 +10,7 @@
 
 #include "BlockReceiver.h"
 #include "StorageTestUtil.h"
+#include "rtcp/BeamFormedWire.h"
 #include "rtcp/Parset.h"
 
 namespace rtcp::storage::test {
@@ -17,6 +18,7 @@ namespace rtcp::storage::test {
 class BlockReceiverTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(BlockReceiverTest);
   CPPUNIT_TEST(testSameBlocksWhateverTheCapacity);
+  CPPUNIT_TEST(testBeamFormedBlocksOnTheSameConnection);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -65,6 +67,56 @@ class BlockReceiverTest : public CppUnit::TestFixture {
         CPPUNIT_ASSERT_EQUAL(uint64_t(1), statistics.totalRejected());
         CPPUNIT_ASSERT_EQUAL(uint64_t(sent.size() + 1), statistics.blocksReceived.load());
       }
+  }
+
+  /// Correlated and beam-formed blocks interleaved on one connection: each reaches its
+  /// own writer.
+  void testBeamFormedBlocksOnTheSameConnection() {
+    TestObservation observation;
+    observation.location = "localhost:/nonexistent";
+    TempDir dir;
+    const ObservationSettings settings = ObservationSettings::fromParset(
+        Parset::fromString(makeParset(observation) +
+                           "Observation.Beam[0].nrTiedArrayBeams = 1\n"
+                           "Observation.Beam[0].TiedArrayBeam[0].coherent = F\n"
+                           "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
+                           "Observation.DataProducts.Output_IncoherentStokes.locations = "
+                           "[localhost:" +
+                           dir.path() + "]\n"),
+        BeamFormedOutputs::kAccept);
+    const BlockValidator validator(settings, {{0, 0}, {1, 1}});
+    const int samples = int(settings.samplesPerBlock());
+    std::vector<uint8_t> connection;
+    for (int64_t i = 0; i < validator.nrIntegrations(); ++i)
+      for (int s = 0; s < 2; ++s) {
+        const std::vector<uint8_t> correlated =
+            makeBlock(int(observation.stations.size()), observation.channels, s, i)
+                .serialise(uint64_t(settings.observationId));
+        connection.insert(connection.end(), correlated.begin(), correlated.end());
+        BeamFormedData beamFormed(StokesKind::kI, 1, samples);
+        beamFormed.subband = s, beamFormed.block = i;
+        std::vector<uint8_t> bytes(beamFormedSerialisedSize(beamFormed));
+        serialiseBeamFormed(beamFormed, uint64_t(settings.observationId), bytes);
+        connection.insert(connection.end(), bytes.begin(), bytes.end());
+      }
+    StagingOptions options;
+    options.capacityBytes = 2 * size_t(validator.nrIntegrations()) * 2 * validator.payloadSize();
+    options.flushIntervalSeconds = 1e6;
+    StagingArea staging(2, validator.payloadSize(), options);
+    IngestStatistics statistics;
+    BeamFormedWriter writer(settings, {{0, dir.path()}});
+    BeamFormedIngest ingest(settings, writer);
+    BlockReceiver receiver(validator, staging, statistics, 4096);
+    receiver.receiveBeamFormedWith(&ingest);
+    BytesStream stream(connection, 1000);
+    receiver.run(stream, "test");
+    staging.close();
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), statistics.totalRejected());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2 * validator.nrIntegrations()),
+                         statistics.blocksReceived.load());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2 * validator.nrIntegrations()), ingest.blocks.load());
+    writer.finish();
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), writer.reports().at(0).subbandBlocksLost);
   }
 };
 
