@@ -44,6 +44,26 @@ int blockSamples(const ObservationSettings& settings, const BeamFormerParameters
 
 }  // namespace
 
+BeamFormerParameters BeamFormerParameters::from(const BeamFormedSettings& settings) {
+  BeamFormerParameters parameters;
+  if (settings.nrDelayCompensationChannels > 0)
+    parameters.nrDelayChannels = settings.nrDelayCompensationChannels;
+  parameters.flysEye = settings.flysEye;
+  parameters.coherentDedispersion = settings.coherentDedispersion;
+  auto stokes = [](const rtcp::StokesSettings& in) {
+    return StokesParameters{in.kind, in.nrChannels, in.timeIntegrationFactor};
+  };
+  parameters.coherent = stokes(settings.coherent);
+  parameters.incoherent = stokes(settings.incoherent);
+  for (const SapTabSettings& sap : settings.saps) {
+    std::vector<TabParameters> tabs;
+    for (const rtcp::TabSettings& tab : sap.tabs)
+      tabs.push_back({tab.direction, tab.coherent, tab.dispersionMeasure, tab.station});
+    parameters.tabs.push_back(std::move(tabs));
+  }
+  return parameters;
+}
+
 /// Per-thread buffers of one beam's (or station's) way through the chain.
 struct BeamFormerProcessor::Scratch {
   Scratch(size_t samples, size_t history, size_t fftSize)
@@ -131,7 +151,7 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
   for (size_t sap = 0; sap < parameters_.tabs.size(); ++sap) {
     std::vector<int> coherent;
     for (size_t t = 0; t < parameters_.tabs[sap].size(); ++t) {
-      const TabSettings& tab = parameters_.tabs[sap][t];
+      const TabParameters& tab = parameters_.tabs[sap][t];
       if (!tab.coherent) continue;
       coherent.push_back(int(t));
       if (!parameters_.coherentDedispersion || tab.dispersionMeasure <= 0) continue;
@@ -177,7 +197,20 @@ BeamFormerProcessor::~BeamFormerProcessor() = default;
 
 int BeamFormerProcessor::nrTabs(int sap) const {
   if (sap < 0 || sap >= int(parameters_.tabs.size())) return 0;
-  return parameters_.flysEye ? nrOutputStations() : int(parameters_.tabs[size_t(sap)].size());
+  const int listed = int(parameters_.tabs[size_t(sap)].size());
+  return parameters_.flysEye && listed == 0 ? nrOutputStations() : listed;
+}
+
+int BeamFormerProcessor::flysEyeStation(int sap, int tab) const {
+  const std::vector<TabParameters>& tabs = parameters_.tabs[size_t(sap)];
+  if (size_t(tab) < tabs.size() && tabs[size_t(tab)].station >= 0) {
+    const int station = tabs[size_t(tab)].station;
+    if (station >= nrStations_)
+      fail("fly's eye TAB " + std::to_string(tab) + " of SAP " + std::to_string(sap) +
+           ": station " + std::to_string(station) + " of " + std::to_string(nrStations_));
+    return station;
+  }
+  return outputStations_[size_t(tab)];
 }
 
 std::vector<BeamFormedData> BeamFormerProcessor::makeOutputs(int subbandIndex) const {
@@ -188,6 +221,7 @@ std::vector<BeamFormedData> BeamFormerProcessor::makeOutputs(int subbandIndex) c
   std::vector<BeamFormedData> outputs;
   for (int t = 0; t < nrTabs(sap); ++t) {
     const bool coherent = parameters_.flysEye || parameters_.tabs[size_t(sap)][size_t(t)].coherent;
+
     outputs.push_back(coherent ? coherentStokes_.makeOutput() : incoherentStokes_.makeOutput());
     outputs.back().sap = sap;
     outputs.back().tab = t;
@@ -269,7 +303,7 @@ BeamFormerProcessor::SubbandState& BeamFormerProcessor::stateOf(int subbandIndex
     const double frequency = settings_.subbands[size_t(subbandIndex)].frequency;
     const size_t coherentHistory = 2 * size_t(coherentFilterBank_.nrHistorySamples());
     const int coherentBeams =
-        parameters_.flysEye ? nrOutputStations() : int(coherentTabs_[size_t(sap)].size());
+        parameters_.flysEye ? nrTabs(sap) : int(coherentTabs_[size_t(sap)].size());
     for (int i = 0; i < coherentBeams; ++i) {
       state->tabHistory.emplace_back(coherentHistory);
       const double dm =
@@ -308,7 +342,7 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
                                        SubbandState& state, std::vector<BeamFormedData>& outputs) {
   const std::vector<int>& tabs = coherentTabs_[size_t(sap)];
   const int nrOutput = nrOutputStations();
-  const int nrBeams = parameters_.flysEye ? nrOutput : int(tabs.size());
+  const int nrBeams = parameters_.flysEye ? nrTabs(sap) : int(tabs.size());
   if (nrBeams == 0) return;
   auto t = StepTimes::Clock::now();
   if (!parameters_.flysEye) {
@@ -341,7 +375,7 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
   for (int i = 0; i < nrBeams; ++i) {
     try {
       Scratch& scratch = *scratch_[size_t(omp_get_thread_num())];
-      const float* beam = parameters_.flysEye ? stationBuffer(outputStations_[size_t(i)])
+      const float* beam = parameters_.flysEye ? stationBuffer(flysEyeStation(sap, i))
                                               : beams_.data() + size_t(i) * floatsPerBeam();
       BeamFormedData& output = outputs[size_t(parameters_.flysEye ? i : tabs[size_t(i)])];
       auto s = StepTimes::Clock::now();
@@ -349,7 +383,7 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
           scratch.series.data() + 2 * size_t(coherentFilterBank_.nrHistorySamples());
       merger_.merge(beam, paddedSpectra_, series);
       if (parameters_.flysEye) {  // one station: each spectrum's samples valid or not
-        const SpectrumMask& mask = masks_[size_t(outputStations_[size_t(i)])];
+        const SpectrumMask& mask = masks_[size_t(flysEyeStation(sap, i))];
         for (int sp = 0; sp < nrSpectra_; ++sp)
           std::fill_n(scratch.valid.begin() + std::ptrdiff_t(sp) * parameters_.nrDelayChannels,
                       parameters_.nrDelayChannels, mask.valid(sp) ? 1.0f : 0.0f);

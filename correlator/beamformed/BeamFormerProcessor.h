@@ -41,6 +41,7 @@
 #include "StokesIntegrator.h"
 #include "TabKernel.h"
 #include "rtcp/BeamFormedBlock.h"
+#include "rtcp/BeamFormedSettings.h"
 #include "rtcp/DelayModel.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/StationBlock.h"
@@ -49,26 +50,31 @@
 namespace rtcp::correlator::beamformed {
 
 /// What one kind of beam-formed output holds (Cobalt.BeamFormer.{Coherent,Incoherent}Stokes).
-struct StokesSettings {
+struct StokesParameters {
   StokesKind kind = StokesKind::kI;  ///< .which
   int nrChannels = 1;                ///< .nrChannelsPerSubband
   int timeIntegration = 1;           ///< .timeIntegrationFactor
 };
 
 /// One tied-array beam of a SAP (Observation.Beam[b].TiedArrayBeam[t]).
-struct TabSettings {
+struct TabParameters {
   Direction direction;           ///< absolute direction (angle1, angle2, directionType)
   bool coherent = true;          ///< false: the SAP's incoherent Stokes
   double dispersionMeasure = 0;  ///< pc / cm^3; coherent dedispersion when > 0 (and enabled)
+  int station = -1;  ///< fly's eye: the station (index in the station list) of this beam
 };
 
-/// The beam former's parameters; BeamFormedSettings (the parset) maps onto them.
+/// The beam former's parameters; BeamFormedSettings (the parset) maps onto them (from()).
 struct BeamFormerParameters {
-  int nrDelayChannels = 64;                    ///< Cobalt.BeamFormer.nrDelayCompensationChannels
-  std::vector<std::vector<TabSettings>> tabs;  ///< [sap][tab], in output order
+  /// ObservationSettings::beamFormed's: C_d (64 when not derived), each SAP's TABs in
+  /// its order (fly's eye: one per antenna field), Stokes, dedispersion.
+  static BeamFormerParameters from(const BeamFormedSettings& settings);
+
+  int nrDelayChannels = 64;                      ///< Cobalt.BeamFormer.nrDelayCompensationChannels
+  std::vector<std::vector<TabParameters>> tabs;  ///< [sap][tab], in output order
   bool flysEye = false;  ///< each (output) station its own coherent beam, replacing tabs
   bool coherentDedispersion = true;  ///< Cobalt.BeamFormer.coherentDedisperseChannels
-  StokesSettings coherent, incoherent;
+  StokesParameters coherent, incoherent;
 };
 
 class BeamFormerProcessor {
@@ -83,8 +89,8 @@ class BeamFormerProcessor {
                       int nrThreads = 0, Isa isa = Isa::kAuto);
   ~BeamFormerProcessor();
 
-  /// Outputs of one subband: one per TAB of its SAP, in TAB order (fly's eye: one per
-  /// output station), shaped and labelled (sap, tab, subband).
+  /// Outputs of one subband: one per TAB of its SAP, in TAB order, shaped and labelled
+  /// (sap, tab, subband).
   std::vector<BeamFormedData> makeOutputs(int subbandIndex) const;
   /// TABs of a SAP.
   int nrTabs(int sap) const;
@@ -127,6 +133,8 @@ class BeamFormerProcessor {
   /// Final channels of one beam's time series: history first, then the block.
   void channelise(const PolyphaseFilterBank& filterBank,
                   AlignedBuffer<std::complex<float>>& history, Scratch& scratch);
+  /// The input station behind fly's-eye TAB `tab` of a SAP.
+  int flysEyeStation(int sap, int tab) const;
   /// valid_[time] at the subband rate: the fraction of output stations valid.
   void computeValidFractions();
   /// Floats of one station's or beam's [channel][pol][reim][paddedSpectra].

@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
 
+#include "BeamFormerProcessor.h"
 #include "MpiCheck.h"
 #include "SubbandProcessor.h"
 #include "rtcp/Integrations.h"
@@ -192,6 +194,14 @@ std::string CorrelatorPipeline::exchangeDescription() const {
 void CorrelatorPipeline::process() {
   SubbandProcessor processor(settings_, options_.nrThreads);
   CorrelatedData output = processor.makeOutput();
+  // Correlated and beam-formed at once, as COBALT does: the beam former takes the same
+  // blocks. Its outputs are kept per subband (their shapes and labels differ by SAP).
+  std::unique_ptr<beamformed::BeamFormerProcessor> beamFormer;
+  std::map<int, std::vector<BeamFormedData>> beamFormed;
+  if (settings_.beamFormed.enabled())
+    beamFormer = std::make_unique<beamformed::BeamFormerProcessor>(
+        settings_, beamformed::BeamFormerParameters::from(settings_.beamFormed),
+        options_.nrThreads);
   while (std::optional<std::unique_ptr<BlockSet>> set = pool_.filled.pop()) {
     const auto start = Clock::now();
     const BlockSet& blocks = **set;
@@ -199,11 +209,20 @@ void CorrelatorPipeline::process() {
       processor.process(blocks.pointers, int(j), blocks.subbands[j], output);
       output_.write(blocks.subbands[j], blocks.block, output);
       ++statistics_.subbandBlocks;
+      if (!beamFormer ||
+          beamFormer->nrTabs(settings_.subbands[size_t(blocks.subbands[j])].beam) == 0)
+        continue;
+      std::vector<BeamFormedData>& tabs = beamFormed[blocks.subbands[j]];
+      if (tabs.empty()) tabs = beamFormer->makeOutputs(blocks.subbands[j]);
+      beamFormer->process(blocks.pointers, int(j), blocks.subbands[j], tabs);
+      output_.writeBeamFormed(tabs);
+      ++statistics_.beamFormedSubbandBlocks;
     }
     statistics_.processingSeconds += secondsSince(start);
     pool_.free.push(std::move(*set));
   }
   statistics_.steps = processor.stepTimes();
+  if (beamFormer) statistics_.beamFormerSteps = beamFormer->stepTimes();
 }
 
 }  // namespace rtcp::correlator

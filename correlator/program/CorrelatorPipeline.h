@@ -5,7 +5,8 @@
 ///
 ///   main thread:       fetch own stations' block  ->  exchange  ->  pool.filled
 ///   processing thread: pool.filled  ->  SubbandProcessor per local subband  ->  output
-///                      ->  pool.free
+///                      (and, for a beam-formed observation, BeamFormerProcessor on the
+///                      same blocks  ->  output.writeBeamFormed)  ->  pool.free
 ///
 /// Only the main thread calls MPI (MPI_THREAD_FUNNELED). While the processing thread
 /// correlates block b, the main thread already fetches and exchanges block b + 1, up to
@@ -58,6 +59,10 @@ class CorrelatorPipeline {
     uint64_t bytesExchanged = 0;     ///< sent to other ranks
     double wallSeconds = 0;
     StepTimes steps;  ///< the signal chain's time per step (SubbandProcessor)
+    /// Beam-formed observations (settings.beamFormed.enabled()): the subband-blocks the
+    /// beam former ran on, and its time per step (BeamFormerProcessor).
+    int64_t beamFormedSubbandBlocks = 0;
+    StepTimes beamFormerSteps;
   };
 
   CorrelatorPipeline(const ObservationSettings& settings, MPI_Comm comm,

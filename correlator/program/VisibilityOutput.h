@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "OutputPath.h"
+#include "rtcp/BeamFormedBlock.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/ObservationSettings.h"
 
@@ -24,9 +26,19 @@ class VisibilityOutput {
   virtual ~VisibilityOutput() = default;
   /// One block's correlation of subband index `subbandIndex`.
   virtual void write(int subbandIndex, int64_t block, const CorrelatedData& data) = 0;
+  /// One subband-block's beam-formed data, one per TAB of the subband's SAP. The link has
+  /// no function for them yet: the default counts them as made and not forwarded.
+  virtual void writeBeamFormed(const std::vector<BeamFormedData>& data) {
+    beamFormedNotForwarded_ += data.size();
+  }
+  /// TAB-blocks of beam-formed data made but not forwarded (writeBeamFormed's default).
+  uint64_t beamFormedNotForwarded() const { return beamFormedNotForwarded_; }
   /// After the last block: sends what is left. False when something was lost.
   virtual bool finish() { return true; }
   virtual std::string summary() const = 0;
+
+ private:
+  uint64_t beamFormedNotForwarded_ = 0;
 };
 
 /// Sends each block to ionproc (forwarded function acceptVisibilities).

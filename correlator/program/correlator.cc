@@ -208,6 +208,15 @@ int run(const Options& options, int rank, int nrRanks) {
               << (st.exchangeSeconds > 0 ? st.bytesExchanged / st.exchangeSeconds / 1e9 : 0)
               << " GB/s)");
   RTCP_LOG_INFO("correlator", "rank " << rank << ": steps: " << st.steps.report());
+  if (st.beamFormedSubbandBlocks > 0) {
+    RTCP_LOG_INFO("correlator", "rank "
+                                    << rank << ": beam former: " << st.beamFormedSubbandBlocks
+                                    << " subband-blocks, steps: " << st.beamFormerSteps.report());
+    if (output->beamFormedNotForwarded() > 0)
+      RTCP_LOG_WARN("correlator", "rank " << rank << ": " << output->beamFormedNotForwarded()
+                                          << " TAB-blocks of beam-formed data were made but not "
+                                             "forwarded: the link has no function for them yet");
+  }
   RTCP_LOG_INFO("correlator", "rank " << rank << ": queues: " << pipeline.queueReport());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": input: " << fetcher->summary());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": output: " << output->summary());

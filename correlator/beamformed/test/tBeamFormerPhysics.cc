@@ -103,6 +103,7 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(polarisation);
   CPPUNIT_TEST(flysEye);
   CPPUNIT_TEST(lostSamples);
+  CPPUNIT_TEST(parametersFromSettings);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -117,9 +118,9 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
     BeamFormerParameters parameters;
     parameters.coherent = {StokesKind::kI, 1, 64};
     parameters.incoherent = {StokesKind::kI, 1, 64};
-    parameters.tabs = {{TabSettings{source, true, 0},
-                        TabSettings{Direction{1.0, 0.9 + 2.3 * kDegree, "J2000"}, true, 0},
-                        TabSettings{settings.beams[0], false, 0}}};
+    parameters.tabs = {{TabParameters{source, true, 0},
+                        TabParameters{Direction{1.0, 0.9 + 2.3 * kDegree, "J2000"}, true, 0},
+                        TabParameters{settings.beams[0], false, 0}}};
     const double signal = 900, noise = 900;  // S = N, in squared sample units
     std::mt19937 random(11);
     std::vector<Stream> streams(static_cast<size_t>(n));
@@ -186,7 +187,7 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
     };
     BeamFormerParameters parameters;
     parameters.coherent = {StokesKind::kI, channels, 1};
-    parameters.tabs = {{TabSettings{settings.beams[0], true, dm}}};
+    parameters.tabs = {{TabParameters{settings.beams[0], true, dm}}};
     const auto dedispersed = run(settings, parameters, pulse(true), blocks);
     const int latency = BeamFormerProcessor(settings, parameters).dedispersionLatency();
     CPPUNIT_ASSERT(latency > 0 && latency % channels == 0);
@@ -269,7 +270,7 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
       for (size_t t = 0; t < stream.size(); ++t) stream[t] += noise[t];
       BeamFormerParameters parameters;
       parameters.coherent = {StokesKind::kIQUV, 4, 16};
-      parameters.tabs = {{TabSettings{settings.beams[0], true, 0}}};
+      parameters.tabs = {{TabParameters{settings.beams[0], true, 0}}};
       const auto iquv = run(settings, parameters, {stream}, blocks);
       const double stokesI = mean(iquv, 0);
       for (int p = 1; p < 4; ++p) {
@@ -320,6 +321,54 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
     for (int s = 0; s < 3; ++s)
       CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("station " + std::to_string(s), 2 * powers[s] * 64,
                                            mean(outputs, s), 0.03 * 2 * powers[s] * 64);
+    // The TABs as BeamFormedSettings lists them: one per antenna field, by station index.
+    BeamFormedSettings listed;
+    listed.coherentEnabled = listed.flysEye = true;
+    listed.coherent.timeIntegrationFactor = 64;
+    for (int station : {2, 0}) {
+      rtcp::TabSettings tab;
+      tab.origin = TabOrigin::kFlysEye;
+      tab.station = station;
+      tab.direction = settings.beams[0];
+      listed.saps.resize(1);
+      listed.saps[0].tabs.push_back(tab);
+    }
+    const auto byStation = run(settings, BeamFormerParameters::from(listed), streams, blocks);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), byStation[0].size());
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(mean(outputs, 2), mean(byStation, 0), 1e-3 * mean(outputs, 2));
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(mean(outputs, 0), mean(byStation, 1), 1e-3 * mean(outputs, 0));
+  }
+
+  /// BeamFormedSettings (the parset's) map onto the processor's parameters.
+  void parametersFromSettings() {
+    BeamFormedSettings settings;
+    settings.coherentEnabled = settings.incoherentEnabled = true;
+    settings.coherent = {StokesKind::kIQUV, 16, 4, 0};
+    settings.incoherent = {StokesKind::kI, 1, 8, 0};
+    settings.coherentDedispersion = false;
+    settings.saps.resize(2);
+    rtcp::TabSettings tab;
+    tab.direction = Direction{0.1, 0.2, "J2000"};
+    tab.dispersionMeasure = 12.5;
+    settings.saps[1].tabs.push_back(tab);
+    tab.coherent = false;
+    settings.saps[1].tabs.push_back(tab);
+    BeamFormerParameters parameters = BeamFormerParameters::from(settings);
+    CPPUNIT_ASSERT_EQUAL(64, parameters.nrDelayChannels);  // not derived: COBALT's default
+    settings.nrDelayCompensationChannels = 128;
+    parameters = BeamFormerParameters::from(settings);
+    CPPUNIT_ASSERT_EQUAL(128, parameters.nrDelayChannels);
+    CPPUNIT_ASSERT(parameters.coherent.kind == StokesKind::kIQUV);
+    CPPUNIT_ASSERT_EQUAL(16, parameters.coherent.nrChannels);
+    CPPUNIT_ASSERT_EQUAL(4, parameters.coherent.timeIntegration);
+    CPPUNIT_ASSERT_EQUAL(8, parameters.incoherent.timeIntegration);
+    CPPUNIT_ASSERT(!parameters.coherentDedispersion && !parameters.flysEye);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), parameters.tabs.size());
+    CPPUNIT_ASSERT(parameters.tabs[0].empty());
+    CPPUNIT_ASSERT_EQUAL(size_t(2), parameters.tabs[1].size());
+    CPPUNIT_ASSERT(parameters.tabs[1][0].coherent && !parameters.tabs[1][1].coherent);
+    CPPUNIT_ASSERT_EQUAL(12.5, parameters.tabs[1][0].dispersionMeasure);
+    CPPUNIT_ASSERT(parameters.tabs[1][0].direction == tab.direction);
   }
 
   /// Lost samples: their spectra (64 samples) zeroed, the valid fraction says how many
@@ -334,7 +383,7 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
     parameters.coherent = {StokesKind::kI, 1, 64};
     parameters.incoherent = {StokesKind::kI, 1, 64};
     parameters.tabs = {
-        {TabSettings{settings.beams[0], true, 0}, TabSettings{settings.beams[0], false, 0}}};
+        {TabParameters{settings.beams[0], true, 0}, TabParameters{settings.beams[0], false, 0}}};
     auto lost = [](int s, int64_t t) {
       return (s == 1 && t >= 1000 && t < 1300) || (s == 2 && t >= 2048 && t < 2200);
     };
