@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rtcp/FftwPlanner.h"
+
 namespace rtcp {
 
 namespace detail {
@@ -26,17 +28,16 @@ constexpr int kCepstrumSize = 4096;
 
 Complex turnsToPhasor(double turns) { return std::polar(1.0, kTwoPi * turns); }
 
-/// A one-off FFTW (double) transform of `data` in place; FFTW's planner is not thread-safe.
+/// A one-off FFTW (double) transform of `data` in place.
 void transform(std::vector<Complex>& data, int sign) {
-  static std::mutex planner;
   fftw_complex* buffer = reinterpret_cast<fftw_complex*>(data.data());
   fftw_plan plan;
   {
-    std::lock_guard lock(planner);
+    std::lock_guard lock(fftwPlannerMutex());
     plan = fftw_plan_dft_1d(int(data.size()), buffer, buffer, sign, FFTW_ESTIMATE);
   }
   fftw_execute(plan);
-  std::lock_guard lock(planner);
+  std::lock_guard lock(fftwPlannerMutex());
   fftw_destroy_plan(plan);
 }
 

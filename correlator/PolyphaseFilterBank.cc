@@ -9,16 +9,12 @@
 #include <string>
 
 #include "FilterDesign.h"
+#include "rtcp/FftwPlanner.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::correlator {
 
 namespace {
-
-std::mutex& plannerMutex() {  // FFTW's planner is not thread-safe
-  static std::mutex mutex;
-  return mutex;
-}
 
 constexpr int kSpectraPerPlan = 16;  // spectra one FFTW execution transforms
 
@@ -28,7 +24,7 @@ fftwf_plan makePlan(int nrChannels, int count, std::complex<float>* buffer) {
   const fftwf_iodim dims[1] = {{nrChannels, 2, 2}};
   const fftwf_iodim loops[2] = {{count, 2 * nrChannels, 2 * nrChannels}, {2, 1, 1}};
   auto* data = reinterpret_cast<fftwf_complex*>(buffer);
-  std::lock_guard lock(plannerMutex());
+  std::lock_guard lock(fftwPlannerMutex());
   fftwf_plan plan = fftwf_plan_guru_dft(1, dims, 2, loops, data, data, FFTW_FORWARD, FFTW_MEASURE);
   if (!plan)
     throw std::runtime_error("PolyphaseFilterBank: FFTW could not plan " +
@@ -141,7 +137,7 @@ struct PolyphaseFilterBank::Plans {
   fftwf_plan chunk = nullptr;   // kSpectraPerPlan spectra
   fftwf_plan single = nullptr;  // one spectrum
   ~Plans() {
-    std::lock_guard lock(plannerMutex());
+    std::lock_guard lock(fftwPlannerMutex());
     if (chunk) fftwf_destroy_plan(chunk);
     if (single) fftwf_destroy_plan(single);
   }

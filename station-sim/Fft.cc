@@ -5,20 +5,13 @@
 #include <string>
 
 #include "rtcp/AlignedBuffer.h"
+#include "rtcp/FftwPlanner.h"
 
 namespace rtcp::sim {
-namespace {
-
-std::mutex& plannerMutex() {  // FFTW's planner is not thread-safe
-  static std::mutex mutex;
-  return mutex;
-}
-
-}  // namespace
 
 Fft::Fft(int size, Direction direction) : size_(size) {
   AlignedBuffer<std::complex<float>> in(size), out(size);
-  std::lock_guard lock(plannerMutex());
+  std::lock_guard lock(fftwPlannerMutex());
   plan_ = fftwf_plan_dft_1d(size, reinterpret_cast<fftwf_complex*>(in.data()),
                             reinterpret_cast<fftwf_complex*>(out.data()),
                             direction == Direction::kForward ? FFTW_FORWARD : FFTW_BACKWARD,
@@ -28,7 +21,7 @@ Fft::Fft(int size, Direction direction) : size_(size) {
 }
 
 Fft::~Fft() {
-  std::lock_guard lock(plannerMutex());
+  std::lock_guard lock(fftwPlannerMutex());
   fftwf_destroy_plan(plan_);
 }
 

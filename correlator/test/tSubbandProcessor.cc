@@ -4,6 +4,7 @@
 #include <fftw3.h>
 
 #include <cmath>
+#include <mutex>
 #include <numbers>
 #include <random>
 
@@ -11,6 +12,7 @@
 #include "Reference.h"
 #include "SubbandProcessor.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/FftwPlanner.h"
 
 namespace rtcp::correlator {
 
@@ -115,8 +117,13 @@ class PeriodicSignal {
                                            2 * std::numbers::pi * frequency * shift / length_));
       }
       auto* data = reinterpret_cast<fftwf_complex*>(buffer.data());
-      fftwf_plan plan = fftwf_plan_dft_1d(length_, data, data, FFTW_BACKWARD, FFTW_ESTIMATE);
+      fftwf_plan plan;
+      {
+        std::lock_guard lock(fftwPlannerMutex());
+        plan = fftwf_plan_dft_1d(length_, data, data, FFTW_BACKWARD, FFTW_ESTIMATE);
+      }
       fftwf_execute(plan);
+      std::lock_guard lock(fftwPlannerMutex());
       fftwf_destroy_plan(plan);
       for (int t = 0; t < length_; ++t)
         samples[2 * size_t(t) + pol] = std::complex<double>(buffer[size_t(t)]);

@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "StationSimulator.h"
+#include "rtcp/FftwPlanner.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/Parset.h"
 #include "rtcp/RspPacket.h"
@@ -83,10 +85,14 @@ class Fftw {
  public:
   /// sign: FFTW_FORWARD, or FFTW_BACKWARD (unnormalised).
   explicit Fftw(int n, int sign = FFTW_FORWARD) : n_(n), in_(n), out_(n) {
+    std::lock_guard lock(fftwPlannerMutex());
     plan_ = fftwf_plan_dft_1d(n, reinterpret_cast<fftwf_complex*>(in_.data()),
                               reinterpret_cast<fftwf_complex*>(out_.data()), sign, FFTW_ESTIMATE);
   }
-  ~Fftw() { fftwf_destroy_plan(plan_); }
+  ~Fftw() {
+    std::lock_guard lock(fftwPlannerMutex());
+    fftwf_destroy_plan(plan_);
+  }
   Fftw(const Fftw&) = delete;
   Fftw& operator=(const Fftw&) = delete;
   /// Spectrum of x[0, n).
