@@ -21,7 +21,7 @@
 namespace rtcp {
 namespace {
 
-constexpr uint32_t kMagic = 0x48435452;  ///< the bytes "RTCH", little-endian
+constexpr uint32_t kMagic = 0x48435452;       ///< the bytes "RTCH", little-endian
 constexpr uint32_t kBlockMagic = 0x50435452;  ///< "RTCP": a storage block (DESIGN §2.4)
 constexpr uint16_t kVersion = 1;
 constexpr size_t kNonceSize = 32, kMacSize = 32;
@@ -72,7 +72,8 @@ Nonce randomNonce() {
 /// Waits for fd to be ready for events until deadline; HandshakeError when it is not.
 void waitFor(int fd, short events, Clock::time_point deadline, const char* what) {
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) throw HandshakeError(std::string("no ") + what + " in time");
     pollfd p{fd, events, 0};
     const int n = ::poll(&p, 1, int(left.count()) + 1);
@@ -114,14 +115,16 @@ void receiveAll(int fd, void* data, size_t size, Clock::time_point deadline, con
 }
 
 Clock::time_point after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 const char* purposeName(uint8_t purpose) {
   switch (ConnectionPurpose(purpose)) {
-    case ConnectionPurpose::kStorage: return "storage";
-    case ConnectionPurpose::kLink: return "link";
+    case ConnectionPurpose::kStorage:
+      return "storage";
+    case ConnectionPurpose::kLink:
+      return "link";
   }
   return "unknown";
 }
@@ -175,8 +178,8 @@ void Handshake::acceptPeer(int fd, double timeoutSeconds) const {
     verdict.verdict = kWrongPurpose;
   } else if (!equal(response.mac, proof(secret_, "rtcp-connector", purpose_, observationId_,
                                         challenge.nonce, response.nonce))) {
-    refusal = "wrong proof: it does not know observation " + std::to_string(observationId_) +
-              "'s secret";
+    refusal =
+        "wrong proof: it does not know observation " + std::to_string(observationId_) + "'s secret";
     verdict.verdict = kBadProof;
   } else {
     verdict.mac =
@@ -212,15 +215,18 @@ void Handshake::proveToPeer(int fd, double timeoutSeconds) const {
   receiveAll(fd, &verdict, sizeof verdict, deadline, "verdict");
   if (verdict.magic != kMagic) throw HandshakeError("the listener sent no verdict");
   switch (verdict.verdict) {
-    case kAccepted: break;
-    case kWrongPurpose: throw HandshakeError("refused: the listener serves another purpose");
-    case kBadVersion: throw HandshakeError("refused: the listener speaks another version");
+    case kAccepted:
+      break;
+    case kWrongPurpose:
+      throw HandshakeError("refused: the listener serves another purpose");
+    case kBadVersion:
+      throw HandshakeError("refused: the listener speaks another version");
     default:
       throw HandshakeError("refused: the proof does not match observation " +
                            std::to_string(observationId_) + "'s secret (wrong --secret-file?)");
   }
-  if (!equal(verdict.mac, proof(secret_, "rtcp-listener", purpose_, observationId_,
-                                response.nonce, challenge.nonce)))
+  if (!equal(verdict.mac, proof(secret_, "rtcp-listener", purpose_, observationId_, response.nonce,
+                                challenge.nonce)))
     throw HandshakeError("the listener accepted without proving it knows observation " +
                          std::to_string(observationId_) + "'s secret: not this observation's");
 }
@@ -239,7 +245,11 @@ std::string peerAddress(int fd) {
   if (address.ss_family == AF_INET6) {
     const auto& in6 = reinterpret_cast<const sockaddr_in6&>(address);
     ::inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof text);
-    return "[" + std::string(text) + "]:" + std::to_string(ntohs(in6.sin6_port));
+    std::string peer = "[";  // appended: GCC 12 warns falsely on "[" + string
+    peer += text;
+    peer += "]:";
+    peer += std::to_string(ntohs(in6.sin6_port));
+    return peer;
   }
   if (address.ss_family == AF_UNIX) {
     ucred credentials{};

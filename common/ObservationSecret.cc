@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,7 +71,8 @@ ObservationSecret ObservationSecret::readFile(const std::string& path) {
   struct stat status {};
   const bool statted = ::fstat(fd, &status) == 0;
   ::close(fd);
-  if (!statted) throw std::runtime_error("cannot stat the secret file " + path + ": " + errnoText());
+  if (!statted)
+    throw std::runtime_error("cannot stat the secret file " + path + ": " + errnoText());
   if (!S_ISREG(status.st_mode) || (status.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", unsigned(status.st_mode & 07777));
@@ -87,6 +90,19 @@ ObservationSecret ObservationSecret::fromBytes(std::span<const uint8_t, kSize> b
   return secret;
 }
 
+std::string ObservationSecret::runId() const {
+  static constexpr char kLabel[] = "rtcp-run-id";
+  uint8_t mac[32];
+  unsigned int length = 0;
+  if (!HMAC(EVP_sha256(), bytes_.data(), int(kSize), reinterpret_cast<const uint8_t*>(kLabel),
+            sizeof kLabel - 1, mac, &length))
+    throw std::runtime_error("HMAC-SHA256 failed (OpenSSL)");
+  static const char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (int i = 0; i < 8; ++i) id += {kHex[mac[i] >> 4], kHex[mac[i] & 15]};
+  return id;
+}
+
 std::string ObservationSecret::line() const {
   static const char kHex[] = "0123456789abcdef";
   std::string text = std::string(kLineTag) + " ";
@@ -96,7 +112,8 @@ std::string ObservationSecret::line() const {
 
 void ObservationSecret::writeFile(const std::string& path) const {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error("cannot create the secret file " + path + ": " + errnoText());
+  if (fd < 0)
+    throw std::runtime_error("cannot create the secret file " + path + ": " + errnoText());
   std::string text = line();
   const ssize_t n = ::write(fd, text.data(), text.size());
   const int error = errno;

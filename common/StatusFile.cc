@@ -47,6 +47,7 @@ void forEachCounter(StatusT& s, Visit visit) {
   visit("storage.sent", s.storageSent);
   visit("storage.dropped", s.storageDropped);
   visit("storage.connections", s.storageConnections);
+  visit("link.connectionsRefused", s.linkConnectionsRefused);
 }
 
 std::string stationPrefix(size_t i) { return "station[" + std::to_string(i) + "]."; }

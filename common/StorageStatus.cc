@@ -34,6 +34,8 @@ void forEachField(StatusT& s, Visit visit) {
   visit("failed", s.failed);
   visit("integrations.lost", s.integrationsLost);
   visit("error", s.error);
+  visit("connections.refused", s.connectionsRefused);
+  visit("blocks.duplicated", s.blocksDuplicated);
 }
 
 /// A text as one word: '%', white space and '=' as %XX.

@@ -31,7 +31,7 @@ using namespace rtcp::ion;
 
 namespace {
 
-constexpr const char* kDefaultLink = "tcp:0.0.0.0:4200";
+constexpr const char* kDefaultLink = "tcp:127.0.0.1:4200";
 constexpr double kTailSeconds = 0.2;  ///< for the stop time's last packets in flight
 
 struct Options {
@@ -48,6 +48,7 @@ struct Options {
   bool lendRing = false;
   std::string stations;  ///< comma-separated names; empty: every station
   std::string statusFile;
+  std::string secretFile;
 };
 
 /// With --lend-ring, whether ranks on this host (a unix: link) read the rows where the
@@ -70,7 +71,12 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   po::options_description visible("usage: ionproc PARSET [options]\n\noptions");
   visible.add_options()("help,h", "this help")(
       "link", po::value(&o.link),
-      "where compute ranks connect: tcp:HOST:PORT or unix:PATH (default tcp:0.0.0.0:4200)")(
+      "where compute ranks connect: tcp:HOST:PORT (HOST: the address they reach) or unix:PATH "
+      "(default tcp:127.0.0.1:4200)")(
+      "secret-file", po::value(&o.secretFile),
+      "the observation's secret, which every link connection must prove it knows and with "
+      "which ionproc proves its own to storage-sink (a file of mode 0600, as observe writes "
+      "it; '-': the first line of standard input, before the parset); required")(
       "plugin", po::value(&o.plugins),
       "plug-in shared object to load (repeatable; default: the correlator plug-in)")(
       "output-queue", po::value(&o.outputQueue),
@@ -105,6 +111,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "With one ionproc per input host, each serves its --stations and all but one run\n"
       "with --no-output. PARSET '-' reads the parset from standard input.\n";
   if (!parseCommandLine(argc, argv, visible, "PARSET", o.parset, about)) return std::nullopt;
+  if (o.secretFile.empty())
+    throw po::error(
+        "--secret-file is required: the link and storage take only connections that prove "
+        "they belong to the observation");
   if (!(o.spoolMb >= 0)) throw po::error("--spool-mb must not be negative");
   if (!(o.retainMb >= 0)) throw po::error("--retain-mb must not be negative");
   if (o.spoolDir.empty()) {
@@ -175,6 +185,7 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
 }
 
 int run(const Options& options, const sigset_t& stopSignals) {
+  const ObservationSecret secret = ObservationSecret::readFile(options.secretFile);  // stdin first
   const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
   settings.logReport("ionproc");
 
@@ -185,6 +196,7 @@ int run(const Options& options, const sigset_t& stopSignals) {
   outputOptions.spoolBytes = uint64_t(options.spoolMb * 1024 * 1024);
   outputOptions.spoolDirectory = options.spoolDir;
   outputOptions.retainBytes = uint64_t(options.retainMb * 1024 * 1024);
+  outputOptions.secret = secret;
   OutputPath output(settings, outputOptions);
 
   BlockSource* blocks = nullptr;
@@ -198,6 +210,7 @@ int run(const Options& options, const sigset_t& stopSignals) {
     blocks = input.get();
   }
   if (!blocks) RTCP_LOG_WARN("ionproc", "running without station input");
+  const LinkServer* linkServer = nullptr;  // once it listens
   auto writeStatus = [&](bool finished) {
     if (options.statusFile.empty()) return;
     std::vector<IonStatus::Station> inputStatistics;
@@ -224,6 +237,7 @@ int run(const Options& options, const sigset_t& stopSignals) {
       clockShift = input->clockShift();
     }
     IonStatus status = collectStatus(settings, inputStatistics, clockShift, output);
+    status.linkConnectionsRefused = linkServer ? linkServer->statistics().connectionsRefused : 0;
     status.finished = finished;
     try {
       if (options.statusFile == "-") {
@@ -243,7 +257,9 @@ int run(const Options& options, const sigset_t& stopSignals) {
                                    options.noOutput ? nullptr : &output, &summaries});
   for (const std::string& path : options.plugins) plugins.load(path);
   CallService calls(functions);
-  LinkServer link(LinkEndpoint::parse(options.link), calls);
+  LinkServer link(LinkEndpoint::parse(options.link), calls,
+                  Handshake(secret, settings.observationId, ConnectionPurpose::kLink));
+  linkServer = &link;
   if (input) input->start();
 
   // Until every integration went out, the stop time passed (real time; for a real-time
@@ -295,6 +311,10 @@ int run(const Options& options, const sigset_t& stopSignals) {
   const bool complete = output.finish();
 
   const auto li = link.statistics();
+  if (li.connectionsRefused)
+    RTCP_LOG_ERROR("ionproc", "link: " << li.connectionsRefused
+                                       << " connections refused: they did not prove they belong "
+                                          "to the observation (peers above)");
   RTCP_LOG_INFO("ionproc", "link: " << li.connections << " connections (" << li.connectionsLost
                                     << " lost), " << li.reads << " reads of " << li.bytesRead
                                     << " bytes, " << li.writes << " writes of " << li.bytesWritten

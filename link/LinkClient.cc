@@ -22,8 +22,15 @@ size_t totalSize(std::span<const iovec> parts) {
 }
 }  // namespace
 
-LinkClient::LinkClient(const LinkEndpoint& endpoint, int rank, int core, double connectTimeout)
-    : socket_(connectLink(endpoint, connectTimeout)), rank_(rank), core_(core) {}
+LinkClient::LinkClient(const LinkEndpoint& endpoint, int rank, int core, const Handshake& handshake,
+                       double connectTimeout)
+    : socket_(connectLink(endpoint, connectTimeout)), rank_(rank), core_(core) {
+  try {
+    handshake.proveToPeer(socket_->fileDescriptor());
+  } catch (const HandshakeError& e) {
+    throw LinkError(endpoint.toString() + ": " + e.what());
+  }
+}
 
 AckHeader LinkClient::request(LinkOp op, std::span<const uint8_t> head, size_t size,
                               std::vector<uint8_t>& ackHead) {

@@ -13,13 +13,17 @@
 
 #include "LinkProtocol.h"
 #include "LinkSocket.h"
+#include "rtcp/Handshake.h"
 
 namespace rtcp::ion {
 
 class LinkClient {
  public:
-  /// Connects core `core` of compute rank `rank` to ionproc, retrying for connectTimeout s.
-  LinkClient(const LinkEndpoint& endpoint, int rank, int core, double connectTimeout = 10);
+  /// Connects core `core` of compute rank `rank` to ionproc, retrying for connectTimeout s,
+  /// and proves the connection belongs to the observation (LinkError when ionproc refuses
+  /// it or does not know the observation's secret itself).
+  LinkClient(const LinkEndpoint& endpoint, int rank, int core, const Handshake& handshake,
+             double connectTimeout = 10);
 
   /// Compute -> ionproc: offers the bytes of `data` with an inline head; sends the agreed
   /// first bytes once ionproc acknowledges. Returns the agreed size; ionproc's inline

@@ -32,8 +32,12 @@ void setReceiveTimeout(int fd, double seconds) {
 
 }  // namespace
 
-LinkServer::LinkServer(const LinkEndpoint& endpoint, LinkService& service, double transferTimeout)
-    : service_(service), listener_(endpoint), transferTimeout_(transferTimeout) {
+LinkServer::LinkServer(const LinkEndpoint& endpoint, LinkService& service, Handshake handshake,
+                       double transferTimeout)
+    : service_(service),
+      handshake_(std::move(handshake)),
+      listener_(endpoint),
+      transferTimeout_(transferTimeout) {
   acceptThread_ = std::thread([this] { acceptLoop(); });
   RTCP_LOG_INFO("link", "listening on " << listener_.endpoint().toString());
 }
@@ -91,6 +95,19 @@ void LinkServer::reapFinished() {
 }
 
 void LinkServer::serve(Connection& connection) {
+  const int fd = connection.socket->fileDescriptor();
+  try {
+    handshake_.acceptPeer(fd);
+  } catch (const HandshakeError& e) {
+    RTCP_LOG_ERROR("link", "connection " << connection.id << " from " << peerAddress(fd)
+                                         << " refused: " << e.what());
+    connection.socket->shutdown();
+    std::lock_guard lock(mutex_);
+    ++statistics_.connectionsRefused;
+    --statistics_.connectionsOpen;
+    connection.finished = true;
+    return;
+  }
   try {
     while (serveRequest(connection)) {
     }

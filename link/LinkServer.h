@@ -19,6 +19,7 @@
 
 #include "LinkProtocol.h"
 #include "LinkSocket.h"
+#include "rtcp/Handshake.h"
 
 namespace rtcp::ion {
 
@@ -58,8 +59,11 @@ class LinkService {
 
 class LinkServer {
  public:
-  /// Listens on the endpoint and serves connections with the service until stop().
-  LinkServer(const LinkEndpoint& endpoint, LinkService& service, double transferTimeout = 30);
+  /// Listens on the endpoint and serves connections with the service until stop(); each
+  /// connection must first prove it belongs to the observation (handshake, Handshake.h),
+  /// else it is closed, logged with its peer and counted (connectionsRefused).
+  LinkServer(const LinkEndpoint& endpoint, LinkService& service, Handshake handshake,
+             double transferTimeout = 30);
   ~LinkServer();
   LinkServer(const LinkServer&) = delete;
   LinkServer& operator=(const LinkServer&) = delete;
@@ -73,7 +77,8 @@ class LinkServer {
     uint64_t reads = 0, writes = 0;            ///< completed transfers
     uint64_t bytesRead = 0, bytesWritten = 0;  ///< bulk bytes (read: ionproc -> compute)
     uint64_t connections = 0, connectionsLost = 0;
-    uint64_t connectionsOpen = 0;  ///< accepted and not yet ended
+    uint64_t connectionsOpen = 0;     ///< accepted and not yet ended
+    uint64_t connectionsRefused = 0;  ///< failed the handshake: closed before any request
   };
   Statistics statistics() const;
 
@@ -91,6 +96,7 @@ class LinkServer {
   void reapFinished();
 
   LinkService& service_;
+  Handshake handshake_;
   LinkListener listener_;
   double transferTimeout_;
   std::mutex directionMutex_[2];  ///< [read, write]: one transfer per direction

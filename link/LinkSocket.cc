@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -59,8 +60,10 @@ int openSocket(LinkEndpoint& e, bool listening) {
     const sockaddr_un address = unixAddress(e.path);
     if (listening) {
       ::unlink(e.path.c_str());
+      // Only this user may connect (connecting needs write permission on the socket file);
+      // every connection proves it belongs to the observation anyway (Handshake.h).
       if (::bind(fd.fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-          ::listen(fd.fd, 256) != 0)
+          ::chmod(e.path.c_str(), 0600) != 0 || ::listen(fd.fd, 256) != 0)
         throw LinkError("cannot " + verb + name + ": " + errnoText());
     } else if (::connect(fd.fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
       throw LinkError("cannot " + verb + name + ": " + errnoText());

@@ -228,11 +228,15 @@ std::vector<std::string> Observation::startIonprocs() {
   // One ionproc per input host; the first integrates and sends to storage-sink.
   for (const IonprocPlan& ionproc : plan_.ionprocs) {
     const std::string port = std::to_string(ionproc.linkPort);
-    const std::string listen = remoteRanks || ionproc.remote
-                                   ? "tcp:0.0.0.0:" + port
+    // Over TCP on the address of the name the ranks connect to, not on every interface.
+    const std::string listen = ionproc.remote ? "tcp:" + ionproc.inputHost + ":" + port
+                               : remoteRanks
+                                   ? "tcp:" + hostName() + ":" + port
                                    : "unix:/tmp/rtcp-link-" + std::to_string(getpid()) + "-" + port;
     std::vector<std::string> arguments{partExecutable("ionproc"),
                                        ionproc.remote ? "-" : plan_.parsetPath,
+                                       "--secret-file",
+                                       ionproc.remote ? "-" : plan_.secretPath,
                                        "--link",
                                        listen,
                                        "--status",
@@ -248,12 +252,12 @@ std::vector<std::string> Observation::startIonprocs() {
       if (&ionproc != &plan_.ionprocs.front()) arguments.push_back("--no-output");
     }
     if (ionproc.remote) {
-      addRemotePart(ionproc.name, ionproc.inputHost, 1, arguments, plan_.parsetPath,
+      addRemotePart(ionproc.name, ionproc.inputHost, 1, arguments, plan_.remoteInputPath,
                     statusPath(ionproc));
       endpoints.push_back("tcp:" + ionproc.inputHost + ":" + port);
     } else {
       addPart(ionproc.name, arguments);
-      endpoints.push_back(remoteRanks ? "tcp:" + hostName() + ":" + port : listen);
+      endpoints.push_back(listen);
     }
   }
   return endpoints;
@@ -262,7 +266,8 @@ std::vector<std::string> Observation::startIonprocs() {
 void Observation::startCorrelator(const std::vector<std::string>& ionprocEndpoints) {
   const bool remoteRanks = !plan_.computeHosts.empty();
   std::vector<std::string> correlator{partExecutable("correlator"),
-                                      remoteRanks ? "-" : plan_.parsetPath};
+                                      remoteRanks ? "-" : plan_.parsetPath, "--secret-file",
+                                      remoteRanks ? "-" : plan_.secretPath};
   for (const std::string& endpoint : ionprocEndpoints)
     correlator.insert(correlator.end(), {"--ionproc", endpoint});
   if (options_.threads > 0)
@@ -271,7 +276,8 @@ void Observation::startCorrelator(const std::vector<std::string>& ionprocEndpoin
     correlator.insert(correlator.end(), {"--no-shared-link", "--exchange", "messages"});
   ranksStartedAt_ = wallClock();
   if (remoteRanks) {
-    addRemotePart("correlator", plan_.computeHosts, options_.ranks, correlator, plan_.parsetPath);
+    addRemotePart("correlator", plan_.computeHosts, options_.ranks, correlator,
+                  plan_.remoteInputPath);
     return;
   }
   correlator.insert(correlator.begin(),
@@ -527,6 +533,7 @@ ObservationSummary Observation::summarise() {
       summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
   }
   noteStorageFailure();
+  noteIntruders();
   summary.warnings = warnings_;
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()];
@@ -561,18 +568,19 @@ ObservationSummary Observation::summarise() {
 }
 
 std::vector<std::string> Observation::localStorageSinkArguments() const {
-  return {partExecutable("storage-sink"),    plan_.parsetPath, "--port",
-          std::to_string(plan_.storagePort), "--status",       storageStatusPath("storage-sink")};
+  return {partExecutable("storage-sink"),
+          plan_.parsetPath,
+          "--secret-file",
+          plan_.secretPath,
+          "--port",
+          std::to_string(plan_.storagePort),
+          "--status",
+          storageStatusPath("storage-sink")};
 }
 
 std::vector<std::string> Observation::remoteStorageSinkCommand() const {
-  return {partExecutable("storage-sink"),
-          "-",
-          "--port",
-          std::to_string(plan_.storagePort),
-          "--report",
-          "--status",
-          "-"};
+  return {partExecutable("storage-sink"),    "-",        "--secret-file", "-", "--port",
+          std::to_string(plan_.storagePort), "--report", "--status",      "-"};
 }
 
 void Observation::restartDeadStorageSinks() {
@@ -617,6 +625,24 @@ void Observation::restartIfDied(const std::string& name) {
   for (auto& p : parts_)
     if (p.get() == sink) p = std::move(again);
   part(name)->start();
+}
+
+void Observation::noteIntruders() {
+  const uint64_t link = lastStatus_ ? lastStatus_->linkConnectionsRefused : 0;
+  if (link)
+    warnings_.push_back("ionproc refused " + std::to_string(link) +
+                        " link connections that did not prove they belong to the observation "
+                        "(their peers are in the ionproc logs)");
+  if (!lastStorageStatus_) return;
+  const storage::StorageStatus& st = *lastStorageStatus_;
+  if (st.connectionsRefused)
+    warnings_.push_back("storage-sink refused " + std::to_string(st.connectionsRefused) +
+                        " connections that did not prove they belong to the observation (their "
+                        "peers are in the storage-sink logs)");
+  if (st.blocksDuplicated)
+    warnings_.push_back("storage-sink received " + std::to_string(st.blocksDuplicated) +
+                        " blocks for integrations it had already written, the first kept (the "
+                        "sources and integrations are in the storage-sink logs)");
 }
 
 void Observation::noteStorageFailure() {

@@ -98,6 +98,9 @@ class Observation {
   /// What the storage-sinks' status says went wrong in writing (a full disk): the failure,
   /// or a warning when nothing was lost.
   void noteStorageFailure();
+  /// Connections the parts refused (no proof of the observation) and blocks storage-sink
+  /// received twice: warnings.
+  void noteIntruders();
   /// Starts every storage-sink (this host's, those of other hosts) again that died from
   /// a signal, each at most kMaxStorageSinkRestarts times.
   void restartDeadStorageSinks();

@@ -1,5 +1,8 @@
 #include "ObservationPlan.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -224,6 +227,8 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   }
   plan.directory = absolute(directory);
   plan.parsetPath = plan.directory + "/observation.parset";
+  plan.secretPath = plan.directory + "/observation.secret";
+  plan.remoteInputPath = plan.directory + "/observation.remote-input";
   for (size_t i = 0; i < out.filenames.size() && out.enabled; ++i) {
     const std::string path = out.directories[i] + "/" + out.filenames[i];
     if (isLocalHost(out.hosts[i])) {
@@ -234,7 +239,7 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
     if (std::none_of(plan.remoteStorageSinks.begin(), plan.remoteStorageSinks.end(),
                      [&](const RemotePartPlan& r) { return r.host == out.hosts[i]; }))
       plan.remoteStorageSinks.push_back(
-          {"storage-sink@" + out.hosts[i], out.hosts[i], plan.parsetPath});
+          {"storage-sink@" + out.hosts[i], out.hosts[i], plan.remoteInputPath});
   }
 
   const std::vector<std::string> simulated = simulatedOn(plan.settings, "");
@@ -258,12 +263,28 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   return plan;
 }
 
-void ObservationPlan::write() const {
+void ObservationPlan::createDirectory() const {
   std::error_code error;
   fs::create_directories(directory, error);
   if (error)
     throw std::runtime_error("cannot create the observation directory " + directory + ": " +
                              error.message());
+}
+
+void ObservationPlan::write(const ObservationSecret& secret) const {
+  secret.writeFile(secretPath);
+  if (acrossHosts()) {  // the secret line, then the parset, for mpiexec to forward
+    const int fd =
+        ::open(remoteInputPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::runtime_error("cannot create " + remoteInputPath);
+    ::close(fd);
+    std::ofstream file(remoteInputPath);
+    file << secret.line() << "# effective parset written by observe (from " << parset.name()
+         << ")\n"
+         << parset.toString();
+    file.close();
+    if (!file) throw std::runtime_error("cannot write " + remoteInputPath);
+  }
   auto writeParset = [](const std::string& path, const Parset& parset) {
     std::ofstream file(path);
     file << "# effective parset written by observe (from " << parset.name() << ")\n"

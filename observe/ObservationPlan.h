@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/Parset.h"
 
@@ -41,10 +42,17 @@ struct RemotePartPlan {
 };
 
 struct ObservationPlan {
-  Parset parset;                      ///< the effective parset
-  ObservationSettings settings;       ///< read back from it
-  std::string directory;              ///< the observation directory (absolute)
-  std::string parsetPath;             ///< DIR/observation.parset, the effective parset
+  Parset parset;                 ///< the effective parset
+  ObservationSettings settings;  ///< read back from it
+  std::string directory;         ///< the observation directory (absolute)
+  std::string parsetPath;        ///< DIR/observation.parset, the effective parset
+  /// DIR/observation.secret (mode 0600): the observation's secret, which the parts on this
+  /// host read (--secret-file) and prove they know on every connection (Handshake.h).
+  std::string secretPath;
+  /// DIR/observation.remote-input (mode 0600): what mpiexec forwards to the standard input
+  /// of a storage-sink, ionproc or the ranks on another host: the secret line, then the
+  /// effective parset (`--secret-file - -`).
+  std::string remoteInputPath;
   std::string stationSimParsetPath;   ///< the parset station-sim gets; "" when nothing to simulate
   double timeShift = 0;               ///< seconds added to start and stop (an even number)
   uint16_t storagePort = 0;           ///< OLAP.Storage.port as chosen
@@ -64,9 +72,12 @@ struct ObservationPlan {
 
   /// The plan for a parset that passed ParsetChecker.
   static ObservationPlan make(const Parset& parset, const PlanOptions& options);
-  /// Creates the observation directory and writes the parsets into it; throws
-  /// std::runtime_error naming the file.
-  void write() const;
+  /// Creates the observation directory (earlierRunProblems() first, then a DirectoryLock:
+  /// RunDirectory.h); throws std::runtime_error naming it.
+  void createDirectory() const;
+  /// Writes the parsets, the secret and the remote parts' input into the directory;
+  /// throws std::runtime_error naming the file.
+  void write(const ObservationSecret& secret) const;
   /// The even shift (seconds) that starts an observation at startTime at or after
   /// wallTime + margin, its start's fraction and parity of second kept.
   static double evenShift(double startTime, double wallTime, double margin);

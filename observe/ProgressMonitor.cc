@@ -28,6 +28,7 @@ ion::IonStatus mergeStatuses(const ObservationSettings& settings,
     merged.storageSent += s.storageSent;
     merged.storageDropped += s.storageDropped;
     merged.storageConnections += s.storageConnections;
+    merged.linkConnectionsRefused += s.linkConnectionsRefused;
   }
   std::stable_sort(merged.stations.begin(), merged.stations.end(),
                    [&](const auto& a, const auto& b) {
@@ -73,6 +74,8 @@ std::optional<storage::StorageStatus> readStorageStatuses(const std::vector<std:
     merged.bytesWritten += s.bytesWritten;
     merged.failed = merged.failed || s.failed;
     merged.integrationsLost += s.integrationsLost;
+    merged.connectionsRefused += s.connectionsRefused;
+    merged.blocksDuplicated += s.blocksDuplicated;
     if (merged.error.empty()) merged.error = s.error;
   }
   return merged;

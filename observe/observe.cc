@@ -13,8 +13,10 @@
 #include "Executables.h"
 #include "Observation.h"
 #include "ParsetChecker.h"
+#include "RunDirectory.h"
 #include "rtcp/CommandLine.h"
 #include "rtcp/Logger.h"
+#include "rtcp/ObservationSecret.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/WallClock.h"
 
@@ -69,8 +71,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "now", po::bool_switch(&o.now),
       "shift the observation to start at the next even second after a set-up margin")(
       "dir", po::value(&o.directory),
-      "observation directory (default: the output directory of subband 0)")(
-      "ranks", po::value(&o.ranks), "correlator ranks (default: min(2, cores))")(
+      "observation directory (default: the output directory of subband 0 on this host); one "
+      "that holds another run's files is refused")("ranks", po::value(&o.ranks),
+                                                   "correlator ranks (default: min(2, cores))")(
       "threads", po::value(&o.threads), "threads per correlator rank (default: the correlator's)")(
       "no-shared-memory", po::bool_switch(&o.noSharedMemory),
       "ranks on ionproc's host fetch station blocks over the link's socket and exchange them by "
@@ -125,6 +128,14 @@ bool reportProblems(const CheckResult& result) {
   return errors == 0;
 }
 
+/// Logs what an earlier run left where this one would write; true when nothing.
+bool refuseEarlierRuns(const ObservationPlan& plan) {
+  const std::vector<std::string> problems = earlierRunProblems(plan);
+  for (const std::string& problem : problems) RTCP_LOG_ERROR("observe", problem);
+  if (!problems.empty()) RTCP_LOG_ERROR("observe", "nothing started");
+  return problems.empty();
+}
+
 int run(const Options& o) {
   sigset_t stopSignals;  // taken in the main loop; children unblock them
   sigemptyset(&stopSignals);
@@ -139,18 +150,24 @@ int run(const Options& o) {
       CheckOptions{o.now, o.ranks, cores, o.directory, now, o.ranksGiven, !o.mpiHosts.empty()});
   const CheckResult checked = checker.check(o.parset);
   if (!reportProblems(checked)) return 1;
-  if (o.checkOnly) {
-    RTCP_LOG_INFO("observe", "--check-only: no errors; nothing started");
-    return 0;
-  }
-
   ObservationPlan plan = ObservationPlan::make(
       checked.parset,
       PlanOptions{o.now, o.directory, wallClock(), o.margin, uint16_t(o.linkPort), o.mpiHosts});
+  if (o.checkOnly) {
+    if (!refuseEarlierRuns(plan)) return 1;
+    RTCP_LOG_INFO("observe", "--check-only: no errors; nothing started");
+    return 0;
+  }
   if (o.noStationSim) plan.stationSimParsetPath.clear(), plan.remoteStationSims.clear();
   const int ranks =
       plan.computeNodes > 0 && !o.ranksGiven ? plan.computeNodes : o.ranks;  // one per node
-  plan.write();
+  // One observation per directory and MS: what another run left is refused before anything
+  // is made, and again under the directory's lock (another observe may have come between).
+  if (!refuseEarlierRuns(plan)) return 1;
+  plan.createDirectory();
+  const DirectoryLock lock(plan.directory);  // held until observe ends
+  if (!refuseEarlierRuns(plan)) return 1;
+  plan.write(ObservationSecret::generate());
   for (const std::string& note : plan.notes) RTCP_LOG_INFO("observe", note);
   RTCP_LOG_INFO("observe", "observation " << plan.settings.observationId << ": "
                                           << formatUtc(plan.settings.startTime) << " .. "

@@ -34,6 +34,12 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
         (settings.nrBlocks() + settings.blocksPerIntegration - 1) / settings.blocksPerIntegration;
     sender.integrationsPerConnection =
         size_t(std::max<int64_t>(0, integrations)) * size_t(settings.nrSubbands());
+    if (!options_.secret)
+      throw std::runtime_error(
+          "no observation secret (--secret-file): storage-sink takes blocks only over "
+          "connections that prove they belong to the observation");
+    sender.handshake = std::make_shared<const Handshake>(*options_.secret, settings.observationId,
+                                                         ConnectionPurpose::kStorage);
     sender.recycle = [this](std::unique_ptr<CorrelatedData> spent) {
       integrator_->recycle(std::move(spent));
     };

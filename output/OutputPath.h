@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct OutputPathOptions {
   double finishTimeoutSeconds = 10;
   /// Where to append every integration as a §2.4 block as well (empty: no dump).
   std::string dumpPath;
+  /// The observation's secret, with which each storage connection proves it belongs to
+  /// the observation; required when integrations go to storage.
+  std::optional<ObservationSecret> secret;
 };
 
 class OutputPath : public VisibilitySink {

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 
 #include "DiskSpool.h"
 #include "SerialisedSlots.h"
@@ -173,6 +174,14 @@ class StorageSender::Connection {
   bool connect() {
     try {
       auto stream = connectTcp(destination_.host, destination_.port, 0);
+      try {
+        options_.handshake->proveToPeer(stream->fileDescriptor());
+      } catch (const HandshakeError& e) {
+        RTCP_LOG_ERROR("storage", "storage-sink at " << name_ << ": " << e.what()
+                                                     << "; nothing sent, retrying");
+        warned_ = true;
+        return false;
+      }
       std::lock_guard lock(mutex_);
       stream_ = std::move(stream);
       offset_ = 0;
@@ -346,6 +355,8 @@ class StorageSender::Connection {
 StorageSender::StorageSender(uint64_t observationId,
                              const std::map<int, StorageDestination>& destinations, Options options)
     : observationId_(observationId) {
+  if (!options.handshake)
+    throw std::invalid_argument("StorageSender: no handshake (the observation's secret)");
   std::map<StorageDestination, Connection*> byDestination;
   for (const auto& [subband, destination] : destinations) {
     Connection*& connection = byDestination[destination];

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "rtcp/CorrelatedBlock.h"
+#include "rtcp/Handshake.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::ion {
@@ -71,6 +72,9 @@ class StorageSender {
     /// Takes each integration once it is serialised (the Integrator's recycle(), so that
     /// its memory is used again); empty: freed.
     std::function<void(std::unique_ptr<CorrelatedData>)> recycle;
+    /// Proves each connection belongs to the observation before anything is sent, and
+    /// that the sink knows the secret too (Handshake.h); required.
+    std::shared_ptr<const Handshake> handshake;
   };
   struct Statistics {
     uint64_t queued = 0;               ///< integrations accepted by write()
@@ -85,7 +89,8 @@ class StorageSender {
     uint64_t recycledBuffers = 0;      ///< serialised into a buffer an earlier one used
   };
 
-  /// destinations: storage host and port per subband number.
+  /// destinations: storage host and port per subband number. Throws std::invalid_argument
+  /// without options.handshake.
   StorageSender(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
                 Options options);
   ~StorageSender();

@@ -75,6 +75,7 @@ bool BlockReceiver::receiveBlock(ReceiveBuffer& input, const std::string& peer) 
     return true;
   }
   block->header = header;
+  block->source = source_;
   staging_.stage(check.output, std::move(block));
   if (replies_) replies_->staged(check.output, header.subband);
   return true;

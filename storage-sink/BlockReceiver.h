@@ -38,6 +38,8 @@ class BlockReceiver {
   /// Takes beam-formed blocks (magic RTBF, docs/DESIGN.md §2.4b) on the same connection
   /// into `ingest` (none: they are refused as bad magic).
   void receiveBeamFormedWith(BeamFormedIngest* ingest) { beamFormed_ = ingest; }
+  /// Marks every block it stages as coming from this source (StagedBlock::source).
+  void fromSource(int source) { source_ = source; }
 
  private:
   /// Handles one block; false when the connection must be closed.
@@ -49,6 +51,7 @@ class BlockReceiver {
   DurableReplies* replies_ = nullptr;
   BeamFormedIngest* beamFormed_ = nullptr;
   std::vector<uint8_t> beamFormedPayload_;  ///< grown to the largest beam-formed payload
+  int source_ = -1;
   size_t receiveCapacity_;
 };
 

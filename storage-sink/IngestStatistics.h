@@ -18,6 +18,11 @@ struct IngestStatistics {
   std::atomic<uint64_t> blocksWritten{0};   ///< blocks that reached an MS
   std::atomic<uint64_t> bytesReceived{0};
   std::array<std::atomic<uint64_t>, kNrBlockRejects> rejected{};  ///< [BlockReject]
+  /// Connections closed because they did not prove they belong to the observation.
+  std::atomic<uint64_t> connectionsRefused{0};
+  /// Of rejected[kDuplicate]: blocks for an integration this sink itself had written (an
+  /// error); the rest were sent again after a restart and were in the MS when it reopened.
+  std::atomic<uint64_t> duplicatesOfThisRun{0};
   RateLimiter rejectLog{1.0};
 
   /// Counts a rejected block and logs why (at most once a second, with what was held back).

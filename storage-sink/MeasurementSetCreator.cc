@@ -323,6 +323,7 @@ casacore::MeasurementSet createMeasurementSet(const std::string& path,
                                               const MeasurementSetDescription& d, bool sync) {
   casacore::MeasurementSet ms = createMainTable(path, d.nrChannels(), nrBaselines(d.nrStations()));
   createSubtables(ms, d.tileBeam.directionType);
+  ms.rwKeywordSet().define(kRunIdKeyword, casacore::String(d.runId));
   const double startMjd = unixToMjdSeconds(d.startTime);
   fillAntennas(ms, d.stations);
   fillFeeds(ms, d.stations.size());

@@ -12,6 +12,9 @@
 
 namespace rtcp::storage {
 
+/// The main table's keyword that names the run that wrote the MS (DESIGN §2.5).
+inline constexpr const char* kRunIdKeyword = "RTCP_RUN_ID";
+
 /// Creates the MS at path (which must not exist) and returns it opened for writing; with
 /// sync, flushed to the disk (fsync) too.
 casacore::MeasurementSet createMeasurementSet(const std::string& path,

@@ -32,6 +32,9 @@ struct TileBeam {
 
 struct MeasurementSetDescription {
   int64_t observationId = 0;
+  /// The run that writes the MS (ObservationSecret::runId): the main table's keyword
+  /// RTCP_RUN_ID; a reopened MS of another run is refused ("": not checked).
+  std::string runId;
   double gridStartUnix = 0;            ///< time of the observation's first sample (Unix s, UTC)
   double integrationSeconds = 1;       ///< integration i spans gridStart + [i, i + 1) * this
   double startTime = 0, stopTime = 0;  ///< Observation.startTime / stopTime (Unix s)

@@ -130,7 +130,7 @@ template struct Reach<TableBase, &casacore::Table::baseTablePtr>;
 struct MeasurementSetWriter::Impl {
   Impl(const MeasurementSetDescription& description, const std::string& path, bool justCreated,
        TileWrites tileWrites);
-  void openExisting(int64_t observationId);
+  void openExisting(const MeasurementSetDescription& d);
   bool write(int64_t integration, const uint8_t* payload);
   /// Puts the run of integrations converted but not yet in the MS into it.
   void commit();
@@ -210,7 +210,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   const casacore::TableLock noLocking(casacore::TableLock::NoLocking);
   if (std::filesystem::exists(path)) {
     ms_ = openRepairingRowCount(path, noLocking);
-    if (!justCreated) openExisting(d.observationId);  // else empty and of this observation
+    if (!justCreated) openExisting(d);  // else empty and of this run
   } else {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
@@ -262,10 +262,21 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   uvw_ = UvwCalculator::shared(d.referencePosition, positions, {d.ra, d.dec, d.directionType});
 }
 
-void MeasurementSetWriter::Impl::openExisting(int64_t observationId) {
+void MeasurementSetWriter::Impl::openExisting(const MeasurementSetDescription& d) {
+  const int64_t observationId = d.observationId;
   auto fail = [&](const std::string& problem) {
     throw std::runtime_error(path_ + ": cannot append: " + problem);
   };
+  const casacore::TableRecord& keywords = ms_.keywordSet();
+  const std::string runId =
+      keywords.isDefined(kRunIdKeyword) && keywords.dataType(kRunIdKeyword) == casacore::TpString
+          ? std::string(keywords.asString(kRunIdKeyword))
+          : "";
+  if (!d.runId.empty() && runId != d.runId)
+    fail("it was written by another run (" +
+         (runId.empty() ? std::string("one that recorded no run identity") : "run " + runId) +
+         ", this is run " + d.runId +
+         "): an MS holds one run's data; remove it or choose another location");
   const casacore::Table observation(path_ + "/OBSERVATION",
                                     casacore::TableLock(casacore::TableLock::NoLocking));
   const bool hasId = observation.tableDesc().isColumn(kObservationIdColumn) &&

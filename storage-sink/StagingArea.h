@@ -25,7 +25,8 @@ namespace rtcp::storage {
 /// One received, verified block.
 struct StagedBlock {
   CorrelatedHeader header;
-  int output = 0;  ///< the MS it goes to, as given to StagingArea::stage()
+  int output = 0;   ///< the MS it goes to, as given to StagingArea::stage()
+  int source = -1;  ///< the connection it came by (BlockReceiver::fromSource), for messages
   /// visibilities[baseline][channel][pol] (complex float32), then
   /// nrValidSamples[baseline][channel] (uint32), exactly as received.
   AlignedBuffer<uint8_t> payload;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "BlockReceiver.h"
 #include "FileSystemSync.h"
@@ -60,6 +61,14 @@ void SinkSummary::log() const {
                                          << "): " << out.gridSize << " integrations, "
                                          << out.missing << " missing (flagged), "
                                          << out.bytesWritten << " bytes written");
+  if (connectionsRefused)
+    RTCP_LOG_ERROR("storage", "summary: " << connectionsRefused
+                                          << " connections refused: they did not prove they "
+                                             "belong to the observation (peers above)");
+  if (blocksDuplicated)
+    RTCP_LOG_ERROR("storage", "summary: " << blocksDuplicated
+                                          << " blocks for integrations already written (the "
+                                             "first kept; sources above)");
   if (integrationsLost)
     RTCP_LOG_ERROR("storage", "summary: " << integrationsLost
                                           << " integrations received could not be written ("
@@ -68,9 +77,34 @@ void SinkSummary::log() const {
                                                                << stagingCapacityBytes << " bytes");
 }
 
+std::string listenHost(const ObservationSettings& settings,
+                       const std::vector<SubbandOutput>& outputs) {
+  std::set<std::string> named;  // the location hosts of the outputs that are this host's
+  for (const SubbandOutput& out : outputs) {
+    const std::string& host = settings.correlatedOutput.hosts.at(size_t(out.subbandIndex));
+    if (isLocalHost(host)) named.insert(host);
+  }
+  const auto loopback = [](const std::string& h) {
+    return h.empty() || h == "localhost" || h == "127.0.0.1";
+  };
+  if (std::all_of(named.begin(), named.end(), loopback)) return "127.0.0.1";
+  if (named.size() == 1) return *named.begin();
+  std::string names;
+  for (const std::string& h : named) names += (names.empty() ? "" : ", ") + h;
+  throw std::runtime_error("the output locations name this host in several ways (" + names +
+                           "): give --host, the address the senders reach");
+}
+
 StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     : settings_(std::move(settings)), options_(std::move(options)) {
+  if (!options_.secret)
+    throw std::runtime_error(
+        "no observation secret (--secret-file): storage-sink takes blocks only over "
+        "connections that prove they belong to the observation");
+  handshake_ = std::make_unique<Handshake>(*options_.secret, settings_.observationId,
+                                           ConnectionPurpose::kStorage);
   outputs_ = localOutputs(settings_, options_.all);
+  if (options_.host.empty()) options_.host = listenHost(settings_, outputs_);
   raiseOpenFileLimit(outputs_.size());
   std::map<uint32_t, int> subbandToOutput;
   for (size_t o = 0; o < outputs_.size(); ++o)
@@ -91,6 +125,7 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
   std::vector<bool> existed;  // [output]: made by an earlier run, reopened
   for (const SubbandOutput& out : outputs_) {
     descriptions.push_back(describeMeasurementSet(settings_, out.subbandIndex, antennaFields));
+    descriptions.back().runId = options_.secret->runId();
     paths.push_back(out.path);
     existed.push_back(std::filesystem::exists(out.path));
   }
@@ -105,6 +140,7 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     staging_->preallocate(size_t(validator_->nrIntegrations()) * outputs_.size());
   });
   writers_.resize(outputs_.size());
+  gridAtOpen_.assign(outputs_.size(), 0);
   ready_ = std::make_unique<std::atomic<bool>[]>(outputs_.size());
   const int port = options_.port >= 0 ? options_.port : settings_.correlatedOutput.storagePort;
   // A restart's MSs are reopened first, before any writer runs (reopened on the preparing
@@ -141,10 +177,10 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
   }
   listening_ = true;
-  RTCP_LOG_INFO("storage", "listening on port "
-                               << listener_->port() << " for " << outputs_.size()
-                               << " subbands of observation " << settings_.observationId << " ("
-                               << validator_->nrIntegrations() << " integrations each)");
+  RTCP_LOG_INFO("storage", "run " << options_.secret->runId() << ": listening on " << options_.host
+                                  << " port " << listener_->port() << " for " << outputs_.size()
+                                  << " subbands of observation " << settings_.observationId << " ("
+                                  << validator_->nrIntegrations() << " integrations each)");
 }
 
 StorageSink::~StorageSink() {
@@ -157,6 +193,7 @@ void StorageSink::openWriter(size_t o, const MeasurementSetDescription& descript
   integrationsWritten_ += writer->nrWritten();
   missing_[o] = writer->nrMissing();
   if (existed) integrationsAtStart_ += writer->nrWritten();
+  gridAtOpen_[o] = writer->gridSize();
   writers_[o] = std::move(writer);
   {
     std::lock_guard lock(readyMutex_);
@@ -213,20 +250,61 @@ void StorageSink::acceptConnections() {
     if (stopRequested_) break;
     Stream* raw = stream.get();
     ++open_;
-    std::thread thread([this, raw, n = connections_.size()] {
+    const int source = int(connections_.size());
+    sourceNames_.push_back("connection " + std::to_string(source) + " (" +
+                           peerAddress(raw->fileDescriptor()) + ")");
+    std::thread thread([this, raw, source] {
       ::pthread_setname_np(::pthread_self(), "sink-receive");  // for perf and top
-      const std::string peer = "connection " + std::to_string(n);
-      RTCP_LOG_DEBUG("storage", peer << " opened");
-      BlockReceiver receiver(*validator_, *staging_, statistics_);
-      DurableReplies replies(*durable_, raw->fileDescriptor());
-      receiver.replyWith(&replies);
-      receiver.run(*raw, peer);
-      RTCP_LOG_DEBUG("storage", peer << " closed");
+      serveConnection(*raw, source);
       if (--open_ == 0) staging_->writeAll();  // nothing left to batch the staged blocks with
     });
     ++accepted_;
     connections_.emplace_back(std::move(stream), std::move(thread));
   }
+}
+
+void StorageSink::serveConnection(Stream& stream, int source) {
+  std::string peer;
+  {
+    std::lock_guard lock(mutex_);
+    peer = sourceNames_[size_t(source)];
+  }
+  try {
+    handshake_->acceptPeer(stream.fileDescriptor());
+  } catch (const HandshakeError& e) {
+    ++statistics_.connectionsRefused;
+    RTCP_LOG_ERROR("storage", peer << " refused: " << e.what());
+    stream.shutdown();
+    return;
+  }
+  RTCP_LOG_DEBUG("storage", peer << " opened");
+  BlockReceiver receiver(*validator_, *staging_, statistics_);
+  DurableReplies replies(*durable_, stream.fileDescriptor());
+  receiver.replyWith(&replies);
+  receiver.fromSource(source);
+  receiver.run(stream, peer);
+  RTCP_LOG_DEBUG("storage", peer << " closed");
+}
+
+void StorageSink::reportDuplicate(const StagedBlock& block, const std::string& path) {
+  const int64_t integration = int64_t(block.header.integration);
+  std::string source = "an unknown source";
+  {
+    std::lock_guard lock(mutex_);
+    if (block.source >= 0 && size_t(block.source) < sourceNames_.size())
+      source = sourceNames_[size_t(block.source)];
+  }
+  if (integration < gridAtOpen_[size_t(block.output)]) {  // a restart's resend
+    ++statistics_.rejected[size_t(BlockReject::kDuplicate)];
+    RTCP_LOG_DEBUG("storage", path << ": integration " << integration << " from " << source
+                                   << " was in the MS when it was reopened (sent again)");
+    return;
+  }
+  ++statistics_.duplicatesOfThisRun;
+  ++statistics_.rejected[size_t(BlockReject::kDuplicate)];
+  RTCP_LOG_ERROR("storage", path << ": a second block for integration " << integration
+                                 << " (subband index " << block.header.subband << ") from "
+                                 << source << ": already written, the first kept");
 }
 
 void StorageSink::failWriting(int output, const std::string& what) {
@@ -268,9 +346,7 @@ void StorageSink::writeBlock(const StagedBlock& block) {
       durable_->written(block.output, int64_t(block.header.integration));
       missing_[size_t(block.output)] = writer.nrMissing();
     } else {
-      statistics_.reject(
-          BlockReject::kDuplicate, writer.path(),
-          "integration " + std::to_string(block.header.integration) + " already written");
+      reportDuplicate(block, writer.path());
     }
   } catch (const std::exception& e) {
     failWriting(block.output, e.what());
@@ -376,6 +452,8 @@ SinkSummary StorageSink::run() {
   integrationsLost_ =
       blocksTaken_ > writtenNow + duplicates ? blocksTaken_ - writtenNow - duplicates : 0;
   summary.integrationsLost = integrationsLost_;
+  summary.connectionsRefused = statistics_.connectionsRefused;
+  summary.blocksDuplicated = statistics_.duplicatesOfThisRun;
   summary.failed = summary.failed || failed_;
   {
     std::lock_guard lock(errorMutex_);
@@ -487,6 +565,8 @@ StorageStatus StorageSink::status() const {
   s.bytesWritten = bytesWritten_;
   s.failed = failed_;
   s.integrationsLost = integrationsLost_;
+  s.connectionsRefused = statistics_.connectionsRefused;
+  s.blocksDuplicated = statistics_.duplicatesOfThisRun;
   std::lock_guard lock(errorMutex_);
   s.error = error_;
   return s;

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "MeasurementSetWriter.h"
 #include "OutputLayout.h"
 #include "StagingArea.h"
+#include "rtcp/Handshake.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/StorageStatus.h"
 #include "rtcp/Stream.h"
@@ -27,7 +29,9 @@
 namespace rtcp::storage {
 
 struct SinkOptions {
-  std::string host;  ///< address to listen on ("" = every interface)
+  /// Address to listen on; "": the one the outputs' location names (listenHost()), so that
+  /// the sink is reachable where its senders connect and nowhere else.
+  std::string host;
   int port = -1;     ///< -1: OLAP.Storage.port; 0: any free port
   bool all = false;  ///< write every subband, whatever host its location names
   StagingOptions staging;
@@ -49,7 +53,17 @@ struct SinkOptions {
   /// it is (staging is bounded; TCP pushes back), never lost. Off: every MS is made and
   /// opened before the constructor returns.
   bool createWhileListening = false;
+  /// The observation's secret: every connection must prove it knows it before a block is
+  /// taken (Handshake.h); required.
+  std::optional<ObservationSecret> secret;
 };
+
+/// Where a sink listens by default: the host its outputs' locations name (the name the
+/// senders connect to: StorageSender::destinations), 127.0.0.1 for localhost or when none
+/// of them names this host (--all). Throws std::runtime_error when they name this host
+/// in ways that are not all loopback (give --host).
+std::string listenHost(const ObservationSettings& settings,
+                       const std::vector<SubbandOutput>& outputs);
 
 /// What a run did, per MeasurementSet and in total.
 struct SinkSummary {
@@ -68,7 +82,9 @@ struct SinkSummary {
   bool failed = false;    ///< an MS could not be written
   /// Integrations received and checked that no MS holds (writing had stopped: disk full).
   uint64_t integrationsLost = 0;
-  std::string error;  ///< why writing failed ("" when it did not)
+  uint64_t connectionsRefused = 0;  ///< connections that failed the handshake
+  uint64_t blocksDuplicated = 0;    ///< blocks for integrations this sink had written
+  std::string error;                ///< why writing failed ("" when it did not)
   std::string stopReason;
   void log() const;  ///< logs the summary, one line per item
 };
@@ -101,6 +117,11 @@ class StorageSink {
   void drain(int writer);
   /// Writes one staged block into its MS, or counts it lost once writing has stopped.
   void writeBlock(const StagedBlock& block);
+  /// A block for an integration its MS already holds: sent again after a restart (it was
+  /// there when this sink reopened the MS), or an error counted and logged with its source.
+  void reportDuplicate(const StagedBlock& block, const std::string& path);
+  /// Serves one accepted connection: the handshake, then its blocks.
+  void serveConnection(Stream& stream, int source);
   /// Flushes output o's MS (periodically while written).
   void flushOutput(int output);
   /// Writing failed: stop writing (every block from now on is lost, counted), say why.
@@ -153,6 +174,9 @@ class StorageSink {
   bool stopRequested_ = false;
   std::string stopReason_;
   std::vector<std::pair<std::unique_ptr<Stream>, std::thread>> connections_;
+  std::vector<std::string> sourceNames_;  // [connection]: "connection N (peer address)"
+  std::unique_ptr<Handshake> handshake_;
+  std::vector<int64_t> gridAtOpen_;  // [output]: integrations the MS held when opened
 
   // For status(): MSs made and opened, each output's flagged integrations (gaps).
   std::atomic<uint64_t> measurementSetsCreated_{0}, measurementSetsReady_{0},

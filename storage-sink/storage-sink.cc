@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   rtcp::Logger::setProcessName("storage-sink");
   rtcp::storage::SinkOptions options;
   double stagingMb = 256, diskReserveMb = 64;
-  std::string parsetPath;
+  std::string parsetPath, secretPath;
   bool report = false;
   po::options_description visible(
       "usage: storage-sink PARSET [options]\n\n"
@@ -35,7 +35,11 @@ int main(int argc, char** argv) {
       "port", po::value<int>(&options.port),
       "TCP port (default OLAP.Storage.port; 0: any free port)")(
       "host", po::value<std::string>(&options.host),
-      "address to listen on (default: every interface)")(
+      "address to listen on (default: the host the output locations name; 127.0.0.1 for "
+      "localhost)")(
+      "secret-file", po::value<std::string>(&secretPath),
+      "the observation's secret, which every connection must prove it knows (a file of mode "
+      "0600, as observe writes it; '-': the first line of standard input, before the parset)")(
       "all", po::bool_switch(&options.all),
       "write every subband, whatever host its location names")(
       "staging-mb", po::value<double>(&stagingMb)->default_value(256), "staging memory bound, MiB")(
@@ -86,6 +90,19 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  if (secretPath.empty()) {
+    RTCP_LOG_ERROR("storage",
+                   "bad arguments: --secret-file is required: storage-sink takes "
+                   "blocks only over connections that prove they belong to the "
+                   "observation (see --help)");
+    return 2;
+  }
+  try {
+    options.secret = rtcp::ObservationSecret::readFile(secretPath);  // before a parset on stdin
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", e.what());
+    return 2;
+  }
   try {
     rtcp::ObservationSettings settings = rtcp::ObservationSettings::fromFile(parsetPath);
     settings.logReport("storage");

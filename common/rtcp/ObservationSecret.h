@@ -35,6 +35,11 @@ class ObservationSecret {
   void writeFile(const std::string& path) const;
   /// A secret from its bytes (e.g. broadcast by rank 0 to the other ranks).
   static ObservationSecret fromBytes(std::span<const uint8_t, kSize> bytes);
+  /// The run's identity, derived from the secret (HMAC-SHA256 of a fixed label, 16 hex
+  /// digits; it tells nothing of the secret): every part of one run of observe, and a part
+  /// it restarts, has it; another run has another. storage-sink writes it into each MS and
+  /// refuses to append to an MS of another run.
+  std::string runId() const;
   /// The secret line (with its newline), for standard input.
   std::string line() const;
 

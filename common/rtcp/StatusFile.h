@@ -54,6 +54,9 @@ struct IonStatus {
   uint64_t storageSent = 0;             ///< storage.sent: acknowledged by storage-sink
   uint64_t storageDropped = 0;          ///< storage.dropped
   uint64_t storageConnections = 0;      ///< storage.connections: made to storage-sinks so far
+  /// link.connectionsRefused: connections to the link closed because they did not prove
+  /// they belong to the observation (Handshake.h); the log names each peer.
+  uint64_t linkConnectionsRefused = 0;
 
   /// The `key=value` text (keys as documented on each field).
   std::string format() const;

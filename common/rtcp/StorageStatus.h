@@ -41,6 +41,13 @@ struct StorageStatus {
   /// filled up ("" when it did not). Written with spaces, '%' and line ends as %20, %25,
   /// %0A, so that it stays one word of the one-line form.
   std::string error;
+  /// connections.refused: connections closed because they did not prove they belong to the
+  /// observation (Handshake.h); the log names each peer.
+  uint64_t connectionsRefused = 0;
+  /// blocks.duplicated: blocks for an integration this sink had already written (the first
+  /// kept); the log names the source and the integration. Blocks sent again after a
+  /// restart, for integrations the MS held when this sink reopened it, are not counted.
+  uint64_t blocksDuplicated = 0;
 
   /// The `key=value` text (keys as documented on each field).
   std::string format() const;

@@ -3,11 +3,13 @@
 // exchange them so that each holds every station of its subbands, and each correlates
 // its subbands (CorrelatorPipeline.h, WorkDistribution.h).
 //
-//   mpirun -np N correlator PARSET --ionproc tcp:HOST:PORT [--threads T]
-//   mpirun -np N correlator PARSET [--dump DIR] [--no-storage]
+//   mpirun -np N correlator PARSET --secret-file FILE --ionproc tcp:HOST:PORT [--threads T]
+//   mpirun -np N correlator PARSET --secret-file FILE [--dump DIR]
+//   mpirun -np N correlator PARSET --no-storage [--dump DIR]
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <filesystem>
@@ -21,8 +23,10 @@
 #include "StationBlockFetcher.h"
 #include "VisibilityOutput.h"
 #include "rtcp/CommandLine.h"
+#include "rtcp/Handshake.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
+#include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace po = boost::program_options;
@@ -36,6 +40,7 @@ struct Options {
   std::vector<std::string>
       ionprocs;  ///< empty: read the inputs in-process; the first also integrates
   std::string dumpDirectory;
+  std::string secretFile;
   bool noStorage = false;
   bool noSharedLink = false;
   std::string exchange = "auto";
@@ -48,6 +53,11 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
   Options o;
   po::options_description visible("usage: mpirun -np N correlator PARSET [options]\n\noptions");
   visible.add_options()("help,h", "this help")(
+      "secret-file", po::value(&o.secretFile),
+      "the observation's secret, with which each connection to ionproc or storage-sink proves "
+      "it belongs to the observation (a file of mode 0600, as observe writes it; '-': rank 0 "
+      "reads it from the first line of standard input, before the parset); required but with "
+      "--no-storage and no --ionproc")(
       "ionproc", po::value(&o.ionprocs),
       "fetch station blocks from ionproc at tcp:HOST:PORT or unix:PATH; repeat it for one ionproc "
       "per input host (each station from the one serving it); visibilities go to the first")(
@@ -81,6 +91,10 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
   if (!o.ionprocs.empty() && (!o.dumpDirectory.empty() || o.noStorage))
     throw po::error(
         "--dump and --no-storage apply only without --ionproc (ionproc does the output)");
+  if (o.secretFile.empty() && !(o.ionprocs.empty() && o.noStorage))
+    throw po::error(
+        "--secret-file is required: ionproc and storage-sink take only connections that prove "
+        "they belong to the observation");
   if (o.linger < 0) throw po::error("--linger must not be negative");
   if (o.queueBlocks < 1) throw po::error("--queue-blocks must be at least 1");
   if (o.exchange != "auto" && o.exchange != "shared" && o.exchange != "messages")
@@ -127,7 +141,24 @@ ObservationSettings readSettings(const std::string& path, int rank) {
                                        std::filesystem::current_path().string());
 }
 
+/// The observation's secret of every rank: from the file, or ("-") read by rank 0 from the
+/// first line of standard input and broadcast; none without --secret-file.
+std::optional<ObservationSecret> readSecret(const std::string& path, int rank) {
+  if (path.empty()) return std::nullopt;
+  if (path != "-") return ObservationSecret::readFile(path);
+  std::array<uint8_t, ObservationSecret::kSize> bytes{};
+  if (rank == 0) {
+    const ObservationSecret secret = ObservationSecret::readFile("-");
+    std::copy(secret.bytes().begin(), secret.bytes().end(), bytes.begin());
+  }
+  MPI_Bcast(bytes.data(), int(bytes.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
+  const ObservationSecret secret = ObservationSecret::fromBytes(bytes);
+  std::fill(bytes.begin(), bytes.end(), 0);
+  return secret;
+}
+
 int run(const Options& options, int rank, int nrRanks) {
+  const std::optional<ObservationSecret> secret = readSecret(options.secretFile, rank);
   const ObservationSettings settings = readSettings(options.parset, rank);
   if (rank == 0) settings.logReport("correlator");
   const int threads = options.threads > 0 ? options.threads : defaultThreads();
@@ -141,11 +172,12 @@ int run(const Options& options, int rank, int nrRanks) {
     // every ionproc), core 1 sends (to the first).
     // An ionproc reached over a unix socket runs on this host: its station blocks are
     // lent in shared memory (unless --no-shared-link).
+    const Handshake handshake(*secret, settings.observationId, ConnectionPurpose::kLink);
     std::vector<std::shared_ptr<ion::LinkClient>> links;
     std::vector<bool> sameHost;
     for (const std::string& ionproc : options.ionprocs) {
       const ion::LinkEndpoint endpoint = ion::LinkEndpoint::parse(ionproc);
-      links.push_back(std::make_shared<ion::LinkClient>(endpoint, rank, 0));
+      links.push_back(std::make_shared<ion::LinkClient>(endpoint, rank, 0, handshake));
       sameHost.push_back(!options.noSharedLink && endpoint.kind == ion::LinkEndpoint::Kind::kUnix);
     }
     // Every station lent from this host: each rank takes its own subbands of every
@@ -161,11 +193,12 @@ int run(const Options& options, int rank, int nrRanks) {
         subbandSlots ? allStations(settings) : distribution.stationsOf(rank), sameHost,
         subbandSlots);
     output = std::make_unique<LinkOutput>(std::make_shared<ion::LinkClient>(
-        ion::LinkEndpoint::parse(options.ionprocs.front()), rank, 1));
+        ion::LinkEndpoint::parse(options.ionprocs.front()), rank, 1, handshake));
   } else {
     ion::OutputPathOptions outputOptions;
     outputOptions.toStorage = !options.noStorage;
     outputOptions.finishTimeoutSeconds = options.linger;
+    outputOptions.secret = secret;
     if (!options.dumpDirectory.empty()) {
       std::filesystem::create_directories(options.dumpDirectory);
       outputOptions.dumpPath =

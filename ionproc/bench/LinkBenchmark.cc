@@ -19,9 +19,17 @@
 #include "SharedBlockSegment.h"
 #include "daemon/CallService.h"
 #include "rtcp/Benchmark.h"
+#include "rtcp/Handshake.h"
 
 namespace rtcp::ion {
 namespace {
+
+/// The handshake both sides of the benchmark's links share.
+const rtcp::Handshake& testHandshake() {
+  static const rtcp::Handshake handshake(rtcp::ObservationSecret::generate(), 1,
+                                         rtcp::ConnectionPurpose::kLink);
+  return handshake;
+}
 
 RTCP_FORWARDED(benchmarkFetch, void(Out<Span<uint8_t>> data));
 RTCP_FORWARDED(benchmarkLend, void(Out<SharedBlockLocation> location));
@@ -72,7 +80,9 @@ struct LinkPair {
   LinkServer server;
   LinkClient client;
   LinkPair(const LinkEndpoint& endpoint, const AlignedBuffer<uint8_t>& source)
-      : service(source), server(endpoint, service), client(server.endpoint(), 0, 0) {}
+      : service(source),
+        server(endpoint, service, testHandshake()),
+        client(server.endpoint(), 0, 0, testHandshake()) {}
   void transfer(AlignedBuffer<uint8_t>& sink) {
     const uint8_t head[1] = {0};
     client.read(head, sink.data(), sink.size());
@@ -89,8 +99,8 @@ struct ForwardedPair {
     functions.serve(benchmarkFetch,
                     [&source](OutArray<uint8_t>& out) { out.lend(source.span(), nullptr); });
     calls = std::make_unique<CallService>(functions);
-    server = std::make_unique<LinkServer>(endpoint, *calls);
-    client = std::make_unique<LinkClient>(server->endpoint(), 0, 0);
+    server = std::make_unique<LinkServer>(endpoint, *calls, testHandshake());
+    client = std::make_unique<LinkClient>(server->endpoint(), 0, 0, testHandshake());
   }
   ~ForwardedPair() { server->stop(); }
   void transfer(AlignedBuffer<uint8_t>& sink) {
@@ -116,8 +126,8 @@ struct SharedPair {
     functions.serve(benchmarkLend,
                     [this](SharedBlockLocation& location) { location = segment.lease(0); });
     calls = std::make_unique<CallService>(functions);
-    server = std::make_unique<LinkServer>(endpoint, *calls);
-    client = std::make_unique<LinkClient>(server->endpoint(), 0, 0);
+    server = std::make_unique<LinkServer>(endpoint, *calls, testHandshake());
+    client = std::make_unique<LinkClient>(server->endpoint(), 0, 0, testHandshake());
     mapping = std::make_unique<SharedBlockMapping>(segment.info());
   }
   ~SharedPair() { server->stop(); }

@@ -15,6 +15,7 @@
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/Handshake.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SharedMemory.h"
 
@@ -22,6 +23,13 @@ using namespace rtcp;
 using namespace rtcp::ion;
 
 namespace {
+
+/// The handshake both sides of the tests' links share.
+const rtcp::Handshake& testHandshake() {
+  static const rtcp::Handshake handshake(rtcp::ObservationSecret::generate(), 1,
+                                         rtcp::ConnectionPurpose::kLink);
+  return handshake;
+}
 
 /// ionproc's side in one object: plug-ins loaded, the call service on a link.
 struct Daemon {
@@ -35,7 +43,8 @@ struct Daemon {
       : host(PluginContext{functions, settings, blocks, sink, &summaries}) {
     host.load(plugin);
     calls = std::make_unique<CallService>(functions);
-    server = std::make_unique<LinkServer>(LinkEndpoint::parse("tcp:127.0.0.1:0"), *calls);
+    server = std::make_unique<LinkServer>(LinkEndpoint::parse("tcp:127.0.0.1:0"), *calls,
+                                          testHandshake());
   }
   ~Daemon() { server->stop(); }
 };
@@ -175,7 +184,7 @@ struct PluginOnLink {
   ObservationSettings settings = smallObservation();
   PatternBlocks blocks{settings};
   Daemon daemon{RTCP_CORRELATOR_PLUGIN, &settings, &blocks};
-  LinkClient client{daemon.server->endpoint(), 0, 0};
+  LinkClient client{daemon.server->endpoint(), 0, 0, testHandshake()};
   int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
 };
 
@@ -231,7 +240,7 @@ class DaemonTest : public CppUnit::TestFixture {
   void testForwardedArrays() {
     Daemon daemon(RTCP_TEST_PLUGIN);
     CPPUNIT_ASSERT_EQUAL(size_t(2), daemon.functions.names().size());
-    LinkClient client(daemon.server->endpoint(), 0, 0);
+    LinkClient client(daemon.server->endpoint(), 0, 0, testHandshake());
     std::vector<float> in(1001);
     for (size_t i = 0; i < in.size(); ++i) in[i] = float(i) * 0.5f;
     std::vector<float> outStorage(4000, -1);
@@ -258,7 +267,7 @@ class DaemonTest : public CppUnit::TestFixture {
     std::vector<std::thread> cores;
     for (int core = 0; core < 4; ++core)
       cores.emplace_back([&, core] {
-        LinkClient client(daemon.server->endpoint(), 1, core);
+        LinkClient client(daemon.server->endpoint(), 1, core, testHandshake());
         for (int call = 0; call < 25; ++call) {
           std::vector<float> in(1000 + call * 100 + core, float(core + 1));
           std::vector<float> outStorage(in.size());
@@ -278,7 +287,7 @@ class DaemonTest : public CppUnit::TestFixture {
 
   void testRemoteErrors() {
     Daemon daemon(RTCP_TEST_PLUGIN);
-    LinkClient client(daemon.server->endpoint(), 0, 0);
+    LinkClient client(daemon.server->endpoint(), 0, 0, testHandshake());
     try {
       test::failing.call(client, 7);
       CPPUNIT_FAIL("an exception on ionproc must reach the caller");
@@ -311,7 +320,7 @@ class DaemonTest : public CppUnit::TestFixture {
       emitted.push_back(std::move(d));
     });
     Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks, &integrator);
-    LinkClient client(daemon.server->endpoint(), 0, 1);
+    LinkClient client(daemon.server->endpoint(), 0, 1, testHandshake());
     const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
 
     // Input: the block as the source made it, samples, valid bits, header.
@@ -468,7 +477,7 @@ class DaemonTest : public CppUnit::TestFixture {
     ObservationSettings settings = smallObservation();
     RingPatternBlocks blocks(settings);
     Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks);
-    LinkClient client(daemon.server->endpoint(), 0, 0);
+    LinkClient client(daemon.server->endpoint(), 0, 0, testHandshake());
     const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());
     SharedSegmentInfo info;
     SharedMemoryName ringInfo;
@@ -528,7 +537,7 @@ class DaemonFaultsTest : public CppUnit::TestFixture {
     for (const auto& [id, size] : {std::pair{acceptVisibilities.id(), uint64_t(1) << 32},
                                    std::pair{acceptVisibilities.id(), limit + 1},
                                    std::pair{serveStationBlock.id(), uint64_t(1)}}) {
-      LinkClient client(daemon.server->endpoint(), 0, 1);
+      LinkClient client(daemon.server->endpoint(), 0, 1, testHandshake());
       std::vector<uint8_t> head(sizeof id);
       std::memcpy(head.data(), &id, sizeof id);
       try {
@@ -541,7 +550,7 @@ class DaemonFaultsTest : public CppUnit::TestFixture {
     }
     CPPUNIT_ASSERT_EQUAL(uint64_t(3), daemon.calls->failures());
     // The daemon serves on: a call of the observation's size goes through.
-    LinkClient client(daemon.server->endpoint(), 0, 1);
+    LinkClient client(daemon.server->endpoint(), 0, 1, testHandshake());
     const size_t cells = size_t(nrBaselines(3)) * 16;
     std::vector<std::complex<float>> vis(cells * 4);
     std::vector<uint32_t> valid(cells);
@@ -555,7 +564,7 @@ class DaemonFaultsTest : public CppUnit::TestFixture {
     PatternBlocks blocks(settings);
     Integrator integrator(settings, [](std::unique_ptr<CorrelatedData>) {});
     Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks, &integrator);
-    LinkClient client(daemon.server->endpoint(), 0, 1);
+    LinkClient client(daemon.server->endpoint(), 0, 1, testHandshake());
     auto remoteError = [&](auto call) {
       try {
         call();

@@ -2,6 +2,7 @@
 // and a compute rank that disconnects in the middle of a transfer.
 #include <cppunit/extensions/HelperMacros.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,10 +16,18 @@
 
 #include "LinkClient.h"
 #include "LinkServer.h"
+#include "rtcp/Handshake.h"
 
 using namespace rtcp::ion;
 
 namespace {
+
+/// The handshake both sides of the tests' links share.
+const rtcp::Handshake& testHandshake() {
+  static const rtcp::Handshake handshake(rtcp::ObservationSecret::generate(), 1,
+                                         rtcp::ConnectionPurpose::kLink);
+  return handshake;
+}
 
 /// Byte i of the data of (rank, core, transfer).
 uint8_t pattern(int rank, int core, int transfer, size_t i) {
@@ -94,6 +103,7 @@ class LinkTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testUnixTransport);
   CPPUNIT_TEST(testDisconnectMidTransfer);
   CPPUNIT_TEST(testRefusal);
+  CPPUNIT_TEST(testConnectionWithoutTheSecret);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -110,8 +120,8 @@ class LinkTest : public CppUnit::TestFixture {
 
   void testWriteSizeIsTheSmaller() {
     TestService service;
-    LinkServer server(tcpAnyPort(), service);
-    LinkClient client(server.endpoint(), 3, 1);
+    LinkServer server(tcpAnyPort(), service, testHandshake());
+    LinkClient client(server.endpoint(), 3, 1, testHandshake());
     const uint8_t head[] = {5};
     // Compute side offers more than ionproc posted: ionproc's size wins.
     service.writeSize = 1000;
@@ -129,8 +139,8 @@ class LinkTest : public CppUnit::TestFixture {
 
   void testReadSizeIsTheSmaller() {
     TestService service;
-    LinkServer server(tcpAnyPort(), service);
-    LinkClient client(server.endpoint(), 0, 0);
+    LinkServer server(tcpAnyPort(), service, testHandshake());
+    LinkClient client(server.endpoint(), 0, 0, testHandshake());
     const uint8_t head[] = {9};
     std::vector<uint8_t> buffer(10000, 0xEE);
     service.readSize = 3000;
@@ -145,8 +155,8 @@ class LinkTest : public CppUnit::TestFixture {
   void testHeads() {
     TestService service;
     service.writeSize = 64;
-    LinkServer server(tcpAnyPort(), service);
-    LinkClient client(server.endpoint(), 1, 2);
+    LinkServer server(tcpAnyPort(), service, testHandshake());
+    LinkClient client(server.endpoint(), 1, 2, testHandshake());
     std::vector<uint8_t> head(kMaxHeadSize);
     std::iota(head.begin(), head.end(), uint8_t(1));
     std::vector<uint8_t> ackHead;
@@ -161,8 +171,8 @@ class LinkTest : public CppUnit::TestFixture {
 
   void testUnalignedBuffers() {
     TestService service;
-    LinkServer server(tcpAnyPort(), service);
-    LinkClient client(server.endpoint(), 2, 0);
+    LinkServer server(tcpAnyPort(), service, testHandshake());
+    LinkClient client(server.endpoint(), 2, 0, testHandshake());
     std::vector<uint8_t> storage(300001 + 64);
     for (size_t offset : {1, 3, 7, 33}) {
       const uint8_t head[] = {uint8_t(offset)};
@@ -190,7 +200,7 @@ class LinkTest : public CppUnit::TestFixture {
   void testManyCoresAtOnce() {
     TestService service;
     service.writeSize = service.readSize = 256 << 10;
-    LinkServer server(tcpAnyPort(), service);
+    LinkServer server(tcpAnyPort(), service, testHandshake());
     constexpr int kRanks = 2, kCores = 4, kTransfers = 10;
     std::atomic<int> goodReads{0}, failures{0};
     std::vector<std::thread> cores;
@@ -198,7 +208,7 @@ class LinkTest : public CppUnit::TestFixture {
       for (int core = 0; core < kCores; ++core)
         cores.emplace_back([&, rank, core] {
           try {
-            LinkClient client(server.endpoint(), rank, core);
+            LinkClient client(server.endpoint(), rank, core, testHandshake());
             std::vector<uint8_t> in(256 << 10);
             for (int t = 0; t < kTransfers; ++t) {
               const uint8_t head[] = {uint8_t(t)};
@@ -227,9 +237,9 @@ class LinkTest : public CppUnit::TestFixture {
                                  .string();
     TestService service;
     {
-      LinkServer server(LinkEndpoint::parse("unix:" + path), service);
+      LinkServer server(LinkEndpoint::parse("unix:" + path), service, testHandshake());
       {
-        LinkClient client(server.endpoint(), 0, 0);
+        LinkClient client(server.endpoint(), 0, 0, testHandshake());
         const uint8_t head[] = {4};
         auto data = patternData(0, 0, 4, 1 << 20);
         CPPUNIT_ASSERT_EQUAL(size_t(1 << 20), client.write(head, data.data(), data.size()));
@@ -252,7 +262,7 @@ class LinkTest : public CppUnit::TestFixture {
     TestService service;
     service.writeSize = 64 << 20;
     service.capToRequest = true;
-    LinkServer server(tcpAnyPort(), service);
+    LinkServer server(tcpAnyPort(), service, testHandshake());
     std::atomic<bool> stop{false};
     std::atomic<int> others{0}, failures{0};
     // Other ranks keep transferring all along.
@@ -260,7 +270,7 @@ class LinkTest : public CppUnit::TestFixture {
     for (int rank = 1; rank <= 2; ++rank)
       cores.emplace_back([&, rank] {
         try {
-          LinkClient client(server.endpoint(), rank, 0);
+          LinkClient client(server.endpoint(), rank, 0, testHandshake());
           std::vector<uint8_t> in(128 << 10);
           for (int t = 0; !stop || t < 20; ++t) {
             const uint8_t head[] = {uint8_t(t)};
@@ -277,6 +287,7 @@ class LinkTest : public CppUnit::TestFixture {
     {
       // Rank 0 offers 64 MiB, sends a quarter of it, and dies.
       std::unique_ptr<LinkSocket> dying = connectLink(server.endpoint());
+      testHandshake().proveToPeer(dying->fileDescriptor());
       const uint8_t head[] = {1};
       std::vector<uint8_t> data = patternData(0, 0, 1, 16 << 20);
       RequestHeader request;
@@ -305,7 +316,7 @@ class LinkTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(others.load() >= 40);
     // The link is free again: a new rank 0 connects and transfers.
     service.writeSize = 1000;
-    LinkClient again(server.endpoint(), 0, 0);
+    LinkClient again(server.endpoint(), 0, 0, testHandshake());
     const uint8_t head[] = {2};
     const auto data = patternData(0, 0, 2, 1000);
     CPPUNIT_ASSERT_EQUAL(size_t(1000), again.write(head, data.data(), data.size()));
@@ -323,14 +334,56 @@ class LinkTest : public CppUnit::TestFixture {
         return p;
       }
     } service;
-    LinkServer server(tcpAnyPort(), service);
-    LinkClient client(server.endpoint(), 0, 0);
+    LinkServer server(tcpAnyPort(), service, testHandshake());
+    LinkClient client(server.endpoint(), 0, 0, testHandshake());
     uint8_t buffer[16];
     try {
       client.read({}, buffer, sizeof buffer);
       CPPUNIT_FAIL("a refused read must throw");
     } catch (const LinkError& e) {
       CPPUNIT_ASSERT(std::string(e.what()).find("not today") != std::string::npos);
+    }
+  }
+
+  /// A rank with another secret, and a raw request without the handshake, over TCP and a
+  /// unix socket (mode 0600): refused before any request is served, counted; a rank with
+  /// the secret is served afterwards.
+  void testConnectionWithoutTheSecret() {
+    const std::string path = "/tmp/rtcp-link-test-" + std::to_string(::getpid());
+    for (const LinkEndpoint& endpoint : {tcpAnyPort(), LinkEndpoint::parse("unix:" + path)}) {
+      TestService service;
+      LinkServer server(endpoint, service, testHandshake());
+      if (endpoint.kind == LinkEndpoint::Kind::kUnix) {
+        struct stat status {};
+        CPPUNIT_ASSERT_EQUAL(0, ::stat(path.c_str(), &status));
+        CPPUNIT_ASSERT_EQUAL(0600u, unsigned(status.st_mode & 0777));
+      }
+      const rtcp::Handshake other(rtcp::ObservationSecret::generate(), 1,
+                                  rtcp::ConnectionPurpose::kLink);
+      try {
+        LinkClient intruder(server.endpoint(), 0, 0, other);
+        CPPUNIT_FAIL("a rank without the secret must be refused");
+      } catch (const LinkError& e) {
+        CPPUNIT_ASSERT_MESSAGE(e.what(),
+                               std::string(e.what()).find("refused") != std::string::npos);
+      }
+      {  // a request straight away
+        std::unique_ptr<LinkSocket> raw = connectLink(server.endpoint(), 5);
+        const uint8_t request[64] = {'F'};
+        raw->send(request, sizeof request);
+        uint8_t answer[128];
+        try {
+          raw->receive(answer, sizeof answer);  // the challenge and a verdict, then the end
+        } catch (const LinkError&) {
+        }
+      }
+      for (int i = 0; i < 500 && server.statistics().connectionsRefused < 2; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      CPPUNIT_ASSERT_EQUAL(uint64_t(2), server.statistics().connectionsRefused);
+      LinkClient rank(server.endpoint(), 0, 0, testHandshake());
+      uint8_t buffer[16];
+      CPPUNIT_ASSERT_EQUAL(sizeof buffer, rank.read({}, buffer, sizeof buffer));
+      CPPUNIT_ASSERT_EQUAL(uint64_t(2), server.statistics().connectionsRefused);
     }
   }
 };

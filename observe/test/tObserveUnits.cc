@@ -5,10 +5,12 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "ChildProcess.h"
 #include "HydraLaunch.h"
@@ -17,6 +19,7 @@
 #include "ParsetChecker.h"
 #include "ProgressMonitor.h"
 #include "StorageTestUtil.h"
+#include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
 
@@ -171,7 +174,13 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(size_t(2), plan.measurementSets.size());
     // Only CS001 is simulated here: station-sim gets a parset of its own.
     CPPUNIT_ASSERT_EQUAL(dir.path() + "/obs/station-sim.parset", plan.stationSimParsetPath);
-    plan.write();
+    plan.createDirectory();
+    plan.write(ObservationSecret::generate());
+    // The secret only this user reads; no input for parts on other hosts (there are none).
+    struct stat status {};
+    CPPUNIT_ASSERT_EQUAL(0, ::stat(plan.secretPath.c_str(), &status));
+    CPPUNIT_ASSERT_EQUAL(0600u, unsigned(status.st_mode & 0777));
+    CPPUNIT_ASSERT(!std::filesystem::exists(plan.remoteInputPath));
     const ObservationSettings effective = ObservationSettings::fromFile(plan.parsetPath);
     CPPUNIT_ASSERT(effective.startTime == s.startTime && effective.stations == s.stations);
     const ObservationSettings simulated = ObservationSettings::fromFile(plan.stationSimParsetPath);
@@ -398,7 +407,26 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(plan.stationSimParsetPath.empty());  // nothing simulated here
     CPPUNIT_ASSERT_EQUAL(size_t(2), plan.remoteStationSims.size());
     CPPUNIT_ASSERT_EQUAL(std::string("in2.example"), plan.remoteStationSims[1].host);
-    plan.write();
+    plan.createDirectory();
+    const ObservationSecret secret = ObservationSecret::generate();
+    plan.write(secret);
+    // Parts on other hosts read the secret line, then the effective parset, from standard
+    // input (mode 0600); the remote storage-sinks are fed that file.
+    struct stat status {};
+    CPPUNIT_ASSERT_EQUAL(0, ::stat(plan.remoteInputPath.c_str(), &status));
+    CPPUNIT_ASSERT_EQUAL(0600u, unsigned(status.st_mode & 0777));
+    {
+      std::ifstream input(plan.remoteInputPath);
+      const ObservationSecret read = ObservationSecret::readLine(input, plan.remoteInputPath);
+      CPPUNIT_ASSERT_EQUAL(secret.runId(), read.runId());
+      std::ostringstream rest;
+      rest << input.rdbuf();
+      CPPUNIT_ASSERT(rest.str().find("OLAP.Storage.port") != std::string::npos);
+      CPPUNIT_ASSERT(rest.str().find("rtcp-secret") == std::string::npos);
+    }
+    CPPUNIT_ASSERT(readFile(plan.parsetPath).find("rtcp-secret") == std::string::npos);
+    for (const RemotePartPlan& sink : plan.remoteStorageSinks)
+      CPPUNIT_ASSERT_EQUAL(plan.remoteInputPath, sink.parsetPath);
     const ObservationSettings sim =
         ObservationSettings::fromFile(plan.remoteStationSims[1].parsetPath);
     CPPUNIT_ASSERT_EQUAL(2, sim.nrStations());

@@ -2,6 +2,9 @@
 // key, and nothing started (no observation directory, no logs). And its warning when
 // casacore's measures tables do not cover the observation (observe --check-only).
 #include <cppunit/extensions/HelperMacros.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -148,6 +151,92 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
   }
 };
 
+/// One observation per directory and MS: what another run left is refused before anything
+/// starts, and a directory in use by another observe is refused.
+class RerunTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(RerunTest);
+  CPPUNIT_TEST(testDirectoryOfAnotherRun);
+  CPPUNIT_TEST(testMeasurementSetsOfAnotherRun);
+  CPPUNIT_TEST(testDirectoryInUse);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testDirectoryOfAnotherRun() {
+    storage::test::TempDir dir;
+    const std::string obs = dir.path() + "/obs";
+    std::filesystem::create_directories(obs);
+    { std::ofstream(obs + "/summary.json") << "{\"observationId\": 1001}\n"; }
+    const auto [code, text] = observeNow(dir.path(), obs, {});
+    CPPUNIT_ASSERT_MESSAGE(text, code != 0);
+    CPPUNIT_ASSERT_MESSAGE(text, contains(text, "holds another run's files (" + obs +
+                                                    "/summary.json): choose a new directory "
+                                                    "with --dir"));
+    nothingStarted(obs, text);
+    CPPUNIT_ASSERT_EQUAL(std::string("{\"observationId\": 1001}\n"),
+                         readFile(obs + "/summary.json"));
+  }
+
+  void testMeasurementSetsOfAnotherRun() {
+    storage::test::TempDir dir;
+    const std::string ms = dir.path() + "/out/L4711_SAP000_SB001_uv.MS";
+    std::filesystem::create_directories(ms);
+    const auto [code, text] = observeNow(dir.path(), dir.path() + "/obs", {});
+    CPPUNIT_ASSERT_MESSAGE(text, code != 0);
+    CPPUNIT_ASSERT_MESSAGE(text, contains(text,
+                                          "1 of the observation's 2 MeasurementSets exist "
+                                          "already, from another run (" +
+                                              ms + ")"));
+    nothingStarted(dir.path() + "/obs", text);
+    CPPUNIT_ASSERT(!std::filesystem::exists(dir.path() + "/obs"));
+    // --check-only says so too.
+    const auto [checked, checkText] = observeNow(dir.path(), dir.path() + "/obs", {"--check-only"});
+    CPPUNIT_ASSERT_MESSAGE(checkText, checked != 0 && contains(checkText, ms));
+  }
+
+  /// A second observation in the directory of one that runs (its lock held) is refused.
+  void testDirectoryInUse() {
+    storage::test::TempDir dir;
+    const std::string obs = dir.path() + "/obs";
+    std::filesystem::create_directories(obs);
+    const int fd = ::open((obs + "/observe.lock").c_str(), O_RDWR | O_CREAT, 0644);
+    CPPUNIT_ASSERT(fd >= 0 && ::flock(fd, LOCK_EX) == 0);
+    CPPUNIT_ASSERT_EQUAL(ssize_t(6), ::write(fd, "12345\n", 6));
+    const auto [code, text] = observeNow(dir.path(), obs, {});
+    ::close(fd);
+    CPPUNIT_ASSERT_MESSAGE(text, code != 0);
+    CPPUNIT_ASSERT_MESSAGE(text, contains(text, "the observation directory " + obs +
+                                                    " is in use by another observation (observe "
+                                                    "process 12345)"));
+    nothingStarted(obs, text);
+    CPPUNIT_ASSERT(!std::filesystem::exists(obs + "/observation.parset"));
+    CPPUNIT_ASSERT(!std::filesystem::exists(obs + "/observation.secret"));
+  }
+
+ private:
+  static bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  }
+  /// observe --now of a small live observation into obs; its exit code and log.
+  static std::pair<int, std::string> observeNow(const std::string& dir, const std::string& obs,
+                                                const std::vector<std::string>& options) {
+    SmallObservation o;
+    o.outputDir = dir + "/out";
+    std::vector<std::string> arguments{writeParset(dir + "/rerun.parset", o), "--now", "--dir",
+                                       obs};
+    arguments.insert(arguments.end(), options.begin(), options.end());
+    const std::string log = dir + "/rerun-" + std::to_string(++runs_) + ".log";
+    const int code = runProgram(observeCommand(arguments), log);
+    return {code, readFile(log)};
+  }
+  static void nothingStarted(const std::string& obs, const std::string& text) {
+    CPPUNIT_ASSERT_MESSAGE(text, contains(text, "nothing started") || contains(text, "in use"));
+    CPPUNIT_ASSERT_MESSAGE(text, !contains(text, "starting storage-sink"));
+    CPPUNIT_ASSERT(!std::filesystem::exists(obs + "/storage-sink.log"));
+  }
+  static inline int runs_ = 0;
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(RerunTest);
 CPPUNIT_TEST_SUITE_REGISTRATION(ParsetErrorsTest);
 
 }  // namespace rtcp::observe::test

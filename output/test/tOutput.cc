@@ -15,6 +15,7 @@
 #include "StorageSender.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Crc64.h"
+#include "rtcp/Handshake.h"
 #include "rtcp/Stream.h"
 
 using namespace rtcp;
@@ -46,8 +47,20 @@ struct Collector {
   }
 };
 
-/// A storage-sink stand-in: accepts connections on a fixed port, reads DESIGN §2.4 blocks,
-/// checks header and CRC, and counts every (subband, integration) it got.
+/// The observation's secret and storage handshake of the tests (observation 42).
+const ObservationSecret& testSecret() {
+  static const ObservationSecret secret = ObservationSecret::generate();
+  return secret;
+}
+const std::shared_ptr<const Handshake>& testHandshake() {
+  static const auto handshake =
+      std::make_shared<const Handshake>(testSecret(), 42, ConnectionPurpose::kStorage);
+  return handshake;
+}
+
+/// A storage-sink stand-in: accepts connections on a fixed port that prove they belong to
+/// observation 42, reads DESIGN §2.4 blocks, checks header and CRC, and counts every
+/// (subband, integration) it got.
 class TestSink {
  public:
   explicit TestSink(uint16_t port = 0) { start(port); }
@@ -59,6 +72,11 @@ class TestSink {
     port_ = listener_->port();
     thread_ = std::thread([this] {
       while (auto stream = listener_->accept()) {
+        try {
+          testHandshake()->acceptPeer(stream->fileDescriptor());
+        } catch (const HandshakeError&) {
+          continue;
+        }
         {
           std::lock_guard lock(mutex_);
           stream_ = stream.get();
@@ -219,6 +237,7 @@ class OutputTest : public CppUnit::TestFixture {
     TestSink sink;
     std::atomic<int> recycled{0};
     StorageSender::Options options;
+    options.handshake = testHandshake();
     options.recycle = [&](std::unique_ptr<CorrelatedData> d) { recycled += d != nullptr; };
     StorageSender writer(42, {{300, {"127.0.0.1", sink.port()}}}, options);
     for (int64_t i = 0; i < 20; ++i) {
@@ -291,6 +310,7 @@ class OutputTest : public CppUnit::TestFixture {
     TestSink sink;
     const uint16_t port = sink.port();
     StorageSender::Options options;
+    options.handshake = testHandshake();
     options.queueCapacity = 6;
     options.initialRetrySeconds = 0.02;
     options.maxRetrySeconds = 0.1;
@@ -330,6 +350,7 @@ class OutputTest : public CppUnit::TestFixture {
     const uint16_t port = sink.port();
     sink.stop();
     StorageSender::Options options;
+    options.handshake = testHandshake();
     options.queueCapacity = 3;
     options.initialRetrySeconds = 0.02;
     options.maxRetrySeconds = 0.05;
@@ -355,6 +376,7 @@ class OutputTest : public CppUnit::TestFixture {
     const ObservationSettings settings = twoSubbands(sink.port());
     const std::string dump = tempPath("dump.vis");
     OutputPathOptions options;
+    options.secret = testSecret();
     options.dumpPath = dump;
     {
       OutputPath path(settings, options);
@@ -394,6 +416,7 @@ class OutputTest : public CppUnit::TestFixture {
   void testOutputPathWithoutStorage() {
     const ObservationSettings settings = twoSubbands(1);
     OutputPathOptions options;
+    options.secret = testSecret();
     options.toStorage = false;
     OutputPath path(settings, options);
     CPPUNIT_ASSERT(!path.storage());

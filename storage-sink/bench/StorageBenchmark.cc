@@ -22,6 +22,7 @@
 #include "StorageSink.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Benchmark.h"
+#include "rtcp/Handshake.h"
 #include "rtcp/Logger.h"
 #include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
@@ -164,6 +165,9 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
   options.port = 0;
   options.staging.capacityBytes = size_t(o.stagingMb * 1024 * 1024);
   options.msFlushSeconds = o.msFlushSeconds;
+  const ObservationSecret secret = ObservationSecret::generate();
+  options.secret = secret;
+  const Handshake handshake(secret, uint64_t(settings.observationId), ConnectionPurpose::kStorage);
   CorrelatedData block(o.stations, o.channels);
   for (size_t i = 0; i < block.visibilities.size(); ++i)
     block.visibilities[i] = {float(i % 97), -float(i % 89)};
@@ -180,6 +184,7 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
   SinkTimes times;
   {
     std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port(), 10);
+    handshake.proveToPeer(stream->fileDescriptor());
     const bool paced = o.pacedIntegrations > 0;
     double steadyStart = 0;
     for (int64_t i = 0; i < nrIntegrations; ++i) {

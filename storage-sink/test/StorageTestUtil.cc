@@ -84,8 +84,29 @@ CorrelatedData makeBlock(int nrStations, int nrChannels, int subband, int64_t in
   return block;
 }
 
-void sendBytes(uint16_t port, const std::vector<uint8_t>& bytes) {
-  std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, 5.0);
+const ObservationSecret& testSecret() {
+  static const ObservationSecret secret = ObservationSecret::generate();
+  return secret;
+}
+
+std::string writeSecret(const std::string& dir) {
+  const std::string path = dir + "/observation.secret";
+  if (!std::filesystem::exists(path)) testSecret().writeFile(path);
+  return path;
+}
+
+Handshake storageHandshake(int64_t observationId) {
+  return Handshake(testSecret(), uint64_t(observationId), ConnectionPurpose::kStorage);
+}
+
+std::unique_ptr<Stream> connectSink(uint16_t port, int64_t observationId, double timeoutSeconds) {
+  std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, timeoutSeconds);
+  storageHandshake(observationId).proveToPeer(stream->fileDescriptor());
+  return stream;
+}
+
+void sendBytes(uint16_t port, const std::vector<uint8_t>& bytes, int64_t observationId) {
+  std::unique_ptr<Stream> stream = connectSink(port, observationId);
   stream->write(bytes.data(), bytes.size());
   stream->finishWriting(30);  // the sink's replies unread: a plain close could lose bytes
 }

@@ -6,10 +6,13 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "rtcp/CorrelatedBlock.h"
+#include "rtcp/Handshake.h"
+#include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/Stream.h"
 
@@ -55,8 +58,18 @@ CorrelatedData makeBlock(int nrStations, int nrChannels, int subband, int64_t in
 std::complex<float> blockValue(int baseline, int channel, int pol, int64_t integration);
 uint32_t validCount(int baseline, int channel, int64_t integration);
 
-/// Connects to localhost:port and sends the bytes; closes the connection at the end.
-void sendBytes(uint16_t port, const std::vector<uint8_t>& bytes);
+/// The observation's secret every sink and sender of a test program shares.
+const ObservationSecret& testSecret();
+/// Writes testSecret() into dir/observation.secret (mode 0600, once); returns its path.
+std::string writeSecret(const std::string& dir);
+/// The storage handshake of an observation with testSecret().
+Handshake storageHandshake(int64_t observationId = 4242);
+/// Connects to localhost:port (retrying for timeoutSeconds) and proves the connection
+/// belongs to the observation.
+std::unique_ptr<Stream> connectSink(uint16_t port, int64_t observationId = 4242,
+                                    double timeoutSeconds = 5);
+/// Connects (connectSink) and sends the bytes; closes the connection at the end.
+void sendBytes(uint16_t port, const std::vector<uint8_t>& bytes, int64_t observationId = 4242);
 
 /// The bytes of a connection, handed out at most maxPiece at a time (as a socket does).
 class BytesStream : public Stream {

@@ -16,6 +16,7 @@
 #include "TestData.h"
 #include "TestPrograms.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/Handshake.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/Parset.h"
@@ -131,6 +132,7 @@ RunningSink startSink(const std::string& directory, const TestObservation& obser
                       const std::vector<std::string>& options) {
   RunningSink sink{directory + "/storage.status", directory + "/storage.log", freeTcpPort(), 0};
   std::vector<std::string> command = {sinkExecutable(), writeParset(directory, observation),
+                                      "--secret-file",  writeSecret(directory),
                                       "--port",         std::to_string(sink.port),
                                       "--status",       sink.status};
   command.insert(command.end(), options.begin(), options.end());
@@ -170,7 +172,7 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
     disk.fillLeaving(disk.path() + "/filler", room);
 
     try {
-      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port, 5.0);
+      std::unique_ptr<Stream> stream = connectSink(sink.port);
       for (int64_t i = 0; i < nrIntegrations; ++i) {
         for (int s = 0; s < nrSubbands; ++s) {
           const std::vector<uint8_t> bytes = makeBlock(kStations, kChannels, s, i).serialise(4242);
@@ -235,7 +237,7 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
         {"--ms-flush-interval", "1000", "--flush-interval", "0.05", "--disk-reserve-mb", "4"});
     const int nrIntegrations = 39, nrSubbands = 3;  // not the last: the sink must not stop
     {
-      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port, 5.0);
+      std::unique_ptr<Stream> stream = connectSink(sink.port);
       for (int64_t i = 0; i < nrIntegrations; ++i)
         for (int s = 0; s < nrSubbands; ++s) {
           const std::vector<uint8_t> bytes = makeBlock(kStations, kChannels, s, i).serialise(4242);
@@ -318,9 +320,9 @@ OutageResult runOutage(uint64_t spoolBytes, Fault fault = Fault::kStop,
     std::filesystem::remove(status);
     if (starts++) log = dir.path() + "/storage.restart" + std::to_string(starts - 1) + ".log";
     const pid_t pid = rtcp::test::startProgram(
-        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
-         "--flush-interval", "0.05", "--ms-flush-interval", std::to_string(msFlushSeconds),
-         "--disk-reserve-mb", "0"},
+        {sinkExecutable(), parset, "--secret-file", writeSecret(dir.path()), "--port",
+         std::to_string(port), "--status", status, "--flush-interval", "0.05",
+         "--ms-flush-interval", std::to_string(msFlushSeconds), "--disk-reserve-mb", "0"},
         log);
     if (!waitListening(status, pid))
       CPPUNIT_FAIL(log + ": exit " + std::to_string(rtcp::test::waitProgram(pid)) + "\n" +
@@ -329,6 +331,7 @@ OutageResult runOutage(uint64_t spoolBytes, Fault fault = Fault::kStop,
   };
   pid_t sink = startSink();
   ion::StorageSender::Options options;
+  options.handshake = std::make_shared<const Handshake>(storageHandshake(4242));
   options.queueCapacity = 4;
   options.retainBytes = 64 << 20;
   options.spoolBytes = spoolBytes;
@@ -471,8 +474,9 @@ class StoragePeerSizesTest : public CppUnit::TestFixture {
     const std::string status = dir.path() + "/storage.status", log = dir.path() + "/storage.log";
     const uint16_t port = freeTcpPort();
     const pid_t sink = rtcp::test::startProgram(
-        {sinkExecutable(), parset, "--port", std::to_string(port), "--status", status,
-         "--staging-mb", "1", "--flush-interval", "0.05", "--disk-reserve-mb", "0"},
+        {sinkExecutable(), parset, "--secret-file", writeSecret(dir.path()), "--port",
+         std::to_string(port), "--status", status, "--staging-mb", "1", "--flush-interval", "0.05",
+         "--disk-reserve-mb", "0"},
         log);
     CPPUNIT_ASSERT(waitListening(status, sink));
     const uint64_t peakBefore = peakResidentBytes(sink);
@@ -530,7 +534,142 @@ class StoragePeerSizesTest : public CppUnit::TestFixture {
   }
 };
 
+/// Hostile neighbours and re-runs: a process that knows the observation id but not its
+/// secret, a wrong secret, a second run into the same MSs.
+class StorageIntruderTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(StorageIntruderTest);
+  CPPUNIT_TEST(testForgedBlocksAreRefused);
+  CPPUNIT_TEST(testOtherRunIsRefusedAndOwnRunResumes);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  /// Another process sends every integration early, well formed with a valid CRC, first
+  /// without the handshake and then with a wrong secret: both connections are refused
+  /// before a block is taken, logged with their peer and counted; the MS holds only the
+  /// real blocks sent afterwards.
+  void testForgedBlocksAreRefused() {
+    TempDir dir;
+    TestObservation observation;
+    observation.location = "localhost:" + dir.path() + "/out";
+    const RunningSink sink = startSink(dir.path(), observation, {"--flush-interval", "0.05"});
+    std::vector<uint8_t> forged;  // the values of integration i + 100 in integration i
+    for (int64_t i = 0; i < 6; ++i)
+      for (int s = 0; s < 2; ++s) {
+        CorrelatedData block = makeBlock(kStations, kChannels, s, i + 100);
+        block.integration = i;
+        const std::vector<uint8_t> bytes = block.serialise(4242);
+        forged.insert(forged.end(), bytes.begin(), bytes.end());
+      }
+    {  // no handshake: the blocks straight away
+      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port, 5.0);
+      try {
+        stream->write(forged.data(), forged.size());
+      } catch (const StreamError&) {  // the sink may close first
+      }
+      stream->finishWriting(10);
+    }
+    std::string refusal;
+    try {  // a secret of its own
+      std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", sink.port, 5.0);
+      Handshake(ObservationSecret::generate(), 4242, ConnectionPurpose::kStorage)
+          .proveToPeer(stream->fileDescriptor());
+    } catch (const HandshakeError& e) {
+      refusal = e.what();
+    }
+    CPPUNIT_ASSERT_MESSAGE(refusal, refusal.find("refused") != std::string::npos);
+    std::vector<uint8_t> real;
+    for (int64_t i = 0; i < 6; ++i)
+      for (int s = 0; s < 2; ++s) {
+        const std::vector<uint8_t> bytes = makeBlock(kStations, kChannels, s, i).serialise(4242);
+        real.insert(real.end(), bytes.begin(), bytes.end());
+      }
+    sendBytes(sink.port, real);
+    const int code = rtcp::test::waitProgram(sink.pid);
+    const std::string log = readFile(sink.log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(log, 0, code);
+    CPPUNIT_ASSERT_MESSAGE(
+        log, log.find("(127.0.0.1:") != std::string::npos &&
+                 log.find("sent a block without answering the challenge") != std::string::npos &&
+                 log.find("wrong proof") != std::string::npos);
+    const StorageStatus st = StorageStatus::read(sink.status);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2), st.connectionsRefused);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(12), st.blocksReceived);  // only the real ones were read
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.blocksRejected);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(12), st.integrationsWritten);
+    for (int s = 0; s < 2; ++s) {
+      const MsContents ms = readMeasurementSet(dir.path() + "/out/" +
+                                               ObservationSettings::defaultFilename(4242, 0, s));
+      CPPUNIT_ASSERT_EQUAL(size_t(6 * kBaselines), ms.nrRows);
+      for (int64_t i = 0; i < 6; ++i) CPPUNIT_ASSERT(holdsBlock(ms, i));
+    }
+  }
+
+  /// A sink of another run (another secret) refuses the MSs a first run wrote, naming them;
+  /// a sink of the first run (its restart) reopens them and appends.
+  void testOtherRunIsRefusedAndOwnRunResumes() {
+    TempDir dir, other;
+    TestObservation observation;
+    observation.location = "localhost:" + dir.path() + "/out";
+    const auto sendIntegrations = [&](uint16_t port, int64_t first, int64_t end) {
+      std::vector<uint8_t> bytes;
+      for (int64_t i = first; i < end; ++i)
+        for (int s = 0; s < 2; ++s) {
+          const std::vector<uint8_t> block = makeBlock(kStations, kChannels, s, i).serialise(4242);
+          bytes.insert(bytes.end(), block.begin(), block.end());
+        }
+      sendBytes(port, bytes);
+    };
+    {  // the first run: three integrations, then stopped
+      const RunningSink sink = startSink(dir.path(), observation, {"--flush-interval", "0.05"});
+      sendIntegrations(sink.port, 0, 3);
+      const auto deadline = std::chrono::steady_clock::now() + 30s;
+      while (StorageStatus::read(sink.status).integrationsWritten < 6) {
+        CPPUNIT_ASSERT(std::chrono::steady_clock::now() < deadline);
+        std::this_thread::sleep_for(20ms);
+      }
+      kill(sink.pid, SIGINT);
+      CPPUNIT_ASSERT_EQUAL(0, rtcp::test::waitProgram(sink.pid));
+    }
+    // Stopped after its stop time: the grid padded with flagged integrations.
+    const std::string ms0 = dir.path() + "/out/" + ObservationSettings::defaultFilename(4242, 0, 0);
+    const auto firstRunOnly = [&] {
+      const MsContents ms = readMeasurementSet(ms0);
+      CPPUNIT_ASSERT_EQUAL(size_t(6 * kBaselines), ms.nrRows);
+      for (int64_t i = 0; i < 6; ++i) CPPUNIT_ASSERT_EQUAL(i < 3, holdsBlock(ms, i));
+    };
+    firstRunOnly();
+    {  // another run, the same parset: refused before it listens
+      const std::string status = other.path() + "/storage.status";
+      const std::string log = other.path() + "/storage.log";
+      ObservationSecret::generate().writeFile(other.path() + "/observation.secret");
+      const int code =
+          rtcp::test::runProgram({sinkExecutable(), writeParset(other.path(), observation),
+                                  "--secret-file", other.path() + "/observation.secret", "--port",
+                                  std::to_string(freeTcpPort()), "--status", status},
+                                 log);
+      const std::string text = readFile(log);
+      CPPUNIT_ASSERT_MESSAGE(text, code != 0);
+      CPPUNIT_ASSERT_MESSAGE(text, text.find(ms0) != std::string::npos &&
+                                       text.find("written by another run") != std::string::npos);
+      firstRunOnly();
+    }
+    {  // the first run again (as observe restarts a storage-sink): appends the rest
+      const RunningSink sink = startSink(dir.path(), observation, {"--flush-interval", "0.05"});
+      sendIntegrations(sink.port, 3, 6);
+      const int code = rtcp::test::waitProgram(sink.pid);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(sink.log), 0, code);
+    }
+    for (int s = 0; s < 2; ++s) {
+      const MsContents ms = readMeasurementSet(dir.path() + "/out/" +
+                                               ObservationSettings::defaultFilename(4242, 0, s));
+      CPPUNIT_ASSERT_EQUAL(size_t(6 * kBaselines), ms.nrRows);
+      for (int64_t i = 0; i < 6; ++i) CPPUNIT_ASSERT(holdsBlock(ms, i));
+    }
+  }
+};
+
 CPPUNIT_TEST_SUITE_REGISTRATION(StorageDiskFullTest);
+CPPUNIT_TEST_SUITE_REGISTRATION(StorageIntruderTest);
 CPPUNIT_TEST_SUITE_REGISTRATION(StorageOutageTest);
 CPPUNIT_TEST_SUITE_REGISTRATION(StorageKilledTest);
 CPPUNIT_TEST_SUITE_REGISTRATION(StoragePeerSizesTest);

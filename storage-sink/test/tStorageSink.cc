@@ -78,6 +78,7 @@ class StorageSinkTest : public CppUnit::TestFixture {
     o.port = 0;
     o.staging.capacityBytes = 64 * 1024;
     o.staging.flushIntervalSeconds = 0.1;
+    o.secret = testSecret();
     return o;
   }
 

@@ -83,8 +83,9 @@ class WscleanImageTest : public CppUnit::TestFixture {
 
     const uint16_t port = freePort();
     const pid_t sink = ::rtcp::test::startProgram(
-        {rtcp::test::binaryDir() + "/storage-sink/storage-sink", parset, "--port",
-         std::to_string(port), "--host", "127.0.0.1", "--staging-mb", "1"},
+        {rtcp::test::binaryDir() + "/storage-sink/storage-sink", parset, "--secret-file",
+         writeSecret(dir.path()), "--port", std::to_string(port), "--host", "127.0.0.1",
+         "--staging-mb", "1"},
         dir.path() + "/storage-sink.log");
     std::vector<std::thread> senders;  // a connection per subband, all at once
     for (int s = 0; s < settings.nrSubbands(); ++s)
@@ -137,7 +138,7 @@ class WscleanImageTest : public CppUnit::TestFixture {
                         const Direction& centre, const Direction& source, uint16_t port) {
     const DelayModel delays(settings);
     const int nrStations = settings.nrStations();
-    std::unique_ptr<Stream> stream = connectTcp("127.0.0.1", port, 20.0);
+    std::unique_ptr<Stream> stream = connectSink(port, settings.observationId, 20.0);
     const double start = SampleClock(settings.clockMHz).unixTime(settings.startSample());
     for (int64_t i = 0; i < settings.nrIntegrations(); ++i) {
       const double time = start + (double(i) + 0.5) * settings.integrationDuration();

@@ -39,6 +39,7 @@ std::vector<std::string> writeObservation(const TestObservation& observation, bo
   options.port = 0;
   options.staging.capacityBytes = 1 << 20;
   options.staging.flushIntervalSeconds = 0.1;
+  options.secret = testSecret();
   StorageSink sink(s, options);
   auto run = std::async(std::launch::async, [&] { return sink.run(); });
   if (!flagged) {
@@ -49,7 +50,7 @@ std::vector<std::string> writeObservation(const TestObservation& observation, bo
                                .serialise(uint64_t(s.observationId));
         bytes.insert(bytes.end(), block.begin(), block.end());
       }
-    sendBytes(sink.port(), bytes);
+    sendBytes(sink.port(), bytes, s.observationId);
   } else {
     sink.requestStop("test: nothing sent");
   }

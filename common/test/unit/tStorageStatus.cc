@@ -32,7 +32,10 @@ class StorageStatusTest : public CppUnit::TestFixture {
     s.backlogBytes = 8 * 576;
     s.bytesReceived = 640000;
     s.bytesWritten = 450000;
+    s.connectionsRefused = 3;
+    s.blocksDuplicated = 1;
     CPPUNIT_ASSERT(s == StorageStatus::parse(s.format()));
+    CPPUNIT_ASSERT(s.format().find("connections.refused=3\n") != std::string::npos);
     CPPUNIT_ASSERT(s.format().find("integrations.flagged=7\n") != std::string::npos);
     const std::string line = s.formatLine();
     CPPUNIT_ASSERT(line.starts_with("rtcp-storage-status time=1795000000.25 listening=1 "));
