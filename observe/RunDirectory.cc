@@ -72,8 +72,7 @@ DirectoryLock::DirectoryLock(const std::string& directory) {
         ": choose another directory with --dir");
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd_, 0) != 0 ||
-      ::pwrite(fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
     const std::string why = std::strerror(errno);
     ::close(fd_);
     throw std::runtime_error("cannot write the lock file " + path + ": " + why);
