@@ -6,13 +6,8 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "rtcp/CasacoreMeasures.h"
-
 namespace rtcp {
 namespace {
-
-constexpr double kUnixEpochMjd = 40587.0;
-constexpr double kSecondsPerDay = 86400.0;
 
 /// floor(a / b) for b > 0, also for negative a.
 int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -61,23 +56,6 @@ int64_t SampleClock::firstSampleAtOrAfter(double unixTime) const {
   const double ulp = std::nextafter(std::abs(unixTime), INFINITY) - std::abs(unixTime);
   const double tolerance = ulp * sampleRate() + 1e-9;
   return base + int64_t(std::ceil(rest - tolerance));
-}
-
-casacore::MEpoch toEpoch(double unixTime) {
-  const double days = unixTime / kSecondsPerDay;
-  const double wholeDays = std::floor(days);
-  const double fraction = (unixTime - wholeDays * kSecondsPerDay) / kSecondsPerDay;
-  return casacore::MEpoch(casacore::MVEpoch(wholeDays + kUnixEpochMjd, fraction),
-                          casacore::MEpoch::UTC);
-}
-
-double toUnixTime(const casacore::MEpoch& epoch) {
-  casacore::MEpoch utc = epoch;
-  if (epoch.getRefPtr()->getType() != casacore::MEpoch::UTC)
-    utc = casacore::MEpoch::Convert(epoch, casacore::MEpoch::UTC)();
-  const casacore::MVEpoch& value = utc.getValue();
-  return (value.getDay() - kUnixEpochMjd) * kSecondsPerDay +
-         value.getDayFraction() * kSecondsPerDay;
 }
 
 double parseUtc(const std::string& text) {

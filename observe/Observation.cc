@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstring>  // sigabbrev_np
 #include <filesystem>
 #include <thread>
 

@@ -1,11 +1,9 @@
 #pragma once
 /// \file SampleTime.h
 /// Absolute sample numbers of a subband stream and their relation to RSP packet
-/// timestamps, UTC and casacore epochs. Sample n lies at Unix time n * 1024 / clockHz.
+/// timestamps and UTC. Sample n lies at Unix time n * 1024 / clockHz.
 /// A second starts at sample floor((timestamp * clockHz + 512) / 1024), so at 200 MHz
 /// even seconds hold 195313 samples and odd seconds 195312.
-
-#include <casacore/measures/Measures/MEpoch.h>
 
 #include <cstdint>
 #include <string>
@@ -51,9 +49,6 @@ class SampleClock {
   int clockMHz_;
 };
 
-/// Unix seconds (UTC) to and from casacore epochs (UTC, MJD seconds).
-casacore::MEpoch toEpoch(double unixTime);
-double toUnixTime(const casacore::MEpoch& epoch);
 /// Unix seconds to MJD seconds, the unit of a MeasurementSet's TIME column.
 inline double unixToMjdSeconds(double unixTime) { return unixTime + 40587.0 * 86400.0; }
 inline double mjdSecondsToUnix(double mjdSeconds) { return mjdSeconds - 40587.0 * 86400.0; }

@@ -1,9 +1,10 @@
 //# rtcp: casacore 3.5's Allocator.h made valid C++20 (Debian 12 ships casacore 3.5.0,
 //# whose Block<T> uses std::allocator members that C++20 removed: pointer, reference,
 //# max_size, construct, destroy). This copy differs from /usr/include/casacore's only
-//# in those uses (typedefs spelled out, std::allocator_traits for the rest). rtcp_common
-//# puts this directory before the system's on the include path, so every casacore
-//# template (MeasConvert, Block, tables) compiles as C++20. Remove it with casacore >= 3.6.
+//# in those uses (typedefs spelled out, std::allocator_traits for the rest). The target
+//# rtcp_casacore (common/CMakeLists.txt) puts this directory before the system's on the
+//# include path of the code that includes casacore, for casacore < 3.6 only, so every
+//# casacore template (MeasConvert, Block, tables) compiles as C++20.
 //# casacore is LGPL-2.0-or-later; this file keeps its licence.
 //# Allocator.h:
 //# Copyright (C) 2015
