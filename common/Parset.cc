@@ -350,8 +350,9 @@ Parset Parset::fromString(const std::string& text, const std::string& name, Synt
   std::istringstream lines(text);
   std::string raw;
   OpenValue current;
+  std::vector<RepeatedKey> repeats;
   auto finish = [&] {
-    if (!current.key.empty()) parset.add(current.key, current.value, current.line);
+    if (!current.key.empty()) parset.add(current.key, current.value, current.line, repeats);
     current = OpenValue{};
   };
   auto syntaxError = [&](int lineNumber, const std::string& problem) {
@@ -392,22 +393,36 @@ Parset Parset::fromString(const std::string& text, const std::string& name, Synt
     current.depth = bracketBalance(current.value);
   }
   finish();
-  parset.adoptLofarKeys();
+  parset.adoptLofarKeys(repeats);
+  parset.logRepeats(repeats);
   if (mode == SyntaxErrors::kThrow && !parset.syntaxErrors_.empty())
     throw ParsetErrors(parset.syntaxErrors_);
   return parset;
 }
 
-void Parset::add(const std::string& key, std::string value, int line) {
+void Parset::add(const std::string& key, std::string value, int line,
+                 std::vector<RepeatedKey>& repeats) {
   const auto previous = entries_.find(key);
-  if (previous != entries_.end())
-    RTCP_LOG_WARN("parset", name_ << ":" << line << ": key '" << key
-                                  << "' given again (first at line " << previous->second.line
-                                  << "); the later value wins");
+  if (previous != entries_.end()) repeats.push_back({key, line, previous->second.line});
   entries_[key] = Entry{std::move(value), line, nextOrder_++};
 }
 
-void Parset::adoptLofarKeys() {
+void Parset::logRepeats(const std::vector<RepeatedKey>& repeats) const {
+  if (repeats.empty()) return;
+  // LOFAR's parsets repeat keys (defaults, then the observation's own): one line for all.
+  const RepeatedKey& first = repeats.front();
+  if (repeats.size() == 1)
+    RTCP_LOG_WARN("parset", name_ << ":" << first.line << ": key '" << first.key
+                                  << "' given again (first at line " << first.firstLine
+                                  << "); the later value wins");
+  else
+    RTCP_LOG_WARN("parset", name_ << ": " << repeats.size()
+                                  << " keys given again, the later values win; the first '"
+                                  << first.key << "' at line " << first.line << " (first at line "
+                                  << first.firstLine << ")");
+}
+
+void Parset::adoptLofarKeys(std::vector<RepeatedKey>& repeats) {
   static const std::string kSas = "ObsSW.";
   static const std::string kOnline = "Observation.ObservationControl.OnlineControl.";
   std::vector<std::pair<std::string, Entry>> prefixed;
@@ -418,10 +433,7 @@ void Parset::adoptLofarKeys() {
   for (auto& [key, entry] : prefixed) {
     const auto previous = entries_.find(key);
     if (previous != entries_.end() && previous->second.order > entry.order) continue;  // later wins
-    if (previous != entries_.end())
-      RTCP_LOG_WARN("parset", name_ << ":" << entry.line << ": key '" << key
-                                    << "' given again (first at line " << previous->second.line
-                                    << "); the later value wins");
+    if (previous != entries_.end()) repeats.push_back({key, entry.line, previous->second.line});
     entries_[key] = std::move(entry);
   }
   for (const std::string group : {"Cobalt.", "OLAP."})

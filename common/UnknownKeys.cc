@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <vector>
 
 namespace rtcp {
 namespace {
@@ -26,6 +27,41 @@ std::string parentOf(const std::string& key) {
 }
 
 std::string topLevelPrefix(const std::string& key) { return key.substr(0, key.find('.')); }
+
+/// "a.b.c" -> "c".
+std::string lastName(const std::string& key) { return key.substr(key.rfind('.') + 1); }
+
+/// The top-level prefixes of LOFAR's parsets (COBALT's, BG/P's, SAS's task specifications):
+/// a key under them that rtcp does not read is LOFAR's, for one of its other systems.
+bool isLofarPrefix(const std::string& prefix) {
+  static const std::set<std::string> prefixes{"ApplCtrl", "Clock160", "Clock200", "Cobalt",
+                                              "CorrAppl", "OLAP",     "ObsSW",    "Observation",
+                                              "PIC",      "Version",  "_DPname",  "prefix"};
+  return prefixes.count(prefix) > 0;
+}
+
+std::string lowerCase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  return text;
+}
+
+/// Edits (insert, delete, substitute, swap two neighbours) from a to b: the optimal string
+/// alignment distance.
+size_t editDistance(const std::string& a, const std::string& b) {
+  // [i][j]: the distance between a's first i and b's first j characters.
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
 
 /// Keys LOFAR's parsets carry for its other systems (scheduling, archive, storage nodes,
 /// the beam former's products) beside keys rtcp reads: no misspelling, so counted only.
@@ -112,25 +148,46 @@ std::string keyPattern(const std::string& key) {
   return pattern;
 }
 
+bool isNearMiss(const std::string& name, const std::string& known) {
+  const std::string a = lowerCase(name), b = lowerCase(known);
+  if (a == b) return true;
+  // Short names are far apart after one edit (cpu, gpus, host): only long ones may differ.
+  const size_t shorter = std::min(a.size(), b.size());
+  const size_t allowed = shorter >= 8 ? 2 : shorter >= 4 ? 1 : 0;
+  return allowed > 0 && editDistance(a, b) <= allowed;
+}
+
 UnknownKeys UnknownKeys::of(const Parset& parset) {
-  std::set<std::string> askedPatterns, askedParents;
+  std::set<std::string> askedPatterns;
+  std::map<std::string, std::vector<std::string>> askedByParent;  // parent pattern -> keys
   for (const std::string& key : parset.askedKeys()) {
     const std::string pattern = keyPattern(key);
-    askedPatterns.insert(pattern);
-    askedParents.insert(parentOf(pattern));
+    if (askedPatterns.insert(pattern).second) askedByParent[parentOf(pattern)].push_back(key);
   }
+  auto nearKeyOf = [&](const std::string& pattern) -> std::string {
+    const auto siblings = askedByParent.find(parentOf(pattern));
+    if (siblings == askedByParent.end()) return "";
+    for (const std::string& known : siblings->second)
+      if (isNearMiss(lastName(pattern), lastName(known))) return known;
+    return "";
+  };
   UnknownKeys result;
   std::map<std::string, size_t> groupIndex;
   for (const std::string& key : parset.unusedKeys()) {
     ++result.total;
-    ++result.perPrefix[topLevelPrefix(key)];
+    const std::string prefix = topLevelPrefix(key);
+    UnknownPrefix& counted = result.perPrefix[prefix];
+    if (counted.count++ == 0) counted.firstLine = parset.lineOf(key);
     const std::string pattern = keyPattern(key);
     // A key rtcp knows, of a station or beam not in this observation: counted only.
-    if (askedPatterns.count(pattern) || !askedParents.count(parentOf(pattern)) ||
-        isLofarBookkeeping(pattern))
+    if (askedPatterns.count(pattern) || isLofarBookkeeping(pattern)) continue;
+    const std::string nearKey = nearKeyOf(pattern);
+    // Not close to a key rtcp reads: LOFAR's own keys, and keys under parents rtcp never
+    // reads (Sim.Source[1].* without a second source), are counted only.
+    if (nearKey.empty() && (isLofarPrefix(prefix) || !askedByParent.count(parentOf(pattern))))
       continue;
     const auto [it, fresh] = groupIndex.emplace(pattern, result.listed.size());
-    if (fresh) result.listed.push_back({pattern, key, parset.where(key), 0});
+    if (fresh) result.listed.push_back({pattern, key, parset.where(key), 0, nearKey});
     ++result.listed[it->second].count;
   }
   return result;
@@ -141,16 +198,19 @@ std::vector<std::string> UnknownKeys::describe() const {
   if (empty()) return lines;
   std::string counts =
       std::to_string(total) + " parset key" + (total == 1 ? "" : "s") + " not used by rtcp:";
-  for (const auto& [prefix, count] : perPrefix)
+  for (const auto& [prefix, counted] : perPrefix)
     counts += " " + (prefix.empty() ? std::string("(no prefix)") : prefix) + " " +
-              std::to_string(count) + ",";
+              std::to_string(counted.count) + " (from line " + std::to_string(counted.firstLine) +
+              "),";
   counts.pop_back();
   lines.push_back(counts);
   for (const UnknownKeyGroup& group : listed) {
     std::string line = "unknown key " + group.firstKey + " (" + group.where + ")";
     if (group.count > 1)
       line += " and " + std::to_string(group.count - 1) + " more like " + group.pattern;
-    lines.push_back(line + ", beside keys rtcp reads: ignored (misspelt?)");
+    lines.push_back(line + (group.nearKey.empty() ? ": ignored"
+                                                  : ", close to " + group.nearKey +
+                                                        " that rtcp reads: ignored (misspelt?)"));
   }
   return lines;
 }

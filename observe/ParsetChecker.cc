@@ -135,6 +135,7 @@ CheckResult ParsetChecker::check(const std::string& path) const {
   checkMeasures(p, own);
   checkOutput(p, own);
   checkRanks(p, own);
+  checkHosts(p, own);
   // ObservationSettings reports its first error in the same words as one of ours.
   for (ParsetProblem& item : own) {
     const bool known =
@@ -365,6 +366,92 @@ void ParsetChecker::checkRanks(const Parset& p, std::vector<ParsetProblem>& out)
                    "--ranks " + std::to_string(options_.ranks) + ": more ranks than the " +
                        std::to_string(options_.cores) +
                        " cores of this machine (MPICH busy-polls: at most one rank per core)"});
+}
+
+namespace {
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+/// Hosts one part of the parset names, and what runs that part here instead.
+struct NamedHosts {
+  std::string key;   ///< where the parset names them
+  std::string what;  ///< "the output hosts", ...
+  std::string hint;  ///< the edit or option that runs the part here
+  std::vector<std::string> hosts;
+  std::map<std::string, std::vector<std::string>> users;  ///< host -> fields (inputs)
+};
+
+}  // namespace
+
+void ParsetChecker::checkHosts(const Parset& p, std::vector<ParsetProblem>& out) const {
+  // mpiexec would try each through ssh and fail only after its start-up time: say it now.
+  std::vector<NamedHosts> named;
+  guarded(p, out, [&] {
+    if (options_.hostsGiven) return;  // --mpi-hosts replaces Cobalt.Nodes
+    NamedHosts nodes{"Cobalt.Nodes",
+                     "the compute nodes' hosts (PIC.Core.Cobalt.<node>.host)",
+                     "--mpi-hosts localhost:N runs N ranks on this host",
+                     {},
+                     {}};
+    for (const std::string& node : p.getStringVector("Cobalt.Nodes", {}))
+      nodes.hosts.push_back(p.getString("PIC.Core.Cobalt." + node + ".host", "localhost"));
+    named.push_back(std::move(nodes));
+  });
+  guarded(p, out, [&] {
+    NamedHosts inputs{"",
+                      "the stations' input hosts (PIC.Core.<field>.RSP.ports)",
+                      "udp:127.0.0.1:PORT receives on this host",
+                      {},
+                      {}};
+    for (const std::string& field : fieldNames(p))
+      for (const std::string& input : p.getStringVector(portsKey(field), {})) {
+        if (!input.starts_with("udp:")) continue;
+        try {
+          const std::string host = StreamDescriptor::parse(input).host;
+          inputs.hosts.push_back(host);
+          std::vector<std::string>& fields = inputs.users[host];
+          if (fields.empty() || fields.back() != field) fields.push_back(field);
+          if (inputs.key.empty()) inputs.key = portsKey(field);
+        } catch (const StreamError&) {  // checkInputs names it
+        }
+      }
+    named.push_back(std::move(inputs));
+  });
+  guarded(p, out, [&] {
+    if (!p.getBool("Observation.DataProducts.Output_Correlated.enabled", true)) return;
+    NamedHosts outputs{kLocations, "the output hosts", "localhost:DIR writes on this host", {}, {}};
+    for (const std::string& location : p.getStringVector(kLocations, {}))
+      if (location.find(':') != std::string::npos)
+        outputs.hosts.push_back(location.substr(0, location.find(':')));
+    named.push_back(std::move(outputs));
+  });
+  // Every name looked up at once: the check takes at most one timeout.
+  constexpr double kTimeoutSeconds = 3;
+  std::vector<std::string> others;
+  for (const NamedHosts& part : named)
+    for (const std::string& host : part.hosts)
+      if (!isLocalHost(host)) others.push_back(host);
+  size_t unanswered = 0;
+  const std::vector<std::string> failed = unresolvableHosts(others, kTimeoutSeconds, &unanswered);
+  const std::string silence = unanswered ? "; " + std::to_string(unanswered) +
+                                               " of the parset's hosts unanswered after " +
+                                               std::to_string(int(kTimeoutSeconds)) + " s"
+                                         : "";
+  for (const NamedHosts& part : named) {
+    std::vector<std::string> bad;
+    for (const std::string& host : failed)
+      if (std::find(part.hosts.begin(), part.hosts.end(), host) != part.hosts.end())
+        bad.push_back(part.users.count(host) ? host + " (" + listed(part.users.at(host)) + ")"
+                                             : host);
+    if (!bad.empty())
+      out.push_back(problem(
+          p, part.key,
+          part.what + " do not resolve here: " + listed(bad) + silence + " (" + part.hint + ")"));
+  }
 }
 
 }  // namespace rtcp::observe

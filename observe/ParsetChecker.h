@@ -54,6 +54,8 @@ class ParsetChecker {
   void checkMeasures(const Parset& p, std::vector<ParsetProblem>& out) const;
   void checkOutput(const Parset& p, std::vector<ParsetProblem>& out) const;
   void checkRanks(const Parset& p, std::vector<ParsetProblem>& out) const;
+  /// The hosts the parset names (compute nodes, udp: inputs, output locations) resolve here.
+  void checkHosts(const Parset& p, std::vector<ParsetProblem>& out) const;
 
   CheckOptions options_;
 };

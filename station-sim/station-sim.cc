@@ -30,11 +30,16 @@ for the sky: sources, receiver noise, tone, packet loss, seed) and
     second port, ...; dropped packets are listed in DIR/dropped-packets.txt;
   * with --replay (implied when every RSP.ports entry is file:PATH), sends the
     recordings the parset names to the --replay-to destinations (one udp:HOST:PORT per
-    recording, in station and port order, comma-separated) at the real-time pace of
-    their own timestamps. --restamp shifts every timestamp by the whole, even number of
-    seconds that makes the replay start now (an even shift keeps the sequence numbers
-    valid: at 200 MHz even seconds hold 195313 samples, odd ones 195312); --restamp-by S
-    by S seconds (the shift observe --now reports for the observation).
+    recording, in station and port order, comma-separated). Without --restamp or
+    --restamp-by the replay starts at once, with the packets' timestamps unchanged, and
+    keeps the pace their timestamps set (a packet leaves as long after the first as its
+    timestamp is later). --restamp shifts every timestamp by the whole, even number of
+    seconds that makes the replay start now (within 2 s; an even shift keeps the
+    sequence numbers valid: at 200 MHz even seconds hold 195313 samples, odd ones
+    195312); --restamp-by S shifts them by S seconds (the shift observe --now reports for
+    the observation) and sends each packet when the clock reaches its new timestamp:
+    later ones wait, earlier ones go at once, as fast as the network takes them
+    (--restamp-by 0: at their own timestamps).
 
 A station's subbands are spread over its RSP.ports in order, beamletsPerPacket (61, 122
 or 244 for 16, 8 or 4 bit) per stream. Station s records each source as
@@ -139,10 +144,13 @@ int main(int argc, char** argv) {
       "replay", "send the parset's file: recordings (see above)")(
       "replay-to", po::value<std::string>()->value_name("LIST"),
       "udp:HOST:PORT per recording, comma-separated")(
-      "restamp", "replay: shift timestamps by whole even seconds to start now")(
+      "restamp",
+      "replay: shift timestamps by whole even seconds to start now (without this or "
+      "--restamp-by: start at once, timestamps unchanged)")(
       "restamp-by", po::value<int64_t>()->value_name("S"),
       "replay: shift timestamps by S seconds (even), e.g. the shift observe --now gave the "
-      "observation, so that the packets arrive at its times")("debug", "log debug messages");
+      "observation; each packet leaves when the clock reaches its new timestamp (0: its own)")(
+      "debug", "log debug messages");
   po::variables_map vm;
   std::string parsetPath;
   try {

@@ -127,8 +127,14 @@ class Parset {
   void markRead(const std::string& key) const;
   /// Records the key as asked for; true when it is defined.
   bool ask(const std::string& key) const;
-  void add(const std::string& key, std::string value, int line);
-  void adoptLofarKeys();
+  /// A key given twice: the later value wins (summarised in one log line per parset).
+  struct RepeatedKey {
+    std::string key;
+    int line = 0, firstLine = 0;
+  };
+  void add(const std::string& key, std::string value, int line, std::vector<RepeatedKey>& repeats);
+  void adoptLofarKeys(std::vector<RepeatedKey>& repeats);
+  void logRepeats(const std::vector<RepeatedKey>& repeats) const;
 
   std::string name_ = "<parset>";
   std::map<std::string, Entry> entries_;

@@ -1,6 +1,7 @@
 // observe as a user meets it with a broken parset: a non-zero exit, every error with its
 // key, and nothing started (no observation directory, no logs). And its warning when
-// casacore's measures tables do not cover the observation (observe --check-only).
+// casacore's measures tables do not cover the observation, and LOFAR's COBALT parset as it
+// ran (observe --check-only).
 #include <cppunit/extensions/HelperMacros.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -9,11 +10,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "MeasuresTables.h"
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
+#include "TestData.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/WallClock.h"
 
 namespace rtcp::observe::test {
 
@@ -22,6 +26,7 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testEveryErrorAndNothingStarted);
   CPPUNIT_TEST(testHelp);
   CPPUNIT_TEST(testMeasuresDataCoverage);
+  CPPUNIT_TEST(testCobaltParsetAsRun);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -148,6 +153,45 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(readFile(dir.path() + "/help.log").find("usage: observe PARSET") !=
                    std::string::npos);
     CPPUNIT_ASSERT(runProgram(observeCommand({}), dir.path() + "/none.log") != 0);
+  }
+
+  /// LOFAR's COBALT parset as it ran: COBALT's default additions (its nodes, the nodes in use,
+  /// every antenna field's input ports on them) before CorrProc_173014.param, as
+  /// runObservation.sh joins them. --check-only says what matters in a few lines (hundreds of
+  /// LOFAR's keys rtcp has no use for counted in one, none called misspelt) and names the
+  /// cluster's hosts, which do not resolve here, at once: no wait for ssh to give up.
+  void testCobaltParsetAsRun() {
+    storage::test::TempDir dir;
+    std::string text;
+    for (const char* file : {"HardwareList.parset", "HardwareUsed.parset", "StationStreams.parset",
+                             "CorrProc_173014.param"})
+      text += readFile(rtcp::test::testDataDir() + "/lofar-parsets/" + file);
+    const std::string parset = dir.path() + "/L173014.parset";
+    std::ofstream(parset) << text;
+    const std::string log = dir.path() + "/observe.log";
+    const double start = wallClock();
+    const int status = runProgram(
+        observeCommand({parset, "--check-only", "--now", "--dir", dir.path() + "/obs"}), log);
+    const double seconds = wallClock() - start;
+    const std::string out = readFile(log);
+    CPPUNIT_ASSERT_MESSAGE(out, status != 0);  // hosts that do not resolve are errors
+    CPPUNIT_ASSERT_MESSAGE(std::to_string(seconds) + " s\n" + out, seconds < 10);
+    for (const char* expected :
+         {"key 'Cobalt.Nodes': the compute nodes' hosts (PIC.Core.Cobalt.<node>.host) do not "
+          "resolve here: cbt001, cbt002, cbt003, cbt004, cbt005, cbt006, cbt007, cbt008",
+          "--mpi-hosts localhost:N", "cbt007-10GB01 (CS001HBA0, CS001HBA1",
+          "the output hosts do not resolve here: locus001, locus003",
+          "parset keys not used by rtcp", "nothing started"})
+      CPPUNIT_ASSERT_MESSAGE("missing '" + std::string(expected) + "' in:\n" + out,
+                             out.find(expected) != std::string::npos);
+    size_t warnings = 0;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      warnings += line.find(" WARN ") != std::string::npos;
+      CPPUNIT_ASSERT_MESSAGE(line, line.find("misspelt") == std::string::npos);
+    }
+    CPPUNIT_ASSERT_MESSAGE(std::to_string(warnings) + " warning lines in:\n" + out, warnings < 10);
+    CPPUNIT_ASSERT(!std::filesystem::exists(dir.path() + "/obs"));
   }
 };
 

@@ -473,8 +473,8 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     const ObservationSettings s = settingsOf(keys);
     CPPUNIT_ASSERT_EQUAL(200, s.clockMHz);                 // the typo did not change the clock...
     CPPUNIT_ASSERT_EQUAL(size_t(2), s.unknownKeys.total);  // ...and is reported
-    CPPUNIT_ASSERT_EQUAL(size_t(1), s.unknownKeys.perPrefix.at("Observation"));
-    CPPUNIT_ASSERT_EQUAL(size_t(1), s.unknownKeys.perPrefix.at("Sim"));
+    CPPUNIT_ASSERT_EQUAL(size_t(1), s.unknownKeys.perPrefix.at("Observation").count);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), s.unknownKeys.perPrefix.at("Sim").count);
     CPPUNIT_ASSERT_EQUAL(size_t(1), s.unknownKeys.listed.size());  // beside Observation.ObsID
     CPPUNIT_ASSERT_EQUAL(std::string("Observation.sampleClok"), s.unknownKeys.listed[0].firstKey);
     CPPUNIT_ASSERT_EQUAL("test.parset:" + std::to_string(keys.lineOf("Observation.sampleClok")),
@@ -482,9 +482,13 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     // Sim.Source[0].angle1 with Sim.nrSources = 0 is a key rtcp knows, for another source.
     const std::vector<std::string> lines = s.unknownKeys.describe();
     CPPUNIT_ASSERT_EQUAL(size_t(2), lines.size());
-    CPPUNIT_ASSERT_EQUAL(std::string("2 parset keys not used by rtcp: Observation 1, Sim 1"),
+    CPPUNIT_ASSERT_EQUAL("2 parset keys not used by rtcp: Observation 1 (from line " +
+                             std::to_string(keys.lineOf("Observation.sampleClok")) +
+                             "), Sim 1 (from line " +
+                             std::to_string(keys.lineOf("Sim.Source[0].angle1")) + ")",
                          lines[0]);
     CPPUNIT_ASSERT(contains(lines[1], "unknown key Observation.sampleClok (test.parset:"));
+    CPPUNIT_ASSERT(contains(lines[1], "close to Observation.sampleClock that rtcp reads"));
   }
 
   void testMissingRequiredKeys() {
