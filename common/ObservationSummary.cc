@@ -42,6 +42,8 @@ std::string stationJson(const StationSummary& s) {
          ", \"packetsRejected\": " + std::to_string(s.packetsRejected) +
          ", \"packetsImplausible\": " + std::to_string(s.packetsImplausible) +
          ", \"packetsBeforeStart\": " + std::to_string(s.packetsBeforeStart) +
+         ", \"packetsBeforeWindow\": " + std::to_string(s.packetsBeforeWindow) +
+         ", \"packetsAfterWindow\": " + std::to_string(s.packetsAfterWindow) +
          ", \"flaggedFraction\": " + jsonNumber(s.flaggedFraction) + ", \"ports\": " + ports + "]}";
 }
 
@@ -169,6 +171,8 @@ std::string ObservationSummary::toJson() const {
   for (size_t i = 0; i < stations.size(); ++i)
     j << (i ? ",\n    " : "\n    ") << stationJson(stations[i]);
   j << (stations.empty() ? "],\n" : "\n  ],\n") << "  \"blocksDropped\": " << blocksDropped << ",\n"
+    << "  \"integrationsStored\": " << integrationsStored << ",\n"
+    << "  \"integrationsFlagged\": " << integrationsFlagged << ",\n"
     << "  \"integrationsDropped\": " << integrationsDropped << ",\n"
     << "  \"integrationsExpected\": " << integrationsExpected << ",\n"
     << "  \"exitCodes\": {";
@@ -200,7 +204,9 @@ std::string ObservationSummary::toText() const {
   for (const std::string& ms : measurementSets) t << "    " << ms << "\n";
   for (const std::string& ms : partialMeasurementSets)
     t << "    " << ms << " (incomplete: the observation failed)\n";
-  t << "  dropped       " << blocksDropped << " blocks (ranks behind), " << integrationsDropped
+  t << "  stored        " << integrationsStored << " of " << integrationsExpected
+    << " integrations in the MSs, " << integrationsFlagged << " flagged gaps\n"
+    << "  dropped       " << blocksDropped << " blocks (ranks behind), " << integrationsDropped
     << " integrations (not stored)\n  stations      packets received / expected, lost\n";
   for (const StationSummary& s : stations) {
     t << "    " << std::left << std::setw(10) << s.name << std::right << " " << s.packetsReceived
@@ -216,6 +222,9 @@ std::string ObservationSummary::toText() const {
       t << "; not received: " << s.packetsLate << " late, " << s.packetsDuplicated
         << " duplicated, " << s.packetsRejected << " rejected, " << s.packetsImplausible
         << " implausible, " << s.packetsBeforeStart << " before the start";
+    if (s.packetsBeforeWindow || s.packetsAfterWindow)
+      t << "; outside start..stop: " << s.packetsBeforeWindow << " before, " << s.packetsAfterWindow
+        << " after";
     t << "; " << percent(s.flaggedFraction) << " flagged\n";
   }
   t << "  exit codes   ";
@@ -286,10 +295,14 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
         station.packetsRejected = number<uint64_t>(st, "packetsRejected");
         station.packetsImplausible = number<uint64_t>(st, "packetsImplausible");
         station.packetsBeforeStart = number<uint64_t>(st, "packetsBeforeStart");
+        station.packetsBeforeWindow = number<uint64_t>(st, "packetsBeforeWindow");
+        station.packetsAfterWindow = number<uint64_t>(st, "packetsAfterWindow");
         station.flaggedFraction = number<double>(st, "flaggedFraction");
         s.stations.push_back(station);
       }
     s.blocksDropped = number<uint64_t>(tree, "blocksDropped");
+    s.integrationsStored = number<uint64_t>(tree, "integrationsStored");
+    s.integrationsFlagged = number<uint64_t>(tree, "integrationsFlagged");
     s.integrationsDropped = number<uint64_t>(tree, "integrationsDropped");
     s.integrationsExpected = number<uint64_t>(tree, "integrationsExpected");
     s.degradations = strings(tree, "degradations");

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "rtcp/Logger.h"
+#include "rtcp/ParsetLimits.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp {
@@ -359,6 +360,26 @@ Parset Parset::fromString(const std::string& text, const std::string& name, Synt
     parset.syntaxErrors_.emplace_back(name, lineNumber, "", problem);
   };
   for (int lineNumber = 1; std::getline(lines, raw); ++lineNumber) {
+    // A line (or a value continued over lines) beyond any parset's: refused whole, not
+    // quoted, before anything reads it element by element.
+    if (raw.size() > kMaxParsetLineBytes ||
+        (current.open() && current.value.size() + raw.size() > kMaxParsetLineBytes)) {
+      const int where = current.open() ? current.line : lineNumber;
+      const size_t equals = raw.find('=');
+      const std::string key = current.open() ? current.key
+                              : equals < 256 ? trim(std::string_view(raw).substr(0, equals))
+                                             : "";
+      if (current.open())
+        current = OpenValue{};  // the value it continued goes with it
+      else
+        finish();
+      parset.syntaxErrors_.emplace_back(
+          name, where, key,
+          "a line or value longer than " + std::to_string(kMaxParsetLineBytes) + " bytes (line " +
+              std::to_string(lineNumber) + ": " + std::to_string(raw.size()) +
+              "): beyond any parset's; skipped");
+      continue;
+    }
     std::string line;
     try {
       line = trim(stripComment(raw));

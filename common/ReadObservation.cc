@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "SettingsReaders.h"
+#include "rtcp/ParsetLimits.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp::settings {
@@ -103,7 +104,8 @@ void readInstrument(const Parset& p, Problems& problems, ObservationSettings& s)
 
 void readBeams(const Parset& p, Problems& problems, ObservationSettings& s) {
   int nrBeams = 1;
-  if (!problems.guard([&] { nrBeams = intInRange(p, "Observation.nrBeams", 1, 1, 1024); })) return;
+  if (!problems.guard([&] { nrBeams = intInRange(p, "Observation.nrBeams", 1, 1, kMaxBeams); }))
+    return;
   for (int b = 0; b < nrBeams; ++b) {
     Direction direction;
     problems.guard([&] {
@@ -123,6 +125,11 @@ void readBeams(const Parset& p, Problems& problems, ObservationSettings& s) {
       const std::string listKey = beamKey(b, "subbandList");
       const std::vector<int64_t> numbers = p.getIntVector(listKey);
       if (numbers.empty()) p.fail(listKey, "beam " + std::to_string(b) + " has no subbands");
+      if (s.subbands.size() + numbers.size() > size_t(kMaxSubbands))
+        p.fail(listKey, "beam " + std::to_string(b) + " brings the subbands to " +
+                            std::to_string(s.subbands.size() + numbers.size()) +
+                            ", more than the " + std::to_string(kMaxSubbands) +
+                            " an observation may have");
       for (const int64_t number : numbers) {
         if (number < 0 || number > 511)
           p.fail(listKey, "subband " + std::to_string(number) + " is outside 0..511");

@@ -7,6 +7,7 @@
 #include "SettingsReaders.h"
 #include "rtcp/AntennaFields.h"
 #include "rtcp/Logger.h"
+#include "rtcp/ParsetLimits.h"
 
 namespace rtcp::settings {
 namespace {
@@ -172,6 +173,9 @@ void readStations(const Parset& p, const StationTable& table, Problems& problems
   problems.guard([&] {
     const std::vector<std::string> names = p.getStringVector(kStationList);
     if (names.empty()) p.fail(kStationList, "the station list is empty");
+    if (names.size() > kMaxStationListEntries)
+      p.fail(kStationList, std::to_string(names.size()) + " entries, more than the " +
+                               std::to_string(kMaxStationListEntries) + " a station list may have");
     try {
       fields = antennaFieldNames(names, s.antennaSet);
     } catch (const std::invalid_argument& e) {

@@ -19,6 +19,8 @@ template <typename StationT, typename Visit>
 void forEachStationCounter(StationT& s, Visit visit) {
   visit("packetsReceived", s.packetsReceived);
   visit("packetsAccepted", s.packetsAccepted);
+  visit("acceptedBeforeStart", s.acceptedBeforeStart);
+  visit("acceptedAfterStop", s.acceptedAfterStop);
   visit("late", s.late);
   visit("duplicated", s.duplicated);
   visit("rejected", s.rejected);

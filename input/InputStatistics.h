@@ -15,8 +15,11 @@ namespace rtcp::ion {
 
 /// Live counters of one input stream; its receiver is the only writer.
 struct StreamCounters {
-  std::atomic<uint64_t> received{0};    ///< datagrams or file records read
-  std::atomic<uint64_t> accepted{0};    ///< valid packets stored (wholly or partly)
+  std::atomic<uint64_t> received{0};  ///< datagrams or file records read
+  std::atomic<uint64_t> accepted{0};  ///< valid packets stored (wholly or partly)
+  /// Of those, stamped before the observation's start or from its stop on (the buffer's
+  /// margins): the rest, accepted inside start..stop, is what losses are counted against.
+  std::atomic<uint64_t> acceptedBeforeStart{0}, acceptedAfterStop{0};
   std::atomic<uint64_t> late{0};        ///< packets (partly) older than served or buffered
   std::atomic<uint64_t> duplicated{0};  ///< packets whose samples had all arrived
   std::array<std::atomic<uint64_t>, kNrRspRejects> rejected{};  ///< by RspReject
@@ -37,6 +40,9 @@ struct StationStatistics {
   int64_t lastBlock = -1;       ///< newest block served
   double lastBlockFlaggedFraction = 0;
   std::vector<uint64_t> acceptedPerStream;  ///< [stream]: packets stored of each input
+  /// [stream]: of those, the packets inside start..stop (their samples overlap it)
+  std::vector<uint64_t> acceptedInWindowPerStream;
+  uint64_t acceptedBeforeStart = 0, acceptedAfterStop = 0;  ///< stored, outside start..stop
 
   uint64_t rejectedTotal() const {
     uint64_t total = 0;

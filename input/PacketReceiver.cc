@@ -247,11 +247,26 @@ void PacketReceiver::handle(std::span<const std::span<const uint8_t>> datagrams)
     refs_.push_back({firstSample, datagram.data() + kRspHeaderSize, h.nrBeamlets});
   }
   counters_.received += datagrams.size();
-  if (refs_.empty()) return;
-  const WriteCounts counts = buffer_.write(stream_, refs_);
-  counters_.accepted += counts.written;  // wholly late or duplicated: no data received
-  if (counts.late) counters_.late += counts.late;
-  if (counts.duplicated) counters_.duplicated += counts.duplicated;
+  // Written in runs of packets on the same side of the observation's window, each run's
+  // stored packets counted for its side (packets come in time order: mostly one run).
+  for (size_t begin = 0; begin < refs_.size();) {
+    const int side = windowSide(refs_[begin].firstSample);
+    size_t end = begin + 1;
+    while (end < refs_.size() && windowSide(refs_[end].firstSample) == side) ++end;
+    const WriteCounts counts =
+        buffer_.write(stream_, std::span<const PacketRef>(refs_).subspan(begin, end - begin));
+    counters_.accepted += counts.written;  // wholly late or duplicated: no data received
+    if (side < 0) counters_.acceptedBeforeStart += counts.written;
+    if (side > 0) counters_.acceptedAfterStop += counts.written;
+    if (counts.late) counters_.late += counts.late;
+    if (counts.duplicated) counters_.duplicated += counts.duplicated;
+    begin = end;
+  }
+}
+
+int PacketReceiver::windowSide(int64_t firstSample) const {
+  if (firstSample + kRspSamplesPerPacket <= options_.windowStart) return -1;
+  return firstSample >= options_.windowEnd ? 1 : 0;
 }
 
 bool PacketReceiver::sleepUntil(double unixTime) {

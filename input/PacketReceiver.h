@@ -33,6 +33,11 @@ struct ReceiverOptions {
   /// never reach the buffer, whose window they would move.
   int64_t firstPlausible = INT64_MIN;
   int64_t endPlausible = INT64_MAX;
+  /// The observation's samples [windowStart, windowEnd): stored packets whose samples lie
+  /// wholly before or after it are counted apart (StreamCounters::acceptedBeforeStart,
+  /// acceptedAfterStop), so that a station sending early does not cover losses inside.
+  int64_t windowStart = INT64_MIN;
+  int64_t windowEnd = INT64_MAX;
   /// Seconds a packet's last sample may lie ahead of the wall clock (recording time
   /// shifted by clockShift) before it is rejected as kAheadOfClock; < 0: not checked
   /// (non-real-time). Stations stamp what they have sampled: only a wrong clock or a
@@ -81,6 +86,8 @@ class PacketReceiver {
   void logReject(RspReject reason, std::span<const uint8_t> datagram);
   /// kNone, or why a packet starting at `firstSample` lies outside the observation.
   RspReject outsideObservation(int64_t firstSample) const;
+  /// -1: the packet's samples lie wholly before the window; 1: from its end on; 0: inside.
+  int windowSide(int64_t firstSample) const;
   /// kNone, or kAheadOfClock for a real-time packet ahead of the wall time `now`.
   RspReject aheadOfClock(int64_t firstSample, double now) const;
 

@@ -142,6 +142,8 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
       const int64_t margin = s->buffer->capacity() + maxDelaySamples_ + nrHistorySamples(settings);
       ro.firstPlausible = settings.startSample() - margin;
       ro.endPlausible = settings.blockStartSample(settings.nrBlocks()) + margin;
+      ro.windowStart = settings.startSample();
+      ro.windowEnd = SampleClock(settings.clockMHz).firstSampleAtOrAfter(settings.stopTime);
       ro.maxAheadOfClock = settings.realTime ? kMaxAheadOfClock : -1;
       s->receivers.push_back(
           std::make_unique<PacketReceiver>(st.name + " " + s->inputs[k].toString(), s->inputs[k],
@@ -482,6 +484,10 @@ std::vector<StationStatistics> StationInput::statistics() const {
       st.packetsReceived += c->received;
       st.packetsAccepted += c->accepted;
       st.acceptedPerStream.push_back(c->accepted);
+      st.acceptedInWindowPerStream.push_back(c->accepted - c->acceptedBeforeStart -
+                                             c->acceptedAfterStop);
+      st.acceptedBeforeStart += c->acceptedBeforeStart;
+      st.acceptedAfterStop += c->acceptedAfterStop;
       st.late += c->late;
       st.duplicated += c->duplicated;
       for (int r = 0; r < kNrRspRejects; ++r) st.rejected[size_t(r)] += c->rejected[size_t(r)];

@@ -150,6 +150,7 @@ sigset_t blockStopSignals() {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);  // observe's death (PR_SET_PDEATHSIG) is SIGTERM; a hangup as well
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
 }
@@ -211,6 +212,7 @@ int run(const Options& options, const sigset_t& stopSignals) {
   }
   if (!blocks) RTCP_LOG_WARN("ionproc", "running without station input");
   const LinkServer* linkServer = nullptr;  // once it listens
+  std::string statusError;                 // the first reason --status could not be written
   auto writeStatus = [&](bool finished) {
     if (options.statusFile.empty()) return;
     std::vector<IonStatus::Station> inputStatistics;
@@ -231,7 +233,9 @@ int run(const Options& options, const sigset_t& stopSignals) {
         station.samplesFlagged = st.samplesFlagged;
         station.blocksGone = st.blocksGone;
         station.lastBlock = st.lastBlock;
-        station.portsAccepted = st.acceptedPerStream;
+        station.acceptedBeforeStart = st.acceptedBeforeStart;
+        station.acceptedAfterStop = st.acceptedAfterStop;
+        station.portsAccepted = st.acceptedInWindowPerStream;
         inputStatistics.push_back(std::move(station));
       }
       clockShift = input->clockShift();
@@ -246,8 +250,11 @@ int run(const Options& options, const sigset_t& stopSignals) {
       }
       writeFileAtomically(options.statusFile, status.format());
     } catch (const std::exception& e) {
+      // observe follows ionproc by this file alone: one it cannot read is an error of
+      // ionproc (its exit code), not a stale status in observe's summary.
       static RateLimiter limiter(60);
-      if (limiter.allow()) RTCP_LOG_WARN("ionproc", e.what());
+      if (statusError.empty()) statusError = e.what();
+      if (limiter.allow()) RTCP_LOG_ERROR("ionproc", "cannot write the status file: " << e.what());
     }
   };
 
@@ -304,7 +311,7 @@ int run(const Options& options, const sigset_t& stopSignals) {
     signal = sigtimedwait(&stopSignals, nullptr, &quarterSecond);
     if (signal < 0) signal = 0;
   }
-  if (signal) RTCP_LOG_INFO("ionproc", "signal " << signal << ": stopping");
+  if (signal) RTCP_LOG_INFO("ionproc", "SIG" << sigabbrev_np(signal) << ": stopping");
 
   if (input) input->stop();
   link.stop();
@@ -332,6 +339,12 @@ int run(const Options& options, const sigset_t& stopSignals) {
   for (const std::string& line : output.summary()) RTCP_LOG_INFO("ionproc", line);
   for (const auto& summary : summaries) RTCP_LOG_INFO("ionproc", summary());
   writeStatus(true);
+  if (!statusError.empty()) {
+    RTCP_LOG_ERROR("ionproc", "the status file could not be written (" << statusError
+                                                                       << "): observe could not "
+                                                                          "follow this ionproc");
+    return 1;
+  }
   return complete ? 0 : 1;
 }
 

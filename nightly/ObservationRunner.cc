@@ -12,11 +12,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "rtcp/Logger.h"
+#include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/WallClock.h"
 
@@ -95,12 +97,23 @@ ObservationResult ObservationRunner::run(const ScheduleEntry& entry, int index) 
   }
   std::filesystem::create_directories(result.directory);
   const double start = std::max(wallClock(), entry.plannedStart);
-  execute(result, start + entry.duration() + options_.maxOverrunSeconds);
+  execute(result, start + entry.duration());
   collect(result);
   return result;
 }
 
-void ObservationRunner::execute(ObservationResult& result, double deadline) const {
+std::optional<double> plannedEnd(const std::string& directory) {
+  const std::string path = directory + "/observation.parset";
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return std::nullopt;
+  try {
+    return Parset::fromFile(path).getTime("Observation.stopTime");
+  } catch (const std::exception&) {
+    return std::nullopt;  // being written: read again next time
+  }
+}
+
+void ObservationRunner::execute(ObservationResult& result, double expectedEnd) const {
   std::vector<std::string> args{options_.observe, result.entry.parset, "--dir", result.directory};
   if (result.entry.startNow) args.push_back("--now");
   result.stderrPath = result.directory + "/observe.stderr";
@@ -120,8 +133,11 @@ void ObservationRunner::execute(ObservationResult& result, double deadline) cons
   // process group) when it overruns or nightly is interrupted.
   double stopSince = 0;
   int status = 0;
+  std::optional<double> end;  // the planned end, from observe's effective parset
   while (waitpid(pid, &status, WNOHANG) == 0) {
     const double now = wallClock();
+    if (!end) end = plannedEnd(result.directory);
+    const double deadline = end.value_or(expectedEnd) + options_.maxOverrunSeconds;
     if (stopSince == 0 && (gStop || now > deadline)) {
       stopSince = now;
       result.reason = gStop ? "stopped: nightly was interrupted"

@@ -45,11 +45,17 @@ class ObservationRunner {
 
  private:
   bool waitUntil(double unixTime) const;
-  void execute(ObservationResult& result, double deadline) const;
+  /// Runs observe; stops it maxOverrunSeconds after the planned end its effective parset
+  /// (DIR/observation.parset) gives once written (after --now's shift, however long),
+  /// until then after expectedEnd.
+  void execute(ObservationResult& result, double expectedEnd) const;
   void collect(ObservationResult& result) const;
 
   RunnerOptions options_;
 };
+
+/// Observation.stopTime of observe's effective parset in directory, once written.
+std::optional<double> plannedEnd(const std::string& directory);
 
 /// The error lines of observe's standard error (ERROR log lines, else lines that mention
 /// an error, else the last lines), joined with "; ".

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,9 +62,15 @@ void ChildProcess::start() {
   std::vector<char*> argv;
   for (const std::string& a : arguments_) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(name_ + ": fork: " + std::strerror(errno));
   if (pid == 0) {
+    // Should observe die (SIGKILL, a crash), the part is stopped as by observe's SIGTERM:
+    // nothing of an observation runs on unsupervised. (mpiexec forwards it to the parts it
+    // started, here and on other hosts.)
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);  // observe died before prctl
     setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);

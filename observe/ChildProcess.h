@@ -2,7 +2,8 @@
 /// \file ChildProcess.h
 /// One part of an observation as a child process: started in a process group of its
 /// own (so that a Ctrl-C at the terminal reaches only observe, which stops the parts in
-/// order), standard output and error into its log file, standard input from /dev/null.
+/// order), standard output and error into its log file, standard input from /dev/null;
+/// SIGTERM when observe dies (PR_SET_PDEATHSIG), so that no part outlives it.
 
 #include <sys/resource.h>
 #include <sys/types.h>

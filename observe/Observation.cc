@@ -8,11 +8,15 @@
 #include <cmath>
 #include <cstring>  // sigabbrev_np
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "Executables.h"
 #include "LocalRankEnvironment.h"
+#include "MeasurementSetHoldings.h"
+#include "MemoryPlan.h"
 #include "ProgressMonitor.h"
+#include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
@@ -79,6 +83,7 @@ ChildProcess& Observation::addPart(const std::string& name, std::vector<std::str
   ChildProcess& child = *parts_.back();
   RTCP_LOG_INFO("observe", "starting " << name << ": " << child.commandLine());
   child.start();
+  partPids_.insert(child.pid());
   return child;
 }
 
@@ -159,6 +164,11 @@ bool Observation::checkParts(const std::string& when) {
   }
   if (failed) {
     const int code = *exitCodeOf(*failed);
+    if (outOfMemory(*failed)) {
+      fail(describe(*failed) + " killed: out of memory (the kernel's out-of-memory killer" + when +
+           "; see dmesg and " + failed->logPath() + ")");
+      return false;
+    }
     const std::string problem = lastProblem(failed->logPath());
     fail(describe(*failed) + " failed with exit code " + std::to_string(code) +
          (code > 128 && code < 160 ? std::string(" (SIG") + sigabbrev_np(code - 128) + ")" : "") +
@@ -183,6 +193,56 @@ bool Observation::checkParts(const std::string& when) {
   return true;
 }
 
+void Observation::noteStatus(const ion::IonStatus& status) {
+  lastStatus_ = status;
+  if (status.newestBlock < 0) return;
+  const Served served{status.wallTime, status.newestBlock};
+  if (!firstServed_) firstServed_ = served;
+  if (!lastServed_ || served.block > lastServed_->block) lastServed_ = served;
+}
+
+bool Observation::outOfMemory(ChildProcess& part) {
+  if (remote_.count(part.name())) return false;  // the kernel log of another host
+  // The part itself (SIGKILL), or a rank mpirun ran (mpirun then reports its rank's end).
+  const std::optional<int> code = exitCodeOf(part);
+  const std::string program = part.name() == "correlator" ? "correlator" : "";
+  return code && *code != 0 && (*code == 128 + SIGKILL || !program.empty()) &&
+         killedForMemory(part.pid(), program, startedBoot_);
+}
+
+void Observation::removeLeftovers() {
+  std::vector<std::string> removed;
+  auto remove = [&](const fs::path& path) {
+    std::error_code error;
+    if (fs::remove(path, error)) removed.push_back(path.string());
+  };
+  std::error_code error;
+  // Segments are named /PREFIX-PID-N by the process that made them (SharedMemory.h).
+  for (auto it = fs::directory_iterator("/dev/shm", error);
+       !error && it != fs::directory_iterator(); it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    const size_t dash = name.rfind('-'), pidDash = name.rfind('-', dash - 1);
+    if (!name.starts_with("rtcp-") || dash == std::string::npos || pidDash == std::string::npos)
+      continue;
+    const std::string pid = name.substr(pidDash + 1, dash - pidDash - 1);
+    if (!pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos &&
+        partPids_.count(pid_t(std::stol(pid))))
+      remove(it->path());
+  }
+  const std::string links = "rtcp-link-" + std::to_string(getpid()) + "-";
+  for (auto it = fs::directory_iterator("/tmp", error); !error && it != fs::directory_iterator();
+       it.increment(error))
+    if (it->path().filename().string().starts_with(links)) remove(it->path());
+  const std::string reserve =
+      ".L" + std::to_string(plan_.settings.observationId) + ".storage-reserve";
+  std::set<std::string> directories;
+  for (const std::string& ms : plan_.measurementSets)
+    directories.insert(fs::path(ms).parent_path().string());
+  for (const std::string& directory : directories) remove(fs::path(directory) / reserve);
+  for (const std::string& path : removed)
+    RTCP_LOG_INFO("observe", "removed " << path << ", left behind by a part");
+}
+
 void Observation::fail(const std::string& reason) {
   RTCP_LOG_ERROR("observe", reason);
   if (failure_.empty()) failure_ = reason;
@@ -190,8 +250,10 @@ void Observation::fail(const std::string& reason) {
 
 ObservationSummary Observation::run() {
   startedAt_ = wallClock();
+  startedBoot_ = bootSeconds();
   if (startParts()) follow();
   stopAll();
+  removeLeftovers();
   endedAt_ = wallClock();
   ObservationSummary summary = summarise();
   if (summary.ok) makePlots(summary);
@@ -364,15 +426,11 @@ void Observation::follow() {
     }
     const double now = wallClock();
     progress.update(now);
-    if (progress.latest()) lastStatus_ = progress.latest();
+    if (progress.latest()) noteStatus(*progress.latest());
     if (progress.latestStorage()) lastStorageStatus_ = progress.latestStorage();
     bool allDone = true;
     for (auto& p : parts_) {
-      if (exitCodeOf(*p)) {
-        if (p->name() == plan_.ionprocs.front().name && ionprocEndedAt_ == 0) ionprocEndedAt_ = now;
-      } else if (!p->name().starts_with("station-sim")) {
-        allDone = false;
-      }
+      if (!exitCodeOf(*p) && !p->name().starts_with("station-sim")) allDone = false;
     }
     if (allDone) break;
     // Progress: ionproc's blocks and integrations, or storage-sink making, writing or
@@ -437,7 +495,6 @@ void Observation::stopAll() {
   for (ChildProcess* p : partsNamed("correlator")) stop(*p, 10);
   for (ChildProcess* p : partsNamed("station-sim")) stop(*p, 5);
   relayRemoteOutput();
-  if (ionprocEndedAt_ == 0) ionprocEndedAt_ = wallClock();
   try {
     if (auto status = readStorageStatuses(storageStatusPaths()))
       lastStorageStatus_ = std::move(status);
@@ -446,8 +503,7 @@ void Observation::stopAll() {
   }
   if (part(plan_.ionprocs.front().name)) {
     try {
-      if (auto status = readStatuses(plan_.settings, statusPaths()))
-        lastStatus_ = std::move(status);
+      if (auto status = readStatuses(plan_.settings, statusPaths())) noteStatus(*status);
     } catch (const std::exception& e) {
       warnings_.push_back(e.what());
     }
@@ -480,6 +536,10 @@ ObservationSummary Observation::summarise() {
       summary.measurementSets.push_back(remote.host + ":" + ms.path);
       summary.bytesWritten += ms.bytes;
     }
+  if (lastStatus_ && !lastStatus_->finished)
+    warnings_.push_back("the packet counts are those of ionproc's last status, written at " +
+                        formatUtc(lastStatus_->wallTime) +
+                        ", not of its end (it could not write its final status)");
   if (lastStatus_) {
     const ion::IonStatus& st = *lastStatus_;
     for (size_t i = 0; i < st.stations.size() && int(i) < s.nrStations(); ++i) {
@@ -489,7 +549,12 @@ ObservationSummary Observation::summarise() {
       const ion::IonStatus::Station& in = st.stations[i];
       StationSummary station;
       station.name = in.name;
-      station.packetsReceived = in.packetsAccepted;
+      // Inside start..stop only: packets of the margins cannot make up for losses inside.
+      station.packetsReceived =
+          in.packetsAccepted -
+          std::min(in.packetsAccepted, in.acceptedBeforeStart + in.acceptedAfterStop);
+      station.packetsBeforeWindow = in.acceptedBeforeStart;
+      station.packetsAfterWindow = in.acceptedAfterStop;
       station.packetsLate = in.late;
       station.packetsDuplicated = in.duplicated;
       station.packetsImplausible = in.implausible;
@@ -516,23 +581,20 @@ ObservationSummary Observation::summarise() {
       summary.stations.push_back(station);
       summary.blocksDropped = std::max(summary.blocksDropped, st.stations[i].blocksGone);
     }
-    const uint64_t expected = uint64_t(s.nrIntegrations() * s.nrSubbands());
-    if (s.correlatedOutput.enabled) summary.integrationsExpected = expected;
-    summary.integrationsDropped =
-        s.correlatedOutput.enabled && expected > st.storageSent ? expected - st.storageSent : 0;
-    // What the MSs hold flagged, as the storage-sinks counted it, when they all reported;
-    // not less than what ionproc never sent (an MS closed early is not padded to the end).
-    // Nor less than what the MSs lack (a storage-sink that stopped writing: a full disk).
-    if (lastStorageStatus_ && lastStorageStatus_->finished)
-      summary.integrationsDropped = std::max<uint64_t>(
-          {summary.integrationsDropped, lastStorageStatus_->integrationsFlagged,
-           summary.integrationsExpected -
-               std::min(summary.integrationsExpected, lastStorageStatus_->integrationsWritten)});
-    const double observed = double(st.newestBlock + 1) * s.blockDuration();
-    const double begin = s.realTime ? std::max(ranksStartedAt_, s.startTime) : ranksStartedAt_;
-    if (ionprocEndedAt_ > begin && ranksStartedAt_ > 0)
-      summary.realTimeFactor = observed / (ionprocEndedAt_ - begin);
+    // On the data, by ionproc's clock: blocks served per second between two of its status
+    // snapshots (observe may have been paused meanwhile: its own clock says nothing); with
+    // fewer than two (a short replay), the blocks served by ionproc's end.
+    if (firstServed_ && lastServed_->wallTime > firstServed_->wallTime + 0.5) {
+      summary.realTimeFactor = double(lastServed_->block - firstServed_->block) *
+                               s.blockDuration() / (lastServed_->wallTime - firstServed_->wallTime);
+    } else {
+      const double observed = double(st.newestBlock + 1) * s.blockDuration();
+      const double begin = s.realTime ? std::max(ranksStartedAt_, s.startTime) : ranksStartedAt_;
+      if (st.wallTime > begin && ranksStartedAt_ > 0)
+        summary.realTimeFactor = observed / (st.wallTime - begin);
+    }
   }
+  countStoredIntegrations(summary);
   noteStorageFailure();
   noteIntruders();
   summary.warnings = warnings_;
@@ -566,6 +628,38 @@ ObservationSummary Observation::summarise() {
     summary.measurementSets.clear();
   }
   return summary;
+}
+
+void Observation::countStoredIntegrations(ObservationSummary& summary) {
+  const ObservationSettings& s = plan_.settings;
+  if (!s.correlatedOutput.enabled) return;
+  summary.integrationsExpected = uint64_t(s.nrIntegrations() * s.nrSubbands());
+  // This host's MSs as they are on disk now that every storage-sink has stopped.
+  const int baselines = nrBaselines(s.nrStations());
+  for (const std::string& ms : plan_.measurementSets) {
+    std::error_code error;
+    if (!fs::exists(ms, error)) continue;  // "not written", below
+    try {
+      const storage::MeasurementSetHoldings holdings = storage::readHoldings(ms, baselines);
+      summary.integrationsStored += uint64_t(holdings.withData());
+      summary.integrationsFlagged += uint64_t(holdings.flagged);
+    } catch (const std::exception& e) {
+      warnings_.push_back(e.what());
+      RTCP_LOG_WARN("observe", e.what());
+    }
+  }
+  // Those of other hosts as their storage-sinks reported them after the final flush (an MS
+  // with no report is "not written"; of a restarted sink, the last report of each MS).
+  std::map<std::string, const WrittenMeasurementSet*> reported;
+  for (const auto& [name, remote] : remote_)
+    for (const WrittenMeasurementSet& ms : remote.output->measurementSets())
+      reported[remote.host + ":" + ms.path] = &ms;
+  for (const auto& [path, ms] : reported) {
+    summary.integrationsStored += uint64_t(std::max<int64_t>(0, ms->integrations - ms->missing));
+    summary.integrationsFlagged += uint64_t(std::max<int64_t>(0, ms->missing));
+  }
+  summary.integrationsDropped = summary.integrationsExpected -
+                                std::min(summary.integrationsExpected, summary.integrationsStored);
 }
 
 std::vector<std::string> Observation::localStorageSinkArguments() const {
@@ -626,6 +720,7 @@ void Observation::restartIfDied(const std::string& name) {
   for (auto& p : parts_)
     if (p.get() == sink) p = std::move(again);
   part(name)->start();
+  partPids_.insert(part(name)->pid());
 }
 
 void Observation::noteIntruders() {

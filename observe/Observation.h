@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,7 +95,16 @@ class Observation {
   /// SIGKILL, each after seconds without exit.
   void stop(ChildProcess& part, double seconds);
   void fail(const std::string& reason);
+  /// Whether the kernel's out-of-memory killer ended the part (or, of mpirun, a rank).
+  bool outOfMemory(ChildProcess& part);
+  /// Removes what the parts here left behind: their shared-memory segments
+  /// (/dev/shm/rtcp-*-PID-*), the link's unix sockets (/tmp/rtcp-link-OBSERVE-*), and a
+  /// storage-sink's disk-space reserve files when it did not remove them (killed).
+  void removeLeftovers();
   ObservationSummary summarise();
+  /// The integrations the MSs hold (this host's read back from disk, those of other hosts
+  /// as their storage-sinks reported them at the end), and what is missing from them.
+  void countStoredIntegrations(ObservationSummary& summary);
   /// What the storage-sinks' status says went wrong in writing (a full disk): the failure,
   /// or a warning when nothing was lost.
   void noteStorageFailure();
@@ -134,8 +144,18 @@ class Observation {
   std::string failure_;                       ///< first reason the observation failed
   std::vector<std::string> warnings_;
   std::optional<ion::IonStatus> lastStatus_;
+  /// ionproc's newest block served and when (its clock), as first seen and as it last grew.
+  struct Served {
+    double wallTime = 0;
+    int64_t block = -1;
+  };
+  std::optional<Served> firstServed_, lastServed_;
+  /// Keeps ionproc's latest status and the blocks it served by then.
+  void noteStatus(const ion::IonStatus& status);
   std::optional<storage::StorageStatus> lastStorageStatus_;
-  double startedAt_ = 0, ranksStartedAt_ = 0, ionprocEndedAt_ = 0, endedAt_ = 0;
+  double startedAt_ = 0, ranksStartedAt_ = 0, endedAt_ = 0;
+  double startedBoot_ = 0;    ///< startedAt_ on the kernel log's clock
+  std::set<pid_t> partPids_;  ///< every part started here (restarts too)
 };
 
 }  // namespace rtcp::observe

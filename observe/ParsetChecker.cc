@@ -10,12 +10,15 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "LocalHost.h"
+#include "MemoryPlan.h"
 #include "rtcp/AntennaFields.h"
 #include "rtcp/DirectionConverter.h"
 #include "rtcp/Logger.h"
 #include "rtcp/MeasuresData.h"
+#include "rtcp/ParsetLimits.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/Stream.h"
 
@@ -46,12 +49,22 @@ void guarded(const Parset& p, std::vector<ParsetProblem>& out, Check check) {
   }
 }
 
+/// The station list's entries; throws, in ObservationSettings' words, when it has more than
+/// any observation (nothing is then checked station by station).
+std::vector<std::string> stationListEntries(const Parset& p) {
+  std::vector<std::string> entries = p.getStringVector(kStationList);
+  if (entries.size() > kMaxStationListEntries)
+    p.fail(kStationList, std::to_string(entries.size()) + " entries, more than the " +
+                             std::to_string(kMaxStationListEntries) + " a station list may have");
+  return entries;
+}
+
 /// The antenna fields of the station list (CS001HBA0, ...); throws as ObservationSettings.
 std::vector<std::string> fieldNames(const Parset& p) {
   std::vector<std::string> names;
   try {
     for (const AntennaFieldName& field :
-         antennaFieldNames(p.getStringVector(kStationList), p.getString("Observation.antennaSet")))
+         antennaFieldNames(stationListEntries(p), p.getString("Observation.antennaSet")))
       names.push_back(field.name());
   } catch (const std::invalid_argument& e) {
     const bool badSet = std::string(e.what()).starts_with("unknown antenna set");
@@ -136,13 +149,11 @@ CheckResult ParsetChecker::check(const std::string& path) const {
   checkOutput(p, own);
   checkRanks(p, own);
   checkHosts(p, own);
-  // ObservationSettings reports its first error in the same words as one of ours.
-  for (ParsetProblem& item : own) {
-    const bool known =
-        std::any_of(result.problems.begin(), result.problems.end(),
-                    [&](const ParsetProblem& q) { return q.message == item.message; });
-    if (!known) result.problems.push_back(std::move(item));
-  }
+  // ObservationSettings reports some errors in the same words as one of ours: each once.
+  std::unordered_set<std::string> known;
+  for (const ParsetProblem& q : result.problems) known.insert(q.message);
+  for (ParsetProblem& item : own)
+    if (known.insert(item.message).second) result.problems.push_back(std::move(item));
   std::stable_sort(
       result.problems.begin(), result.problems.end(),
       [](const ParsetProblem& a, const ParsetProblem& b) { return a.error > b.error; });
@@ -182,6 +193,7 @@ void ParsetChecker::checkSettings(CheckResult& result) const {
             result.parset, "Observation.Beam[" + std::to_string(b) + "].directionType", e.what()));
       }
     }
+  checkMemory(result);
   if (!result.settings->correlatedOutput.enabled)
     result.problems.push_back(
         problem(result.parset, "Observation.DataProducts.Output_Correlated.enabled",
@@ -194,13 +206,13 @@ namespace {
 /// each once; the entries as they are when the antenna set is not one LOFAR knows (an
 /// error the settings report).
 std::vector<std::string> stationNames(const Parset& p) {
-  const std::vector<std::string> entries = p.getStringVector(kStationList);
+  const std::vector<std::string> entries = stationListEntries(p);
   std::vector<std::string> names;
+  std::unordered_set<std::string> seen;
   try {
     for (const AntennaFieldName& field :
          antennaFieldNames(entries, p.getString("Observation.antennaSet", "")))
-      if (std::find(names.begin(), names.end(), field.station) == names.end())
-        names.push_back(field.station);
+      if (seen.insert(field.station).second) names.push_back(field.station);
   } catch (const std::invalid_argument&) {
     return entries;
   }
@@ -221,7 +233,8 @@ void ParsetChecker::checkStations(const Parset& p, std::vector<ParsetProblem>& o
 
 void ParsetChecker::checkSubbands(const Parset& p, std::vector<ParsetProblem>& out) const {
   guarded(p, out, [&] {
-    const int64_t nrBeams = p.getInt("Observation.nrBeams", 1);
+    // Beyond kMaxBeams ObservationSettings refuses Observation.nrBeams itself.
+    const int64_t nrBeams = std::min<int64_t>(p.getInt("Observation.nrBeams", 1), kMaxBeams);
     for (int64_t b = 0; b < nrBeams; ++b) {
       const std::string key = "Observation.Beam[" + std::to_string(b) + "].subbandList";
       guarded(p, out, [&] {
@@ -345,6 +358,32 @@ void ParsetChecker::checkOutput(const Parset& p, std::vector<ParsetProblem>& out
         out.push_back(problem(p, kLocations, "output " + reason));
     }
   });
+}
+
+void ParsetChecker::checkMemory(CheckResult& result) const {
+  const ObservationSettings& s = *result.settings;
+  LocalParts local;
+  for (const StationSettings& st : s.stations) {
+    bool here = true;  // recordings are read here; udp: inputs where they are bound
+    for (const std::string& input : st.inputs) try {
+        const StreamDescriptor d = StreamDescriptor::parse(input);
+        here = here && (d.kind != StreamDescriptor::Kind::kUdp || isLocalHost(d.host));
+      } catch (const StreamError&) {  // checkInputs names it
+      }
+    local.ionprocStations += here;
+  }
+  const bool ranksElsewhere =
+      options_.hostsGiven || std::any_of(s.computeNodes.begin(), s.computeNodes.end(),
+                                         [](const ComputeNode& n) { return !isLocalHost(n.host); });
+  local.ranks = ranksElsewhere ? 0 : std::max(options_.ranks, 1);
+  if (s.correlatedOutput.enabled)
+    for (const std::string& host : s.correlatedOutput.hosts)
+      local.storageSubbands += isLocalHost(host);
+  local.storageSink = local.storageSubbands > 0;
+  const std::optional<HostMemory> available = hostMemory();
+  if (!available) return;
+  const std::string refusal = memoryRefusal(planMemory(s, local), *available);
+  if (!refusal.empty()) result.problems.push_back(problem(result.parset, kStationList, refusal));
 }
 
 void ParsetChecker::checkRanks(const Parset& p, std::vector<ParsetProblem>& out) const {

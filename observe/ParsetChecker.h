@@ -3,7 +3,8 @@
 /// Checks a whole parset before an observation starts and reports every problem at once
 /// (ObservationSettings stops at the first bad key): unknown stations, subbands outside
 /// 0..511, input ports used twice, stop before start, a start in the past, output
-/// directories that cannot be written, missing recordings, too many ranks; unknown keys
+/// directories that cannot be written, missing recordings, too many ranks, more memory
+/// than this host has; parsets beyond sane sizes (ParsetLimits.h); unknown keys
 /// and casacore measures tables that do not cover the observation as warnings.
 
 #include <optional>
@@ -56,6 +57,8 @@ class ParsetChecker {
   void checkRanks(const Parset& p, std::vector<ParsetProblem>& out) const;
   /// The hosts the parset names (compute nodes, udp: inputs, output locations) resolve here.
   void checkHosts(const Parset& p, std::vector<ParsetProblem>& out) const;
+  /// The memory the parts on this host would hold against what it has (MemoryPlan.h).
+  void checkMemory(CheckResult& result) const;
 
   CheckOptions options_;
 };

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "Executables.h"
 #include "Observation.h"
@@ -40,8 +42,10 @@ recordings are read by ionproc itself), each logging to DIR/PART.log, shows a pr
 line, and writes DIR/summary.txt and DIR/summary.json at the end. Parts whose hosts the
 parset names elsewhere (udp:HOST:PORT inputs, HOST:DIR output locations, Cobalt.Nodes
 or --mpi-hosts for the ranks) are started there through mpiexec, which brings their
-logs and status back (observe/README.md, Several hosts). Ctrl-C or SIGTERM stops every
-part cleanly (the MeasurementSets are closed) and observe exits non-zero. The exit
+logs and status back (observe/README.md, Several hosts). Ctrl-C, SIGTERM or SIGHUP stops every
+part cleanly (what was received is written, the MeasurementSets are closed, a summary is
+written) and observe exits non-zero; during the check they end observe at once. Should
+observe itself die, its parts get SIGTERM. The exit
 status is non-zero whenever the observation failed.
 )";
 
@@ -136,12 +140,33 @@ bool refuseEarlierRuns(const ObservationPlan& plan) {
   return problems.empty();
 }
 
+/// While the parset is checked and the observation planned (nothing started yet), a
+/// stop signal ends observe at once, however long the check would still take.
+class InterruptWhileChecking {
+ public:
+  explicit InterruptWhileChecking(const sigset_t& signals)
+      : watcher_([signals](std::stop_token stop) {
+          const timespec tick{0, 100'000'000};
+          while (!stop.stop_requested())
+            if (const int signal = sigtimedwait(&signals, nullptr, &tick); signal > 0) {
+              RTCP_LOG_ERROR("observe", "interrupted by SIG" << sigabbrev_np(signal)
+                                                             << " before the start: nothing "
+                                                                "started");
+              std::_Exit(1);
+            }
+        }) {}
+
+ private:
+  std::jthread watcher_;
+};
+
 int run(const Options& o) {
-  sigset_t stopSignals;  // taken in the main loop; children unblock them
+  // Taken in the main loop (a dropped ssh session's SIGHUP as Ctrl-C); children unblock them.
+  sigset_t stopSignals;
   sigemptyset(&stopSignals);
-  sigaddset(&stopSignals, SIGINT);
-  sigaddset(&stopSignals, SIGTERM);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stopSignals, signal);
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+  std::optional<InterruptWhileChecking> interruptible(std::in_place, stopSignals);
 
   const double now = wallClock();
   // Ranks on other hosts are bounded by their cores, which mpirun knows, not by ours.
@@ -179,6 +204,7 @@ int run(const Options& o) {
   runOptions.lendRing = o.lendRing;
   for (const ParsetProblem& p : checked.problems)
     if (!p.error) runOptions.parsetWarnings.push_back(p.message);
+  interruptible.reset();  // from here on the observation stops its parts itself
   Observation observation(plan, std::move(runOptions), stopSignals);
   const ObservationSummary summary = observation.run();
   std::cerr << summary.toText();

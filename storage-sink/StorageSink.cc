@@ -581,8 +581,18 @@ void StorageSink::writeStatus() const {
       ion::writeFileAtomically(options_.statusPath, s.format());
     }
   } catch (const std::exception& e) {
-    RTCP_LOG_WARN("storage", "status: " << e.what());
+    // observe follows the sink by this file: one it cannot read is an error of the sink
+    // (its exit code), not a stale status in observe's summary.
+    std::lock_guard lock(errorMutex_);
+    if (statusError_.empty())
+      RTCP_LOG_ERROR("storage", "cannot write the status file: " << e.what());
+    statusError_ = e.what();
   }
+}
+
+std::string StorageSink::statusError() const {
+  std::lock_guard lock(errorMutex_);
+  return statusError_;
 }
 
 void StorageSink::reportStatus(std::stop_token stop) {

@@ -110,6 +110,8 @@ class StorageSink {
   size_t nrConnectionsOpen() const { return open_; }
   /// What the sink has done so far (any thread).
   StorageStatus status() const;
+  /// Why the --status file could not be written, the last time it failed ("" if never).
+  std::string statusError() const;
 
  private:
   void acceptConnections();
@@ -162,7 +164,8 @@ class StorageSink {
   std::atomic<bool> failed_{false};
   std::unique_ptr<DiskSpace> diskSpace_;
   mutable std::mutex errorMutex_;
-  std::string error_;  // the first reason writing failed
+  std::string error_;                // the first reason writing failed
+  mutable std::string statusError_;  // why --status could not be written
   // Blocks the writers took from staging, lost after writing stopped, and the
   // integrations the MSs held when opened (a restart).
   std::atomic<uint64_t> blocksTaken_{0}, integrationsLost_{0};

@@ -21,6 +21,13 @@ rtcp::storage::StorageSink* gSink = nullptr;  // the sink a signal stops, while 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // SIGINT, SIGTERM (also observe's death) and SIGHUP are taken by one thread that asks the
+  // sink to stop: it writes what it received, closes the MSs and removes its reserve files.
+  // Blocked first, so that a stop while the sink starts is a stop, not death by the signal.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, signal);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   rtcp::Logger::setProcessName("storage-sink");
   rtcp::storage::SinkOptions options;
   double stagingMb = 256, diskReserveMb = 64;
@@ -83,13 +90,6 @@ int main(int argc, char** argv) {
   options.diskReserveBytes = uint64_t(diskReserveMb * 1024 * 1024);
   options.createWhileListening = true;  // blocks are staged until their MS is made
 
-  // SIGINT and SIGTERM are taken by one thread that asks the sink to stop.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
   if (secretPath.empty()) {
     RTCP_LOG_ERROR("storage",
                    "bad arguments: --secret-file is required: storage-sink takes "
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
       int signal = 0;
       if (sigwait(&signals, &signal) != 0) return;
       std::lock_guard lock(gSinkMutex);
-      if (gSink) gSink->requestStop(signal == SIGINT ? "SIGINT" : "SIGTERM");
+      if (gSink) gSink->requestStop(std::string("SIG") + sigabbrev_np(signal));
     }).detach();
     const rtcp::storage::SinkSummary summary = sink.run();
     {
@@ -128,6 +128,12 @@ int main(int argc, char** argv) {
         std::cout << "rtcp-ms subband=" << out.subband << " integrations=" << out.gridSize
                   << " missing=" << out.missing << " bytes=" << out.bytesWritten
                   << " path=" << out.path << std::endl;  // the path last: it may hold spaces
+    if (const std::string error = sink.statusError(); !error.empty()) {
+      RTCP_LOG_ERROR("storage", "the status file could not be written (" << error
+                                                                         << "): observe could "
+                                                                            "not follow this sink");
+      return 1;
+    }
     return summary.failed ? 1 : 0;
   } catch (const std::exception& e) {
     RTCP_LOG_ERROR("storage", parsetPath << ": " << e.what());

@@ -33,6 +33,10 @@ struct StationSummary {
   uint64_t packetsImplausible = 0;  ///< stamped after the observation or ahead of the clock
   uint64_t packetsBeforeStart = 0;  ///< stamped long before the start (a station sending early)
   double flaggedFraction = 0;       ///< input samples served to the ranks that were flagged
+  /// Valid packets stored but stamped before the start or from the stop on (the buffer's
+  /// margins): not in packetsReceived, which counts the observation's window only.
+  uint64_t packetsBeforeWindow = 0;
+  uint64_t packetsAfterWindow = 0;
 };
 
 /// The status of an observation: ok; degraded (its data are usable, but more than
@@ -58,8 +62,13 @@ struct ObservationSummary {
   std::vector<std::string> measurementSets;  ///< written (an observation that failed lists none)
   std::vector<std::string> partialMeasurementSets;  ///< on disk after a failure: incomplete
   std::vector<StationSummary> stations;
-  uint64_t blocksDropped = 0;            ///< blocks served flagged because the ranks fell behind
-  uint64_t integrationsDropped = 0;      ///< integrations that never reached storage
+  uint64_t blocksDropped = 0;  ///< blocks served flagged because the ranks fell behind
+  /// What the MSs hold once closed, as each storage-sink reported after its final flush or
+  /// (a sink that did not finish) as observe read them back: integrations with data, and
+  /// integrations written as flagged gaps.
+  uint64_t integrationsStored = 0;
+  uint64_t integrationsFlagged = 0;
+  uint64_t integrationsDropped = 0;      ///< expected - stored: not in the MSs with data
   uint64_t integrationsExpected = 0;     ///< integrations × subbands of the observation
   std::map<std::string, int> exitCodes;  ///< per part; -1: not started or killed by observe
   std::map<std::string, double>

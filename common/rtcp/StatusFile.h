@@ -34,8 +34,12 @@ struct IonStatus {
     uint64_t samplesFlagged = 0;  ///< station[i].samplesFlagged: of those, missing
     uint64_t blocksGone = 0;      ///< station[i].blocksGone: served flagged, ranks behind
     int64_t lastBlock = -1;       ///< station[i].lastBlock: newest block served
-    /// station[i].ports, station[i].port[k].accepted: valid packets per input stream
+    /// station[i].ports, station[i].port[k].accepted: valid packets per input stream,
+    /// inside start..stop (what losses are counted against)
     std::vector<uint64_t> portsAccepted;
+    /// station[i].acceptedBeforeStart, station[i].acceptedAfterStop: of packetsAccepted,
+    /// stamped outside start..stop (the buffer's margins)
+    uint64_t acceptedBeforeStart = 0, acceptedAfterStop = 0;
     bool operator==(const Station&) const = default;
   };
 

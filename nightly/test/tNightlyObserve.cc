@@ -1,7 +1,11 @@
 // nightly --now with the real observe on a two-observation schedule: a parset naming an
 // unknown station, then a good short simulated one. The good one completes, the report
-// says which failed and why, nightly exits non-zero.
+// says which failed and why, nightly exits non-zero. And the overrun deadline counts from
+// the planned end observe chose (--now after a long set-up), not from the launch.
 #include <cppunit/extensions/HelperMacros.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "ObserveTestUtil.h"
 
@@ -42,6 +46,7 @@ std::string parset(const std::string& stations, const std::string& dir, int port
 class NightlyObserveTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(NightlyObserveTest);
   CPPUNIT_TEST(testBrokenAndGood);
+  CPPUNIT_TEST(testOverrunCountsFromThePlannedEnd);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -70,6 +75,30 @@ class NightlyObserveTest : public CppUnit::TestFixture {
     const std::string html = readText(report + "/report.html");
     CPPUNIT_ASSERT(html.find("<img src=\"02_good/plots/") != std::string::npos);
     CPPUNIT_ASSERT(html.find("XX999") != std::string::npos);
+  }
+
+  /// observe --now with a 20 s set-up margin (as a large ionproc buffer to fault in makes
+  /// it) starts the 2 s observation 20 s after its launch: an overrun of 12 s counted from
+  /// the launch would stop it before it began.
+  void testOverrunCountsFromThePlannedEnd() {
+    TempDir dir;
+    std::ofstream(dir.path + "/good.parset")
+        << parset("CS001, CS002", dir.path + "/good-out", 16430);
+    std::ofstream(dir.path + "/night.schedule") << "good.parset\n";
+    const std::string observe = dir.path + "/observe-slow-setup";
+    std::ofstream(observe) << "#!/bin/sh\nexec " << RTCP_OBSERVE_EXECUTABLE
+                           << " \"$@\" --margin 20\n";
+    std::filesystem::permissions(observe, std::filesystem::perms::owner_exec,
+                                 std::filesystem::perm_options::add);
+    const std::string report = dir.path + "/report";
+    const int code =
+        run(std::string(RTCP_NIGHTLY_EXECUTABLE) + " " + dir.path +
+            "/night.schedule --now --max-overrun 12 --observe " + observe + " --report " + report +
+            " > " + dir.path + "/nightly.out 2> " + dir.path + "/nightly.err");
+    const std::string text = readText(report + "/report.txt");
+    CPPUNIT_ASSERT_MESSAGE(text + readText(dir.path + "/nightly.err"), code == 0);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("[1] good.parset  OK") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("stopped by nightly") == std::string::npos);
   }
 };
 

@@ -14,6 +14,7 @@
 
 #include "ChildProcess.h"
 #include "HydraLaunch.h"
+#include "MemoryPlan.h"
 #include "ObservationPlan.h"
 #include "ObserveTestUtil.h"
 #include "ParsetChecker.h"
@@ -61,6 +62,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testPlanAcrossHosts);
   CPPUNIT_TEST(testHydraCommand);
   CPPUNIT_TEST(testPartOutput);
+  CPPUNIT_TEST(testOutOfMemoryRecords);
+  CPPUNIT_TEST(testMemoryRefusal);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -254,7 +257,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     s.parset = "/tmp/a \"quoted\" parset";
     s.reason = "line one\nline two";
     s.measurementSets = {"/x/L12_SB300_uv.MS"};
-    s.stations = {{"CS001LBA", 90, 100, 10, 0.1, {{90, 100, 10}, {0, 0, 0}}, 4, 1, 2, 3, 0, 0.125}};
+    s.stations = {
+        {"CS001LBA", 90, 100, 10, 0.1, {{90, 100, 10}, {0, 0, 0}}, 4, 1, 2, 3, 0, 0.125, 0, 0}};
     s.exitCodes = {{"ionproc", 0}, {"correlator", 1}};
     s.write(dir.path());
     CPPUNIT_ASSERT_EQUAL(std::string("\"failed\""), summaryValue(dir.path(), "status"));
@@ -264,7 +268,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
         std::string("[{\"name\": \"CS001LBA\", \"packetsReceived\": 90, \"packetsExpected\": 100, "
                     "\"packetsLost\": 10, \"lossFraction\": 0.1, \"packetsLate\": 4, "
                     "\"packetsDuplicated\": 1, \"packetsRejected\": 2, \"packetsImplausible\": 3, "
-                    "\"packetsBeforeStart\": 0, \"flaggedFraction\": 0.125, "
+                    "\"packetsBeforeStart\": 0, \"packetsBeforeWindow\": 0, "
+                    "\"packetsAfterWindow\": 0, \"flaggedFraction\": 0.125, "
                     "\"ports\": [{\"packetsReceived\": 90, "
                     "\"packetsExpected\": 100, \"packetsLost\": 10}, {\"packetsReceived\": 0, "
                     "\"packetsExpected\": 0, \"packetsLost\": 0}]}]"),
@@ -289,14 +294,14 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     before.wallTime = 100;
     before.nrBlocks = now.nrBlocks = 4;
     before.blockDuration = now.blockDuration = 1;
-    before.stations = {{"CS001", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, {}},
-                       {"CS002", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, {}}};
+    before.stations = {{"CS001", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, {}, 0, 0},
+                       {"CS002", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, {}, 0, 0}};
     now = before;
     now.wallTime = 101;
     now.newestBlock = 1;
     now.newestBlockLag = 0.5;
-    now.stations = {{"CS001", 12207, 12207, 0, 0, 0, 0, 0, 2, 1000, 10, 0, 1, {}},
-                    {"CS002", 12207, 12207, 0, 0, 0, 0, 0, 2, 1000, 0, 3, 1, {}}};
+    now.stations = {{"CS001", 12207, 12207, 0, 0, 0, 0, 0, 2, 1000, 10, 0, 1, {}, 0, 0},
+                    {"CS002", 12207, 12207, 0, 0, 0, 0, 0, 2, 1000, 0, 3, 1, {}, 0, 0}};
     const std::string line = monitor.line(now, &before);
     // 2 subbands x 16 samples x 8 bytes + 16 header bytes per packet
     const double gbps = 2 * 12207 * (16 + 2 * 16 * 8) * 8 / 1e9;
@@ -328,9 +333,9 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     output.finished = true;
     output.newestBlock = 5, other.newestBlock = 3;
     output.integrations = 12, output.storageSent = 10, output.storageConnections = 1;
-    output.stations = {{"CS002", 7, 7, 0, 0, 0, 0, 0, 6, 600, 0, 0, 5, {}}};
+    output.stations = {{"CS002", 7, 7, 0, 0, 0, 0, 0, 6, 600, 0, 0, 5, {}, 0, 0}};
     other.stations = {{"RS106", 5, 5, 0, 0, 0, 0, 0, 4, 400, 0, 0, 3, {}},
-                      {"CS001", 5, 5, 0, 0, 0, 0, 0, 4, 400, 0, 0, 3, {}}};
+                      {"CS001", 5, 5, 0, 0, 0, 0, 0, 4, 400, 0, 0, 3, {}, 0, 0}};
     const ion::IonStatus merged = mergeStatuses(s, {output, other});
     CPPUNIT_ASSERT_EQUAL(size_t(3), merged.stations.size());
     CPPUNIT_ASSERT_EQUAL(std::string("CS001"), merged.stations[0].name);
@@ -474,7 +479,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!output.update());  // no file yet
     ion::IonStatus status;
     status.nrBlocks = 7;
-    status.stations = {{"CS001", 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, {}}};
+    status.stations = {{"CS001", 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, {}, 0, 0}};
     std::ofstream file(path);
     file << "rtcp-part-started\n"
          << status.formatLine().substr(0, 20) << std::flush;  // a line half written
@@ -507,6 +512,37 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     std::ofstream(dir.path() + "/log2") << "ssh: connect to host in9 port 22: No route to host\n";
     CPPUNIT_ASSERT_EQUAL(std::string("ssh: connect to host in9 port 22: No route to host"),
                          lastProblem(dir.path() + "/log2"));
+  }
+
+  /// The kernel log's out-of-memory kills, as /dev/kmsg gives them (Linux 6.1).
+  void testOutOfMemoryRecords() {
+    const std::optional<OomKill> kill = parseOomKill(
+        "3,1234,98765432,-;Out of memory: Killed process 4321 (ionproc) total-vm:88000000kB, "
+        "anon-rss:23000000kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:45000kB oom_score_adj:0");
+    CPPUNIT_ASSERT(kill);
+    CPPUNIT_ASSERT_EQUAL(4321, kill->pid);
+    CPPUNIT_ASSERT_EQUAL(std::string("ionproc"), kill->program);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(98.765432, kill->bootSeconds, 1e-9);
+    const std::optional<OomKill> cgroup = parseOomKill(
+        "3,1235,98765500,-;Memory cgroup out of memory: Killed process 77 (correlator) "
+        "total-vm:1kB");
+    CPPUNIT_ASSERT(cgroup && cgroup->pid == 77 && cgroup->program == "correlator");
+    CPPUNIT_ASSERT(!parseOomKill("6,1236,98765600,-;ionproc[4321]: segfault at 0"));
+    CPPUNIT_ASSERT(!parseOomKill("6,1237,98765700,-;Killed process 12 (x) by a user"));
+  }
+
+  /// A plan that does not fit names its largest part and that part's keys; one that fits
+  /// into 90 % of what the host has is no refusal.
+  void testMemoryRefusal() {
+    const std::vector<MemoryItem> plan{
+        {"ionproc's station buffers", 88e9, "77 antenna fields (...stationList) x 488 subbands"},
+        {"storage-sink's staging and open MSs", 2e9, "488 MSs"}};
+    const std::string refusal = memoryRefusal(plan, HostMemory{24e9, "MemAvailable"});
+    CPPUNIT_ASSERT_MESSAGE(refusal, refusal.find("would need 90 GB") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(refusal, refusal.find("90 % of MemAvailable") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(refusal, refusal.find("88 GB = 77 antenna fields") != std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(std::string(), memoryRefusal(plan, HostMemory{100e9, "MemAvailable"}));
+    CPPUNIT_ASSERT(!memoryRefusal(plan, HostMemory{99e9, "MemAvailable"}).empty());
   }
 };
 

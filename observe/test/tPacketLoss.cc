@@ -15,6 +15,7 @@
 #include <bit>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -34,6 +35,7 @@ using storage::test::TempDir;
 class PacketLossTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(PacketLossTest);
   CPPUNIT_TEST(testWeightsCountExactlyTheLostSamples);
+  CPPUNIT_TEST(testPacketsBeforeTheStartDoNotHideLosses);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -89,6 +91,70 @@ class PacketLossTest : public CppUnit::TestFixture {
       flaggedSpectra += checkWeights(ms, settings, lost);
     }
     CPPUNIT_ASSERT(flaggedSpectra > 0);
+  }
+
+  /// Stations recorded from 2 s before the observation's start (packets dropped at
+  /// random) and replayed: the packets before the start are counted apart and do not make
+  /// up for those lost inside start..stop.
+  void testPacketsBeforeTheStartDoNotHideLosses() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4714;
+    o.stations = {"CS001", "CS002"};
+    o.seconds = 5;
+    o.realTime = false;
+    o.outputDir = dir.path() + "/out";
+    o.extra = "Sim.packetLossProbability = 0.001\n";
+    const std::string recordings = dir.path() + "/recordings";
+    CPPUNIT_ASSERT_EQUAL(
+        0, runProgram({executable("station-sim/station-sim"),
+                       writeParset(dir.path() + "/record.parset", o), "--record", recordings},
+                      dir.path() + "/record.log"));
+    const double recordingStart = parseUtc(o.start);
+    o.start = formatUtc(recordingStart + 2);
+    o.seconds = 3;
+    for (const std::string& station : o.stations)
+      o.inputs.push_back("file:" + recordings + "/" + station + "LBA.rsp");
+    const std::string obs = dir.path() + "/obs";
+    const int code =
+        runProgram(observeCommand({writeParset(dir.path() + "/replay.parset", o), "--dir", obs}),
+                   dir.path() + "/observe.log");
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir.path() + "/observe.log"), 0, code);
+
+    // The recording's packets start at its first sample, 16 apart; those overlapping
+    // start..stop are the window's. observe expects ceil((stop - start) / 16) of them.
+    const ObservationSettings settings = ObservationSettings::fromFile(obs + "/observation.parset");
+    const SampleClock clock(settings.clockMHz);
+    const int64_t first = clock.firstSampleAtOrAfter(recordingStart);
+    const int64_t start = clock.firstSampleAtOrAfter(settings.startTime);
+    const int64_t stop = clock.firstSampleAtOrAfter(settings.stopTime);
+    auto inWindow = [&](int64_t sample) { return sample + 16 > start && sample < stop; };
+    int64_t overlapping = 0;
+    for (int64_t sample = first; sample < stop; sample += kRspSamplesPerPacket)
+      overlapping += inWindow(sample);
+    const int64_t expected = (stop - start + 15) / 16;
+    const Lost dropped = droppedPackets(recordings + "/dropped-packets.txt", settings);
+    const std::string stations = summaryValue(obs, "stations");
+    int64_t totalLost = 0;
+    for (const std::string& name : o.stations) {
+      const std::string station = name + "LBA";
+      int64_t lostInside = 0;
+      if (const auto it = dropped.find(station); it != dropped.end())
+        for (const int64_t sample : it->second) lostInside += inWindow(sample);
+      const int64_t lost = std::max<int64_t>(0, expected - (overlapping - lostInside));
+      totalLost += lost;
+      const size_t entry = stations.find("\"name\": \"" + station + "\"");
+      CPPUNIT_ASSERT_MESSAGE(stations, entry != std::string::npos);
+      const std::string summary = stations.substr(entry, stations.find('}', entry) - entry);
+      std::cerr << station << ": " << lostInside << " packets dropped inside the window; "
+                << summary << "\n";
+      CPPUNIT_ASSERT_MESSAGE(summary, summary.find("\"packetsLost\": " + std::to_string(lost) +
+                                                   ",") != std::string::npos);
+      CPPUNIT_ASSERT_MESSAGE(summary,
+                             summary.find("\"packetsBeforeWindow\": 0,") == std::string::npos);
+    }
+    CPPUNIT_ASSERT_MESSAGE("no packet lost inside the window: the test would prove nothing",
+                           totalLost > 0);
   }
 
  private:

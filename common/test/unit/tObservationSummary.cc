@@ -31,12 +31,13 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     s.realTimeFactor = 0.73;
     s.bytesWritten = 123456789012ULL;
     s.measurementSets = {"/out/L1001_SB150_uv.MS", "/out/L1001_SB151_uv.MS"};
-    s.stations = {{"CS001", 990, 1000, 10, 0.01, {}, 3, 2, 1, 4, 5, 0.0125},
-                  {"RS106", 1000, 1000, 0, 0, {}, 0, 0, 0, 0, 0, 0}};
+    s.stations = {{"CS001", 990, 1000, 10, 0.01, {}, 3, 2, 1, 4, 5, 0.0125, 7, 0},
+                  {"RS106", 1000, 1000, 0, 0, {}, 0, 0, 0, 0, 0, 0, 0, 0}};
     s.integrationsExpected = 60;
     s.degradations = {"CS001: 4 packets stamped after the observation or ahead of the clock"};
     s.blocksDropped = 3;
     s.integrationsDropped = 2;
+    s.integrationsStored = 58;
     s.exitCodes = {{"ionproc", 0}, {"correlator", 137}};
     s.cpuSeconds = {{"ionproc", 6.5}, {"correlator", 88.25}};
     s.plots = {"/out/plots/autocorrelations.png"};
@@ -66,6 +67,7 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsRejected, r.stations[i].packetsRejected);
       CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsImplausible, r.stations[i].packetsImplausible);
       CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsBeforeStart, r.stations[i].packetsBeforeStart);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsBeforeWindow, r.stations[i].packetsBeforeWindow);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(s.stations[i].flaggedFraction, r.stations[i].flaggedFraction,
                                    1e-12);
     }
@@ -74,6 +76,7 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(s.integrationsExpected, r.integrationsExpected);
     CPPUNIT_ASSERT_EQUAL(s.blocksDropped, r.blocksDropped);
     CPPUNIT_ASSERT_EQUAL(s.integrationsDropped, r.integrationsDropped);
+    CPPUNIT_ASSERT_EQUAL(s.integrationsStored, r.integrationsStored);
     CPPUNIT_ASSERT(s.exitCodes == r.exitCodes);
     CPPUNIT_ASSERT(s.cpuSeconds == r.cpuSeconds);
     CPPUNIT_ASSERT(s.plots == r.plots);
@@ -106,8 +109,8 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(s.status() == ObservationStatus::kOk);
     CPPUNIT_ASSERT(s.toJson().find(R"("status": "ok")") != std::string::npos);
 
-    StationSummary lossy{"CS001", 9000, 10000, 1000, 0.1, {}, 600, 0, 0, 0, 0, 0.08};
-    StationSummary forged{"CS002", 10000, 10000, 0, 0, {}, 0, 200, 0, 10, 0, 0};
+    StationSummary lossy{"CS001", 9000, 10000, 1000, 0.1, {}, 600, 0, 0, 0, 0, 0.08, 0, 0};
+    StationSummary forged{"CS002", 10000, 10000, 0, 0, {}, 0, 200, 0, 10, 0, 0, 0, 0};
     s.stations = {lossy, clean, forged};
     s.blocksDropped = 2;
     s.integrationsDropped = 18;

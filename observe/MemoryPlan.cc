@@ -1,0 +1,180 @@
+#include "MemoryPlan.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "rtcp/Baselines.h"
+#include "rtcp/RspPacket.h"
+
+namespace rtcp::observe {
+namespace {
+
+constexpr double kGB = 1e9;
+
+std::string gigabytes(double bytes) {
+  std::ostringstream out;
+  out.precision(bytes >= 10 * kGB ? 0 : 2);
+  out << std::fixed << bytes / kGB << " GB";
+  return out.str();
+}
+
+/// A number from a file holding one ("max" or unreadable: nullopt).
+std::optional<double> numberIn(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text == "max") return std::nullopt;
+  try {
+    return std::stod(text);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// observe's cgroup (v2: the "0::PATH" line of /proc/self/cgroup).
+std::string ownCgroup() {
+  std::ifstream in("/proc/self/cgroup");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("0::")) return line.substr(3);
+  return "";
+}
+
+}  // namespace
+
+std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalParts& local) {
+  std::vector<MemoryItem> plan;
+  const double sampleBytes = bytesPerDualPolSample(s.bitsPerSample);
+  const std::string stations = "antenna fields (Observation.VirtualInstrument.stationList)";
+  const std::string subbands = "subbands (Observation.Beam[*].subbandList)";
+  if (local.ionprocStations > 0) {
+    // The ring of every station-subband: the buffer, the network delay and a block more.
+    const double seconds = s.secondsOfBuffer + s.maxNetworkDelay + s.blockDuration();
+    std::ostringstream keys;
+    keys << local.ionprocStations << " " << stations << " x " << s.nrSubbands() << " " << subbands
+         << " x " << seconds << " s (OLAP.nrSecondsOfBuffer + OLAP.maxNetworkDelay + a block) x "
+         << s.subbandWidth() * sampleBytes << " bytes/s (Observation.sampleClock, "
+         << "Observation.nrBitsPerSample)";
+    plan.push_back(
+        {"ionproc's station buffers",
+         local.ionprocStations * double(s.nrSubbands()) * seconds * s.subbandWidth() * sampleBytes,
+         keys.str()});
+  }
+  if (local.ranks > 0) {
+    // Every station's block of every subband, as fetched (raw samples) and as converted
+    // (complex float, both polarisations), twice (the next is fetched while one is
+    // processed), over all the ranks here; and the visibilities of every subband.
+    const double blockBytes =
+        double(s.nrStations()) * s.nrSubbands() * double(s.samplesPerBlock()) * (sampleBytes + 16);
+    const double visibilities =
+        double(nrBaselines(s.nrStations())) * s.channelsPerSubband * 4 * 8 * s.nrSubbands();
+    std::ostringstream keys;
+    keys << s.nrStations() << " " << stations << " x " << s.nrSubbands() << " " << subbands << " x "
+         << s.samplesPerBlock()
+         << " samples a block (Cobalt.blockSize, Observation.channelsPerSubband), twice";
+    plan.push_back({"the correlator ranks' blocks", 2 * blockBytes + visibilities, keys.str()});
+  }
+  if (local.storageSink) {
+    // The staging bound (storage-sink --staging-mb, 256 MiB) and what an open MS holds:
+    // a DATA tile column's buffers, about 4 MB.
+    plan.push_back({"storage-sink's staging and open MSs",
+                    256.0 * (1 << 20) + 4e6 * local.storageSubbands,
+                    std::to_string(local.storageSubbands) +
+                        " MSs (Observation.DataProducts.Output_Correlated.locations)"});
+  }
+  return plan;
+}
+
+std::optional<HostMemory> hostMemory() {
+  std::ifstream in("/proc/meminfo");
+  std::optional<HostMemory> memory;
+  for (std::string key; in >> key;) {
+    double kilobytes = 0;
+    in >> kilobytes;
+    in.ignore(1 << 10, '\n');
+    if (key == "MemAvailable:") memory = HostMemory{kilobytes * 1024, "MemAvailable"};
+  }
+  if (!memory) return std::nullopt;
+  const std::string cgroup = ownCgroup();
+  if (!cgroup.empty()) {
+    const std::string dir = "/sys/fs/cgroup" + (cgroup == "/" ? "" : cgroup);
+    const std::optional<double> limit = numberIn(dir + "/memory.max");
+    const std::optional<double> used = numberIn(dir + "/memory.current");
+    if (limit && *limit - used.value_or(0) < memory->bytes)
+      memory = HostMemory{std::max(0.0, *limit - used.value_or(0)),
+                          "the memory.max of cgroup " + cgroup};
+  }
+  return memory;
+}
+
+std::string memoryRefusal(const std::vector<MemoryItem>& plan, const HostMemory& available) {
+  double total = 0;
+  for (const MemoryItem& item : plan) total += item.bytes;
+  // The rest of the host (observe, mpirun, page cache for the MSs) keeps a tenth.
+  if (total <= 0.9 * available.bytes) return "";
+  const auto largest = std::max_element(
+      plan.begin(), plan.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  std::string text = "the parts on this host would need " + gigabytes(total) + ", more than the " +
+                     gigabytes(0.9 * available.bytes) + " it can give (90 % of " +
+                     available.source + ", " + gigabytes(available.bytes) + "):";
+  for (const MemoryItem& item : plan)
+    text += " " + item.part + " " + gigabytes(item.bytes) +
+            (&item == &*largest ? " = " + item.keys : "") + ";";
+  text.back() = '.';
+  return text + " Fewer stations or subbands, or a shorter OLAP.nrSecondsOfBuffer, make it fit";
+}
+
+std::optional<OomKill> parseOomKill(const std::string& record) {
+  const std::string marker = "Killed process ";
+  const size_t semicolon = record.find(';');
+  const size_t at = record.find(marker);
+  if (semicolon == std::string::npos || at == std::string::npos ||
+      record.find("of memory", semicolon) == std::string::npos)
+    return std::nullopt;
+  OomKill kill;
+  unsigned priority = 0;
+  unsigned long long sequence = 0, microseconds = 0;
+  if (std::sscanf(record.c_str(), "%u,%llu,%llu", &priority, &sequence, &microseconds) != 3)
+    return std::nullopt;
+  kill.bootSeconds = double(microseconds) * 1e-6;
+  const size_t open = record.find(" (", at), close = record.find(')', at);
+  try {
+    kill.pid = std::stoi(record.substr(at + marker.size()));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (open != std::string::npos && close != std::string::npos && close > open)
+    kill.program = record.substr(open + 2, close - open - 2);
+  return kill;
+}
+
+bool killedForMemory(int pid, const std::string& program, double sinceBootSeconds) {
+  const int fd = ::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  char record[8192];
+  bool found = false;
+  for (;;) {  // one record per read; EAGAIN at the end, EPIPE when one was overwritten
+    const ssize_t n = ::read(fd, record, sizeof record - 1);
+    if (n < 0 && errno == EPIPE) continue;
+    if (n <= 0) break;
+    const std::optional<OomKill> kill = parseOomKill(std::string(record, size_t(n)));
+    found = found || (kill && kill->bootSeconds >= sinceBootSeconds &&
+                      (kill->pid == pid || (!program.empty() && kill->program == program)));
+  }
+  ::close(fd);
+  return found;
+}
+
+double bootSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
+}
+
+}  // namespace rtcp::observe
