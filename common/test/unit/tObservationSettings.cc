@@ -94,10 +94,11 @@ class ObservationSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!t.stationId("XX999"));
     const auto lba = t.find("CS001", "LBA");
     CPPUNIT_ASSERT(lba);
-    CPPUNIT_ASSERT_EQUAL(3826923.942, lba->position[0]);
-    CPPUNIT_ASSERT_EQUAL(460915.117, lba->position[1]);
-    CPPUNIT_ASSERT_EQUAL(5064643.229, lba->position[2]);
-    CPPUNIT_ASSERT_EQUAL(-529022.268, t.find("IE613", "LBA")->position[1]);
+    // LOFAR's CS001-AntennaField.conf (ITRF2005, 2015.5): 3826923.50275 460915.488115 5064643.517
+    CPPUNIT_ASSERT_EQUAL(3826923.503, lba->position[0]);
+    CPPUNIT_ASSERT_EQUAL(460915.488, lba->position[1]);
+    CPPUNIT_ASSERT_EQUAL(5064643.517, lba->position[2]);
+    CPPUNIT_ASSERT_EQUAL(-529021.899, t.find("IE613", "LBA")->position[1]);
     CPPUNIT_ASSERT(t.find("CS001", "HBA1"));
     CPPUNIT_ASSERT(!t.find("IE613", "HBA0"));
   }
