@@ -36,12 +36,12 @@ struct BeamFormedData {
         validFraction(size_t(nrSamples) * size_t(nrChannels)) {}
 
   StokesKind kind = StokesKind::kI;
-  int sap = 0;               ///< the beam (SAP) index, Observation.Beam[sap]
-  int tab = 0;               ///< the TAB within its SAP
-  int subband = 0;           ///< subband index in the observation's subband list
-  int64_t block = 0;         ///< block number (0 = the block starting at the start)
-  int nrChannels = 0;        ///< output channels per subband (nrChannelsPerSubband)
-  int nrSamples = 0;         ///< output samples in this block (after time integration)
+  int sap = 0;                         ///< the beam (SAP) index, Observation.Beam[sap]
+  int tab = 0;                         ///< the TAB within its SAP
+  int subband = 0;                     ///< subband index in the observation's subband list
+  int64_t block = 0;                   ///< block number (0 = the block starting at the start)
+  int nrChannels = 0;                  ///< output channels per subband (nrChannelsPerSubband)
+  int nrSamples = 0;                   ///< output samples in this block (after time integration)
   AlignedBuffer<float> samples;        ///< [component][sample][channel]
   AlignedBuffer<float> validFraction;  ///< [sample][channel]: valid input samples / all, 0..1
 
