@@ -194,7 +194,7 @@ void fillField(casacore::MSField& table, const MeasurementSetDescription& d, dou
   casacore::Matrix<double> direction(2, 1);
   direction(0, 0) = d.ra;
   direction(1, 0) = d.dec;
-  columns.name().put(0, "BEAM_" + std::to_string(d.beam));
+  columns.name().put(0, beamFieldName(d.beam));
   columns.code().put(0, "");
   columns.time().put(0, startMjd);
   columns.numPoly().put(0, 0);

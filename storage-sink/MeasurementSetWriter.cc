@@ -45,7 +45,8 @@ casacore::Slicer rowRange(int64_t firstRow, int64_t nrRows) {
 /// The cells of a run of integrations in the tile files' order (TiledColumnFile.h) and as
 /// casacore takes them: data, flags and weights [row][channel][pol], rowWeights and sigmas
 /// [row][pol], rowFlags [row], row = integration * nrBaselines + baseline. The bulk is
-/// page-aligned, so that the tile files take it by direct I/O.
+/// page-aligned, so that the tile files take it by direct I/O. rowWeights and sigmas are 1
+/// in every row, as LofarStMan gives WEIGHT and SIGMA (DESIGN §2.5).
 struct CellBuffers {
   template <typename T>
   using DirectIoBuffer = AlignedBuffer<T, kDirectIoAlignment>;
@@ -67,6 +68,8 @@ struct CellBuffers {
     weights = DirectIoBuffer<float>(cells);
     rowWeights = AlignedBuffer<float>(rows * kNrPolarisationProducts);
     sigmas = AlignedBuffer<float>(rows * kNrPolarisationProducts);
+    std::fill(rowWeights.begin(), rowWeights.end(), 1.0f);
+    std::fill(sigmas.begin(), sigmas.end(), 1.0f);
     rowFlags = AlignedBuffer<bool>(rows);
   }
   /// casacore's view (no copy) of the first `rows` rows of cells at `values`.
@@ -82,12 +85,13 @@ struct CellBuffers {
   }
 };
 
-/// The cells of nrRows rows of never-arrived integrations: DATA 0, FLAG true, weights 0;
-/// the calling thread's, shared by its MSs.
+/// The cells of nrRows rows of never-arrived integrations: DATA 0, FLAG true,
+/// WEIGHT_SPECTRUM 0 (WEIGHT and SIGMA 1, as every row's); the calling thread's, shared by
+/// its MSs.
 const CellBuffers& gapCells(int nrChannels, size_t nrRows) {
   thread_local CellBuffers gap;
   if (gap.nrChannels != nrChannels || gap.nrRows != nrRows) {
-    gap.resize(nrChannels, nrRows);  // zeroed
+    gap.resize(nrChannels, nrRows);  // zeroed but for WEIGHT and SIGMA
     std::fill(gap.flags.begin(), gap.flags.end(), true);
     std::fill(gap.rowFlags.begin(), gap.rowFlags.end(), true);
   }
@@ -162,6 +166,7 @@ struct MeasurementSetWriter::Impl {
   int nrStations_, nrBaselines_, nrChannels_;
   int runLength_;  // integrations put into the MS at once: whole tiles (MainTableTiling)
   double startUnix_, integrationSeconds_;
+  float samplesPerIntegration_;  // a channel's, none lost: WEIGHT_SPECTRUM = valid / this
   bool reopened_ = false;
   // The main table only: opening the MS would open its sixteen subtables too.
   casacore::Table ms_;
@@ -186,7 +191,7 @@ struct MeasurementSetWriter::Impl {
   std::unique_ptr<TiledColumns> tiles_;  // null: the tiled columns through casacore's put
   CellBuffers ownCells_;                 // runLength_ > 1: up to runLength_ integrations
   std::vector<uint32_t> valid_;          // [baseline][channel], one block's
-  std::vector<float> channelScale_, channelCount_;  // [channel], one baseline's (convert)
+  std::vector<float> channelScale_, channelWeight_;  // [channel], one baseline's (convert)
 };
 
 MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::string& path,
@@ -198,9 +203,10 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
       runLength_(mainTableTiling(nrChannels_, nrBaselines_).integrationsPerRun),
       startUnix_(d.gridStartUnix),
       integrationSeconds_(d.integrationSeconds),
+      samplesPerIntegration_(d.samplesPerIntegration > 0 ? float(d.samplesPerIntegration) : 1.0f),
       valid_(size_t(nrBaselines_) * nrChannels_),
       channelScale_(size_t(nrChannels_)),
-      channelCount_(size_t(nrChannels_)) {
+      channelWeight_(size_t(nrChannels_)) {
   std::vector<std::array<double, 3>> positions;
   for (const MsStation& s : d.stations) positions.push_back(s.position);
 
@@ -447,20 +453,19 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
   constexpr float kSign[kValuesPerCell] = {1, kImaginarySign, 1, kImaginarySign,
                                            1, kImaginarySign, 1, kImaginarySign};
   float* __restrict scale = channelScale_.data();
-  float* __restrict count = channelCount_.data();
+  float* __restrict weight = channelWeight_.data();
   for (int b = 0; b < nrBaselines_; ++b) {
     // The baseline's channels first, then its cells: loops without branches or
     // divisions, which vectorise.
     const uint32_t* n = valid_.data() + size_t(b) * nrChannels_;
     bool rowFlagged = true;
-    float rowWeight = 0;
     for (int c = 0; c < nrChannels_; ++c) {
       // Channel 0 of a filter bank holds the subband edges: always flagged (DESIGN §2.2).
       const uint32_t valid = (nrChannels_ > 1 && c == 0) ? 0 : n[c];
       scale[c] = valid ? 1.0f / float(valid) : 0.0f;
-      count[c] = float(valid);
+      // LofarStMan's WEIGHT_SPECTRUM: the fraction of the integration's samples valid.
+      weight[c] = float(valid) / samplesPerIntegration_;
       rowFlagged &= valid == 0;
-      rowWeight += float(valid);
     }
     const size_t firstCell = size_t(b) * nrChannels_;
     const float* in = visibilities + firstCell * kValuesPerCell;
@@ -472,17 +477,10 @@ void MeasurementSetWriter::Impl::convert(int slot, const uint8_t* payload) {
     float* cellWeights = weights + firstCell * kNrPolarisationProducts;
     for (int c = 0; c < nrChannels_; ++c)
       for (int p = 0; p < kNrPolarisationProducts; ++p) {
-        cellFlags[c * kNrPolarisationProducts + p] = count[c] == 0;
-        cellWeights[c * kNrPolarisationProducts + p] = count[c];
+        cellFlags[c * kNrPolarisationProducts + p] = weight[c] == 0;
+        cellWeights[c * kNrPolarisationProducts + p] = weight[c];
       }
-    rowWeight /= float(nrChannels_);
-    const size_t row = firstRow + b;
-    for (int p = 0; p < kNrPolarisationProducts; ++p) {
-      buffers.rowWeights[row * kNrPolarisationProducts + p] = rowWeight;
-      buffers.sigmas[row * kNrPolarisationProducts + p] =
-          rowWeight > 0 ? 1.0f / std::sqrt(rowWeight) : 0.0f;
-    }
-    buffers.rowFlags[row] = rowFlagged;
+    buffers.rowFlags[firstRow + b] = rowFlagged;
   }
 }
 

@@ -37,9 +37,10 @@ class MeasurementSetWriter {
   /// Writes one verified block of an integration; payload (DESIGN §2.4) is
   /// visibilities[baseline][channel][pol] (complex float32) then
   /// nrValidSamples[baseline][channel] (uint32). Stored as conj(sum) / nrValid with
-  /// weight nrValid (DESIGN §2.5). Returns false, writing nothing, when that
-  /// integration is already written. Integrations arriving in order are converted
-  /// right away but put into the MS a DATA tile's worth at a time (or at flush()).
+  /// WEIGHT_SPECTRUM nrValid / samplesPerIntegration, WEIGHT and SIGMA 1 (DESIGN §2.5). Returns
+  /// false, writing nothing, when that integration is already written. Integrations arriving in
+  /// order are converted right away but put into the MS a DATA tile's worth at a time (or at
+  /// flush()).
   bool write(int64_t integration, const uint8_t* payload);
   /// Extends the time grid with flagged rows to nrIntegrations integrations.
   void extendTo(int64_t nrIntegrations);

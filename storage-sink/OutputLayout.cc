@@ -149,6 +149,7 @@ MeasurementSetDescription describeMeasurementSet(
   d.observationId = settings.observationId;
   d.gridStartUnix = double(settings.startSample()) * 1024.0 / settings.clockHz();
   d.integrationSeconds = settings.integrationDuration();
+  d.samplesPerIntegration = int64_t(settings.spectraPerBlock) * settings.blocksPerIntegration;
   d.startTime = settings.startTime;
   d.stopTime = settings.stopTime;
   const std::vector<OutputStation> stations = outputStations(settings);
@@ -171,6 +172,9 @@ MeasurementSetDescription describeMeasurementSet(
     d.tileBeam = {beam.type, beam.ra, beam.dec};
   if (size_t(subband.beam) < settings.beamTargets.size())
     d.targets = settings.beamTargets[size_t(subband.beam)];
+  // LOFAR_TARGET is never empty (LINC's getTargetName.py takes its first name): without
+  // Observation.Beam[b].target, the beam's FIELD name.
+  if (d.targets.empty()) d.targets.push_back(beamFieldName(subband.beam));
   d.subbandIndex = subbandIndex;
   d.subbandNumber = subband.number;
   d.subbandFrequency = subband.frequency;

@@ -1,7 +1,7 @@
 #pragma once
 /// \file AntennaFieldTable.h
-/// LOFAR's antenna-field geometry as rtcp ships it in parsets/ (from lofarantpos, see
-/// parsets/README.md): the absolute ETRS position of every LBA dipole and HBA tile
+/// LOFAR's antenna-field geometry as rtcp ships it in parsets/ (parsets/README.md): the
+/// absolute ITRF position (AntennaField.conf) of every LBA dipole and HBA tile
 /// (AntennaElements.csv) and each field's p, q, r axes and HBA tile rotation
 /// (AntennaFieldAxes.csv). What LOFAR_ANTENNA_FIELD is made of.
 
@@ -31,7 +31,7 @@ class AntennaFieldTable {
 
   /// Axes of a field: LBA, HBA (remote and international stations), HBA0 or HBA1 (core).
   const Axes* axes(const std::string& station, const std::string& field) const;
-  /// Absolute ETRS positions (metres) of a station's elements, [element][x, y, z], in
+  /// Absolute ITRF positions (metres) of a station's elements, [element][x, y, z], in
   /// LOFAR's numbering; type LBA or HBA (for core stations HBA holds HBA0's tiles 0-23 and
   /// HBA1's 24-47). nullptr when the table has none.
   const std::vector<Vector3>* elements(const std::string& station, const std::string& type) const;

@@ -1,13 +1,15 @@
 // Packet loss end to end: station-sim records 3 stations with packets dropped at random
 // (listed in dropped-packets.txt), observe replays the recordings (file: inputs,
-// OLAP.realTime = F: nothing else is lost), and every MS weight equals the number of
-// spectra in which both stations' filter windows saw only samples that arrived.
+// OLAP.realTime = F: nothing else is lost), and every MS weight equals the fraction of the
+// integration's spectra in which both stations' filter windows saw only samples that
+// arrived (LofarStMan's scale: WEIGHT_SPECTRUM <= 1, WEIGHT = SIGMA = 1).
 //
 // Expected weights, exactly: block b of station s holds samples blockStart(b) - 15 C ..
 // blockStart(b) + S C (15 C samples of filter history); spectrum k reads [k C, k C + 16 C)
 // of them (correlator/SpectrumFlagger.h). A sample is missing when its packet was dropped
 // or lies outside the recording (before the start: the first block's history). A
-// baseline's weight is the number of spectra valid at both its stations. Delay
+// baseline's weight is the number of spectra valid at both its stations over the spectra
+// per integration. Delay
 // compensation is off so that no station's stream is shifted by a coarse delay: the
 // spectra of both stations then read the same sample numbers.
 #include <cppunit/extensions/HelperMacros.h>
@@ -219,13 +221,20 @@ class PacketLossTest : public CppUnit::TestFixture {
       uint32_t expected = 0;
       for (size_t k = 0; k < m1.size(); ++k) expected += m1[k] && m2[k];
       partial += expected < uint32_t(s.spectraPerBlock);
+      // One block per integration: the fraction of the block's spectra, as storage-sink
+      // computes it.
+      const float weight =
+          float(expected) / float(int64_t(s.spectraPerBlock) * s.blocksPerIntegration);
+      CPPUNIT_ASSERT(weight <= 1.0f);
+      CPPUNIT_ASSERT_EQUAL(1.0f, ms.weight[row * 4]);
+      CPPUNIT_ASSERT_EQUAL(1.0f, ms.sigma[row * 4]);
       for (int ch = 1; ch < ms.nrChannels; ++ch)
         for (int pol = 0; pol < 4; ++pol) {
           const size_t i = (row * size_t(ms.nrChannels) + size_t(ch)) * 4 + size_t(pol);
           std::ostringstream where;
           where << "row " << row << " (block " << block << ", stations " << ms.antenna1[row] << "-"
                 << ms.antenna2[row] << ") channel " << ch << " pol " << pol;
-          CPPUNIT_ASSERT_EQUAL_MESSAGE(where.str(), float(expected), ms.weightSpectrum[i]);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(where.str(), weight, ms.weightSpectrum[i]);
           CPPUNIT_ASSERT_EQUAL_MESSAGE(where.str(), expected == 0, ms.flag[i] != 0);
         }
     }

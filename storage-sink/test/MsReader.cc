@@ -38,6 +38,7 @@ MsContents readMeasurementSet(const std::string& path, bool withUvwJ2000) {
     c.flag = flatten<uint8_t>(columns.flag().getColumn());
     c.weightSpectrum = flatten<float>(columns.weightSpectrum().getColumn());
     c.weight = flatten<float>(columns.weight().getColumn());
+    c.sigma = flatten<float>(columns.sigma().getColumn());
     c.flagRow = flatten<uint8_t>(columns.flagRow().getColumn());
     c.time = flatten<double>(columns.time().getColumn());
     c.timeCentroid = flatten<double>(columns.timeCentroid().getColumn());

@@ -16,6 +16,7 @@ struct MsContents {
   std::vector<uint8_t> flag;                                   // [row][channel][pol]
   std::vector<float> weightSpectrum;                           // [row][channel][pol]
   std::vector<float> weight;                                   // [row][pol]
+  std::vector<float> sigma;                                    // [row][pol]
   std::vector<uint8_t> flagRow;                                // [row]
   std::vector<double> time, timeCentroid, interval, exposure;  // [row]
   std::vector<int> antenna1, antenna2;                         // [row]

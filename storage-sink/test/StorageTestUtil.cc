@@ -70,6 +70,16 @@ uint32_t validCount(int baseline, int channel, int64_t integration) {
   return uint32_t(1000 + 10 * baseline + channel + integration);
 }
 
+int64_t samplesPerIntegration(const TestObservation& observation) {
+  const ObservationSettings s =
+      ObservationSettings::fromParset(Parset::fromString(makeParset(observation)));
+  return int64_t(s.spectraPerBlock) * s.blocksPerIntegration;
+}
+
+float blockWeight(int baseline, int channel, int64_t integration, int64_t samplesPerIntegration) {
+  return float(validCount(baseline, channel, integration)) / float(samplesPerIntegration);
+}
+
 CorrelatedData makeBlock(int nrStations, int nrChannels, int subband, int64_t integration) {
   CorrelatedData block(nrStations, nrChannels);
   block.subband = subband;

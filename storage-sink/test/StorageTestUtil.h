@@ -57,6 +57,12 @@ std::string writeParset(const std::string& dir, const TestObservation& observati
 CorrelatedData makeBlock(int nrStations, int nrChannels, int subband, int64_t integration);
 std::complex<float> blockValue(int baseline, int channel, int pol, int64_t integration);
 uint32_t validCount(int baseline, int channel, int64_t integration);
+/// A channel's samples in one integration of the observation when none is lost (spectra
+/// per block x blocks per integration): what WEIGHT_SPECTRUM divides the valid count by.
+int64_t samplesPerIntegration(const TestObservation& observation);
+/// WEIGHT_SPECTRUM of makeBlock's cell (DESIGN §2.5, LofarStMan's scale): validCount(...) /
+/// samplesPerIntegration, computed as storage-sink computes it.
+float blockWeight(int baseline, int channel, int64_t integration, int64_t samplesPerIntegration);
 
 /// The observation's secret every sink and sender of a test program shares.
 const ObservationSecret& testSecret();

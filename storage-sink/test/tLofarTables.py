@@ -10,6 +10,8 @@ Usage: tLofarTables.py STORAGE_SINK DATA_DIR (DATA_DIR: the shipped parsets/ dir
 """
 
 import csv
+import glob
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -98,7 +100,6 @@ Observation.Beam[0].directionType = J2000
 Observation.Beam[0].angle1 = 5.2336866848
 Observation.Beam[0].angle2 = 0.7109425145
 Observation.Beam[0].subbandList = [300, 302]
-Observation.Beam[0].target = 'Cyg A'
 Observation.Campaign.name = LC4_001
 Observation.Campaign.title = 'A test of rtcp'
 Observation.Campaign.PI = 'A. Astronomer'
@@ -137,6 +138,18 @@ def shipped_elements():
     return {key: np.array(value) for key, value in elements.items()}
 
 
+def lofar_antenna_fields():
+    """{station: {field: (centre, elements)}} of LOFAR's AntennaField.conf files in the test
+    data (ITRF2005, 2015.5), read with parsets/make-station-tables.py's reader."""
+    source = os.path.dirname(os.path.abspath(DATA_DIR))
+    spec = importlib.util.spec_from_file_location(
+        "make_station_tables", os.path.join(DATA_DIR, "make-station-tables.py"))
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    paths = glob.glob(os.path.join(source, "test/data/lofar-antenna-fields/*-AntennaField.conf"))
+    return {os.path.basename(p)[:5]: generator.read_conf(p) for p in paths}
+
+
 def sub(ms, name):
     return tables.table(ms + "::" + name, ack=False)
 
@@ -147,6 +160,7 @@ class LofarTablesTest(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="rtcp-lofar-tables-")
         cls.hba = write_observation(
             cls.dir, "hba", "HBA_JOINED", "HBA_110_190", ["CS001", "CS002", "RS106", "DE601"],
+            "Observation.Beam[0].target = 'Cyg A'\n"
             "Observation.nrAnaBeams = 1\nObservation.AnaBeam[0].directionType = J2000\n"
             "Observation.AnaBeam[0].angle1 = 5.24\nObservation.AnaBeam[0].angle2 = 0.72\n")
         cls.lba = write_observation(cls.dir, "lbainner", "LBA_INNER", "LBA_30_90",
@@ -205,6 +219,40 @@ class LofarTablesTest(unittest.TestCase):
                     self.assertAlmostEqual(1.25, spacing, 9)
                     self.assertEqual(0.0, fields.getcell("TILE_ROTATION", row))
 
+    def test_positions_are_lofars_itrf(self):
+        """ANTENNA and LOFAR_ANTENNA_FIELD positions, and every element, within 2 cm of
+        LOFAR's AntennaField.conf values (ITRF2005 at 2015.5), as LOFAR's own MSs carry them."""
+        lofar = lofar_antenna_fields()
+        checked = set()
+        for ms in (self.hba[0], self.lba[0]):
+            antenna = sub(ms, "ANTENNA")
+            for row, name in enumerate(antenna.getcol("NAME")):
+                station, field = name[:5], name[5:]
+                if station in lofar:
+                    distance = np.linalg.norm(antenna.getcell("POSITION", row) - lofar[station][field][0])
+                    self.assertLess(distance, 0.02, "ANTENNA %s: %.3f m" % (name, distance))
+                    checked.add(name)
+            fields = sub(ms, "LOFAR_ANTENNA_FIELD")
+            stations = sub(ms, "LOFAR_STATION").getcol("NAME")
+            station_of = antenna.getcol("LOFAR_STATION_ID")
+            for row in range(fields.nrows()):
+                station = stations[station_of[fields.getcell("ANTENNA_ID", row)]]
+                name = fields.getcell("NAME", row)
+                if station not in lofar:
+                    continue
+                centre = fields.getcell("POSITION", row)
+                distance = np.linalg.norm(centre - lofar[station][name][0])
+                self.assertLess(distance, 0.02, "LOFAR_ANTENNA_FIELD %s%s: %.3f m" % (station, name, distance))
+                elements = centre + fields.getcell("ELEMENT_OFFSET", row)
+                expected = np.array(lofar[station][name[:3]][1])
+                self.assertEqual(expected.shape, elements.shape, station + name)
+                worst = np.linalg.norm(elements - expected, axis=1).max()
+                self.assertLess(worst, 0.02, "%s%s elements: %.3f m" % (station, name, worst))
+                checked.add(station + name + " elements")
+        self.assertEqual({"CS001HBA", "RS106HBA", "DE601HBA", "UK608LBA", "CS001HBA0 elements",
+                          "CS001HBA1 elements", "RS106HBA elements", "DE601HBA elements",
+                          "UK608LBA elements"}, checked)
+
     def test_element_flags_follow_the_antenna_set(self):
         fields = sub(self.hba[0], "LOFAR_ANTENNA_FIELD")  # HBA_JOINED
         used = [np.nonzero(~fields.getcell("ELEMENT_FLAG", r).all(axis=1))[0].tolist()
@@ -242,6 +290,9 @@ class LofarTablesTest(unittest.TestCase):
         self.assertEqual("A. Astronomer", obs.getcell("LOFAR_PROJECT_PI", 0))
         self.assertEqual(["B. One", "C. Two"], list(obs.getcell("LOFAR_PROJECT_CO_I", 0)))
         self.assertEqual(["Cyg A"], list(obs.getcell("LOFAR_TARGET", 0)))
+        # A parset without Observation.Beam[0].target: the beam's name, never empty (LINC's
+        # getTargetName.py takes LOFAR_TARGET[0]).
+        self.assertEqual(["BEAM_0"], list(sub(self.lba[0], "OBSERVATION").getcell("LOFAR_TARGET", 0)))
         self.assertEqual("3", obs.getcell("LOFAR_OBSERVATION_ID", 0))
         self.assertEqual("HBA_JOINED", obs.getcell("LOFAR_ANTENNA_SET", 0))
         self.assertEqual("HBA_110_190", obs.getcell("LOFAR_FILTER_SELECTION", 0))

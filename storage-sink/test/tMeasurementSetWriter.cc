@@ -64,6 +64,7 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
     checkIds(ms);
     const double start = unixToMjdSeconds(SampleClock(200).unixTime(settings_.startSample()));
     const double t = settings_.integrationDuration();
+    const int64_t samples = int64_t(settings_.spectraPerBlock) * settings_.blocksPerIntegration;
     for (size_t row = 0; row < ms.nrRows; ++row) {
       const int64_t i = int64_t(row) / nb;
       const int b = int(row % nb);
@@ -75,13 +76,19 @@ class MeasurementSetWriterTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_DOUBLES_EQUAL(t, ms.exposure[row], 1e-9);
       const bool gap = i >= 3;
       CPPUNIT_ASSERT_EQUAL(uint8_t(gap), ms.flagRow[row]);
+      for (int p = 0; p < 4; ++p) {  // WEIGHT = SIGMA = 1 in every row, as LofarStMan's
+        CPPUNIT_ASSERT_EQUAL(1.0f, ms.weight[row * 4 + size_t(p)]);
+        CPPUNIT_ASSERT_EQUAL(1.0f, ms.sigma[row * 4 + size_t(p)]);
+      }
       for (int c = 0; c < 8; ++c)
         for (int p = 0; p < 4; ++p) {
           const size_t cell = (row * 8 + size_t(c)) * 4 + size_t(p);
           const bool flagged = gap || c == 0;  // channel 0 holds the subband edges
           CPPUNIT_ASSERT_EQUAL(uint8_t(flagged), ms.flag[cell]);
-          const float weight = flagged ? 0.0f : float(validCount(b, c, i));
+          // LOFAR's scale: the fraction of the integration's samples valid.
+          const float weight = flagged ? 0.0f : blockWeight(b, c, i, samples);
           CPPUNIT_ASSERT_EQUAL(weight, ms.weightSpectrum[cell]);
+          CPPUNIT_ASSERT(weight <= 1.0f);
           // The MS holds the conjugate of the correlator's product, normalised per sample.
           const std::complex<float> expected = flagged ? 0.0f : std::conj(blockValue(b, c, p, i));
           CPPUNIT_ASSERT_DOUBLES_EQUAL(expected.real(), ms.data[cell].real(), 1e-4);

@@ -49,7 +49,7 @@ bool waitListening(const std::string& statusPath, pid_t pid) {
 }
 
 /// Whether integration i of the MS holds makeBlock(..., i) exactly (and is not flagged).
-bool holdsBlock(const MsContents& ms, int64_t i, int nrBaselines = kBaselines) {
+bool holdsBlock(const MsContents& ms, int64_t i, int64_t samples, int nrBaselines = kBaselines) {
   const int nrChannels = ms.nrChannels;
   for (int b = 0; b < nrBaselines; ++b) {
     const size_t row = size_t(i * nrBaselines + b);
@@ -58,7 +58,7 @@ bool holdsBlock(const MsContents& ms, int64_t i, int nrBaselines = kBaselines) {
       for (int p = 0; p < 4; ++p) {
         const size_t cell = (row * size_t(nrChannels) + size_t(c)) * 4 + size_t(p);
         if (std::abs(ms.data[cell] - std::conj(blockValue(b, c, p, i))) > 1e-4f) return false;
-        if (ms.weightSpectrum[cell] != float(validCount(b, c, i))) return false;
+        if (ms.weightSpectrum[cell] != blockWeight(b, c, i, samples)) return false;
       }
   }
   return true;
@@ -203,12 +203,13 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
     const uint64_t freeWhenFull = disk.freeBytes();
     std::filesystem::remove(disk.path() + "/filler");
     uint64_t present = 0;
+    const int64_t samples = samplesPerIntegration(observation);
     for (int s = 0; s < nrSubbands; ++s) {
       const MsContents ms =
           readMeasurementSet(outDir + "/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
       CPPUNIT_ASSERT_EQUAL(size_t(0), ms.nrRows % kBaselines);
       for (int64_t i = 0; i < int64_t(ms.nrRows / kBaselines); ++i) {
-        const bool holds = holdsBlock(ms, i);
+        const bool holds = holdsBlock(ms, i, samples);
         CPPUNIT_ASSERT(holds || isFlaggedGap(ms, i));
         present += holds;
       }
@@ -264,12 +265,13 @@ class StorageDiskFullTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.integrationsLost);
     CPPUNIT_ASSERT_EQUAL(uint64_t(nrIntegrations * nrSubbands), st.integrationsWritten);
     std::filesystem::remove(disk.path() + "/filler");
+    const int64_t samples = samplesPerIntegration(observation);
     for (int s = 0; s < nrSubbands; ++s) {
       const MsContents ms =
           readMeasurementSet(disk.path() + "/out/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
       // The observation is over: its grid of 40 integrations, the last a flagged gap.
       CPPUNIT_ASSERT_EQUAL(size_t((nrIntegrations + 1) * kBaselines), ms.nrRows);
-      for (int64_t i = 0; i < nrIntegrations; ++i) CPPUNIT_ASSERT(holdsBlock(ms, i));
+      for (int64_t i = 0; i < nrIntegrations; ++i) CPPUNIT_ASSERT(holdsBlock(ms, i, samples));
       CPPUNIT_ASSERT(isFlaggedGap(ms, nrIntegrations));
     }
   }
@@ -366,12 +368,13 @@ OutageResult runOutage(uint64_t spoolBytes, Fault fault = Fault::kStop,
   const int exitCode = rtcp::test::waitProgram(sink);
   CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, exitCode);
   r.status = StorageStatus::read(status);
+  const int64_t samples = samplesPerIntegration(observation);
   for (int s = 0; s < nrSubbands; ++s) {
     const MsContents ms =
         readMeasurementSet(dir.path() + "/out/L4242_SAP000_SB00" + std::to_string(s) + "_uv.MS");
     CPPUNIT_ASSERT_EQUAL(size_t(nrIntegrations * kOutageBaselines), ms.nrRows);
     for (int64_t i = 0; i < nrIntegrations; ++i) {
-      const bool holds = holdsBlock(ms, i, kOutageBaselines);
+      const bool holds = holdsBlock(ms, i, samples, kOutageBaselines);
       const bool gap = !holds && isFlaggedGap(ms, i, kOutageBaselines);
       CPPUNIT_ASSERT(holds || gap);
       r.present += holds;

@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <sstream>
 #include <thread>
 
 #include "MsReader.h"
 #include "StorageSink.h"
 #include "StorageTestUtil.h"
 #include "TestData.h"
+#include "TestPrograms.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
@@ -41,7 +43,8 @@ void waitForConnections(const StorageSink& sink, size_t n) {
 }
 
 /// Checks that integration i of an MS holds block(…, i) (conjugated, normalised) or a gap.
-void checkIntegration(const MsContents& ms, int64_t i, bool present) {
+/// samples: the observation's samples per integration (WEIGHT_SPECTRUM's divisor).
+void checkIntegration(const MsContents& ms, int64_t i, bool present, int64_t samples) {
   const int nb = nrBaselines(4);
   for (int b = 0; b < nb; ++b) {
     const size_t row = size_t(i * nb + b);
@@ -52,7 +55,8 @@ void checkIntegration(const MsContents& ms, int64_t i, bool present) {
         const std::complex<float> expected = present ? std::conj(blockValue(b, c, p, i)) : 0.0f;
         CPPUNIT_ASSERT_DOUBLES_EQUAL(expected.real(), ms.data[cell].real(), 1e-4);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(expected.imag(), ms.data[cell].imag(), 1e-4);
-        CPPUNIT_ASSERT_EQUAL(present ? float(validCount(b, c, i)) : 0.0f, ms.weightSpectrum[cell]);
+        CPPUNIT_ASSERT_EQUAL(present ? blockWeight(b, c, i, samples) : 0.0f,
+                             ms.weightSpectrum[cell]);
       }
   }
 }
@@ -143,8 +147,8 @@ class StorageSinkTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(size_t(6 * 10), sb300.nrRows);
     CPPUNIT_ASSERT_EQUAL(size_t(6 * 10), sb301.nrRows);
     for (int64_t i = 0; i < 6; ++i) {
-      checkIntegration(sb300, i, i <= 2);
-      checkIntegration(sb301, i, i == 0 || i == 3);
+      checkIntegration(sb300, i, i <= 2, samplesPerIntegration(observation));
+      checkIntegration(sb301, i, i == 0 || i == 3, samplesPerIntegration(observation));
     }
     CPPUNIT_ASSERT_EQUAL(int64_t(3), summary.outputs[0].missing);
     CPPUNIT_ASSERT_EQUAL(int64_t(4), summary.outputs[1].missing);
@@ -174,8 +178,38 @@ class StorageSinkTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(summary.stagingHighWaterBytes <= summary.stagingCapacityBytes);
     for (const auto& out : summary.outputs) CPPUNIT_ASSERT_EQUAL(int64_t(0), out.missing);
     const MsContents ms = readMeasurementSet(dir.path() + "/L4242_SAP000_SB001_uv.MS");
-    for (int64_t i = 0; i < 6; ++i) checkIntegration(ms, i, true);
+    for (int64_t i = 0; i < 6; ++i)
+      checkIntegration(ms, i, true, samplesPerIntegration(observation));
     for (size_t row = 10; row < ms.nrRows; ++row) CPPUNIT_ASSERT(ms.time[row] >= ms.time[row - 1]);
+    checkLofarWeights(dir.path(), dir.path() + "/L4242_SAP000_SB001_uv.MS",
+                      samplesPerIntegration(observation));
+  }
+
+  /// python-casacore reads the weights on LOFAR's scale, as LofarStMan gives them:
+  /// WEIGHT_SPECTRUM the fraction of the integration's samples valid (<= 1; row 1 is
+  /// baseline 1 of integration 0), WEIGHT = SIGMA = 1.
+  static void checkLofarWeights(const std::string& dir, const std::string& ms, int64_t samples) {
+    const std::string log = dir + "/weights.txt";
+    const int status = rtcp::test::runProgram(
+        {"/usr/bin/python3", "-c",
+         "import sys\nfrom casacore.tables import table\nt = table(sys.argv[1], ack=False)\n"
+         "w, weight, sigma = t.getcol('WEIGHT_SPECTRUM'), t.getcol('WEIGHT'), t.getcol('SIGMA')\n"
+         "print(repr(float(w.max())), repr(float(w[1, 2, 0])), weight.min(), weight.max(), "
+         "sigma.min(), sigma.max())",
+         ms},
+        log);
+    const std::string text = rtcp::test::readFile(log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, status);
+    std::istringstream values(text);
+    double largest = 0, cell = 0, weightMin = 0, weightMax = 0, sigmaMin = 0, sigmaMax = 0;
+    values >> largest >> cell >> weightMin >> weightMax >> sigmaMin >> sigmaMax;
+    CPPUNIT_ASSERT_MESSAGE(text, !values.fail());
+    CPPUNIT_ASSERT_MESSAGE(text, largest <= 1.0 && largest > 0.04);  // 1000-odd of 24414
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, double(blockWeight(1, 2, 0, samples)), cell);
+    CPPUNIT_ASSERT_EQUAL(1.0, weightMin);
+    CPPUNIT_ASSERT_EQUAL(1.0, weightMax);
+    CPPUNIT_ASSERT_EQUAL(1.0, sigmaMin);
+    CPPUNIT_ASSERT_EQUAL(1.0, sigmaMax);
   }
 
   void testRestartAppends() {
@@ -215,7 +249,8 @@ class StorageSinkTest : public CppUnit::TestFixture {
     }
     const MsContents after = readMeasurementSet(path);
     CPPUNIT_ASSERT_EQUAL(size_t(60), after.nrRows);
-    for (int64_t i = 0; i < 6; ++i) checkIntegration(after, i, true);
+    for (int64_t i = 0; i < 6; ++i)
+      checkIntegration(after, i, true, samplesPerIntegration(observation));
     for (size_t cell = 0; cell < 10 * 8 * 4; ++cell)
       CPPUNIT_ASSERT(before.data[cell] == after.data[cell]);
     for (size_t row = 0; row < 30; ++row) CPPUNIT_ASSERT_EQUAL(before.time[row], after.time[row]);
@@ -249,7 +284,8 @@ class StorageSinkTest : public CppUnit::TestFixture {
     for (const auto& out : summary.outputs) {
       CPPUNIT_ASSERT_EQUAL(int64_t(0), out.missing);
       const MsContents ms = readMeasurementSet(out.path);
-      for (int64_t i = 0; i < 6; ++i) checkIntegration(ms, i, true);
+      for (int64_t i = 0; i < 6; ++i)
+        checkIntegration(ms, i, true, samplesPerIntegration(observation));
     }
   }
 
