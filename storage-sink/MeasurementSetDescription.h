@@ -35,19 +35,19 @@ struct MeasurementSetDescription {
   /// The run that writes the MS (ObservationSecret::runId): the main table's keyword
   /// RTCP_RUN_ID; a reopened MS of another run is refused ("": not checked).
   std::string runId;
-  double gridStartUnix = 0;            ///< time of the observation's first sample (Unix s, UTC)
-  double integrationSeconds = 1;       ///< integration i spans gridStart + [i, i + 1) * this
+  double gridStartUnix = 0;       ///< time of the observation's first sample (Unix s, UTC)
+  double integrationSeconds = 1;  ///< integration i spans gridStart + [i, i + 1) * this
   /// A channel's samples in one integration when none is lost (spectra per block x blocks
   /// per integration): WEIGHT_SPECTRUM = valid samples / this, as LofarStMan's maxNrSample.
   int64_t samplesPerIntegration = 0;
-  double startTime = 0, stopTime = 0;  ///< Observation.startTime / stopTime (Unix s)
-  std::vector<MsStation> stations;     ///< output stations, in correlator order
+  double startTime = 0, stopTime = 0;         ///< Observation.startTime / stopTime (Unix s)
+  std::vector<MsStation> stations;            ///< output stations, in correlator order
   std::array<double, 3> referencePosition{};  ///< array reference (ITRF metres)
   double ra = 0, dec = 0;               ///< phase centre: Observation.Beam[b].angle1/2 (radians)
   std::string directionType = "J2000";  ///< its frame: J2000, AZELGEO, SUN, MOON, ...
   int beam = 0;                         ///< the beam (SAP) of this subband: FIELD NAME BEAM_<beam>
   TileBeam tileBeam;                    ///< Observation.AnaBeam[0], else the beam itself
-  std::vector<std::string> targets;  ///< Observation.Beam[beam].target, else {BEAM_<beam>}
+  std::vector<std::string> targets;     ///< Observation.Beam[beam].target, else {BEAM_<beam>}
   int subbandIndex = 0;  ///< in the observation's subband list: SPECTRAL_WINDOW SB-<index>
   int subbandNumber = 0;
   double subbandFrequency = 0;             ///< Hz
