@@ -234,13 +234,20 @@ void Handshake::proveToPeer(int fd, double timeoutSeconds) const {
 std::string peerAddress(int fd) {
   sockaddr_storage address{};
   socklen_t length = sizeof address;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    return std::string("unknown peer (") + std::strerror(errno) + ")";
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    std::string unknown = "unknown peer (";  // appended: GCC 12 warns falsely (-Wrestrict)
+    unknown += std::strerror(errno);
+    unknown += ")";
+    return unknown;
+  }
   char text[INET6_ADDRSTRLEN] = {};
   if (address.ss_family == AF_INET) {
     const auto& in = reinterpret_cast<const sockaddr_in&>(address);
     ::inet_ntop(AF_INET, &in.sin_addr, text, sizeof text);
-    return std::string(text) + ":" + std::to_string(ntohs(in.sin_port));
+    std::string peer = text;
+    peer += ":";
+    peer += std::to_string(ntohs(in.sin_port));
+    return peer;
   }
   if (address.ss_family == AF_INET6) {
     const auto& in6 = reinterpret_cast<const sockaddr_in6&>(address);
