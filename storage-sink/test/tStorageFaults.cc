@@ -603,7 +603,8 @@ class StorageIntruderTest : public CppUnit::TestFixture {
       const MsContents ms = readMeasurementSet(dir.path() + "/out/" +
                                                ObservationSettings::defaultFilename(4242, 0, s));
       CPPUNIT_ASSERT_EQUAL(size_t(6 * kBaselines), ms.nrRows);
-      for (int64_t i = 0; i < 6; ++i) CPPUNIT_ASSERT(holdsBlock(ms, i));
+      for (int64_t i = 0; i < 6; ++i)
+        CPPUNIT_ASSERT(holdsBlock(ms, i, samplesPerIntegration(observation)));
     }
   }
 
@@ -638,7 +639,8 @@ class StorageIntruderTest : public CppUnit::TestFixture {
     const auto firstRunOnly = [&] {
       const MsContents ms = readMeasurementSet(ms0);
       CPPUNIT_ASSERT_EQUAL(size_t(6 * kBaselines), ms.nrRows);
-      for (int64_t i = 0; i < 6; ++i) CPPUNIT_ASSERT_EQUAL(i < 3, holdsBlock(ms, i));
+      for (int64_t i = 0; i < 6; ++i)
+        CPPUNIT_ASSERT_EQUAL(i < 3, holdsBlock(ms, i, samplesPerIntegration(observation)));
     };
     firstRunOnly();
     {  // another run, the same parset: refused before it listens
@@ -666,7 +668,8 @@ class StorageIntruderTest : public CppUnit::TestFixture {
       const MsContents ms = readMeasurementSet(dir.path() + "/out/" +
                                                ObservationSettings::defaultFilename(4242, 0, s));
       CPPUNIT_ASSERT_EQUAL(size_t(6 * kBaselines), ms.nrRows);
-      for (int64_t i = 0; i < 6; ++i) CPPUNIT_ASSERT(holdsBlock(ms, i));
+      for (int64_t i = 0; i < 6; ++i)
+        CPPUNIT_ASSERT(holdsBlock(ms, i, samplesPerIntegration(observation)));
     }
   }
 };
