@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "TestData.h"
+#include "rtcp/ObservationSecret.h"
 #include "rtcp/StatusFile.h"
 
 namespace rtcp::ion {
@@ -100,9 +101,11 @@ class StatusFileTest : public CppUnit::TestFixture {
            "Observation.DataProducts.Output_Correlated.locations = [localhost:" +
                dir_ + "]\n";
     const std::string status = dir_ + "/ionproc.status";
+    const std::string secret = dir_ + "/observation.secret";
+    ObservationSecret::generate().writeFile(secret);
     const std::string command = test::binaryDir() + "/ionproc/ionproc " + parset +
-                                " --no-input --link tcp:127.0.0.1:0 --linger 0 --status " + status +
-                                " 2> " + dir_ + "/ionproc.log";
+                                " --no-input --link tcp:127.0.0.1:0 --linger 0 --secret-file " +
+                                secret + " --status " + status + " 2> " + dir_ + "/ionproc.log";
     CPPUNIT_ASSERT_EQUAL(0, std::system(command.c_str()));
     const IonStatus result = IonStatus::read(status);
     CPPUNIT_ASSERT(result.finished);

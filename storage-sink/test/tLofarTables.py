@@ -120,8 +120,13 @@ def write_observation(directory, name, antenna_set, band_filter, stations, extra
     with open(parset, "w") as f:
         f.write(PARSET.format(obsid=len(name), antenna_set=antenna_set, band_filter=band_filter,
                               stations=", ".join(stations), extra=extra, ports=ports, out=out))
+    # The observation's secret (README, --secret-file): 32 random bytes, mode 0600.
+    secret = os.path.join(directory, name + ".secret")
+    with open(os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+        f.write("rtcp-secret %s\n" % os.urandom(32).hex())
     with open(os.path.join(directory, name + ".log"), "w") as log:
-        subprocess.run([STORAGE_SINK, parset, "--port", "0", "--stop-after-seconds", "0.5"],
+        subprocess.run([STORAGE_SINK, parset, "--secret-file", secret, "--port", "0",
+                        "--stop-after-seconds", "0.5"],
                        stdout=log, stderr=subprocess.STDOUT, check=True)
     # LOFAR's default names: SB is the subband's index in the observation (300 -> 0, 302 -> 1).
     return [os.path.join(out, "L%d_SAP000_SB%03d_uv.MS" % (len(name), sb)) for sb in (0, 1)]
