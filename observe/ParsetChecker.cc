@@ -489,7 +489,8 @@ void ParsetChecker::checkHosts(const Parset& p, std::vector<ParsetProblem>& out)
     if (!bad.empty())
       out.push_back(problem(
           p, part.key,
-          part.what + " do not resolve here: " + listed(bad) + silence + " (" + part.hint + ")"));
+          part.what + " do not resolve here: " + listed(bad) + silence + " (" + part.hint + ")",
+          !options_.launcherGiven));
   }
 }
 

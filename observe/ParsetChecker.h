@@ -31,6 +31,9 @@ struct CheckOptions {
   double wallTime = 0;         ///< the current time (Unix seconds)
   bool ranksGiven = true;      ///< --ranks was given (else the parset's Cobalt.Nodes count)
   bool hostsGiven = false;     ///< --mpi-hosts: the ranks' hosts come from the command line
+  /// --launcher-exec: a remote shell of its own reaches the hosts (containers, test hosts),
+  /// so a host name this machine cannot resolve is a warning, not an error.
+  bool launcherGiven = false;
 };
 
 struct CheckResult {

@@ -171,8 +171,8 @@ int run(const Options& o) {
   const double now = wallClock();
   // Ranks on other hosts are bounded by their cores, which mpirun knows, not by ours.
   const int cores = o.mpiHosts.empty() ? coresOfThisMachine() : o.ranks;
-  const ParsetChecker checker(
-      CheckOptions{o.now, o.ranks, cores, o.directory, now, o.ranksGiven, !o.mpiHosts.empty()});
+  const ParsetChecker checker(CheckOptions{o.now, o.ranks, cores, o.directory, now, o.ranksGiven,
+                                           !o.mpiHosts.empty(), !o.launcher.launcherExec.empty()});
   const CheckResult checked = checker.check(o.parset);
   if (!reportProblems(checked)) return 1;
   ObservationPlan plan = ObservationPlan::make(
