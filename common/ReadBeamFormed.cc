@@ -364,6 +364,7 @@ std::vector<BeamFormedFile> listFiles(const ObservationSettings& s, BeamFormedSe
   for (size_t b = 0; b < bf.saps.size(); ++b) {
     const std::vector<int> subbands = s.subbandsOfBeam(int(b));
     const int nrSubbands = int(subbands.size());
+    if (nrSubbands == 0) continue;  // no files: a beam without subbands is an error of its own
     for (size_t t = 0; t < bf.saps[b].tabs.size(); ++t) {
       TabSettings& tab = bf.saps[b].tabs[t];
       const StokesSettings& st = bf.stokes(tab);
