@@ -2,8 +2,8 @@
 /// \file FftPlan.h
 /// FFTW single-precision plans of the beam-former's steps: batched complex FFTs planned
 /// once (FFTW_MEASURE) and executed on any 64-byte aligned arrays of the planned layout
-/// (fftwf_execute_dft), so one plan serves every thread. FFTW's planner is made
-/// thread-safe once (fftwf_make_planner_thread_safe): the correlator's steps plan too.
+/// (fftwf_execute_dft), so one plan serves every thread. Planning and destroying hold
+/// rtcp's one FFTW planner lock (rtcp/FftwPlanner.h): the correlator's steps plan too.
 
 #include <fftw3.h>
 
