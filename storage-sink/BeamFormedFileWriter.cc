@@ -14,6 +14,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "rtcp/BeamFormedTiming.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
 
@@ -113,7 +114,10 @@ BeamFormedFileWriter::BeamFormedFileWriter(const ObservationSettings& s, int fil
       samplingTime_(double(stokes_.inputSamplesPerSample()) / s.subbandWidth()) {
   nrColumns_ = file_.nrSubbands * stokes_.nrChannels;
   samplesPerBlock_ = stokes_.outputSamplesPerBlock(s.samplesPerBlock());
-  plannedRows_ = s.nrBlocks() * samplesPerBlock_;
+  const int64_t delay = beamFormedDelay(s, tab_);
+  rowShift_ = delay / stokes_.inputSamplesPerSample();
+  firstRowOffset_ = -double(delay - rowShift_ * stokes_.inputSamplesPerSample()) / s.subbandWidth();
+  plannedRows_ = std::max<int64_t>(0, s.nrBlocks() * samplesPerBlock_ - rowShift_);
   h5Path_ = (std::filesystem::path(directory) / file_.filename).string();
   std::string stem = file_.filename;
   if (stem.ends_with(".h5")) stem.resize(stem.size() - 3);
@@ -323,7 +327,8 @@ void BeamFormedFileWriter::writeCoordinates(const ObservationSettings& s, hid_t 
   setStrings(coordinates, "COORDINATE_TYPES", {"Time", "Spectral"});
 
   // Time: linear from the start (COBALT writes the increment in seconds under the unit
-  // "us"; here the unit says what the value is).
+  // "us"; here the unit says what the value is); row 0 starts firstRowOffset_ seconds
+  // after REF_TIME_VALUE (the part of the beam former's delay below one output sample).
   const Handle time = createGroup(coordinates, "COORDINATE_0");
   setString(time, "GROUPTYPE", "TimeCoord");
   setString(time, "COORDINATE_TYPE", "Time");
@@ -331,12 +336,12 @@ void BeamFormedFileWriter::writeCoordinates(const ObservationSettings& s, hid_t 
   setUnsigned(time, "NOF_AXES", 1);
   setStrings(time, "AXIS_NAMES", {"Time"});
   setStrings(time, "AXIS_UNITS", {"s"});
-  setDouble(time, "REFERENCE_VALUE", 0);
+  setDouble(time, "REFERENCE_VALUE", firstRowOffset_);
   setDouble(time, "REFERENCE_PIXEL", 0);
   setDouble(time, "INCREMENT", samplingTime_);
   setDoubles(time, "PC", {1.0});
   setUnsigneds(time, "AXIS_VALUES_PIXEL", {0});
-  setDoubles(time, "AXIS_VALUES_WORLD", {0.0});
+  setDoubles(time, "AXIS_VALUES_WORLD", {firstRowOffset_});
 
   // Frequency: tabular, the centre of each column's channel.
   const Handle spectral = createGroup(coordinates, "COORDINATE_1");
@@ -409,23 +414,29 @@ void BeamFormedFileWriter::writeBlock(int64_t block, std::span<const float> samp
     throw std::invalid_argument(h5Path_ + ": block " + std::to_string(block) + " of " +
                                 std::to_string(samples.size()) + " values, expected " +
                                 std::to_string(values));
-  const int64_t firstRow = block * samplesPerBlock_;
-  const size_t bytes = values * sizeof(float);
+  // The block's rows less the delay's whole output samples; those before row 0 (the
+  // observation's first block, the dedispersion's start-up) are not written.
+  const int64_t blockRow = block * samplesPerBlock_ - rowShift_;
+  const int64_t skipped = std::clamp<int64_t>(-blockRow, 0, samplesPerBlock_);
+  const int64_t firstRow = blockRow + skipped, nrRows = samplesPerBlock_ - skipped;
+  if (nrRows == 0) return;
+  const size_t first = size_t(skipped) * size_t(nrColumns_);
+  const size_t bytes = size_t(nrRows) * size_t(nrColumns_) * sizeof(float);
   static_assert(std::endian::native == std::endian::little, "the .raw holds little-endian float32");
-  writeAll(raw_, samples.data(), bytes, off_t(firstRow) * nrColumns_ * off_t(sizeof(float)),
+  writeAll(raw_, samples.data() + first, bytes, off_t(firstRow) * nrColumns_ * off_t(sizeof(float)),
            rawPath_);
 
   const std::lock_guard lock(hdf5Mutex());
-  const int64_t end = firstRow + samplesPerBlock_;
+  const int64_t end = firstRow + nrRows;
   if (end > std::max(rows_, plannedRows_)) setLengths(end);
   const Handle fileSpace(H5Dget_space(weights_), H5Sclose, "get the weight space");
   const hsize_t start[2] = {hsize_t(firstRow), 0},
-                count[2] = {hsize_t(samplesPerBlock_), hsize_t(nrColumns_)};
+                count[2] = {hsize_t(nrRows), hsize_t(nrColumns_)};
   check(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, start, nullptr, count, nullptr),
         "select block " + std::to_string(block));
   const Handle memorySpace(H5Screate_simple(2, count, nullptr), H5Sclose, "create a dataspace");
   check(H5Dwrite(weights_, H5T_NATIVE_FLOAT, memorySpace, fileSpace, H5P_DEFAULT,
-                 validFraction.data()),
+                 validFraction.data() + first),
         "write the weights of block " + std::to_string(block));
   rows_ = std::max(rows_, end);
   bytes_ += 2 * bytes;
@@ -446,7 +457,7 @@ void BeamFormedFileWriter::finish() {
     throw std::runtime_error("cannot finish " + rawPath_ + ": " + std::strerror(errno));
   const std::lock_guard lock(hdf5Mutex());
   setLengths(rows_);
-  const double end = startTime_ + double(rows_) * samplingTime_;
+  const double end = startTime_ + firstRowOffset_ + double(rows_) * samplingTime_;
   setUnsigned(beam_, "NOF_SAMPLES", unsigned(rows_));
   setUnsigned(samples_, "NOF_SAMPLES", unsigned(rows_));
   setString(sap_, "EXPTIME_END_UTC", formatIsoUtc(end));

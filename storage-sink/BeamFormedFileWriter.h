@@ -11,6 +11,16 @@
 ///
 /// Rows go to the .raw with pwrite() at their place (a block never received stays a hole
 /// that reads as zeros); the time length, NOF_SAMPLES and the end times are set at finish().
+///
+/// Times: the beam former's output is late by beamFormedDelay() subband samples (the
+/// coherent dedispersion's latency and the final filter bank's group delay,
+/// rtcp/BeamFormedTiming.h). The file takes out the whole output samples of it: block b's
+/// rows go to rows b × samplesPerBlock() − rowShift() on (the first rowShift() rows of the
+/// observation, the dedispersion's start-up with valid fraction 0, are not written, and
+/// the file ends rowShift() rows before the last block's end), and what remains, less than
+/// one output sample, is the time coordinate's REFERENCE_VALUE: row n holds the sky's
+/// signal at the reference position from REF_TIME_VALUE (the observation's first sample)
+/// + REFERENCE_VALUE + n × INCREMENT on, for INCREMENT (SAMPLING_TIME) seconds.
 /// Not thread-safe: one writer thread per file (BeamFormedWriter).
 
 #include <cstdint>
@@ -34,6 +44,11 @@ class BeamFormedFileWriter {
 
   int nrColumns() const { return nrColumns_; }  ///< subbands × channels of a row
   int samplesPerBlock() const { return samplesPerBlock_; }
+  /// Rows by which the output's delay moves block rows earlier (see above).
+  int64_t rowShift() const { return rowShift_; }
+  /// Seconds from the observation's first sample to the start of row 0 (≤ 0, above one
+  /// output sample).
+  double firstRowOffset() const { return firstRowOffset_; }
   const std::string& h5Path() const { return h5Path_; }
   const std::string& rawPath() const { return rawPath_; }
 
@@ -62,6 +77,8 @@ class BeamFormedFileWriter {
   const StokesSettings stokes_;
   const double startTime_;
   const double samplingTime_;
+  int64_t rowShift_ = 0;
+  double firstRowOffset_ = 0;
   int nrColumns_ = 0;
   int samplesPerBlock_ = 0;
   int64_t plannedRows_ = 0;

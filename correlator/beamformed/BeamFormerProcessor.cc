@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "TabWeights.h"
+#include "rtcp/BeamFormedTiming.h"
 #include "rtcp/Logger.h"
 
 namespace rtcp::correlator::beamformed {
@@ -86,10 +87,14 @@ struct BeamFormerProcessor::Scratch {
 /// histories, its stations' filter histories (incoherent Stokes).
 struct BeamFormerProcessor::SubbandState {
   int64_t lastBlock = -2;
+  /// The histories start afresh in this block (the subband's first, or after a gap): the
+  /// final filter bank's first taps - 1 spectra reach into zeros.
+  bool fresh = true;
   std::vector<std::unique_ptr<CoherentDedispersion>> dedispersion;  ///< [coherent tab], or null
   std::vector<AlignedBuffer<std::complex<float>>> tabHistory;       ///< [coherent tab]
   std::vector<AlignedBuffer<std::complex<float>>> stationHistory;   ///< [output station]
   void reset() {
+    fresh = true;
     for (auto& d : dedispersion)
       if (d) d->reset();
     for (auto& h : tabHistory) std::fill(h.begin(), h.end(), std::complex<float>());
@@ -129,6 +134,12 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
               "tab weights", "tab kernel", "back to time", "dedispersion", "final channels",
               "stokes"}) {
   if (nrStations_ < 1) fail("no stations");
+  // The group delay the files' times assume (finalFilterBankDelay) is this filter bank's.
+  for (const PolyphaseFilterBank* bank : {&coherentFilterBank_, &incoherentFilterBank_})
+    if (bank->nrChannels() > 1 &&
+        bank->nrHistorySamples() != (kFinalFilterBankTaps - 1) * bank->nrChannels())
+      fail("the final filter bank's window is not the " + std::to_string(kFinalFilterBankTaps) +
+           " taps rtcp/BeamFormedTiming.h assumes");
   if (parameters_.incoherent.kind == StokesKind::kXXYY)
     fail("incoherent XXYY (complex voltages) does not exist: choose I or IQUV");
   parameters_.tabs.resize(settings.beams.size());
@@ -156,10 +167,10 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
       coherent.push_back(int(t));
       if (!parameters_.coherentDedispersion || tab.dispersionMeasure <= 0) continue;
       for (int sb : settings.subbandsOfBeam(int(sap)))
-        latency_ = std::max(latency_, CoherentDedispersion::latencyFor(
-                                          tab.dispersionMeasure, settings.subbandWidth(),
-                                          settings.subbands[size_t(sb)].frequency,
-                                          parameters_.coherent.nrChannels, outputSample));
+        latency_ = std::max(latency_,
+                            dedispersionLatencyFor(tab.dispersionMeasure, settings.subbandWidth(),
+                                                   settings.subbands[size_t(sb)].frequency,
+                                                   parameters_.coherent.nrChannels, outputSample));
     }
     if (parameters_.flysEye) coherent.clear();
     kernels_.push_back(coherent.empty()
@@ -228,6 +239,14 @@ std::vector<BeamFormedData> BeamFormerProcessor::makeOutputs(int subbandIndex) c
     outputs.back().subband = subbandIndex;
   }
   return outputs;
+}
+
+int BeamFormerProcessor::delayOf(int sap, int tab) const {
+  if (parameters_.flysEye) return finalFilterBankDelay(parameters_.coherent.nrChannels);
+  const TabParameters& parameters = parameters_.tabs.at(size_t(sap)).at(size_t(tab));
+  if (!parameters.coherent) return finalFilterBankDelay(parameters_.incoherent.nrChannels);
+  const bool dedispersed = parameters_.coherentDedispersion && parameters.dispersionMeasure > 0;
+  return (dedispersed ? latency_ : 0) + finalFilterBankDelay(parameters_.coherent.nrChannels);
 }
 
 void BeamFormerProcessor::preprocessStation(const StationBlock& block, int localSubband,
@@ -338,6 +357,11 @@ void BeamFormerProcessor::channelise(const PolyphaseFilterBank& filterBank,
             scratch.series.begin() + std::ptrdiff_t(2 * size_t(nrSamples_) + h), history.begin());
 }
 
+void BeamFormerProcessor::flagFilterPrologue(const PolyphaseFilterBank& filterBank,
+                                             float* valid) const {
+  std::fill_n(valid, std::min(filterBank.nrHistorySamples(), nrSamples_), 0.0f);
+}
+
 void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
                                        SubbandState& state, std::vector<BeamFormedData>& outputs) {
   const std::vector<int>& tabs = coherentTabs_[size_t(sap)];
@@ -397,6 +421,7 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
         s = times_.lap(kDedispersion, s);
       }
       channelise(coherentFilterBank_, state.tabHistory[size_t(i)], scratch);
+      if (state.fresh) flagFilterPrologue(coherentFilterBank_, scratch.valid.data());
       s = times_.lap(kFinalChannels, s);
       coherentStokes_.detect(scratch.channels.data(), false, output);
       coherentStokes_.validFraction(scratch.valid.data(), output);
@@ -445,7 +470,10 @@ void BeamFormerProcessor::formIncoherent(int sap, SubbandState& state,
   for (const auto& scratch : scratch_)
     for (size_t i = 0; i < first.samples.size(); ++i)
       first.samples[i] += scratch->incoherent.samples[i];
-  incoherentStokes_.validFraction(valid_.data(), first);
+  std::vector<float>& valid = scratch_[0]->valid;
+  std::copy(valid_.begin(), valid_.end(), valid.begin());
+  if (state.fresh) flagFilterPrologue(incoherentFilterBank_, valid.data());
+  incoherentStokes_.validFraction(valid.data(), first);
   for (size_t k = 1; k < incoherent.size(); ++k) {
     BeamFormedData& other = outputs[size_t(incoherent[k])];
     std::copy(first.samples.begin(), first.samples.end(), other.samples.begin());
@@ -486,6 +514,7 @@ void BeamFormerProcessor::process(std::span<const StationBlock* const> stations,
   SubbandState& state = stateOf(subbandIndex, block);
   formCoherent(sap, frequency, block, state, outputs);
   formIncoherent(sap, state, outputs);
+  state.fresh = false;
   for (BeamFormedData& output : outputs) {
     output.sap = sap;
     output.subband = subbandIndex;

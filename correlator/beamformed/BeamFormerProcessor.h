@@ -104,6 +104,12 @@ class BeamFormerProcessor {
   /// CoherentDedispersion.h): the same for every TAB and subband, a whole number of
   /// output samples. 0 when nothing is dedispersed.
   int dedispersionLatency() const { return latency_; }
+  /// How late TAB `tab` of SAP `sap` is (subband samples): output sample i of block b holds
+  /// the stream from blockStartSample(b) + i × (channels × time integration) − delayOf()
+  /// on. The dedispersion latency when it is dedispersed, plus its final filter bank's
+  /// group delay (rtcp/BeamFormedTiming.h: beamFormedDelay() of the settings it came from,
+  /// which storage-sink writes into the files' times).
+  int delayOf(int sap, int tab) const;
   int nrOutputStations() const { return superstation_.nrOutputStations(); }
 
   enum Step : size_t {
@@ -133,6 +139,9 @@ class BeamFormerProcessor {
   /// Final channels of one beam's time series: history first, then the block.
   void channelise(const PolyphaseFilterBank& filterBank,
                   AlignedBuffer<std::complex<float>>& history, Scratch& scratch);
+  /// After the histories started afresh: the subband-rate samples whose final filter bank
+  /// window reaches into the zeros before them (the first taps - 1 spectra) are not valid.
+  void flagFilterPrologue(const PolyphaseFilterBank& filterBank, float* valid) const;
   /// The input station behind fly's-eye TAB `tab` of a SAP.
   int flysEyeStation(int sap, int tab) const;
   /// valid_[time] at the subband rate: the fraction of output stations valid.

@@ -9,27 +9,10 @@
 
 namespace rtcp::correlator::beamformed {
 
-namespace {
-/// Samples of filter beyond half the smearing: the impulse response's tails (the band's
-/// edges, the chirp's jumps between channels) decay as 1 / t.
-constexpr int kLatencyMargin = 128;
-}  // namespace
-
 DedispersionFft::DedispersionFft(int fftSize)
     : size(fftSize),
       forward(fftSize, 2, 1, 0, 2, 1, FFTW_FORWARD),
       backward(fftSize, 2, 1, 0, 2, 1, FFTW_BACKWARD) {}
-
-int CoherentDedispersion::latencyFor(double dispersionMeasure, double subbandWidth,
-                                     double subbandFrequency, int nrChannels, int multiple) {
-  const double width = subbandWidth / nrChannels;
-  const double low = subbandFrequency - subbandWidth / 2 - width / 2;
-  const double smear = kDispersionConstant * std::abs(dispersionMeasure) *
-                       (1 / (low * low) - 1 / ((low + width) * (low + width)));
-  const int latency = int(std::ceil(smear * subbandWidth / 2)) + kLatencyMargin;
-  multiple = std::max(multiple, 1);
-  return (latency + multiple - 1) / multiple * multiple;
-}
 
 int CoherentDedispersion::fftSizeFor(int latency) {
   int size = 1024;

@@ -13,19 +13,18 @@
 /// latency() of the stream. Overlap-save carries the last 2 latency() input samples from
 /// call to call (zeros before the first), so consecutive blocks give one seamless series:
 /// no sample is lost or repeated at block edges. The valid fractions travel with the
-/// samples through the same delay. fftSize() points per FFT, fftSize() - 2 latency() new
-/// samples per segment.
+/// samples through the same delay. The latency a dispersion measure needs, and what it
+/// means for the output's time stamps: rtcp/BeamFormedTiming.h. fftSize() points per FFT, fftSize()
+/// - 2 latency() new samples per segment.
 
 #include <complex>
 #include <vector>
 
 #include "FftPlan.h"
 #include "rtcp/AlignedBuffer.h"
+#include "rtcp/BeamFormedTiming.h"
 
 namespace rtcp::correlator::beamformed {
-
-/// k of the cold-plasma delay k DM / f^2 in s Hz^2 per (pc / cm^3).
-constexpr double kDispersionConstant = 4.148808e3 * 1e12;
 
 /// The forward and inverse FFT plans of one FFT size, shared by every CoherentDedispersion
 /// of that size (fftSize points, the two polarisations interleaved).
@@ -37,12 +36,6 @@ struct DedispersionFft {
 
 class CoherentDedispersion {
  public:
-  /// The latency (samples) the filter needs for a dispersion measure: half the smearing
-  /// inside the widest-smeared final channel of a subband (its lowest), plus a margin of
-  /// 128 samples, rounded up to a multiple of `multiple` (an output sample's input samples,
-  /// so that the latency is a whole number of output samples).
-  static int latencyFor(double dispersionMeasure, double subbandWidth, double subbandFrequency,
-                        int nrChannels, int multiple);
   /// An FFT size for a latency: the power of two at least 4 x 2 latency and 1024.
   static int fftSizeFor(int latency);
 

@@ -47,13 +47,13 @@ CorrelatorPipeline::CorrelatorPipeline(const ObservationSettings& settings, MPI_
       fetcher_(fetcher),
       output_(output),
       options_(options),
-      distribution_(
+      distribution_(WorkDistribution::forObservation(
           [comm] {
             int size = 1;
             MPI_Comm_size(comm, &size);
             return size;
           }(),
-          settings.nrStations(), settings.nrSubbands(), settings.blocksPerIntegration),
+          settings)),
       transpose_(comm, distribution_, settings.nrStations()) {
   MPI_Comm_rank(comm, &rank_);
   const int nrSamples = nrHistorySamples(settings) + int(settings.samplesPerBlock());

@@ -5,13 +5,25 @@
 namespace rtcp::correlator {
 
 WorkDistribution::WorkDistribution(int nrRanks, int nrStations, int nrSubbands,
-                                   int blocksPerIntegration)
+                                   int blocksPerIntegration, Rotation rotation)
     : nrRanks_(nrRanks),
       nrStations_(nrStations),
       nrSubbands_(nrSubbands),
-      integrations_(blocksPerIntegration) {
+      integrations_(blocksPerIntegration),
+      rotation_(rotation) {
   if (nrRanks < 1 || nrStations < 1 || nrSubbands < 1)
     throw std::invalid_argument("WorkDistribution: ranks, stations and subbands must be positive");
+}
+
+WorkDistribution WorkDistribution::forObservation(int nrRanks,
+                                                  const ObservationSettings& settings) {
+  return WorkDistribution(
+      nrRanks, settings.nrStations(), settings.nrSubbands(), settings.blocksPerIntegration,
+      settings.beamFormed.enabled() ? Rotation::kNone : Rotation::kEveryIntegration);
+}
+
+int64_t WorkDistribution::turn(int64_t block) const {
+  return rotation_ == Rotation::kNone ? 0 : integrations_.of(block);
 }
 
 std::vector<int> WorkDistribution::stationsOf(int rank) const {
@@ -21,15 +33,13 @@ std::vector<int> WorkDistribution::stationsOf(int rank) const {
 }
 
 int WorkDistribution::processingRank(int64_t block, int subband) const {
-  const int64_t integration = integrations_.of(block);
   // Chunk c holds subbands [ceil(c S / N), ceil((c + 1) S / N)).
   const int chunk = int(int64_t(subband) * nrRanks_ / nrSubbands_);
-  return int((integration + chunk) % nrRanks_);
+  return int((turn(block) + chunk) % nrRanks_);
 }
 
 WorkDistribution::SubbandRange WorkDistribution::subbandRange(int rank, int64_t block) const {
-  const int64_t integration = integrations_.of(block);
-  const int chunk = int(((rank - integration) % nrRanks_ + nrRanks_) % nrRanks_);
+  const int chunk = int(((rank - turn(block)) % nrRanks_ + nrRanks_) % nrRanks_);
   auto start = [&](int c) { return int((int64_t(c) * nrSubbands_ + nrRanks_ - 1) / nrRanks_); };
   return {start(chunk), start(chunk + 1) - start(chunk)};
 }

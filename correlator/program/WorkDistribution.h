@@ -9,17 +9,31 @@
 /// chunks move on by one rank per integration, so that uneven chunks even out. Contiguous,
 /// a rank's share of a block is one range of subbands: ranks that take their blocks from
 /// ionproc's shared memory ask for exactly that range of every station (no exchange).
+///
+/// Beam-formed observations keep each chunk on one rank for the whole observation
+/// (Rotation::kNone, forObservation()): the beam former carries per subband the coherent
+/// dedispersion's and the final filter bank's histories from block to block, which a rank
+/// that took the subband over would not have (correlator/beamformed/README.md, "In the
+/// ranks": what rotating loses, against the balance it gains).
 
 #include <cstdint>
 #include <vector>
 
 #include "rtcp/Integrations.h"
+#include "rtcp/ObservationSettings.h"
 
 namespace rtcp::correlator {
 
 class WorkDistribution {
  public:
-  WorkDistribution(int nrRanks, int nrStations, int nrSubbands, int blocksPerIntegration);
+  enum class Rotation {
+    kEveryIntegration,  ///< chunk c of integration k on rank (k + c) mod N
+    kNone,              ///< chunk c on rank c, always
+  };
+  WorkDistribution(int nrRanks, int nrStations, int nrSubbands, int blocksPerIntegration,
+                   Rotation rotation = Rotation::kEveryIntegration);
+  /// The distribution of an observation: no rotation when it forms beams.
+  static WorkDistribution forObservation(int nrRanks, const ObservationSettings& settings);
 
   /// Rank that fetches station s's blocks.
   int inputRank(int station) const { return station % nrRanks_; }
@@ -38,10 +52,15 @@ class WorkDistribution {
   int maxSubbandsPerRank() const { return (nrSubbands_ + nrRanks_ - 1) / nrRanks_; }
 
   int nrRanks() const { return nrRanks_; }
+  Rotation rotation() const { return rotation_; }
 
  private:
+  /// The chunk rotation's step of block `block`: its integration, or 0 without rotation.
+  int64_t turn(int64_t block) const;
+
   int nrRanks_, nrStations_, nrSubbands_;
   Integrations integrations_;
+  Rotation rotation_;
 };
 
 }  // namespace rtcp::correlator

@@ -165,8 +165,7 @@ int run(const Options& options, int rank, int nrRanks) {
 
   std::unique_ptr<StationBlockFetcher> fetcher;
   std::unique_ptr<VisibilityOutput> output;
-  WorkDistribution distribution(nrRanks, settings.nrStations(), settings.nrSubbands(),
-                                settings.blocksPerIntegration);
+  const WorkDistribution distribution = WorkDistribution::forObservation(nrRanks, settings);
   if (!options.ionprocs.empty()) {
     // One link connection per thread that talks to an ionproc: core 0 fetches (from
     // every ionproc), core 1 sends (to the first).

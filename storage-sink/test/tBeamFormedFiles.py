@@ -4,7 +4,9 @@ read back with h5py as a reader of COBALT's files reads them: every root, SUB_AR
 BEAM, STOKES and COORDINATES attribute COBALT writes, readable, with the values the parset
 asks for (times, frequencies, channel widths, sampling, pointing, DM, Stokes); the samples
 through the external .raw, equal to what was written; the WEIGHT data set beside them with
-the lost subband's block at weight 0 and its samples 0.
+the lost subband's block at weight 0 and its samples 0. The dedispersed TAB's rows moved
+earlier by the whole output samples of the beam former's delay (dedispersion latency and
+filter bank), the rest of it in the time coordinate (rtcp/BeamFormedTiming.h).
 
 Usage: tBeamFormedFiles.py BEAMFORMED_TEST_WRITER
 """
@@ -62,6 +64,27 @@ Observation.Beam[1].TiedArrayBeam[0].coherent = F
 """
 
 NR_BLOCKS = math.floor(0.2 * SUBBAND_WIDTH / BLOCK)  # 4
+DISPERSION_CONSTANT = 4.148808e15  # s Hz^2 per pc cm^-3
+
+
+def delay(coherent):
+    """The beam former's delay (subband samples) of SAP 0's TABs as rtcp/BeamFormedTiming.h
+    defines it: for the dedispersed TAB (DM 71.02, 4 channels, 2 spectra a sample) half the
+    smearing in the lowest channel of the lowest subband plus 128 samples, rounded up to an
+    output sample, then the 4-channel filter bank's 15 x 4 / 2; 0 for 1 channel."""
+    if not coherent:
+        return 0
+    width = SUBBAND_WIDTH / 4
+    low = 300 * SUBBAND_WIDTH - SUBBAND_WIDTH / 2 - width / 2
+    smear = DISPERSION_CONSTANT * 71.02 * (1 / low**2 - 1 / (low + width)**2)
+    latency = math.ceil(smear * SUBBAND_WIDTH / 2) + 128
+    return -(-latency // 8) * 8 + 30
+
+
+def row_shift(coherent):
+    """Rows the file moves the blocks' rows earlier by; the rest of the delay (samples)."""
+    per_sample = 8 if coherent else 1
+    return delay(coherent) // per_sample, delay(coherent) % per_sample
 SUBBANDS = {0: [0, 1, 2], 1: [3, 4]}  # indices in the observation's list, per SAP
 NUMBERS = [300, 301, 302, 310, 311]
 LOST_BLOCK = 1
@@ -145,7 +168,7 @@ class BeamFormedFilesTest(unittest.TestCase):
             self.assertTrue(os.path.exists(name.replace(".h5", ".raw")))
             rows, lost, late = self.report[name]
             per_block = BLOCK // (8 if coherent else 1)
-            self.assertEqual(rows, NR_BLOCKS * per_block)
+            self.assertEqual(rows, NR_BLOCKS * per_block - row_shift(coherent)[0])
             self.assertEqual(lost, 1 if LOST_SUBBAND[sap] in subbands else 0, name)
             self.assertEqual(late, 0)
 
@@ -207,7 +230,8 @@ class BeamFormedFilesTest(unittest.TestCase):
                 s = f["SUB_ARRAY_POINTING_%03d" % sap]
                 b = s["BEAM_%03d" % tab]
                 channels, factor = (4, 2) if coherent else (1, 1)
-                rows = NR_BLOCKS * BLOCK // (channels * factor)
+                shift, rest = row_shift(coherent)
+                rows = NR_BLOCKS * BLOCK // (channels * factor) - shift
                 dt = channels * factor / SUBBAND_WIDTH
                 self.assertEqual(b.attrs["NOF_SAMPLES"], rows)
                 self.assertAlmostEqual(b.attrs["SAMPLING_TIME"], dt, delta=1e-15)
@@ -229,7 +253,8 @@ class BeamFormedFilesTest(unittest.TestCase):
                                        places=9)
                 self.assertAlmostEqual(b.attrs["POINT_OFFSET_RA"],
                                        math.degrees(ra - [5.2336866848, 1.0][sap]), places=9)
-                end = START + rows * dt
+                first = START - rest / SUBBAND_WIDTH  # row 0's start
+                end = first + rows * dt
                 self.assertAlmostEqual(s.attrs["EXPTIME_END_MJD"], 40587 + end / 86400, places=9)
                 # Frequencies: the subband's centre for one channel; f - fs/2 + c fs/C for more.
                 world = b["COORDINATES"]["COORDINATE_1"].attrs["AXIS_VALUES_WORLD"]
@@ -243,6 +268,10 @@ class BeamFormedFilesTest(unittest.TestCase):
                 self.assertAlmostEqual(b.attrs["BEAM_FREQUENCY_CENTER"] * 1e6, centre, delta=1e-3)
                 time = b["COORDINATES"]["COORDINATE_0"].attrs
                 self.assertAlmostEqual(time["INCREMENT"], dt, delta=1e-15)
+                self.assertAlmostEqual(time["REFERENCE_VALUE"], -rest / SUBBAND_WIDTH, delta=1e-12)
+                self.assertEqual(time["REFERENCE_PIXEL"], 0)
+                self.assertAlmostEqual(b["COORDINATES"].attrs["REF_TIME_VALUE"],
+                                       40587 + START / 86400, places=11)
                 self.assertEqual(texts(time["AXIS_UNITS"]), ["s"])
                 st = b["STOKES_%d" % k].attrs
                 self.assertEqual(st["NOF_SUBBANDS"], len(subbands))
@@ -257,19 +286,21 @@ class BeamFormedFilesTest(unittest.TestCase):
                 self.assertEqual(text(data.external[0][0]), name.replace(".h5", ".raw"))
                 self.assertEqual(data.dtype, np.dtype("<f4"))
                 channels = 4 if coherent else 1
-                rows = NR_BLOCKS * BLOCK // (8 if coherent else 1)
+                per_block = BLOCK // (8 if coherent else 1)
+                shift = row_shift(coherent)[0]
+                rows = NR_BLOCKS * per_block - shift
                 self.assertEqual(data.shape, (rows, len(subbands) * channels))
                 self.assertEqual(weight.shape, data.shape)
                 values, weights = data[...], weight[...]
-                per_block = rows // NR_BLOCKS
-                row = np.arange(rows)[:, None]
+                row = np.arange(rows)[:, None] + shift  # the blocks' rows
                 for j, sb in enumerate(subbands):
                     for c in range(channels):
                         column = j * channels + c
                         expected = ((((tab * 4 + k) * 16 + sb) * 16 + c) * 8 + row[:, 0] % 8).astype(np.float32)
                         expected_weight = np.full(rows, 1 - (c % 4) / 4, np.float32)
                         if sb == LOST_SUBBAND[sap]:
-                            lost = slice(LOST_BLOCK * per_block, (LOST_BLOCK + 1) * per_block)
+                            lost = slice(max(0, LOST_BLOCK * per_block - shift),
+                                         max(0, (LOST_BLOCK + 1) * per_block - shift))
                             expected[lost] = 0
                             expected_weight[lost] = 0
                         np.testing.assert_array_equal(values[:, column], expected, err_msg=name)

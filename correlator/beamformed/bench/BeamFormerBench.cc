@@ -49,7 +49,7 @@ double kernelGflops(int nrStations, int nrTabs, int nrThreads, TabKernel::Isa is
 double dedispersionNanoseconds(double dm, double frequency, int channels, int* fftSize) {
   const double width = 195312.5;
   const int samples = 196608;
-  const int latency = CoherentDedispersion::latencyFor(dm, width, frequency, channels, channels);
+  const int latency = dedispersionLatencyFor(dm, width, frequency, channels, channels);
   *fftSize = CoherentDedispersion::fftSizeFor(latency);
   DedispersionFft fft(*fftSize);
   CoherentDedispersion dedispersion(*fftSize, latency, width, frequency, channels, dm);

@@ -11,6 +11,7 @@
 #include "ChainTestData.h"
 #include "CoherentDedispersion.h"
 #include "FftPlan.h"
+#include "rtcp/BeamFormedTiming.h"
 #include "rtcp/DelayModel.h"
 
 namespace rtcp::correlator::beamformed {
@@ -39,17 +40,19 @@ ObservationSettings makeSettings(int nrStations, int samples, double frequency) 
   return settings;
 }
 
-/// Runs nrBlocks blocks of the streams (streams[s]: station s's samples from the first
-/// block's start) through a processor; lost(s, t) marks sample t of station s lost.
-std::vector<std::vector<BeamFormedData>> run(const ObservationSettings& settings,
-                                             const BeamFormerParameters& parameters,
-                                             const std::vector<Stream>& streams, int nrBlocks,
-                                             std::function<bool(int, int64_t)> lost = {}) {
+/// Runs the blocks numbered `numbers` of the streams (streams[s]: station s's samples from
+/// block 0's start), in that order, through a processor; lost(s, t) marks sample t of
+/// station s lost.
+std::vector<std::vector<BeamFormedData>> runBlocks(const ObservationSettings& settings,
+                                                   const BeamFormerParameters& parameters,
+                                                   const std::vector<Stream>& streams,
+                                                   const std::vector<int>& numbers,
+                                                   std::function<bool(int, int64_t)> lost = {}) {
   BeamFormerProcessor processor(settings, parameters, 2);
   const int history = nrHistorySamples(settings);
   const int64_t samples = settings.samplesPerBlock();
   std::vector<std::vector<BeamFormedData>> result;
-  for (int b = 0; b < nrBlocks; ++b) {
+  for (int b : numbers) {
     std::vector<StationBlock> blocks;
     for (int s = 0; s < settings.nrStations(); ++s) {
       StationBlock block = test::makeBlock(settings, s, b);
@@ -73,6 +76,57 @@ std::vector<std::vector<BeamFormedData>> run(const ObservationSettings& settings
     result.push_back(std::move(outputs));
   }
   return result;
+}
+
+/// Blocks 0 .. nrBlocks - 1 of the streams through a processor (runBlocks).
+std::vector<std::vector<BeamFormedData>> run(const ObservationSettings& settings,
+                                             const BeamFormerParameters& parameters,
+                                             const std::vector<Stream>& streams, int nrBlocks,
+                                             std::function<bool(int, int64_t)> lost = {}) {
+  std::vector<int> numbers(static_cast<size_t>(nrBlocks));
+  for (int b = 0; b < nrBlocks; ++b) numbers[size_t(b)] = b;
+  return runBlocks(settings, parameters, streams, numbers, std::move(lost));
+}
+
+/// One station's stream of `total` samples at subband rate fs around `frequency` (Hz): a
+/// pulse (flat spectrum, 0.5 per polarisation) that reaches the subband centre at sample
+/// `arrival`, dispersed at `dm` (frequency f at its group delay k DM (1/f^2 - 1/f_sb^2)
+/// after that). With undispersedChannels C > 0: in each of C channels the undispersed
+/// pulse, delayed by its channel centre's dispersion delay (the delays between channels
+/// that coherent dedispersion keeps).
+Stream pulseStream(double fs, double frequency, int total, int64_t arrival, double dm,
+                   int undispersedChannels = 0) {
+  // The dispersion's phase about a frequency f0 (its delay at f0 taken out).
+  auto dispersion = [&](double f, double f0) {
+    return 2 * kPi * kDispersionConstant * dm * (f - f0) * (f - f0) / (f0 * f0 * f);
+  };
+  const double width = undispersedChannels > 0 ? fs / undispersedChannels : fs;
+  FftPlan inverse(total, 2, 1, 0, 2, 1, FFTW_BACKWARD);
+  AlignedBuffer<std::complex<float>> spectrum(2 * size_t(total));
+  for (int k = 0; k < total; ++k) {
+    const double baseband = (k < total / 2 ? k : k - total) * fs / total;
+    const double f = frequency + baseband;
+    const double f0 = frequency + std::round(baseband / width) * width;
+    const double phase = -2 * kPi * double(k) * double(arrival) / total + dispersion(f, frequency) -
+                         (undispersedChannels > 0 ? dispersion(f, f0) : 0);
+    spectrum[2 * size_t(k)] = spectrum[2 * size_t(k) + 1] =
+        std::complex<float>(std::polar(0.5, phase));
+  }
+  inverse.execute(spectrum.data());
+  return Stream(spectrum.begin(), spectrum.end());
+}
+
+/// The output sample (over every block) with the most of component 0 in channel c of TAB
+/// `tab`.
+int peakSample(const std::vector<std::vector<BeamFormedData>>& blocks, int tab, int c) {
+  double peak = -1;
+  int at = -1, index = 0;
+  for (const auto& outputs : blocks) {
+    const BeamFormedData& data = outputs[size_t(tab)];
+    for (int i = 0; i < data.nrSamples; ++i, ++index)
+      if (data.sample(0, i, c) > peak) peak = data.sample(0, i, c), at = index;
+  }
+  return at;
 }
 
 /// Mean of component `component` of a TAB over every block, sample and channel.
@@ -100,6 +154,9 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(BeamFormerPhysicsTest);
   CPPUNIT_TEST(coherentAgainstIncoherent);
   CPPUNIT_TEST(dedispersion);
+  CPPUNIT_TEST(pulseTimes);
+  CPPUNIT_TEST(gapsAreFlagged);
+  CPPUNIT_TEST(delaysFromSettings);
   CPPUNIT_TEST(polarisation);
   CPPUNIT_TEST(flysEye);
   CPPUNIT_TEST(lostSamples);
@@ -162,28 +219,11 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
     ObservationSettings settings = makeSettings(1, samples, frequency);
     const double fs = settings.subbandWidth(), width = fs / channels;
     const int64_t arrival = 2 * samples;  // at the subband centre: a block edge
-    // The dispersion's phase about a frequency f0 (its delay at f0 taken out).
-    auto dispersion = [&](double f, double f0) {
-      return 2 * kPi * kDispersionConstant * dm * (f - f0) * (f - f0) / (f0 * f0 * f);
-    };
     // dispersed: the pulse with the group delay k DM (1/f^2 - 1/f_sb^2) after `arrival`;
     // else the undispersed pulse delayed in each channel by its centre's dispersion delay.
     auto pulse = [&](bool dispersed) {
-      const int total = samples * blocks;
-      FftPlan inverse(total, 2, 1, 0, 2, 1, FFTW_BACKWARD);
-      AlignedBuffer<std::complex<float>> spectrum(2 * size_t(total));
-      for (int k = 0; k < total; ++k) {
-        const double baseband = (k < total / 2 ? k : k - total) * fs / total;
-        const double f = frequency + baseband;
-        const double f0 = frequency + std::round(baseband / width) * width;
-        const double phase = -2 * kPi * double(k) * double(arrival) / total +
-                             dispersion(f, frequency) - (dispersed ? 0 : dispersion(f, f0));
-        spectrum[2 * size_t(k)] = spectrum[2 * size_t(k) + 1] =
-            std::complex<float>(std::polar(0.5, phase));
-      }
-      inverse.execute(spectrum.data());
-      Stream stream(spectrum.begin(), spectrum.end());
-      return std::vector<Stream>{stream};
+      return std::vector<Stream>{
+          pulseStream(fs, frequency, samples * blocks, arrival, dm, dispersed ? 0 : channels)};
     };
     BeamFormerParameters parameters;
     parameters.coherent = {StokesKind::kI, channels, 1};
@@ -248,6 +288,133 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(
           what + ": arrival", double(arrival) / channels + delay + 7, double(e.at), 1.0);
     }
+  }
+
+  /// Where a pulse lands (the output's time stamps): a pulse reaching the subband centre at
+  /// stream sample `arrival`, dispersed at DM 2 (50 MHz), through a dedispersed coherent
+  /// TAB of 16 channels and 2 spectra an output sample: in each channel, the output sample
+  /// with the peak, placed at i C T - delayOf() from its block's start,
+  /// is within an output sample of the arrival its channel centre's dispersion delay
+  /// predicts; without the delay it would be the latency (9 output samples) late. An
+  /// undispersed pulse in an incoherent TAB of 4 channels (the filter bank's delay only)
+  /// and in a coherent TAB of 1 channel (no delay) likewise.
+  void pulseTimes() {
+    const int samples = 8192, blocks = 4, channels = 16;
+    const double frequency = 50e6, dm = 2;
+    const ObservationSettings settings = makeSettings(1, samples, frequency);
+    const double fs = settings.subbandWidth();
+    const int64_t arrival = 2 * samples + 1000;
+    auto check = [&](const std::vector<std::vector<BeamFormedData>>& out, int tab, int delay, int c,
+                     double predicted, const std::string& what) {
+      const int perSample = samples / out[0][size_t(tab)].nrSamples;
+      const int i = peakSample(out, tab, c);
+      const double middle = double(i) * perSample + perSample / 2.0 - delay;
+      CPPUNIT_ASSERT_MESSAGE(what + ": the peak's output sample " + std::to_string(i) + " is at " +
+                                 std::to_string(middle) + ", predicted " +
+                                 std::to_string(predicted),
+                             std::abs(middle - predicted) <= perSample);
+    };
+
+    BeamFormerParameters parameters;
+    parameters.coherent = {StokesKind::kI, channels, 2};
+    parameters.incoherent = {StokesKind::kI, 4, 1};
+    parameters.tabs = {
+        {TabParameters{settings.beams[0], true, dm}, TabParameters{settings.beams[0], false, 0}}};
+    const BeamFormerProcessor processor(settings, parameters);
+    const int latency = processor.dedispersionLatency();
+    CPPUNIT_ASSERT_EQUAL(288, latency);  // half the lowest channel's 318 samples + 128
+    const int delays[2] = {processor.delayOf(0, 0), processor.delayOf(0, 1)};
+    CPPUNIT_ASSERT_EQUAL(latency + 15 * channels / 2, delays[0]);
+    CPPUNIT_ASSERT_EQUAL(15 * 4 / 2, delays[1]);
+    const auto dispersed = run(settings, parameters,
+                               {pulseStream(fs, frequency, samples * blocks, arrival, dm)}, blocks);
+    for (int c = 1; c < channels; ++c) {
+      const double f0 = frequency + (c - channels / 2) * fs / channels;
+      const double delay = kDispersionConstant * dm * (1 / (f0 * f0) - 1 / (frequency * frequency));
+      check(dispersed, 0, delays[0], c, double(arrival) + delay * fs,
+            "dedispersed, channel " + std::to_string(c));
+    }
+
+    parameters.coherent = {StokesKind::kI, 1, 8};
+    parameters.tabs[0][0].dispersionMeasure = 0;
+    CPPUNIT_ASSERT_EQUAL(0, BeamFormerProcessor(settings, parameters).delayOf(0, 0));
+    const auto undispersed = run(
+        settings, parameters, {pulseStream(fs, frequency, samples * blocks, arrival, 0)}, blocks);
+    check(undispersed, 0, 0, 0, double(arrival), "one channel");
+    for (int c = 1; c < 4; ++c)
+      check(undispersed, 1, delays[1], c, double(arrival),
+            "incoherent, channel " + std::to_string(c));
+  }
+
+  /// A subband whose blocks do not follow each other on one processor (block 2 went to
+  /// another rank) starts its histories afresh, and what that spoils is flagged: in block 3,
+  /// as in block 0, the dedispersed TAB's first latency samples and the final filter
+  /// banks' first 15 spectra have valid fraction 0; block 1, which follows block 0, is
+  /// whole.
+  void gapsAreFlagged() {
+    const int samples = 8192;
+    const ObservationSettings settings = makeSettings(2, samples, 50e6);
+    std::mt19937 random(17);
+    std::vector<Stream> streams;
+    for (int s = 0; s < 2; ++s) streams.push_back(gaussian(size_t(samples) * 4, 900, random));
+    BeamFormerParameters parameters;
+    parameters.coherent = {StokesKind::kI, 16, 2};
+    parameters.incoherent = {StokesKind::kI, 4, 1};
+    parameters.tabs = {
+        {TabParameters{settings.beams[0], true, 2.0}, TabParameters{settings.beams[0], false, 0}}};
+    const auto out = runBlocks(settings, parameters, streams, {0, 1, 3});
+    const int latency = BeamFormerProcessor(settings, parameters).dedispersionLatency();
+    CPPUNIT_ASSERT(latency > 240);
+    for (size_t k = 0; k < 3; ++k) {
+      const bool fresh = k != 1;
+      const BeamFormedData &coherent = out[k][0], &incoherent = out[k][1];
+      for (int i = 0; i < coherent.nrSamples; ++i)
+        for (int c = 0; c < 16; ++c)
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(
+              "block " + std::to_string(coherent.block) + ", coherent sample " + std::to_string(i),
+              fresh && i * 32 < latency ? 0.0f : 1.0f,
+              coherent.validFraction[size_t(i) * 16 + size_t(c)]);
+      for (int i = 0; i < incoherent.nrSamples; ++i)
+        CPPUNIT_ASSERT_EQUAL_MESSAGE("block " + std::to_string(incoherent.block) +
+                                         ", incoherent sample " + std::to_string(i),
+                                     fresh && i < 15 ? 0.0f : 1.0f,
+                                     incoherent.validFraction[size_t(i) * 4 + 1]);
+    }
+  }
+
+  /// The processor's delays are what storage-sink derives from the settings alone
+  /// (rtcp/BeamFormedTiming.h): the observation's dedispersion latency for dedispersed
+  /// TABs, the final filter bank's group delay (half its window less one output sample's
+  /// channels: half its history) for every TAB.
+  void delaysFromSettings() {
+    ObservationSettings settings = makeSettings(2, 8192, 50e6);
+    BeamFormedSettings& bf = settings.beamFormed;
+    bf.coherentEnabled = bf.incoherentEnabled = true;
+    bf.coherent = {StokesKind::kI, 16, 2, 0};
+    bf.incoherent = {StokesKind::kIQUV, 4, 1, 0};
+    bf.saps.resize(1);
+    for (double dm : {2.0, 0.0, 5.0}) {
+      rtcp::TabSettings tab;
+      tab.direction = settings.beams[0];
+      tab.dispersionMeasure = dm;
+      bf.saps[0].tabs.push_back(tab);
+    }
+    bf.saps[0].tabs.back().coherent = false;
+    for (bool dedisperse : {true, false}) {
+      bf.coherentDedispersion = dedisperse;
+      const BeamFormerProcessor processor(settings, BeamFormerParameters::from(bf));
+      CPPUNIT_ASSERT_EQUAL(dedispersionLatency(settings), processor.dedispersionLatency());
+      CPPUNIT_ASSERT_EQUAL(dedisperse ? 288 : 0, processor.dedispersionLatency());
+      for (int t = 0; t < 3; ++t)
+        CPPUNIT_ASSERT_EQUAL(beamFormedDelay(settings, bf.saps[0].tabs[size_t(t)]),
+                             int64_t(processor.delayOf(0, t)));
+      CPPUNIT_ASSERT_EQUAL(dedisperse ? 288 + 120 : 120, processor.delayOf(0, 0));
+      CPPUNIT_ASSERT_EQUAL(120, processor.delayOf(0, 1));
+      CPPUNIT_ASSERT_EQUAL(30, processor.delayOf(0, 2));
+    }
+    const PolyphaseFilterBank bank(16, 64);
+    CPPUNIT_ASSERT_EQUAL(bank.nrHistorySamples() / 2, finalFilterBankDelay(16));
+    CPPUNIT_ASSERT_EQUAL(0, finalFilterBankDelay(1));
   }
 
   /// COBALT's conventions: I = XX* + YY*, Q = XX* - YY*, U = 2 Re(XY*), V = 2 Im(XY*);

@@ -129,7 +129,7 @@ class BeamFormerTwinsTest : public CppUnit::TestFixture {
     const double width = 195312.5, frequency = 60e6, dm = 0.05;
     for (int channels : {1, 4}) {
       const int block = 1024, blocks = 3;
-      const int latency = CoherentDedispersion::latencyFor(dm, width, frequency, channels, 4);
+      const int latency = dedispersionLatencyFor(dm, width, frequency, channels, 4);
       const int fftSize = CoherentDedispersion::fftSizeFor(latency);
       DedispersionFft fft(fftSize);
       CoherentDedispersion dedispersion(fftSize, latency, width, frequency, channels, dm);

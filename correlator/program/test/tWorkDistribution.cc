@@ -1,6 +1,6 @@
 // WorkDistribution: every (block, subband) has exactly one rank, an integration stays on
 // one rank, a rank's share of a block is one range of subbands, and the ranks' shares
-// differ by at most one subband.
+// differ by at most one subband; a beam-formed observation keeps each subband on one rank.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@ class WorkDistributionTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testIntegrationStaysOnOneRank);
   CPPUNIT_TEST(testStationsDealtRoundRobin);
   CPPUNIT_TEST(testMoreRanksThanSubbands);
+  CPPUNIT_TEST(testBeamFormedSubbandsStay);
   CPPUNIT_TEST(testRejectsEmptySizes);
   CPPUNIT_TEST_SUITE_END();
 
@@ -71,6 +72,34 @@ class WorkDistributionTest : public CppUnit::TestFixture {
       int owned = 0;
       for (int r = 0; r < 4; ++r) owned += d.subbandRange(r, block).count;
       CPPUNIT_ASSERT_EQUAL(3, owned);
+    }
+  }
+
+  /// The beam former carries each subband's dedispersion and filter histories from block to
+  /// block: with beam-formed output a subband's every block goes to the same rank, still
+  /// one contiguous range per rank; correlation alone rotates.
+  void testBeamFormedSubbandsStay() {
+    ObservationSettings settings;
+    settings.stations.resize(4);
+    settings.subbands.resize(7);
+    settings.blocksPerIntegration = 2;
+    CPPUNIT_ASSERT(WorkDistribution::forObservation(3, settings).rotation() ==
+                   WorkDistribution::Rotation::kEveryIntegration);
+    settings.beamFormed.incoherentEnabled = true;
+    const WorkDistribution d = WorkDistribution::forObservation(3, settings);
+    CPPUNIT_ASSERT(d.rotation() == WorkDistribution::Rotation::kNone);
+    for (int sb = 0; sb < 7; ++sb)
+      for (int64_t block = 1; block < 12; ++block)
+        CPPUNIT_ASSERT_EQUAL(d.processingRank(0, sb), d.processingRank(block, sb));
+    for (int64_t block = 0; block < 12; ++block) {
+      int owned = 0;
+      for (int r = 0; r < 3; ++r) {
+        const WorkDistribution::SubbandRange range = d.subbandRange(r, block);
+        for (int i = 0; i < range.count; ++i)
+          CPPUNIT_ASSERT_EQUAL(r, d.processingRank(block, range.first + i));
+        owned += range.count;
+      }
+      CPPUNIT_ASSERT_EQUAL(7, owned);
     }
   }
 
