@@ -46,6 +46,11 @@ SmallFileSystem::~SmallFileSystem() {
   std::filesystem::remove(path_, ignored);
 }
 
+void SmallFileSystem::makeReadOnly() const {
+  if (mount(nullptr, path_.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr) != 0)
+    throw std::runtime_error("remounting " + path_ + " read-only: " + std::strerror(errno));
+}
+
 uint64_t SmallFileSystem::freeBytes() const {
   struct statvfs s {};
   if (statvfs(path_.c_str(), &s) != 0)

@@ -22,6 +22,8 @@ class SmallFileSystem {
   uint64_t freeBytes() const;
   /// Writes a file of zeros at `path` so that about `leaveFree` bytes stay free.
   void fillLeaving(const std::string& path, uint64_t leaveFree) const;
+  /// Remounts the file system read-only (writes fail with EROFS, even for root).
+  void makeReadOnly() const;
 
  private:
   std::string path_;

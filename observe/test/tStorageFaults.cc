@@ -55,6 +55,7 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testKilledStorageSinkIsRestarted);
   CPPUNIT_TEST(testStoppedStorageSinkLosesNothing);
   CPPUNIT_TEST(testDiskFullFailsTheObservation);
+  CPPUNIT_TEST(testReadOnlyOutputDirectory);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -221,6 +222,31 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(present > 0 && present < expected);
     CPPUNIT_ASSERT_EQUAL(std::to_string(expected - present),
                          summaryValue(obs, "integrationsDropped"));
+  }
+
+  /// The MSs' directory on a read-only file system (read-only even for root): the check
+  /// refuses the observation naming the key and the directory; nothing is started, so no
+  /// summary can claim anything stored or dropped.
+  void testReadOnlyOutputDirectory() {
+    TempDir dir;
+    rtcp::test::SmallFileSystem disk(dir.path() + "/disk", 16 << 20);
+    std::filesystem::create_directories(disk.path() + "/out");
+    disk.makeReadOnly();
+    SmallObservation o;
+    o.obsId = 4744;
+    o.stations = {"CS001", "CS002"};
+    o.seconds = 3;
+    o.outputDir = disk.path() + "/out";
+    const std::string parset = writeParset(dir.path() + "/obs.parset", o);
+    const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
+    const int code = runProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 1, code);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("Output_Correlated.locations': output directory '" +
+                                           o.outputDir + "' is not writable") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("nothing started") != std::string::npos);
+    CPPUNIT_ASSERT(!std::filesystem::exists(o.outputDir + "/L4744_SAP000_SB000_uv.MS"));
+    CPPUNIT_ASSERT(!std::filesystem::exists(obs + "/summary.json"));
   }
 };
 
