@@ -48,6 +48,7 @@ struct Options {
   bool lendRing = false;
   std::string stations;  ///< comma-separated names; empty: every station
   std::string statusFile;
+  std::string quickLookFile;
   std::string secretFile;
 };
 
@@ -104,7 +105,12 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "2-core guest: link/README.md)")(
       "status", po::value(&o.statusFile),
       "rewrite this file once a second with key=value status lines (StatusFile.h); '-': print them "
-      "as one 'rtcp-status' line a second on standard output (for observe across hosts)");
+      "as one 'rtcp-status' line a second on standard output (for observe across hosts)")(
+      "quicklook", po::value(&o.quickLookFile),
+      "rewrite this file with the newest integration of the middle subband (autocorrelation "
+      "spectra, a few baselines' amplitude and phase; output/QuickLook.h) as JSON when it "
+      "changed, at most once a second; '-': print it as one 'rtcp-quicklook' line on standard "
+      "output (for observe's console across hosts)");
   const std::string about =
       "\nServes the parset's stations to the correlator ranks over the link, adds their\n"
       "visibilities over OLAP.IONProc.integrationSteps blocks and sends them to storage-sink.\n"
@@ -213,6 +219,21 @@ int run(const Options& options, const sigset_t& stopSignals) {
   if (!blocks) RTCP_LOG_WARN("ionproc", "running without station input");
   const LinkServer* linkServer = nullptr;  // once it listens
   std::string statusError;                 // the first reason --status could not be written
+  uint64_t quickLookShown = 0;             // the quick look's version written last
+  auto writeQuickLook = [&] {
+    const QuickLook& quickLook = output.quickLook();
+    if (options.quickLookFile.empty() || quickLook.version() == quickLookShown) return;
+    quickLookShown = quickLook.version();
+    try {
+      if (options.quickLookFile == "-")
+        std::cout << "rtcp-quicklook " << quickLook.json() << std::endl;
+      else
+        writeFileAtomically(options.quickLookFile, quickLook.json() + "\n");
+    } catch (const std::exception& e) {  // the console's alone: not the observation's
+      static RateLimiter limiter(60);
+      if (limiter.allow()) RTCP_LOG_WARN("ionproc", "cannot write the quick look: " << e.what());
+    }
+  };
   auto writeStatus = [&](bool finished) {
     if (options.statusFile.empty()) return;
     std::vector<IonStatus::Station> inputStatistics;
@@ -240,6 +261,7 @@ int run(const Options& options, const sigset_t& stopSignals) {
       }
       clockShift = input->clockShift();
     }
+    writeQuickLook();
     IonStatus status = collectStatus(settings, inputStatistics, clockShift, output);
     status.linkConnectionsRefused = linkServer ? linkServer->statistics().connectionsRefused : 0;
     status.finished = finished;

@@ -116,6 +116,7 @@ std::optional<double> plannedEnd(const std::string& directory) {
 void ObservationRunner::execute(ObservationResult& result, double expectedEnd) const {
   std::vector<std::string> args{options_.observe, result.entry.parset, "--dir", result.directory};
   if (result.entry.startNow) args.push_back("--now");
+  if (!options_.console.empty()) args.insert(args.end(), {"--console", options_.console});
   result.stderrPath = result.directory + "/observe.stderr";
   result.started = wallClock();
   RTCP_LOG_INFO("nightly", "observation " << result.index << ": " << options_.observe << " "
@@ -129,6 +130,7 @@ void ObservationRunner::execute(ObservationResult& result, double expectedEnd) c
     result.ended = wallClock();
     return;
   }
+  if (options_.started) options_.started(result.index, result.directory);
   // Wait for observe; ask it to stop (SIGINT, then SIGTERM, then SIGKILL to its whole
   // process group) when it overruns or nightly is interrupted.
   double stopSince = 0;

@@ -4,6 +4,7 @@
 /// the observation's own directory, follows it to its end (stopping it when it overruns
 /// or nightly is interrupted) and collects what observe reported.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,10 @@ struct RunnerOptions {
   std::string reportDirectory;     ///< observation directories go below it
   double leadSeconds = 30;         ///< start observe this early when it waits for its own start
   double maxOverrunSeconds = 600;  ///< stop observe this long after the observation's planned end
+  /// observe's --console ("": none): nightly --console gives HOST:0.
+  std::string console;
+  /// Called once observe runs: the observation's index and directory.
+  std::function<void(int index, const std::string& directory)> started;
 };
 
 /// The outcome of one observation.

@@ -1,11 +1,15 @@
 // nightly SCHEDULE [--now] [--report DIR]: runs a schedule of parsets with observe, one
 // after another, and writes a report (report.txt, report.html). See README.md.
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <thread>
 
+#include "NightlyConsole.h"
 #include "NightlyReport.h"
 #include "ObservationRunner.h"
 #include "Schedule.h"
@@ -31,7 +35,8 @@ void onSignal(int) { ObservationRunner::requestStop(); }
 
 int main(int argc, char** argv) {
   rtcp::Logger::setProcessName("nightly");
-  std::string schedulePath, reportDirectory;
+  std::string schedulePath, reportDirectory, consoleAddress;
+  double consoleLinger = 0;
   bool now = false;
   RunnerOptions options;
   po::options_description visible(
@@ -48,7 +53,13 @@ int main(int argc, char** argv) {
       "lead", po::value<double>(&options.leadSeconds)->default_value(30),
       "seconds before its start time to launch observe for an observation at its own time")(
       "max-overrun", po::value<double>(&options.maxOverrunSeconds)->default_value(600),
-      "stop observe this many seconds after the observation's planned end");
+      "stop observe this many seconds after the observation's planned end")(
+      "console", po::value<std::string>(&consoleAddress)->value_name("[HOST:]PORT"),
+      "serve the schedule as a read-only web page (each observation's state, a link to the "
+      "running one's console, the report pages) on PORT of HOST (default 127.0.0.1: this "
+      "machine only); every observe then serves its own console on HOST")(
+      "console-linger", po::value<double>(&consoleLinger)->default_value(0)->value_name("SECONDS"),
+      "keep serving the schedule this long after the report is written");
   try {
     if (!rtcp::parseCommandLine(
             argc, argv, visible, "SCHEDULE", schedulePath,
@@ -73,11 +84,27 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
 
+  std::unique_ptr<NightlyConsole> console;
+  if (!consoleAddress.empty()) {
+    try {
+      std::filesystem::create_directories(options.reportDirectory);
+      console = std::make_unique<NightlyConsole>(
+          rtcp::console::ConsoleAddress::parse(consoleAddress), schedule, options.reportDirectory);
+    } catch (const std::exception& e) {
+      RTCP_LOG_ERROR("nightly", "--console: " << e.what());
+      return 2;
+    }
+    options.console = console->observeConsole();
+    options.started = [&](int index, const std::string& directory) {
+      console->running(index, directory);
+    };
+  }
   NightlyReport report(options.reportDirectory, schedulePath, started);
   ObservationRunner runner(options);
   int index = 0;
   for (const ScheduleEntry& entry : schedule.entries()) {
     ObservationResult result = runner.run(entry, ++index);
+    if (console) console->finished(result);
     if (result.ok)
       RTCP_LOG_INFO("nightly", "observation " << index << " (" << entry.parset << ") ok");
     else
@@ -88,6 +115,16 @@ int main(int argc, char** argv) {
   RTCP_LOG_INFO("nightly", report.results().size() << " observations, " << report.nrFailed()
                                                    << " failed; report: " << report.textPath()
                                                    << ", " << report.htmlPath());
-  std::cout << report.textPath() << "\n" << report.htmlPath() << "\n";
+  std::cout << report.textPath() << "\n" << report.htmlPath() << "\n" << std::flush;
+  if (console) {
+    console->nightFinished();
+    if (consoleLinger > 0) {
+      RTCP_LOG_INFO("nightly",
+                    "console at " << console->url() << " for another " << consoleLinger << " s");
+      const double until = rtcp::wallClock() + consoleLinger;
+      while (!ObservationRunner::stopRequested() && rtcp::wallClock() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
   return report.nrFailed() == 0 ? 0 : 1;
 }

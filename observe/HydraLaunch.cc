@@ -20,6 +20,7 @@ const char* kWrapper =
 constexpr std::string_view kStarted = "rtcp-part-started";
 constexpr std::string_view kExit = "rtcp-part-exit ";
 constexpr std::string_view kWritten = "rtcp-ms ";
+constexpr std::string_view kQuickLook = "rtcp-quicklook ";  ///< ionproc --quicklook -
 
 /// The value of key=VALUE in a line of space-separated entries ("" when absent); "path"
 /// takes the rest of the line.
@@ -93,12 +94,16 @@ void PartOutput::take(const std::string& line) {
       written_.push_back(ms);
     else
       *same = ms;
+  } else if (line.starts_with(kQuickLook)) {
+    quickLook_ = line.substr(kQuickLook.size());
   } else if (line.starts_with('/')) {
     printedPaths_.push_back(line);
   } else {
     try {
       if (auto status = ion::IonStatus::parseLine(line)) status_ = std::move(status);
       if (auto status = storage::StorageStatus::parseLine(line)) storageStatus_ = std::move(status);
+      if (auto status = correlator::RankStatus::parseLine(line))
+        rankStatuses_[status->rank] = std::move(*status);
     } catch (const std::exception&) {
       // a status line cut short by a part that was killed while writing it
     }

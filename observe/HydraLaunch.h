@@ -14,10 +14,12 @@
 /// way. PartOutput reads them from the file mpiexec's standard output goes to.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "rtcp/RankStatus.h"
 #include "rtcp/StatusFile.h"
 #include "rtcp/StorageStatus.h"
 
@@ -62,6 +64,10 @@ class PartOutput {
   /// The newest `rtcp-storage-status` line (storage-sink --status -).
   const std::optional<storage::StorageStatus>& storageStatus() const { return storageStatus_; }
   const std::vector<WrittenMeasurementSet>& measurementSets() const { return written_; }
+  /// The newest `rtcp-rank-status` line of each rank (correlator --status -), by rank.
+  const std::map<int, correlator::RankStatus>& rankStatuses() const { return rankStatuses_; }
+  /// The newest `rtcp-quicklook` line's JSON (ionproc --quicklook -); "" before one came.
+  const std::string& quickLook() const { return quickLook_; }
   /// The lines that were absolute paths (the files rtcp-inspect wrote there).
   const std::vector<std::string>& printedPaths() const { return printedPaths_; }
 
@@ -78,6 +84,8 @@ class PartOutput {
   std::optional<storage::StorageStatus> storageStatus_;
   std::vector<WrittenMeasurementSet> written_;
   std::vector<std::string> printedPaths_;
+  std::map<int, correlator::RankStatus> rankStatuses_;
+  std::string quickLook_;
 };
 
 /// The last line of a part's log that says what went wrong: its last ERROR line (the

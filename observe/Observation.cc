@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>  // sigabbrev_np
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -15,6 +17,7 @@
 #include "LocalRankEnvironment.h"
 #include "MeasurementSetHoldings.h"
 #include "MemoryPlan.h"
+#include "PacketCounts.h"
 #include "ProgressMonitor.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
@@ -47,28 +50,6 @@ uint64_t directoryBytes(const std::string& path) {
        !error && it != fs::recursive_directory_iterator(); it.increment(error))
     if (it->is_regular_file(error)) bytes += it->file_size(error);
   return bytes;
-}
-
-/// Whether each input of a station carries a subband of the observation (a port that
-/// carries none is not expected to send anything).
-std::vector<bool> carryingInputs(const ObservationSettings& s, int station) {
-  const StationSettings& st = s.stations[size_t(station)];
-  std::vector<bool> carrying(st.inputs.size(), false);
-  const int perPacket = s.beamletsPerPacket();
-  for (int i = 0; i < s.nrSubbands(); ++i) {
-    const int stream =
-        size_t(i) < st.beamlets.size() ? st.beamlets[size_t(i)].stream : i / perPacket;
-    if (stream >= 0 && size_t(stream) < carrying.size()) carrying[size_t(stream)] = true;
-  }
-  return carrying;
-}
-
-/// Packets of one input stream covering start..stop (as station-sim sends them).
-uint64_t packetsPerStream(const ObservationSettings& s) {
-  const SampleClock clock(s.clockMHz);
-  const int64_t samples =
-      clock.firstSampleAtOrAfter(s.stopTime) - clock.firstSampleAtOrAfter(s.startTime);
-  return uint64_t((samples + kRspSamplesPerPacket - 1) / kRspSamplesPerPacket);
 }
 
 }  // namespace
@@ -248,6 +229,52 @@ void Observation::fail(const std::string& reason) {
   if (failure_.empty()) failure_ = reason;
 }
 
+void Observation::tickConsole(const std::string& phase, bool force) {
+  ObservationConsole* console = options_.console;
+  if (!console) return;
+  const double now = wallClock();
+  if (!force && now - consoleTicked_ < 0.5) return;
+  consoleTicked_ = now;
+  ConsoleStatus& status = console->status();
+  status.setPhase(phase);
+  for (; warningsShown_ < warnings_.size(); ++warningsShown_)
+    status.addEvent(now, "WARN", "observe", warnings_[warningsShown_]);
+  if (!failure_.empty() && !failureShown_) {
+    status.addEvent(now, "ERROR", "observe", failure_);
+    failureShown_ = true;
+  }
+  if (lastStatus_) status.noteIonStatus(*lastStatus_);
+  if (lastStorageStatus_) status.noteStorageStatus(*lastStorageStatus_);
+  // The ranks and the quick look: from their files here, or as mpiexec brought their lines.
+  std::vector<correlator::RankStatus> ranks;
+  if (const auto it = remote_.find("correlator"); it != remote_.end()) {
+    for (const auto& [rank, rankStatus] : it->second.output->rankStatuses())
+      ranks.push_back(rankStatus);
+  } else {
+    for (int rank = 0; rank < options_.ranks; ++rank) {
+      const std::string path = correlator::rankStatusPath(rankStatusPattern(), rank);
+      std::error_code error;
+      if (!fs::exists(path, error)) continue;
+      try {
+        ranks.push_back(correlator::RankStatus::read(path));
+      } catch (const std::exception& e) {
+        RTCP_LOG_DEBUG("observe", e.what());  // being replaced; next time
+      }
+    }
+  }
+  if (!ranks.empty()) status.noteRankStatuses(std::move(ranks));
+  const IonprocPlan& first = plan_.ionprocs.front();
+  if (const auto it = remote_.find(first.name); it != remote_.end()) {
+    if (!it->second.output->quickLook().empty())
+      status.noteQuickLook(it->second.output->quickLook());
+  } else if (std::ifstream in(quickLookPath()); in) {
+    std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!json.empty() && json.back() == '\n') json.pop_back();
+    if (json.starts_with("{") && json.ends_with("}")) status.noteQuickLook(std::move(json));
+  }
+  console->publish(now);
+}
+
 ObservationSummary Observation::run() {
   startedAt_ = wallClock();
   startedBoot_ = bootSeconds();
@@ -258,6 +285,11 @@ ObservationSummary Observation::run() {
   ObservationSummary summary = summarise();
   if (summary.ok) makePlots(summary);
   summary.write(plan_.directory);
+  if (options_.console) {
+    tickConsole("ended");
+    options_.console->status().setSummary(summary);
+    options_.console->publish(wallClock(), true);
+  }
   return summary;
 }
 
@@ -307,6 +339,8 @@ std::vector<std::string> Observation::startIonprocs() {
     // What storage-sink cannot take meanwhile waits here (on other hosts: in their /tmp).
     if (!ionproc.remote) arguments.insert(arguments.end(), {"--spool-dir", plan_.directory});
     if (options_.lendRing && !ionproc.remote) arguments.push_back("--lend-ring");
+    if (options_.console && &ionproc == &plan_.ionprocs.front())
+      arguments.insert(arguments.end(), {"--quicklook", ionproc.remote ? "-" : quickLookPath()});
     if (plan_.ionprocs.size() > 1) {
       std::string stations;
       for (const std::string& name : ionproc.stations)
@@ -337,6 +371,8 @@ void Observation::startCorrelator(const std::vector<std::string>& ionprocEndpoin
     correlator.insert(correlator.end(), {"--threads", std::to_string(options_.threads)});
   if (options_.noSharedMemory)
     correlator.insert(correlator.end(), {"--no-shared-link", "--exchange", "messages"});
+  if (options_.console)
+    correlator.insert(correlator.end(), {"--status", remoteRanks ? "-" : rankStatusPattern()});
   ranksStartedAt_ = wallClock();
   if (remoteRanks) {
     addRemotePart("correlator", plan_.computeHosts, options_.ranks, correlator,
@@ -386,6 +422,7 @@ bool Observation::waitForIonproc(const IonprocPlan& plan, double deadline) {
   ChildProcess& ionproc = *part(plan.name);
   while (!fs::exists(statusPath(plan))) {
     if (!checkParts(" while starting")) return false;
+    tickConsole("starting");
     if (exitCodeOf(ionproc) == 0) {  // ended without an error and without coming up
       const std::string problem = lastProblem(ionproc.logPath());
       fail(describe(ionproc) + " ended before it came up" +
@@ -428,6 +465,7 @@ void Observation::follow() {
     progress.update(now);
     if (progress.latest()) noteStatus(*progress.latest());
     if (progress.latestStorage()) lastStorageStatus_ = progress.latestStorage();
+    tickConsole("observing");
     bool allDone = true;
     for (auto& p : parts_) {
       if (!exitCodeOf(*p) && !p->name().starts_with("station-sim")) allDone = false;
@@ -485,6 +523,7 @@ void Observation::stop(ChildProcess& p, double seconds) {
 }
 
 void Observation::stopAll() {
+  tickConsole("stopping", true);
   for (const char* name : {"station-sim", "correlator"})
     for (ChildProcess* p : partsNamed(name)) p->signal(SIGINT);
   for (auto it = plan_.ionprocs.rbegin(); it != plan_.ionprocs.rend(); ++it)
@@ -508,6 +547,7 @@ void Observation::stopAll() {
       warnings_.push_back(e.what());
     }
   }
+  tickConsole("stopping", true);
 }
 
 ObservationSummary Observation::summarise() {

@@ -18,6 +18,7 @@
 
 #include "ChildProcess.h"
 #include "HydraLaunch.h"
+#include "ObservationConsole.h"
 #include "ObservationPlan.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/StatusFile.h"
@@ -40,6 +41,9 @@ struct RunOptions {
   /// --lend-ring: ionproc lends local ranks the rows in its station buffer (ionproc
   /// --lend-ring) instead of copying blocks into shared memory.
   bool lendRing = false;
+  /// --console: the console the observation's status goes to (null: none). The ranks then
+  /// write their --status and the first ionproc its --quicklook.
+  ObservationConsole* console = nullptr;
 };
 
 class Observation {
@@ -90,6 +94,14 @@ class Observation {
   /// before the ranks start).
   bool waitForRemoteParts();
   void follow();
+  /// Hands the console the parts' newest status (at most once a second unless forced).
+  void tickConsole(const std::string& phase, bool force = false);
+  /// The ranks' status files (%r: the rank) and the first ionproc's quick look.
+  std::string rankStatusPattern() const { return plan_.directory + "/correlator-rank%r.status"; }
+  std::string quickLookPath() const { return plan_.directory + "/ionproc.quicklook.json"; }
+  size_t warningsShown_ = 0;  ///< warnings_ handed to the console so far
+  double consoleTicked_ = -1e300;
+  bool failureShown_ = false;
   void stopAll();
   /// SIGINT, then (parts on other hosts) a second SIGINT that has mpiexec kill them, then
   /// SIGKILL, each after seconds without exit.

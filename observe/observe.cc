@@ -9,11 +9,13 @@
 #include <boost/program_options.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <thread>
 
 #include "Executables.h"
 #include "Observation.h"
+#include "ObservationConsole.h"
 #include "ParsetChecker.h"
 #include "RunDirectory.h"
 #include "rtcp/CommandLine.h"
@@ -66,6 +68,8 @@ struct Options {
   double startupSeconds = 30;
   bool noSharedMemory = false;
   bool lendRing = false;
+  std::string console;       ///< --console [HOST:]PORT ("": none)
+  double consoleLinger = 0;  ///< --console-linger: seconds of serving after the summary
 };
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -104,6 +108,14 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "started)")(
       "no-station-sim", po::bool_switch(&o.noStationSim),
       "start no station-sim: the udp: inputs come from elsewhere (real stations, a replay)")(
+      "console", po::value(&o.console)->value_name("[HOST:]PORT"),
+      "serve the operator's console, a read-only web page of the observation live (and its "
+      "status as JSON at /status.json), on PORT of HOST (default 127.0.0.1: this machine "
+      "only; 0.0.0.0: every interface; PORT 0: any free port); its address is logged and "
+      "written to DIR/console.url")(
+      "console-linger", po::value(&o.consoleLinger)->default_value(0)->value_name("SECONDS"),
+      "keep serving the console this long after the summary is written (the page shows the "
+      "summary and says the observation has ended); a stop signal ends it sooner")(
       "check-only", po::bool_switch(&o.checkOnly),
       "check the parset, the options and casacore's measures data; start nothing (exit 1 on an "
       "error)")("debug", "log debug messages");
@@ -114,6 +126,15 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   o.ranksGiven = o.ranks != 0;
   if (o.ranks == 0) o.ranks = std::min(2, coresOfThisMachine());
   if (o.linkPort < 1 || o.linkPort > 65535) throw po::error("--link-port must be 1..65535");
+  if (!o.console.empty()) {
+    try {
+      console::ConsoleAddress::parse(o.console);
+    } catch (const std::invalid_argument& e) {
+      throw po::error(std::string("--console: ") + e.what());
+    }
+  }
+  if (!(o.consoleLinger >= 0)) throw po::error("--console-linger must not be negative");
+  if (o.consoleLinger > 0 && o.console.empty()) throw po::error("--console-linger needs --console");
   return o;
 }
 
@@ -205,10 +226,27 @@ int run(const Options& o) {
   for (const ParsetProblem& p : checked.problems)
     if (!p.error) runOptions.parsetWarnings.push_back(p.message);
   interruptible.reset();  // from here on the observation stops its parts itself
+  std::unique_ptr<ObservationConsole> console;
+  if (!o.console.empty()) {
+    std::vector<std::string> measurementSets = plan.measurementSets;
+    measurementSets.insert(measurementSets.end(), plan.remoteMeasurementSets.begin(),
+                           plan.remoteMeasurementSets.end());
+    console = std::make_unique<ObservationConsole>(console::ConsoleAddress::parse(o.console),
+                                                   plan.settings, plan.directory,
+                                                   std::move(measurementSets));
+    runOptions.console = console.get();
+  }
   Observation observation(plan, std::move(runOptions), stopSignals);
   const ObservationSummary summary = observation.run();
   std::cerr << summary.toText();
   RTCP_LOG_INFO("observe", "summary written to " << plan.directory << "/summary.{txt,json}");
+  if (console && o.consoleLinger > 0) {
+    RTCP_LOG_INFO("observe", "console at " << console->url() << " for another " << o.consoleLinger
+                                           << " s (a stop signal ends it sooner)");
+    const double seconds = o.consoleLinger;
+    timespec timeout{time_t(seconds), long((seconds - double(time_t(seconds))) * 1e9)};
+    sigtimedwait(&stopSignals, nullptr, &timeout);
+  }
   return summary.ok ? 0 : 1;
 }
 

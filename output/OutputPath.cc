@@ -16,7 +16,7 @@ thread_local StepTimes::Clock::duration tEmitting{};
 }  // namespace
 
 OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions options)
-    : observationId_(settings.observationId), options_(std::move(options)) {
+    : observationId_(settings.observationId), options_(std::move(options)), quickLook_(settings) {
   if (options_.toStorage && settings.correlatedOutput.enabled) {
     StorageSender::Options sender;
     // At least two integrations of every subband: one block per subband and integration,
@@ -71,6 +71,7 @@ void OutputPath::add(int subbandIndex, int64_t block, int nrStations, int nrChan
 void OutputPath::emit(std::unique_ptr<CorrelatedData> integration) {
   const auto start = StepTimes::Clock::now();
   auto t = start;
+  quickLook_.take(*integration);
   if (dump_.is_open()) {
     const std::vector<uint8_t> bytes = integration->serialise(uint64_t(observationId_));
     dump_.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));

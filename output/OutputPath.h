@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "Integrator.h"
+#include "QuickLook.h"
 #include "StorageSender.h"
 #include "VisibilitySink.h"
 #include "rtcp/CorrelatedBlock.h"
@@ -60,6 +61,8 @@ class OutputPath : public VisibilitySink {
   bool finish();
 
   const Integrator& integrator() const { return *integrator_; }
+  /// The newest integration of one subband, for the operator's console (QuickLook.h).
+  const QuickLook& quickLook() const { return quickLook_; }
   /// The storage sender; nullptr without storage output.
   const StorageSender* storage() const { return storage_.get(); }
   /// Lines for the final log: integration, storage and dump counts, time per step.
@@ -76,6 +79,7 @@ class OutputPath : public VisibilitySink {
   OutputPathOptions options_;
   std::unique_ptr<StorageSender> storage_;
   std::unique_ptr<Integrator> integrator_;
+  QuickLook quickLook_;
   std::ofstream dump_;
   uint64_t dumped_ = 0;
   StepTimes times_{{"integrate", "dump", "queue for storage"}};

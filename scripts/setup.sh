@@ -13,7 +13,8 @@ packages=(build-essential cmake pkg-config git clang-format clang
   python3-casacore python3-numpy python3-matplotlib python3-h5py
   wsclean aoflagger
   libssl-dev
-  iproute2 util-linux mount)
+  iproute2 util-linux mount
+  chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -186,6 +186,13 @@ void CorrelatorPipeline::lendOwnSubbands() {
   // The leases end in run(), once the processing thread is done with them.
 }
 
+CorrelatorPipeline::Progress CorrelatorPipeline::progress() const {
+  std::lock_guard lock(progressMutex_);
+  Progress progress = progress_;
+  if (liveSteps_) progress.steps = *liveSteps_;  // relaxed atomics: a snapshot
+  return progress;
+}
+
 std::string CorrelatorPipeline::exchangeDescription() const {
   if (lentSubbands_) return "none: each rank lends its subbands of every station from ionproc";
   return shared_ ? "in MPI-3 shared memory" : "by MPI messages";
@@ -202,6 +209,10 @@ void CorrelatorPipeline::process() {
     beamFormer = std::make_unique<beamformed::BeamFormerProcessor>(
         settings_, beamformed::BeamFormerParameters::from(settings_.beamFormed),
         options_.nrThreads);
+  {
+    std::lock_guard lock(progressMutex_);
+    liveSteps_ = &processor.stepTimes();
+  }
   while (std::optional<std::unique_ptr<BlockSet>> set = pool_.filled.pop()) {
     const auto start = Clock::now();
     const BlockSet& blocks = **set;
@@ -219,9 +230,20 @@ void CorrelatorPipeline::process() {
       ++statistics_.beamFormedSubbandBlocks;
     }
     statistics_.processingSeconds += secondsSince(start);
+    {
+      std::lock_guard lock(progressMutex_);
+      ++progress_.blocks;
+      progress_.subbandBlocks = statistics_.subbandBlocks;
+      progress_.processingSeconds = statistics_.processingSeconds;
+    }
     pool_.free.push(std::move(*set));
   }
   statistics_.steps = processor.stepTimes();
+  {
+    std::lock_guard lock(progressMutex_);
+    progress_.steps = statistics_.steps;
+    liveSteps_ = nullptr;
+  }
   if (beamFormer) statistics_.beamFormerSteps = beamFormer->stepTimes();
 }
 

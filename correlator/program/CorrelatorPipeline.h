@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,15 @@ class CorrelatorPipeline {
   /// Runs every block of the observation; rethrows the first failure of either thread.
   void run();
   const Statistics& statistics() const { return statistics_; }
+  /// How far the processing thread is, for the rank's --status while run() runs.
+  /// Thread-safe.
+  struct Progress {
+    int64_t blocks = 0;            ///< block sets processed
+    int64_t subbandBlocks = 0;     ///< (subband, block) pairs correlated
+    double processingSeconds = 0;  ///< the processing thread busy
+    StepTimes steps;               ///< the signal chain's time per step so far
+  };
+  Progress progress() const;
   const WorkDistribution& distribution() const { return distribution_; }
   /// True when the ranks lend their subbands from ionproc and exchange nothing.
   bool lendsSubbands() const { return lentSubbands_; }
@@ -107,6 +117,9 @@ class CorrelatorPipeline {
   std::vector<std::unique_ptr<StationBlock>> fetched_;  ///< [own station], every subband
   Pool<BlockSet> pool_{"exchanged"};
   Statistics statistics_;
+  mutable std::mutex progressMutex_;
+  Progress progress_;                     ///< guarded by progressMutex_
+  const StepTimes* liveSteps_ = nullptr;  ///< the processor's, while process() runs
 };
 
 }  // namespace rtcp::correlator

@@ -7,15 +7,19 @@
 //   mpirun -np N correlator PARSET --secret-file FILE [--dump DIR]
 //   mpirun -np N correlator PARSET --no-storage [--dump DIR]
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <stop_token>
 #include <thread>
 
 #include "CorrelatorPipeline.h"
@@ -28,6 +32,9 @@
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSettings.h"
+#include "rtcp/RankStatus.h"
+#include "rtcp/StatusFile.h"
+#include "rtcp/WallClock.h"
 
 namespace po = boost::program_options;
 using namespace rtcp;
@@ -47,6 +54,7 @@ struct Options {
   double linger = 10;
   int threads = 0;
   int queueBlocks = 2;
+  std::string status;  ///< --status: file pattern (%r: the rank) or '-'
 };
 
 std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
@@ -80,7 +88,11 @@ std::optional<Options> parseOptions(int argc, char** argv, bool printHelp) {
       "threads", po::value(&o.threads),
       "signal-chain threads per rank (default: the node's cores / its ranks)")(
       "queue-blocks", po::value(&o.queueBlocks),
-      "exchanged blocks that may wait for processing (default 2)");
+      "exchanged blocks that may wait for processing (default 2)")(
+      "status", po::value(&o.status),
+      "each rank rewrites this file once a second with its progress, real-time factor and "
+      "time per step (rtcp/RankStatus.h; %r in the name: the rank); '-': prints it as one "
+      "'rtcp-rank-status' line a second on standard output (for observe across hosts)");
   const std::string about =
       "\nWith --ionproc, ionproc reads the stations and integrates; without it each rank\n"
       "reads its stations' inputs (udp: or file:) and integrates its own subbands.\n"
@@ -157,6 +169,73 @@ std::optional<ObservationSecret> readSecret(const std::string& path, int rank) {
   return secret;
 }
 
+/// A rank's --status while its pipeline runs: once a second, and once more at the end.
+class RankStatusWriter {
+ public:
+  RankStatusWriter(const Options& options, const ObservationSettings& settings,
+                   const CorrelatorPipeline& pipeline, int rank)
+      : target_(options.status == "-" ? "-" : rankStatusPath(options.status, rank)),
+        settings_(settings),
+        pipeline_(pipeline),
+        rank_(rank) {
+    if (options.status.empty()) return;
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    host_ = name;
+    thread_ = std::jthread([this](std::stop_token stop) {
+      std::mutex mutex;
+      std::condition_variable_any tick;
+      for (std::unique_lock lock(mutex); !stop.stop_requested();) {
+        write(false);
+        tick.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; });
+      }
+    });
+  }
+  /// The final status (finished).
+  void finish() {
+    if (!thread_.joinable()) return;
+    thread_.request_stop();
+    thread_.join();
+    write(true);
+  }
+
+ private:
+  void write(bool finished) {
+    const CorrelatorPipeline::Progress progress = pipeline_.progress();
+    RankStatus status;
+    status.rank = rank_;
+    status.host = host_;
+    status.wallTime = wallClock();
+    status.finished = finished;
+    status.blocks = progress.blocks;
+    status.nrBlocks = nrProcessedBlocks(settings_);
+    status.subbandBlocks = progress.subbandBlocks;
+    status.processingSeconds = progress.processingSeconds;
+    status.blockDuration = settings_.blockDuration();
+    for (size_t i = 0; i < progress.steps.size(); ++i) {
+      status.steps.push_back(progress.steps.name(i));
+      status.stepSeconds.push_back(progress.steps.seconds(i));
+      status.stepCalls.push_back(progress.steps.calls(i));
+    }
+    try {
+      if (target_ == "-")
+        std::cout << status.formatLine() << std::endl;  // flushed: mpiexec forwards it now
+      else
+        ion::writeFileAtomically(target_, status.format());
+    } catch (const std::exception& e) {  // the console's alone: not the observation's
+      static RateLimiter limiter(60);
+      if (limiter.allow()) RTCP_LOG_WARN("correlator", "cannot write the status: " << e.what());
+    }
+  }
+
+  std::string target_;
+  const ObservationSettings& settings_;
+  const CorrelatorPipeline& pipeline_;
+  int rank_;
+  std::string host_;
+  std::jthread thread_;
+};
+
 int run(const Options& options, int rank, int nrRanks) {
   const std::optional<ObservationSecret> secret = readSecret(options.secretFile, rank);
   const ObservationSettings settings = readSettings(options.parset, rank);
@@ -220,7 +299,9 @@ int run(const Options& options, int rank, int nrRanks) {
                         << " subbands per block, " << threads << " threads, "
                         << nrProcessedBlocks(settings) << " blocks; exchange "
                         << pipeline.exchangeDescription());
+  RankStatusWriter status(options, settings, pipeline, rank);
   pipeline.run();
+  status.finish();
 
   const CorrelatorPipeline::Statistics& st = pipeline.statistics();
   const double perSubbandBlock =

@@ -1,0 +1,181 @@
+// The console's document (ObservationConsole.h): packets lost by the wall clock, a station
+// that stopped shows a loss of 1 over the last second, the ranks' real-time factor and time
+// per step, the summary embedded at the end, valid JSON throughout (read back by Python);
+// the ranks' status text and lines (RankStatus.h).
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "ObservationConsole.h"
+#include "ObserveTestUtil.h"
+#include "StorageTestUtil.h"
+#include "rtcp/Parset.h"
+#include "rtcp/SampleTime.h"
+
+namespace rtcp::observe::test {
+
+using storage::test::TempDir;
+
+namespace {
+
+/// The value of a Python expression over the document (`d`), as Python prints it.
+std::string evaluate(const std::string& json, const std::string& expression,
+                     const std::string& directory) {
+  std::ofstream(directory + "/doc.json") << json;
+  const std::string out = directory + "/value.txt";
+  const std::string command =
+      "/usr/bin/python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); "
+      "print(" +
+      expression + ")' " + directory + "/doc.json > " + out + " 2>&1";
+  const int status = std::system(command.c_str());
+  std::string value = readFile(out);
+  if (status != 0) throw std::runtime_error("not JSON, or " + expression + ": " + value);
+  while (!value.empty() && value.back() == '\n') value.pop_back();
+  return value;
+}
+
+ion::IonStatus::Station station(const std::string& name, uint64_t packets) {
+  ion::IonStatus::Station s;
+  s.name = name;
+  s.packetsReceived = s.packetsAccepted = packets;
+  s.samplesServed = 1000;
+  return s;
+}
+
+}  // namespace
+
+class ConsoleStatusTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(ConsoleStatusTest);
+  CPPUNIT_TEST(testStoppedStationShowsLoss);
+  CPPUNIT_TEST(testRanksAndSummary);
+  CPPUNIT_TEST(testRankStatusText);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testStoppedStationShowsLoss() {
+    TempDir dir;
+    SmallObservation o;
+    o.stations = {"CS001", "CS002"};
+    o.outputDir = dir.path();
+    o.seconds = 10;
+    const ObservationSettings s =
+        ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
+    ConsoleStatus console(s, dir.path(), {dir.path() + "/a.MS"});
+    const double rate = s.subbandWidth() / 16;  // packets a second of the one stream
+    const double t0 = s.startTime + s.maxNetworkDelay;
+    ion::IonStatus status;
+    status.nrBlocks = s.nrBlocks();
+    status.blockDuration = s.blockDuration();
+    status.wallTime = t0 + 4;
+    status.stations = {station("CS001LBA", uint64_t(4 * rate)),
+                       station("CS002LBA", uint64_t(3 * rate))};
+    console.noteIonStatus(status);
+    status.wallTime = t0 + 5;  // CS002 sends nothing more
+    status.stations = {station("CS001LBA", uint64_t(5 * rate)),
+                       station("CS002LBA", uint64_t(3 * rate))};
+    status.stations[1].samplesFlagged = 500;
+    console.noteIonStatus(status);
+    const std::string json = console.json(t0 + 5.2);
+    CPPUNIT_ASSERT_EQUAL(std::string("0"),
+                         evaluate(json, "d[\"stations\"][0][\"packetsLost\"]", dir.path()));
+    CPPUNIT_ASSERT_EQUAL(std::to_string(uint64_t(5 * rate) - uint64_t(3 * rate)),
+                         evaluate(json, "d[\"stations\"][1][\"packetsLost\"]", dir.path()));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("[0.0, 1.0]"),
+        evaluate(json, "[round(float(s[\"recentLossFraction\"]), 3) for s in d[\"stations\"]]",
+                 dir.path()));
+    CPPUNIT_ASSERT_EQUAL(std::string("0.5"),
+                         evaluate(json, "d[\"stations\"][1][\"flaggedFraction\"]", dir.path()));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("[0, 0.5]"),
+        evaluate(
+            json,
+            "[d[\"flaggedHistory\"][\"stations\"][n][-1] for n in (\"CS001LBA\", \"CS002LBA\")]",
+            dir.path()));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("['starting', None, None]"),
+        evaluate(json, "[d[\"observation\"][\"phase\"], d[\"summary\"], d[\"quickLook\"]]",
+                 dir.path()));
+  }
+
+  void testRanksAndSummary() {
+    TempDir dir;
+    SmallObservation o;
+    o.outputDir = dir.path();
+    const ObservationSettings s =
+        ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
+    ConsoleStatus console(s, dir.path(), {});
+    correlator::RankStatus rank;
+    rank.rank = 1;
+    rank.host = "cn1";
+    rank.blocks = 8;
+    rank.blockDuration = 0.5;
+    rank.processingSeconds = 2;
+    rank.steps = {"filter bank", "correlate"};
+    rank.stepSeconds = {1.5, 0.5};
+    rank.stepCalls = {3, 2};
+    console.noteRankStatuses({rank});
+    console.noteQuickLook("{\"subband\": 1, \"baselines\": []}");
+    for (int i = 0; i < 250; ++i)
+      console.addEvent(1000 + i, "WARN", "ionproc", "a \"quoted\" </script>");
+    ObservationSummary summary;
+    summary.ok = true;
+    summary.realTimeFactor = 1.25;
+    summary.stations.push_back({});
+    summary.stations.back().name = "CS001LBA";
+    console.setSummary(summary);
+    const std::string json = console.json(2000);
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("[2, 0.25, 'cn1']"),
+        evaluate(
+            json,
+            "[d[\"ranks\"][0][k] for k in (\"realTimeFactor\", \"secondsPerBlock\", \"host\")]",
+            dir.path()));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("0.5"),
+        evaluate(json, "d[\"ranks\"][0][\"steps\"][0][\"meanSeconds\"]", dir.path()));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("[200, 1050]"),
+        evaluate(json, "[len(d[\"events\"]), int(d[\"events\"][0][\"time\"])]", dir.path()));
+    std::ofstream(dir.path() + "/summary.json") << summary.toJson();
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("[True, 'ended', 1]"),
+        evaluate(
+            json,
+            "[d[\"summary\"] == json.load(open(\"" + dir.path() +
+                "/summary.json\")), d[\"observation\"][\"phase\"], d[\"quickLook\"][\"subband\"]]",
+            dir.path()));
+    const std::string page = console::pageWithDocument(console::observationPage(), json);
+    CPPUNIT_ASSERT(page.find("</script>\"") == std::string::npos);  // escaped: <\/script>
+    CPPUNIT_ASSERT(page.find("<\\/script>") != std::string::npos);
+  }
+
+  void testRankStatusText() {
+    correlator::RankStatus rank;
+    rank.rank = 3;
+    rank.host = "node one";
+    rank.wallTime = 1764300000.25;
+    rank.blocks = 12;
+    rank.nrBlocks = 40;
+    rank.processingSeconds = 1.5;
+    rank.blockDuration = 0.25;
+    rank.steps = {"input conversion", "delay, bandpass"};
+    rank.stepSeconds = {0.25, 1.0};
+    rank.stepCalls = {24, 24};
+    CPPUNIT_ASSERT(correlator::RankStatus::parse(rank.format()) == rank);
+    const std::string line = rank.formatLine();
+    CPPUNIT_ASSERT(line.find('\n') == std::string::npos);
+    CPPUNIT_ASSERT(correlator::RankStatus::parseLine(line) == rank);
+    CPPUNIT_ASSERT(!correlator::RankStatus::parseLine("rtcp-status time=1"));
+    CPPUNIT_ASSERT_EQUAL(2.0, rank.realTimeFactor());
+    CPPUNIT_ASSERT_EQUAL(std::string("/d/correlator-rank3.status"),
+                         correlator::rankStatusPath("/d/correlator-rank%r.status", 3));
+    CPPUNIT_ASSERT_THROW(correlator::RankStatus::parse("steps=a,b\nstepSeconds=1\nstepCalls=1,2\n"),
+                         std::runtime_error);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(ConsoleStatusTest);
+
+}  // namespace rtcp::observe::test
