@@ -97,6 +97,14 @@ def run(work):
 
 
 def check(url, report, nightly):
+    up = time.time() + 20
+    while True:  # the console listens before the first observation is launched
+        try:
+            get(url + "schedule.json")
+            break
+        except OSError:
+            assert time.time() < up and nightly.poll() is None, "the console did not answer"
+            time.sleep(0.1)
     seen_running = None
     observation_status = None
     deadline = time.time() + 120
