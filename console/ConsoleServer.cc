@@ -1,5 +1,6 @@
 #include "ConsoleServer.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,6 +73,7 @@ struct ConsoleServer::Impl {
       allowedHosts.insert(std::string(name) + ":" + port);
     accept();
     thread = std::thread([this] { io.run(); });
+    pthread_setname_np(thread.native_handle(), "rtcp-console");  // in top, /proc/PID/task
   }
 
   ~Impl() {

@@ -113,7 +113,9 @@ std::optional<int> Observation::exitCodeOf(ChildProcess& part) {
 
 void Observation::relayRemoteOutput() {
   for (auto& [name, remote] : remote_) {
-    if (!remote.output->update() || remote.statusPath.empty()) continue;
+    const bool updated = remote.output->update();
+    if (options_.console) relayConsoleOutput(name, *remote.output);
+    if (!updated || remote.statusPath.empty()) continue;
     try {
       const PartOutput& output = *remote.output;  // an ionproc's or a storage-sink's status
       ion::writeFileAtomically(remote.statusPath, output.status()
@@ -122,6 +124,24 @@ void Observation::relayRemoteOutput() {
     } catch (const std::exception& e) {
       RTCP_LOG_WARN("observe", e.what());
     }
+  }
+}
+
+void Observation::relayConsoleOutput(const std::string& name, const PartOutput& output) {
+  try {
+    if (name == "correlator")
+      for (const auto& [rank, status] : output.rankStatuses())
+        if (status.wallTime > relayedRanks_[rank]) {
+          ion::writeFileAtomically(correlator::rankStatusPath(rankStatusPattern(), rank),
+                                   status.format());
+          relayedRanks_[rank] = status.wallTime;
+        }
+    if (name == plan_.ionprocs.front().name && output.quickLook() != relayedQuickLook_) {
+      ion::writeFileAtomically(quickLookPath(), output.quickLook() + "\n");
+      relayedQuickLook_ = output.quickLook();
+    }
+  } catch (const std::exception& e) {
+    RTCP_LOG_WARN("observe", e.what());  // the console's alone: not the observation's
   }
 }
 
@@ -233,8 +253,12 @@ void Observation::tickConsole(const std::string& phase, bool force) {
   ObservationConsole* console = options_.console;
   if (!console) return;
   const double now = wallClock();
-  if (!force && now - consoleTicked_ < 0.5) return;
+  // A new ionproc status at once (a station that stopped shows within its second), else
+  // twice a second.
+  const bool fresh = lastStatus_ && lastStatus_->wallTime != consoleIonTime_;
+  if (!force && !fresh && now - consoleTicked_ < 0.5) return;
   consoleTicked_ = now;
+  if (lastStatus_) consoleIonTime_ = lastStatus_->wallTime;
   ConsoleStatus& status = console->status();
   status.setPhase(phase);
   for (; warningsShown_ < warnings_.size(); ++warningsShown_)
@@ -245,34 +269,26 @@ void Observation::tickConsole(const std::string& phase, bool force) {
   }
   if (lastStatus_) status.noteIonStatus(*lastStatus_);
   if (lastStorageStatus_) status.noteStorageStatus(*lastStorageStatus_);
-  // The ranks and the quick look: from their files here, or as mpiexec brought their lines.
+  // The ranks and the quick look: their files here (relayRemoteOutput() writes those of
+  // parts on other hosts from the lines mpiexec brings).
   std::vector<correlator::RankStatus> ranks;
-  if (const auto it = remote_.find("correlator"); it != remote_.end()) {
-    for (const auto& [rank, rankStatus] : it->second.output->rankStatuses())
-      ranks.push_back(rankStatus);
-  } else {
-    for (int rank = 0; rank < options_.ranks; ++rank) {
-      const std::string path = correlator::rankStatusPath(rankStatusPattern(), rank);
-      std::error_code error;
-      if (!fs::exists(path, error)) continue;
-      try {
-        ranks.push_back(correlator::RankStatus::read(path));
-      } catch (const std::exception& e) {
-        RTCP_LOG_DEBUG("observe", e.what());  // being replaced; next time
-      }
+  for (int rank = 0; rank < options_.ranks; ++rank) {
+    const std::string path = correlator::rankStatusPath(rankStatusPattern(), rank);
+    std::error_code error;
+    if (!fs::exists(path, error)) continue;
+    try {
+      ranks.push_back(correlator::RankStatus::read(path));
+    } catch (const std::exception& e) {
+      RTCP_LOG_DEBUG("observe", e.what());  // being replaced; next time
     }
   }
   if (!ranks.empty()) status.noteRankStatuses(std::move(ranks));
-  const IonprocPlan& first = plan_.ionprocs.front();
-  if (const auto it = remote_.find(first.name); it != remote_.end()) {
-    if (!it->second.output->quickLook().empty())
-      status.noteQuickLook(it->second.output->quickLook());
-  } else if (std::ifstream in(quickLookPath()); in) {
+  if (std::ifstream in(quickLookPath()); in) {
     std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     while (!json.empty() && json.back() == '\n') json.pop_back();
     if (json.starts_with("{") && json.ends_with("}")) status.noteQuickLook(std::move(json));
   }
-  console->publish(now);
+  console->publish(now, force || fresh);
 }
 
 ObservationSummary Observation::run() {

@@ -75,8 +75,12 @@ class Observation {
   std::string describe(const ChildProcess& part) const;
   /// The exit code, once exited (parts on other hosts: as their wrapper reported it).
   std::optional<int> exitCodeOf(ChildProcess& part);
-  /// Reads what the parts on other hosts said; writes the ionprocs' status files.
+  /// Reads what the parts on other hosts said; writes the ionprocs' status files (and, with
+  /// the console, the ranks' status files and the quick look).
   void relayRemoteOutput();
+  void relayConsoleOutput(const std::string& name, const PartOutput& output);
+  std::map<int, double> relayedRanks_;  ///< the time of each rank's status written last
+  std::string relayedQuickLook_;
   /// Fails when a part exited non-zero, or a part on another host did not start in time.
   bool checkParts(const std::string& when);
   /// The first part that exited non-zero, if any.
@@ -101,6 +105,7 @@ class Observation {
   std::string quickLookPath() const { return plan_.directory + "/ionproc.quicklook.json"; }
   size_t warningsShown_ = 0;  ///< warnings_ handed to the console so far
   double consoleTicked_ = -1e300;
+  double consoleIonTime_ = 0;  ///< of the ionproc status the console has
   bool failureShown_ = false;
   void stopAll();
   /// SIGINT, then (parts on other hosts) a second SIGINT that has mpiexec kill them, then

@@ -283,6 +283,7 @@ ObservationConsole::ObservationConsole(const console::ConsoleAddress& address,
                                        const ObservationSettings& settings, std::string directory,
                                        std::vector<std::string> measurementSets)
     : directory_(directory), status_(settings, std::move(directory), std::move(measurementSets)) {
+  document_.set(status_.json(wallClock()));  // "starting", before the first part
   server_ = std::make_unique<console::ConsoleServer>(
       address, [this](const std::string& path) { return respond(path); });
   std::ofstream(directory_ + "/console.url") << server_->url() << "\n";

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "HydraLaunch.h"
 #include "ObservationConsole.h"
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
@@ -50,6 +51,7 @@ class ConsoleStatusTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testStoppedStationShowsLoss);
   CPPUNIT_TEST(testRanksAndSummary);
   CPPUNIT_TEST(testRankStatusText);
+  CPPUNIT_TEST(testLinesFromOtherHosts);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -173,6 +175,34 @@ class ConsoleStatusTest : public CppUnit::TestFixture {
                          correlator::rankStatusPath("/d/correlator-rank%r.status", 3));
     CPPUNIT_ASSERT_THROW(correlator::RankStatus::parse("steps=a,b\nstepSeconds=1\nstepCalls=1,2\n"),
                          std::runtime_error);
+  }
+
+  /// Ranks and ionproc on other hosts print their status and quick look as lines, which
+  /// mpiexec forwards into the part's output file (HydraLaunch.h).
+  void testLinesFromOtherHosts() {
+    TempDir dir;
+    correlator::RankStatus rank0, rank1;
+    rank0.host = "cn1";
+    rank0.blocks = 3;
+    rank1.rank = 1;
+    rank1.host = "cn2";
+    rank1.blocks = 4;
+    const std::string path = dir.path() + "/correlator.out";
+    std::ofstream(path) << "rtcp-part-started\nrtcp-part-started\n"
+                        << rank0.formatLine() << "\n"
+                        << rank1.formatLine() << "\n"
+                        << "rtcp-quicklook {\"subband\": 0}\n";
+    PartOutput output(path, 2);
+    output.update();
+    CPPUNIT_ASSERT(output.started());
+    CPPUNIT_ASSERT_EQUAL(size_t(2), output.rankStatuses().size());
+    CPPUNIT_ASSERT(output.rankStatuses().at(1) == rank1);
+    CPPUNIT_ASSERT_EQUAL(std::string("cn1"), output.rankStatuses().at(0).host);
+    CPPUNIT_ASSERT_EQUAL(std::string("{\"subband\": 0}"), output.quickLook());
+    rank1.blocks = 5;  // a newer line replaces the older
+    std::ofstream(path, std::ios::app) << rank1.formatLine() << "\n";
+    output.update();
+    CPPUNIT_ASSERT_EQUAL(int64_t(5), output.rankStatuses().at(1).blocks);
   }
 };
 
