@@ -125,6 +125,8 @@ const char* purposeName(uint8_t purpose) {
       return "storage";
     case ConnectionPurpose::kLink:
       return "link";
+    case ConnectionPurpose::kTrigger:
+      return "trigger";
   }
   return "unknown";
 }

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "SettingsReaders.h"
+#include "rtcp/InputRecordingSettings.h"
 #include "rtcp/Logger.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
@@ -91,6 +92,7 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset, const 
   if (beamFormed == BeamFormedOutputs::kRefuse) refuseBeamFormed(parset, problems);
   problems.guard([&] { readComputeNodes(parset, s); });
   readSim(parset, problems, s);
+  problems.guard([&] { InputRecordingSettings::fromParset(parset); });  // checked, marked read
   problems.raise();
   s.parsetText = parset.toString();
   s.unknownKeys = UnknownKeys::of(parset);

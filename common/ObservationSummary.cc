@@ -44,6 +44,8 @@ std::string stationJson(const StationSummary& s) {
          ", \"packetsBeforeStart\": " + std::to_string(s.packetsBeforeStart) +
          ", \"packetsBeforeWindow\": " + std::to_string(s.packetsBeforeWindow) +
          ", \"packetsAfterWindow\": " + std::to_string(s.packetsAfterWindow) +
+         ", \"packetsRecorded\": " + std::to_string(s.packetsRecorded) +
+         ", \"packetsNotRecorded\": " + std::to_string(s.packetsNotRecorded) +
          ", \"flaggedFraction\": " + jsonNumber(s.flaggedFraction) + ", \"ports\": " + ports + "]}";
 }
 
@@ -186,6 +188,9 @@ std::string ObservationSummary::toJson() const {
     j << (n++ ? ", " : "") << jsonString(part) << ": " << jsonNumber(seconds);
   j << "},\n"
     << "  \"plots\": " << jsonList(plots, "  ") << ",\n"
+    << "  \"recordingDirectory\": " << jsonString(recordingDirectory) << ",\n"
+    << "  \"recordingBytes\": " << recordingBytes << ",\n"
+    << "  \"dumps\": " << jsonList(dumps, "  ") << ",\n"
     << "  \"warnings\": " << jsonList(warnings, "  ") << "\n"
     << "}\n";
   return j.str();
@@ -225,8 +230,14 @@ std::string ObservationSummary::toText() const {
     if (s.packetsBeforeWindow || s.packetsAfterWindow)
       t << "; outside start..stop: " << s.packetsBeforeWindow << " before, " << s.packetsAfterWindow
         << " after";
+    if (s.packetsRecorded || s.packetsNotRecorded)
+      t << "; recorded " << s.packetsRecorded << ", not recorded " << s.packetsNotRecorded;
     t << "; " << percent(s.flaggedFraction) << " flagged\n";
   }
+  if (!recordingDirectory.empty())
+    t << "  recorded      " << recordingBytes << " bytes of input in " << recordingDirectory
+      << " (replay.parset replays them)\n";
+  for (const std::string& dump : dumps) t << "  dump          " << dump << "\n";
   t << "  exit codes   ";
   for (const auto& [part, code] : exitCodes) t << " " << part << "=" << code;
   t << "\n";
@@ -297,6 +308,8 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
         station.packetsBeforeStart = number<uint64_t>(st, "packetsBeforeStart");
         station.packetsBeforeWindow = number<uint64_t>(st, "packetsBeforeWindow");
         station.packetsAfterWindow = number<uint64_t>(st, "packetsAfterWindow");
+        station.packetsRecorded = number<uint64_t>(st, "packetsRecorded");
+        station.packetsNotRecorded = number<uint64_t>(st, "packetsNotRecorded");
         station.flaggedFraction = number<double>(st, "flaggedFraction");
         s.stations.push_back(station);
       }
@@ -309,6 +322,9 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.exitCodes = numbers<int>(tree, "exitCodes");
     s.cpuSeconds = numbers<double>(tree, "cpuSeconds");
     s.plots = strings(tree, "plots");
+    s.recordingDirectory = tree.get<std::string>("recordingDirectory", "");
+    s.recordingBytes = number<uint64_t>(tree, "recordingBytes");
+    s.dumps = strings(tree, "dumps");
     s.warnings = strings(tree, "warnings");
   } catch (const std::exception& e) {
     throw std::runtime_error(name + ": unexpected contents: " + e.what());

@@ -31,6 +31,8 @@ void forEachStationCounter(StationT& s, Visit visit) {
   visit("samplesFlagged", s.samplesFlagged);
   visit("blocksGone", s.blocksGone);
   visit("lastBlock", s.lastBlock);
+  visit("packetsRecorded", s.packetsRecorded);
+  visit("packetsNotRecorded", s.packetsNotRecorded);
 }
 
 /// The observation-wide numbers with their key names.
@@ -61,6 +63,7 @@ std::string IonStatus::format() const {
   out << std::setprecision(17);
   forEachCounter(*this,
                  [&](const char* key, const auto& value) { out << key << '=' << value << '\n'; });
+  if (!trigger.empty()) out << "trigger=" << trigger << '\n';
   out << "stations=" << stations.size() << '\n';
   for (size_t i = 0; i < stations.size(); ++i) {
     out << stationPrefix(i) << "name=" << stations[i].name << '\n';
@@ -83,6 +86,7 @@ IonStatus IonStatus::parse(const std::string& text) {
     if (it != values.end()) parseStatusValue(it->second, value, key);
   };
   forEachCounter(status, take);
+  if (const auto it = values.find("trigger"); it != values.end()) status.trigger = it->second;
   size_t nrStations = 0;
   take("stations", nrStations);
   for (size_t i = 0; i < nrStations; ++i) {

@@ -387,6 +387,43 @@ ReadResult CircularSampleBuffer::lend(int stream, int64_t firstSample, int64_t c
   return {gone, flagged};
 }
 
+int64_t CircularSampleBuffer::peek(int stream, int64_t firstSample, int64_t count, uint8_t* samples,
+                                   uint64_t* arrived) const {
+  StreamState& s = *state_[stream];
+  const StreamSubbands& rows = streams_[stream];
+  const size_t words = size_t((count + kBits - 1) / kBits);
+  {  // the bits of the window as it is now (under the writer's lock: its stores are done)
+    std::lock_guard lock(s.mutex);
+    const int64_t head = s.head.load(std::memory_order_relaxed);
+    const int64_t from = std::max(firstSample, head - capacity_);
+    const int64_t end = std::min(firstSample + count, head);
+    for (size_t i = 0; i < words; ++i) {
+      const int64_t start = firstSample + int64_t(i) * kBits;
+      const int64_t lo = std::max(start, from), hi = std::min(start + kBits, end);
+      arrived[i] = hi <= lo ? 0 : (s.bitsAt(slot(lo)) & lowBits(hi - lo)) << (lo - start);
+    }
+  }
+  const size_t bps = size_t(bytesPerSample_);
+  const size_t first = slot(firstSample);
+  const size_t n1 = std::min<size_t>(size_t(count), size_t(capacity_) - first);
+  for (int j = 0; j < rows.count; ++j) {
+    const uint8_t* from = row(rows.first + j);
+    uint8_t* to = samples + size_t(j) * size_t(count) * bps;
+    std::memcpy(to, from + first * bps, n1 * bps);
+    if (size_t(count) > n1) std::memcpy(to + n1 * bps, from, (size_t(count) - n1) * bps);
+  }
+  // A writer that took over a slot copied above moved the head first, under the lock.
+  int64_t good = firstSample;
+  {
+    std::lock_guard lock(s.mutex);
+    good = std::clamp(s.head.load(std::memory_order_relaxed) - capacity_, firstSample,
+                      firstSample + count);
+  }
+  for (int64_t t = 0; t < good - firstSample; ++t)
+    arrived[t / kBits] &= ~(uint64_t(1) << (t % kBits));
+  return good;
+}
+
 bool CircularSampleBuffer::waitUntilPassed(int stream, int64_t sample, double stallSeconds,
                                            std::chrono::steady_clock::time_point deadline) {
   using Clock = std::chrono::steady_clock;

@@ -108,6 +108,17 @@ class CircularSampleBuffer {
   /// Ends one lend() of `firstSample` (not gone).
   void unpin(int stream, int64_t firstSample);
 
+  /// Copies samples [firstSample, firstSample + count) of the stream's subbands (its
+  /// rows, samples[row][time], bytesPerDualPolSample each) and their arrival bits
+  /// (arrived[(t) / 64] bit t % 64) without touching the stream: nothing is marked served
+  /// or pinned, so the writer never waits for it (a triggered dump beside the running
+  /// observation). Samples the writer overwrote meanwhile, or that had left the window,
+  /// are reported gone: the result is the first sample whose copy is good (their bits are
+  /// clear).
+  int64_t peek(int stream, int64_t firstSample, int64_t count, uint8_t* samples,
+               uint64_t* arrived) const;
+  int bytesPerSample() const { return bytesPerSample_; }
+
   /// Waits until the stream has stored samples up to `sample` (exclusive) or holds a
   /// packet from `sample` on that waits for room (a gap in a recording), has ended,
   /// or has made no progress for stallSeconds (< 0: never stalls), or until deadline /

@@ -43,6 +43,9 @@ struct StationStatistics {
   /// [stream]: of those, the packets inside start..stop (their samples overlap it)
   std::vector<uint64_t> acceptedInWindowPerStream;
   uint64_t acceptedBeforeStart = 0, acceptedAfterStop = 0;  ///< stored, outside start..stop
+  /// With a recording of the input (InputRecorder): packets written to it, and valid
+  /// packets it could not take (no free buffer, over the bound, a failed write).
+  uint64_t packetsRecorded = 0, packetsNotRecorded = 0;
 
   uint64_t rejectedTotal() const {
     uint64_t total = 0;

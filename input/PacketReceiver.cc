@@ -103,6 +103,7 @@ void PacketReceiver::run() {
   } catch (const std::exception& e) {
     RTCP_LOG_ERROR("ionproc", name_ << ": input stopped: " << e.what());
   }
+  if (options_.recorder) options_.recorder->flush(options_.recordStream);
   buffer_.markEnded(stream_);
 }
 
@@ -245,6 +246,7 @@ void PacketReceiver::handle(std::span<const std::span<const uint8_t>> datagrams)
       continue;
     }
     refs_.push_back({firstSample, datagram.data() + kRspHeaderSize, h.nrBeamlets});
+    if (options_.recorder) options_.recorder->append(options_.recordStream, datagram);
   }
   counters_.received += datagrams.size();
   // Written in runs of packets on the same side of the observation's window, each run's

@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "CircularSampleBuffer.h"
+#include "InputRecorder.h"
 #include "InputStatistics.h"
 #include "rtcp/Logger.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/StationBufferSize.h"  // kMaxAheadOfClock
 #include "rtcp/Stream.h"
 
 namespace rtcp::ion {
@@ -43,11 +45,11 @@ struct ReceiverOptions {
   /// (non-real-time). Stations stamp what they have sampled: only a wrong clock or a
   /// forger sends the future.
   double maxAheadOfClock = -1;
+  /// Valid, plausible packets are also appended to recording `recordStream` of this
+  /// recorder (null: none), whatever the buffer makes of them.
+  InputRecorder* recorder = nullptr;
+  int recordStream = 0;
 };
-
-/// How far ahead of the wall clock a real-time packet may be: host clocks differ by
-/// milliseconds (NTP), a station's packets arrive after their time.
-constexpr double kMaxAheadOfClock = 0.25;
 
 /// Seconds a paced replay may run ahead: it wakes once per lead. At 5 ms, 16 stations'
 /// wake-ups were 10 % of ionproc's CPU (futex and task switches on a paravirtualised guest);

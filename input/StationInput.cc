@@ -12,6 +12,7 @@
 #include "rtcp/DelayModel.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/StationBufferSize.h"
 #include "rtcp/WallClock.h"
 
 namespace rtcp::ion {
@@ -61,8 +62,9 @@ struct StationInput::Station {
   int index = 0;
   std::string name;
   std::vector<StreamDescriptor> inputs;
-  BeamletRows rows;       ///< where its subbands lie in the buffer
-  size_t ringOffset = 0;  ///< of its buffer in the shared ring's payload
+  BeamletRows rows;        ///< where its subbands lie in the buffer
+  size_t ringOffset = 0;   ///< of its buffer in the shared ring's payload
+  int firstRecording = 0;  ///< InputRecorder stream of its input 0
   std::unique_ptr<CircularSampleBuffer> buffer;
   std::vector<std::unique_ptr<StreamCounters>> counters;   ///< per stream
   std::vector<std::unique_ptr<PacketReceiver>> receivers;  ///< per stream
@@ -80,20 +82,12 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
   if (stations.empty())
     for (int s = 0; s < settings.nrStations(); ++s) stations.push_back(s);
   const double fs = settings.subbandWidth();
-  if (options_.maxDelaySeconds >= 0) {
-    maxDelaySamples_ = int64_t(std::ceil(options_.maxDelaySeconds * fs)) + 1;
-  } else if (settings.delayCompensation) {
-    for (int index = 0; index < settings.nrStations(); ++index) {
-      const StationSettings& st = settings.stations[size_t(index)];
-      double d2 = 0;
-      for (int i = 0; i < 3; ++i)
-        d2 += std::pow(st.position[i] - settings.referencePhaseCenter[i], 2);
-      const double tau =
-          std::sqrt(d2) / kSpeedOfLight + std::abs(settings.instrumentalDelay(index));
-      maxDelaySamples_ = std::max(maxDelaySamples_, int64_t(std::ceil(tau * fs)) + 1);
-    }
-  }
-  int64_t capacity = std::max(int64_t(std::ceil(settings.secondsOfBuffer * fs)), minimumCapacity());
+  maxDelaySamples_ = options_.maxDelaySeconds >= 0
+                         ? int64_t(std::ceil(options_.maxDelaySeconds * fs)) + 1
+                         : maxDelaySamplesOf(settings);
+  // The one size observe's memory plan counts too (StationBufferSize.h).
+  int64_t capacity =
+      stationBufferCapacity(settings, maxDelaySamples_, options_.releaseLag, maxLatency());
   RingPlacement placement;
   const bool shared = options_.sharedRing && planSharedRing(capacity, placement);
   for (int index : stations) {
@@ -116,6 +110,14 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
     }
     ring_ = SharedMemory::create("rtcp-ring", bytes, false);  // populated behind the start-up
   }
+  if (options_.record) {
+    std::vector<std::string> names;
+    for (auto& s : stations_)
+      for (size_t k = 0; k < s->inputs.size(); ++k)
+        names.push_back(recordingFileName(s->name, int(k)));
+    recorder_ = std::make_unique<InputRecorder>(*options_.record, names);
+  }
+  int recordStream = 0;
   for (auto& s : stations_) {
     const int index = s->index;
     const StationSettings& st = settings.stations[size_t(index)];
@@ -126,6 +128,7 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
                                        << " input streams carry only " << carried << " of the "
                                        << settings.nrSubbands()
                                        << " subbands; the rest stays flagged");
+    s->firstRecording = recordStream;
     RingPlacement place = placement;
     place.memory = shared ? ring_.payload() + s->ringOffset : nullptr;
     s->buffer = std::make_unique<CircularSampleBuffer>(std::max(s->rows.nrRows, 1),
@@ -145,6 +148,8 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
       ro.windowStart = settings.startSample();
       ro.windowEnd = SampleClock(settings.clockMHz).firstSampleAtOrAfter(settings.stopTime);
       ro.maxAheadOfClock = settings.realTime ? kMaxAheadOfClock : -1;
+      ro.recorder = recorder_.get();
+      ro.recordStream = recordStream++;
       s->receivers.push_back(
           std::make_unique<PacketReceiver>(st.name + " " + s->inputs[k].toString(), s->inputs[k],
                                            int(k), *s->buffer, *s->counters.back(), ro));
@@ -197,19 +202,6 @@ bool StationInput::waitUntilPopulated() {
   std::unique_lock lock(stopMutex_);
   stopCv_.wait(lock, [&] { return populated_ || stopped_; });
   return !stopped_;
-}
-
-int64_t StationInput::minimumCapacity() const {
-  // The blocks that may be in flight, their filter history, delay changes, a margin, and
-  // in real time what arrives while a block waits out the latency margin, input being up
-  // to kMaxAheadOfClock (a replay kReplayLead) ahead of the wall clock.
-  const int64_t lag = std::max(options_.releaseLag, 0);
-  const int64_t latency =
-      settings_.realTime
-          ? int64_t(std::ceil((maxLatency() + kMaxAheadOfClock) * settings_.subbandWidth()))
-          : 0;
-  return (lag + 2) * settings_.samplesPerBlock() + nrHistorySamples(settings_) +
-         2 * maxDelaySamples_ + latency + 1024;
 }
 
 bool StationInput::planSharedRing(int64_t& capacity, RingPlacement& placement) const {
@@ -297,6 +289,14 @@ void StationInput::stop() {
     s->buffer->close();
     for (auto& r : s->receivers) r->stop();
   }
+  if (recorder_) recorder_->finish();  // every receiver has stopped appending
+}
+
+std::vector<RecordingCounts> StationInput::recordings() const {
+  std::vector<RecordingCounts> result;
+  for (int k = 0; recorder_ && k < recorder_->nrStreams(); ++k)
+    result.push_back(recorder_->counts(k));
+  return result;
 }
 
 StationInput::Station& StationInput::station(int index) const {
@@ -337,6 +337,12 @@ bool StationInput::waitForData(Station& s, int firstStream, int lastStream, int6
     if (stopped_) return false;
   }
   return true;
+}
+
+bool StationInput::waitUntilServable(int64_t end) {
+  for (auto& s : stations_)
+    if (!waitForData(*s, 0, int(s->inputs.size()) - 1, end)) return false;
+  return !stopped_;
 }
 
 void StationInput::flagRows(const Station& s, StationBlock& out, int firstRow, int nrRows) const {
@@ -498,6 +504,11 @@ std::vector<StationStatistics> StationInput::statistics() const {
     st.blocksGone = s->blocksGone;
     st.lastBlock = s->lastBlock;
     st.lastBlockFlaggedFraction = s->lastFlaggedFraction;
+    for (size_t k = 0; recorder_ && k < s->inputs.size(); ++k) {
+      const RecordingCounts c = recorder_->counts(s->firstRecording + int(k));
+      st.packetsRecorded += c.packets;
+      st.packetsNotRecorded += c.notRecorded();
+    }
     result.push_back(st);
   }
   return result;

@@ -18,6 +18,7 @@
 #include "BlockSource.h"
 #include "CircularSampleBuffer.h"
 #include "DelayCompensation.h"
+#include "InputRecorder.h"
 #include "InputStatistics.h"
 #include "PacketReceiver.h"
 #include "rtcp/ObservationSettings.h"
@@ -43,6 +44,9 @@ struct StationInputOptions {
   /// The stations' sample rings in one shared-memory segment, lent in place (lendInto):
   /// ionproc's, whose ranks on this host read the rows where the receivers wrote them.
   bool sharedRing = false;
+  /// Record every stream's valid packets (InputRecorder: recordingFileName(field, k) in
+  /// the directory, written behind the input); none when absent.
+  std::optional<RecorderOptions> record;
 };
 
 class StationInput : public BlockSource {
@@ -73,6 +77,8 @@ class StationInput : public BlockSource {
   void release(int64_t block);
 
   std::vector<StationStatistics> statistics() const;
+  /// Every recording of StationInputOptions::record (none without), station by station.
+  std::vector<RecordingCounts> recordings() const;
   /// Seconds from recording time to wall-clock time: 0 for live (udp) input; for real-time
   /// replays of recordings, so that the later of the observation start and the first
   /// recorded packet plays when start() is called.
@@ -80,6 +86,13 @@ class StationInput : public BlockSource {
   /// The bound UDP port of a station's stream (0 for files).
   uint16_t udpPort(int station, int stream) const;
   const CircularSampleBuffer& buffer(int station) const;
+  const ObservationSettings& settings() const { return settings_; }
+  /// The bound on |coarse delay| in samples, which a block read reaches beyond its samples.
+  int64_t maxDelaySamples() const { return maxDelaySamples_; }
+  /// Waits until every served station's samples before `end` may be served, as a block
+  /// ending there would (real time: its latency past the end; else until every stream
+  /// passed it); false once stopped.
+  bool waitUntilServable(int64_t end);
 
  private:
   struct Station;
@@ -90,7 +103,6 @@ class StationInput : public BlockSource {
     int64_t firstSample;
   };
   Station& station(int index) const;
-  int64_t minimumCapacity() const;
   /// For a shared ring: grows `capacity` to whole blocks plus the ranks' blocks in flight
   /// and places the slots so that every block read lies in one piece of a row
   /// (RingPlacement); false (and a warning) when this block size cannot be placed so.
@@ -121,6 +133,7 @@ class StationInput : public BlockSource {
   std::atomic<bool> started_{false};
   SharedMemory ring_;  ///< every station's buffer, when options_.sharedRing
   std::vector<std::unique_ptr<Station>> stations_;  ///< after ring_: their buffers borrow it
+  std::unique_ptr<InputRecorder> recorder_;         ///< options_.record's; stream by stream
   std::mutex leaseMutex_;
   std::map<uint64_t, std::vector<Pin>> leases_;  ///< lendInto's pins by lease
   std::vector<int> stationSlot_;  ///< observation station index -> stations_ index, or -1

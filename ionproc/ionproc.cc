@@ -14,14 +14,18 @@
 #include "LinkServer.h"
 #include "OutputPath.h"
 #include "StationInput.h"
+#include "TriggerService.h"
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
 #include "rtcp/CommandLine.h"
+#include "rtcp/HostMemory.h"
+#include "rtcp/InputRecordingSettings.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/SharedMemory.h"
+#include "rtcp/StationBufferSize.h"
 #include "rtcp/StatusFile.h"
 #include "rtcp/WallClock.h"
 
@@ -50,6 +54,9 @@ struct Options {
   std::string statusFile;
   std::string quickLookFile;
   std::string secretFile;
+  std::string trigger = "127.0.0.1:0";  ///< HOST:PORT of the trigger port; "" none
+  std::string recordInput;              ///< overrides Rtcp.recordInput.directory
+  std::optional<double> recordMaxGb, recordBufferMb;
 };
 
 /// With --lend-ring, whether ranks on this host (a unix: link) read the rows where the
@@ -103,6 +110,19 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "with a unix: link and huge pages in /dev/shm, lend the ranks the rows in the station "
       "buffer itself rather than copy each block into shared memory for them (slower on a "
       "2-core guest: link/README.md)")(
+      "trigger", po::value(&o.trigger),
+      "HOST:PORT the trigger port listens on for dumps of the station buffers "
+      "(TriggerProtocol.h, rtcp-trigger; port 0: any free one, as the status file's 'trigger' "
+      "says; default 127.0.0.1:0; 'none': no trigger port)")(
+      "record-input", po::value(&o.recordInput),
+      "record every station's valid packets into DIR as they arrive, one recording per input "
+      "stream (STATION-K.rsp, station-sim's format), written behind the input (default: "
+      "Rtcp.recordInput.directory)")(
+      "record-max-gb", po::value<double>()->notifier([&o](double v) { o.recordMaxGb = v; }),
+      "the most GB the recordings may take (default Rtcp.recordInput.maxGB; 0: 90 % of the free "
+      "space)")(
+      "record-buffer-mb", po::value<double>()->notifier([&o](double v) { o.recordBufferMb = v; }),
+      "MiB of buffers between the input and the disk (default Rtcp.recordInput.bufferMB, 256)")(
       "status", po::value(&o.statusFile),
       "rewrite this file once a second with key=value status lines (StatusFile.h); '-': print them "
       "as one 'rtcp-status' line a second on standard output (for observe across hosts)")(
@@ -148,6 +168,58 @@ std::vector<int> stationIndices(const ObservationSettings& settings, const std::
   }
   if (!names.empty() && indices.empty()) throw std::runtime_error("--stations: no station named");
   return indices;
+}
+
+/// The recording of the input that the parset and the options ask for, if any.
+std::optional<RecorderOptions> recordingOptions(const ObservationSettings& settings,
+                                                const Options& options) {
+  const std::string base = options.parset == "-"
+                               ? std::filesystem::current_path().string()
+                               : std::filesystem::absolute(options.parset).parent_path().string();
+  InputRecordingSettings r = InputRecordingSettings::fromParset(
+      Parset::fromString(settings.parsetText, options.parset), base);
+  if (!options.recordInput.empty()) r.directory = options.recordInput;
+  if (options.recordMaxGb) r.maxGB = *options.recordMaxGb;
+  if (options.recordBufferMb) r.bufferMB = *options.recordBufferMb;
+  if (!r.enabled()) return std::nullopt;
+  if (!(r.maxGB >= 0) || !(r.bufferMB >= 1))
+    throw std::runtime_error("--record-max-gb must not be negative, --record-buffer-mb at least 1");
+  RecorderOptions recorder;
+  recorder.directory = r.directory;
+  recorder.bufferBytes = size_t(r.bufferMB * (1 << 20));
+  if (r.maxGB > 0) {
+    recorder.maxBytes = uint64_t(r.maxGB * 1e9);
+  } else {  // 90 % of the free space of the directory's file system (or its parent's)
+    std::filesystem::path existing = std::filesystem::absolute(r.directory);
+    while (!std::filesystem::exists(existing) && existing.has_parent_path() &&
+           existing != existing.parent_path())
+      existing = existing.parent_path();
+    recorder.maxBytes = uint64_t(0.9 * double(std::filesystem::space(existing).available));
+  }
+  RTCP_LOG_INFO("ionproc", "recording the input into " << recorder.directory << " (at most "
+                                                       << double(recorder.maxBytes) / 1e9 << " GB, "
+                                                       << r.bufferMB << " MiB of buffers)");
+  return recorder;
+}
+
+/// Refuses station buffers (OLAP.nrSecondsOfBuffer) that this host's memory cannot hold,
+/// before they are allocated: a clear error, not an out-of-memory kill.
+void checkBufferMemory(const ObservationSettings& s, std::vector<int> stations) {
+  if (stations.empty())
+    for (int i = 0; i < s.nrStations(); ++i) stations.push_back(i);
+  double bytes = 0;
+  for (int index : stations) bytes += stationBufferBytes(s, index);
+  const std::optional<HostMemory> available = hostMemory();
+  if (!available || bytes <= 0.9 * available->bytes) return;
+  std::ostringstream why;
+  why.precision(3);
+  why << "OLAP.nrSecondsOfBuffer = " << s.secondsOfBuffer << " s: the station buffers of "
+      << stations.size() << " antenna fields x " << s.nrSubbands() << " subbands ("
+      << double(stationBufferCapacity(s)) / s.subbandWidth() << " s each) need " << bytes / 1e9
+      << " GB, more than the 90 % of " << available->bytes / 1e9 << " GB this host can give ("
+      << available->source << "); a shorter OLAP.nrSecondsOfBuffer, fewer stations or subbands "
+      << "make it fit";
+  throw std::runtime_error(why.str());
 }
 
 /// Blocks the stop signals in every thread; the main thread waits for them.
@@ -209,15 +281,18 @@ int run(const Options& options, const sigset_t& stopSignals) {
   BlockSource* blocks = nullptr;
   std::unique_ptr<StationInput> input;
   if (!options.noInput) {
+    checkBufferMemory(settings, stationIndices(settings, options.stations));
     StationInputOptions inputOptions;
     inputOptions.replayFromFirstRequest = true;
     inputOptions.sharedRing = lendSampleRing(options);
+    inputOptions.record = recordingOptions(settings, options);
     input = std::make_unique<StationInput>(settings, stationIndices(settings, options.stations),
                                            inputOptions);
     blocks = input.get();
   }
   if (!blocks) RTCP_LOG_WARN("ionproc", "running without station input");
   const LinkServer* linkServer = nullptr;  // once it listens
+  std::string triggerEndpoint;             // once the trigger port listens
   std::string statusError;                 // the first reason --status could not be written
   uint64_t quickLookShown = 0;             // the quick look's version written last
   auto writeQuickLook = [&] {
@@ -257,6 +332,8 @@ int run(const Options& options, const sigset_t& stopSignals) {
         station.acceptedBeforeStart = st.acceptedBeforeStart;
         station.acceptedAfterStop = st.acceptedAfterStop;
         station.portsAccepted = st.acceptedInWindowPerStream;
+        station.packetsRecorded = st.packetsRecorded;
+        station.packetsNotRecorded = st.packetsNotRecorded;
         inputStatistics.push_back(std::move(station));
       }
       clockShift = input->clockShift();
@@ -264,6 +341,7 @@ int run(const Options& options, const sigset_t& stopSignals) {
     writeQuickLook();
     IonStatus status = collectStatus(settings, inputStatistics, clockShift, output);
     status.linkConnectionsRefused = linkServer ? linkServer->statistics().connectionsRefused : 0;
+    status.trigger = triggerEndpoint;
     status.finished = finished;
     try {
       if (options.statusFile == "-") {
@@ -290,6 +368,17 @@ int run(const Options& options, const sigset_t& stopSignals) {
                   Handshake(secret, settings.observationId, ConnectionPurpose::kLink));
   linkServer = &link;
   if (input) input->start();
+  std::unique_ptr<TriggerService> trigger;
+  if (input && options.trigger != "none") {
+    const size_t colon = options.trigger.rfind(':');
+    if (colon == std::string::npos)
+      throw std::runtime_error("--trigger " + options.trigger + ": not HOST:PORT");
+    const std::string host = options.trigger.substr(0, colon);
+    trigger = std::make_unique<TriggerService>(
+        host, uint16_t(std::stoi(options.trigger.substr(colon + 1))), *input,
+        Handshake(secret, settings.observationId, ConnectionPurpose::kTrigger));
+    triggerEndpoint = host + ":" + std::to_string(trigger->port());
+  }
 
   // Until every integration went out, the stop time passed (real time; for a real-time
   // replay of recordings, the stop time as shifted to the wall clock once the replay
@@ -335,6 +424,11 @@ int run(const Options& options, const sigset_t& stopSignals) {
   }
   if (signal) RTCP_LOG_INFO("ionproc", "SIG" << sigabbrev_np(signal) << ": stopping");
 
+  if (trigger) {  // the dumps in progress end first: they read the running input
+    trigger->stop();
+    const auto t = trigger->statistics();
+    RTCP_LOG_INFO("ionproc", "trigger: " << t.dumps << " dumps, " << t.refused << " refused");
+  }
   if (input) input->stop();
   link.stop();
   const bool complete = output.finish();
@@ -358,6 +452,13 @@ int run(const Options& options, const sigset_t& stopSignals) {
                                         << st.implausible() << " implausible, " << st.beforeStart()
                                         << " before the start); " << st.blocksServed
                                         << " blocks served, " << st.blocksGone << " of them gone");
+  if (input)
+    for (const RecordingCounts& r : input->recordings())
+      RTCP_LOG_INFO("ionproc", "recording " << r.path << ": " << r.packets << " packets, "
+                                            << r.bytes << " bytes; not recorded: " << r.noBuffer
+                                            << " (no free buffer), " << r.overBound
+                                            << " (over the bound), " << r.writeFailed
+                                            << " (write failed)");
   for (const std::string& line : output.summary()) RTCP_LOG_INFO("ionproc", line);
   for (const auto& summary : summaries) RTCP_LOG_INFO("ionproc", summary());
   writeStatus(true);

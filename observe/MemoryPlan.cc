@@ -13,6 +13,7 @@
 
 #include "rtcp/Baselines.h"
 #include "rtcp/RspPacket.h"
+#include "rtcp/StationBufferSize.h"
 
 namespace rtcp::observe {
 namespace {
@@ -26,26 +27,6 @@ std::string gigabytes(double bytes) {
   return out.str();
 }
 
-/// A number from a file holding one ("max" or unreadable: nullopt).
-std::optional<double> numberIn(const std::string& path) {
-  std::ifstream in(path);
-  std::string text;
-  if (!(in >> text) || text == "max") return std::nullopt;
-  try {
-    return std::stod(text);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-/// observe's cgroup (v2: the "0::PATH" line of /proc/self/cgroup).
-std::string ownCgroup() {
-  std::ifstream in("/proc/self/cgroup");
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with("0::")) return line.substr(3);
-  return "";
-}
-
 }  // namespace
 
 std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalParts& local) {
@@ -54,17 +35,20 @@ std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalPart
   const std::string stations = "antenna fields (Observation.VirtualInstrument.stationList)";
   const std::string subbands = "subbands (Observation.Beam[*].subbandList)";
   if (local.ionprocStations > 0) {
-    // The ring of every station-subband: the buffer, the network delay and a block more.
-    const double seconds = s.secondsOfBuffer + s.maxNetworkDelay + s.blockDuration();
+    // The ring of every station-subband, as the station input allocates it (the largest
+    // station's, for each served here).
+    double largest = 0;
+    for (int index = 0; index < s.nrStations(); ++index)
+      largest = std::max(largest, stationBufferBytes(s, index));
+    const int64_t capacity = stationBufferCapacity(s);
     std::ostringstream keys;
     keys << local.ionprocStations << " " << stations << " x " << s.nrSubbands() << " " << subbands
-         << " x " << seconds << " s (OLAP.nrSecondsOfBuffer + OLAP.maxNetworkDelay + a block) x "
+         << " x " << double(capacity) / s.subbandWidth()
+         << " s (OLAP.nrSecondsOfBuffer, at least the blocks in flight and "
+            "OLAP.maxNetworkDelay) x "
          << s.subbandWidth() * sampleBytes << " bytes/s (Observation.sampleClock, "
          << "Observation.nrBitsPerSample)";
-    plan.push_back(
-        {"ionproc's station buffers",
-         local.ionprocStations * double(s.nrSubbands()) * seconds * s.subbandWidth() * sampleBytes,
-         keys.str()});
+    plan.push_back({"ionproc's station buffers", local.ionprocStations * largest, keys.str()});
   }
   if (local.ranks > 0) {
     // Every station's block of every subband, as fetched (raw samples) and as converted
@@ -89,28 +73,6 @@ std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalPart
                         " MSs (Observation.DataProducts.Output_Correlated.locations)"});
   }
   return plan;
-}
-
-std::optional<HostMemory> hostMemory() {
-  std::ifstream in("/proc/meminfo");
-  std::optional<HostMemory> memory;
-  for (std::string key; in >> key;) {
-    double kilobytes = 0;
-    in >> kilobytes;
-    in.ignore(1 << 10, '\n');
-    if (key == "MemAvailable:") memory = HostMemory{kilobytes * 1024, "MemAvailable"};
-  }
-  if (!memory) return std::nullopt;
-  const std::string cgroup = ownCgroup();
-  if (!cgroup.empty()) {
-    const std::string dir = "/sys/fs/cgroup" + (cgroup == "/" ? "" : cgroup);
-    const std::optional<double> limit = numberIn(dir + "/memory.max");
-    const std::optional<double> used = numberIn(dir + "/memory.current");
-    if (limit && *limit - used.value_or(0) < memory->bytes)
-      memory = HostMemory{std::max(0.0, *limit - used.value_or(0)),
-                          "the memory.max of cgroup " + cgroup};
-  }
-  return memory;
 }
 
 std::string memoryRefusal(const std::vector<MemoryItem>& plan, const HostMemory& available) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "rtcp/HostMemory.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::observe {
@@ -31,13 +32,7 @@ struct LocalParts {
 
 std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalParts& local);
 
-/// What this host has for an observation: MemAvailable, bounded by the cgroup's
-/// memory.max minus memory.current (cgroup v2); nullopt when /proc/meminfo cannot be read.
-struct HostMemory {
-  double bytes = 0;
-  std::string source;  ///< "MemAvailable" or "cgroup /x memory.max"
-};
-std::optional<HostMemory> hostMemory();
+// HostMemory, hostMemory(): rtcp/HostMemory.h (ionproc checks its buffers with it too).
 
 /// The refusal ("planned memory ... exceeds ...") when the plan does not fit into
 /// available (less a reserve for the rest of the host), else "".

@@ -21,6 +21,7 @@
 #include "ProgressMonitor.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
+#include "rtcp/ReplayParset.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/WallClock.h"
@@ -634,6 +635,8 @@ ObservationSummary Observation::summarise() {
       station.lossFraction = station.packetsExpected
                                  ? double(station.packetsLost) / double(station.packetsExpected)
                                  : 0;
+      station.packetsRecorded = in.packetsRecorded;
+      station.packetsNotRecorded = in.packetsNotRecorded;
       summary.stations.push_back(station);
       summary.blocksDropped = std::max(summary.blocksDropped, st.stations[i].blocksGone);
     }
@@ -651,6 +654,8 @@ ObservationSummary Observation::summarise() {
     }
   }
   countStoredIntegrations(summary);
+  noteRecordings(summary);
+  listDumps(summary);
   noteStorageFailure();
   noteIntruders();
   summary.warnings = warnings_;
@@ -684,6 +689,38 @@ ObservationSummary Observation::summarise() {
     summary.measurementSets.clear();
   }
   return summary;
+}
+
+void Observation::noteRecordings(ObservationSummary& summary) {
+  const std::string& dir = plan_.recordingDirectory;
+  if (dir.empty()) return;
+  summary.recordingDirectory = dir;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error))
+    if (entry.path().extension() == ".rsp") summary.recordingBytes += entry.file_size(error);
+  uint64_t notRecorded = 0;
+  for (const StationSummary& st : summary.stations) notRecorded += st.packetsNotRecorded;
+  if (notRecorded)
+    warnings_.push_back(std::to_string(notRecorded) +
+                        " valid packets could not be recorded (no free buffer, the bound on disk "
+                        "use, or a failed write: see the ionproc logs)");
+  try {  // what replays the recordings through the same chain, into DIR/replay
+    const Parset replay = replayParset(plan_.parset, plan_.settings, dir, dir + "/replay");
+    std::ofstream file(dir + "/replay.parset");
+    file << "# replays the recordings of observation " << plan_.settings.observationId
+         << " (written by observe from " << plan_.parsetPath << ")\n"
+         << replay.toString();
+    if (!file) throw std::runtime_error("cannot write " + dir + "/replay.parset");
+  } catch (const std::exception& e) {
+    warnings_.push_back(std::string("recordings: ") + e.what());
+  }
+}
+
+void Observation::listDumps(ObservationSummary& summary) {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(plan_.directory + "/dumps", error))
+    if (fs::exists(entry.path() / "dump.parset")) summary.dumps.push_back(entry.path().string());
+  std::sort(summary.dumps.begin(), summary.dumps.end());
 }
 
 void Observation::countStoredIntegrations(ObservationSummary& summary) {

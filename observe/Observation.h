@@ -121,6 +121,11 @@ class Observation {
   ObservationSummary summarise();
   /// The integrations the MSs hold (this host's read back from disk, those of other hosts
   /// as their storage-sinks reported them at the end), and what is missing from them.
+  /// The recordings of the input (observe --record-input): their bytes, packets not
+  /// recorded, and DIR/replay.parset beside them.
+  void noteRecordings(ObservationSummary& summary);
+  /// The dumps rtcp-trigger had written into DIR/dumps.
+  void listDumps(ObservationSummary& summary);
   void countStoredIntegrations(ObservationSummary& summary);
   /// What the storage-sinks' status says went wrong in writing (a full disk): the failure,
   /// or a warning when nothing was lost.

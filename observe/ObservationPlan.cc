@@ -14,6 +14,7 @@
 #include "rtcp/Logger.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
+#include "rtcp/StationBufferSize.h"
 #include "rtcp/Stream.h"
 
 namespace rtcp::observe {
@@ -167,9 +168,8 @@ double ObservationPlan::bufferFaultSeconds(const ObservationSettings& s) {
   // such a live observation (16 stations, 24 subbands) start while ionproc was still
   // faulting: 364 000 packets lost, 33 blocks served flagged.
   constexpr double kFaultBytesPerSecond = 0.2e9;
-  const double seconds = s.secondsOfBuffer + 0.5;
-  const double bytes = double(s.nrStations()) * s.nrSubbands() * seconds * s.subbandWidth() *
-                       bytesPerDualPolSample(s.bitsPerSample);
+  double bytes = 0;  // what the station input allocates (StationBufferSize.h)
+  for (int index = 0; index < s.nrStations(); ++index) bytes += stationBufferBytes(s, index);
   return bytes / kFaultBytesPerSecond;
 }
 
@@ -269,6 +269,19 @@ void ObservationPlan::createDirectory() const {
   if (error)
     throw std::runtime_error("cannot create the observation directory " + directory + ": " +
                              error.message());
+}
+
+void ObservationPlan::recordInput(const std::string& given) {
+  const std::string dir = std::filesystem::absolute(given).lexically_normal().string();
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error))
+    if (entry.path().extension() == ".rsp")
+      throw std::runtime_error("--record-input " + dir + " holds recordings already (" +
+                               entry.path().filename().string() +
+                               "); a recording is never overwritten");
+  recordingDirectory = dir;
+  parset.set("Rtcp.recordInput.directory", quoted(dir));
+  settings = quietSettings(parset);
 }
 
 void ObservationPlan::write(const ObservationSecret& secret) const {

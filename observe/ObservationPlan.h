@@ -58,6 +58,9 @@ struct ObservationPlan {
   uint16_t storagePort = 0;           ///< OLAP.Storage.port as chosen
   std::vector<IonprocPlan> ionprocs;  ///< by input host, in order of first appearance
   bool liveInput = false;             ///< some input is udp:
+  /// Where every ionproc records its input (Rtcp.recordInput.directory, absolute; --record-input);
+  /// "": not recorded.
+  std::string recordingDirectory;
   std::vector<std::string> measurementSets;  ///< the MSs this host writes (absolute paths)
   /// The MSs written on other hosts, "HOST:PATH"; their storage-sinks and station-sims.
   std::vector<std::string> remoteMeasurementSets;
@@ -70,6 +73,10 @@ struct ObservationPlan {
   bool acrossHosts() const;
   std::vector<std::string> notes;  ///< what the plan changed, for the log
 
+  /// Records the input into `directory` (absolute, made relative to the current directory):
+  /// Rtcp.recordInput.directory in the effective parset. std::runtime_error when it holds
+  /// recordings already (a recording is never overwritten).
+  void recordInput(const std::string& directory);
   /// The plan for a parset that passed ParsetChecker.
   static ObservationPlan make(const Parset& parset, const PlanOptions& options);
   /// Creates the observation directory (earlierRunProblems() first, then a DirectoryLock:

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "ParsetChecker.h"
 #include "RunDirectory.h"
 #include "rtcp/CommandLine.h"
+#include "rtcp/InputRecordingSettings.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSecret.h"
 #include "rtcp/SampleTime.h"
@@ -70,6 +72,7 @@ struct Options {
   bool lendRing = false;
   std::string console;       ///< --console [HOST:]PORT ("": none)
   double consoleLinger = 0;  ///< --console-linger: seconds of serving after the summary
+  std::string recordInput;
 };
 
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -106,6 +109,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "startup-seconds", po::value(&o.startupSeconds)->default_value(30),
       "a part must be up within this many seconds (ionproc listening, a part on another host "
       "started)")(
+      "record-input", po::value(&o.recordInput),
+      "every ionproc records its stations' packets into DIR as they arrive (STATION-K.rsp, "
+      "station-sim's format; Rtcp.recordInput.*); observe writes DIR/replay.parset, which "
+      "replays them")(
       "no-station-sim", po::bool_switch(&o.noStationSim),
       "start no station-sim: the udp: inputs come from elsewhere (real stations, a replay)")(
       "console", po::value(&o.console)->value_name("[HOST:]PORT"),
@@ -205,6 +212,10 @@ int run(const Options& o) {
     return 0;
   }
   if (o.noStationSim) plan.stationSimParsetPath.clear(), plan.remoteStationSims.clear();
+  const InputRecordingSettings recording = InputRecordingSettings::fromParset(
+      plan.parset, std::filesystem::absolute(o.parset).parent_path());
+  if (!o.recordInput.empty() || recording.enabled())
+    plan.recordInput(o.recordInput.empty() ? recording.directory : o.recordInput);
   const int ranks =
       plan.computeNodes > 0 && !o.ranksGiven ? plan.computeNodes : o.ranks;  // one per node
   // One observation per directory and MS: what another run left is refused before anything

@@ -16,7 +16,7 @@
 ///                          connector's nonce | listener's nonce): the listener knows the
 ///                          secret too, so data never go to a process that took the port
 ///
-/// The purpose (storage, link) and the observation id are in every MAC: a proof for one
+/// The purpose (storage, link, trigger) and the observation id are in every MAC: a proof for one
 /// service or observation opens no other. Nothing else crosses before the verdict.
 
 #include <cstdint>
@@ -27,8 +27,8 @@
 
 namespace rtcp {
 
-/// What a connection is for.
-enum class ConnectionPurpose : uint8_t { kStorage = 1, kLink = 2 };
+/// What a connection is for (kTrigger: a dump asked of ionproc, TriggerProtocol.h).
+enum class ConnectionPurpose : uint8_t { kStorage = 1, kLink = 2, kTrigger = 3 };
 
 /// A handshake that failed: the peer did not prove it belongs to the observation, the
 /// listener did not, or the connection ended or stalled in between.

@@ -37,6 +37,10 @@ struct StationSummary {
   /// margins): not in packetsReceived, which counts the observation's window only.
   uint64_t packetsBeforeWindow = 0;
   uint64_t packetsAfterWindow = 0;
+  /// With the input recorded (observe --record-input): valid packets written to the
+  /// recordings, and those that could not be (no free buffer, over the bound, a failed write).
+  uint64_t packetsRecorded = 0;
+  uint64_t packetsNotRecorded = 0;
 };
 
 /// The status of an observation: ok; degraded (its data are usable, but more than
@@ -74,6 +78,11 @@ struct ObservationSummary {
   std::map<std::string, double>
       cpuSeconds;                  ///< per part: user + system CPU (mpirun: with its ranks)
   std::vector<std::string> plots;  ///< PNGs made by tools/rtcp-inspect
+  /// observe --record-input: the recordings' directory (with replay.parset), their bytes
+  std::string recordingDirectory;
+  uint64_t recordingBytes = 0;
+  std::vector<std::string>
+      dumps;  ///< triggered dumps' directories (rtcp-trigger), each with dump.parset
   std::vector<std::string> warnings;
 
   ObservationStatus status() const {

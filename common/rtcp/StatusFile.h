@@ -40,6 +40,10 @@ struct IonStatus {
     /// station[i].acceptedBeforeStart, station[i].acceptedAfterStop: of packetsAccepted,
     /// stamped outside start..stop (the buffer's margins)
     uint64_t acceptedBeforeStart = 0, acceptedAfterStop = 0;
+    /// station[i].packetsRecorded, station[i].packetsNotRecorded: with a recording of the
+    /// input (ionproc --record-input), valid packets written to it and those it could not
+    /// take (no free buffer, over the bound on disk use, a failed write)
+    uint64_t packetsRecorded = 0, packetsNotRecorded = 0;
     bool operator==(const Station&) const = default;
   };
 
@@ -61,6 +65,8 @@ struct IonStatus {
   /// link.connectionsRefused: connections to the link closed because they did not prove
   /// they belong to the observation (Handshake.h); the log names each peer.
   uint64_t linkConnectionsRefused = 0;
+  /// trigger: HOST:PORT of ionproc's trigger port (TriggerProtocol.h); absent: none
+  std::string trigger;
 
   /// The `key=value` text (keys as documented on each field).
   std::string format() const;

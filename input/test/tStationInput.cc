@@ -11,6 +11,7 @@
 #include "StationInput.h"
 #include "rtcp/DelayModel.h"
 #include "rtcp/SharedMemory.h"
+#include "rtcp/StationBufferSize.h"
 #include "rtcp/Stream.h"
 
 namespace rtcp::ion {
@@ -72,9 +73,28 @@ class StationInputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testRealTimeReplayPacesRecording);
   CPPUNIT_TEST(testReplayStartsAtFirstRequest);
   CPPUNIT_TEST(testLentFromTheSharedRing);
+  CPPUNIT_TEST(testBuffersAreWhatTheMemoryPlanCounts);
   CPPUNIT_TEST_SUITE_END();
 
  public:
+  /// observe's memory plan and its time for faulting buffers in count stationBufferBytes:
+  /// the station input allocates exactly that, with a long buffer and with the blocks in
+  /// flight and the latency beyond a short one, for two streams of which one carries the
+  /// 4 subbands.
+  void testBuffersAreWhatTheMemoryPlanCounts() {
+    for (const double seconds : {0.01, 3.0}) {
+      ObservationSettings s = makeSettings(2, 4, kStart, true, 1024);
+      s.secondsOfBuffer = seconds;
+      for (auto& st : s.stations) st.inputs = {"udp:127.0.0.1:0", "udp:127.0.0.1:0"};
+      StationInput input(s);
+      for (int i = 0; i < 2; ++i) {
+        CPPUNIT_ASSERT_EQUAL(stationBufferCapacity(s), input.buffer(i).capacity());
+        CPPUNIT_ASSERT_EQUAL(stationBufferBytes(s, i), double(input.buffer(i).bytes()));
+      }
+      if (seconds > 1) CPPUNIT_ASSERT(double(input.buffer(0).capacity()) >= 3.0 * s.subbandWidth());
+    }
+  }
+
   void testRecordingWithFaults() {
     TempDir dir;
     ObservationSettings s = makeSettings(1, 64, kStart, false);  // streams of 61 and 3 subbands

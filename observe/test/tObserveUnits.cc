@@ -198,7 +198,11 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   }
 
   /// --now adds the seconds ionproc may take to fault its buffers in: 4 stations x 48
-  /// subbands of 16 bits, 3 s each at 195312.5 samples/s, are 0.9 GB, 4.5 s at 0.2 GB/s.
+  /// subbands of 16 bits (8 bytes a sample) at 195312.5 samples/s, each buffer of 3 blocks
+  /// of 1 s in flight, the filter history, the coarse delays and 0.5 s of latency
+  /// (OLAP.maxNetworkDelay and input ahead of the clock): more than the 2.5 s asked, 3.5 s
+  /// and the delays, 1.05 GB, 5.26 s at 0.2 GB/s: what the station input allocates
+  /// (StationBufferSize.h).
   void testNowLeavesTimeToFaultBuffersIn() {
     TempDir dir;
     SmallObservation o;
@@ -208,8 +212,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     const double now = parseUtc("2026-03-01 12:00:00.5");
     const ObservationPlan plan = ObservationPlan::make(
         Parset::fromFile(path), {true, dir.path() + "/obs", now, 4, 4200, ""});
-    CPPUNIT_ASSERT_DOUBLES_EQUAL(4.5, ObservationPlan::bufferFaultSeconds(plan.settings), 1e-9);
-    // now + 8.5 s = 12:00:09.0, rounded up to an even shift
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(5.26, ObservationPlan::bufferFaultSeconds(plan.settings), 0.01);
+    // now + 9.26 s = 12:00:09.76, rounded up to an even shift
     CPPUNIT_ASSERT_DOUBLES_EQUAL(parseUtc("2026-03-01 12:00:10"), plan.settings.startTime, 1e-6);
   }
 
@@ -275,7 +279,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
                     "\"packetsLost\": 10, \"lossFraction\": 0.1, \"packetsLate\": 4, "
                     "\"packetsDuplicated\": 1, \"packetsRejected\": 2, \"packetsImplausible\": 3, "
                     "\"packetsBeforeStart\": 0, \"packetsBeforeWindow\": 0, "
-                    "\"packetsAfterWindow\": 0, \"flaggedFraction\": 0.125, "
+                    "\"packetsAfterWindow\": 0, \"packetsRecorded\": 0, \"packetsNotRecorded\": 0, "
+                    "\"flaggedFraction\": 0.125, "
                     "\"ports\": [{\"packetsReceived\": 90, "
                     "\"packetsExpected\": 100, \"packetsLost\": 10}, {\"packetsReceived\": 0, "
                     "\"packetsExpected\": 0, \"packetsLost\": 0}]}]"),

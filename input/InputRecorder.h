@@ -1,0 +1,103 @@
+#pragma once
+/// \file InputRecorder.h
+/// Recordings written behind the input: RSP packets appended to one recording per stream
+/// (DESIGN §2.1: the packets as they came off the wire, concatenated), station-sim's
+/// format, which a parset input `file:PATH` replays. The receivers copy each packet into
+/// a preallocated chunk of their stream (no system call, no allocation); a full chunk goes
+/// to a writer thread that writes it to disk and returns it to the pool. The input never
+/// waits on the disk: a packet that finds no free chunk (the disk is slower than the
+/// input), would pass the bound on disk use, or whose chunk could not be written (a full
+/// disk) is counted, not recorded. ionproc records its live input with it (`--record-input`)
+/// and writes triggered dumps with it (TriggerService), there waiting for the disk instead.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rtcp/AlignedBuffer.h"
+#include "rtcp/Logger.h"
+#include "rtcp/Queue.h"
+
+namespace rtcp::ion {
+
+struct RecorderOptions {
+  std::string directory;                   ///< made if absent (mode 0750)
+  uint64_t maxBytes = UINT64_MAX;          ///< bound on the bytes written over all recordings
+  size_t bufferBytes = size_t(256) << 20;  ///< preallocated chunks, over all streams
+  size_t chunkBytes = size_t(1) << 20;     ///< one write() each
+  /// Wait for a free chunk rather than drop packets (a dump: not on the input path).
+  bool waitForBuffer = false;
+};
+
+/// What became of one recording's packets.
+struct RecordingCounts {
+  std::string path;
+  uint64_t packets = 0;      ///< written to disk
+  uint64_t bytes = 0;        ///< written to disk
+  uint64_t noBuffer = 0;     ///< not recorded: no free chunk (the disk slower than the input)
+  uint64_t overBound = 0;    ///< not recorded: beyond RecorderOptions::maxBytes
+  uint64_t writeFailed = 0;  ///< not recorded: their chunk's write failed (a full disk)
+  uint64_t notRecorded() const { return noBuffer + overBound + writeFailed; }
+};
+
+/// The recording of input stream k (RSP.ports entry k) of an antenna field: "CS001LBA-0.rsp".
+inline std::string recordingFileName(const std::string& field, int stream) {
+  return field + "-" + std::to_string(stream) + ".rsp";
+}
+
+class InputRecorder {
+ public:
+  /// Creates (never overwrites) directory/fileNames[k] for stream k; throws StreamError
+  /// naming the file. Preallocates the chunks and starts the writer thread.
+  InputRecorder(RecorderOptions options, const std::vector<std::string>& fileNames);
+  ~InputRecorder();
+  InputRecorder(const InputRecorder&) = delete;
+  InputRecorder& operator=(const InputRecorder&) = delete;
+
+  /// Appends one packet to stream k's recording. Each stream has one appending thread.
+  void append(int stream, std::span<const uint8_t> packet);
+  /// Hands stream k's partly filled chunk to the writer (its appending thread, or after
+  /// that stopped).
+  void flush(int stream);
+  /// Flushes every stream, writes everything queued and closes the files; only once no
+  /// thread appends any more. Idempotent.
+  void finish();
+
+  int nrStreams() const { return int(streams_.size()); }
+  RecordingCounts counts(int stream) const;
+  const std::string& path(int stream) const;
+
+ private:
+  struct Chunk {
+    AlignedBuffer<uint8_t, kDirectIoAlignment> bytes;
+    size_t used = 0;
+    size_t limit = 0;  ///< bytes granted under the bound
+    uint64_t packets = 0;
+    int stream = 0;
+  };
+  struct alignas(64) StreamState {  ///< one cache line apart: receivers on other cores
+    std::string path;
+    int fd = -1;
+    std::unique_ptr<Chunk> current;  ///< its appending thread's
+    std::atomic<uint64_t> packets{0}, bytes{0}, noBuffer{0}, overBound{0}, writeFailed{0};
+  };
+  /// A free chunk with room for `bytes` for stream s (false, counted, when none).
+  bool takeChunk(StreamState& s, int stream, size_t bytes);
+  void handOver(StreamState& s);
+  void writeChunks();  ///< the writer thread
+
+  RecorderOptions options_;
+  std::vector<std::unique_ptr<StreamState>> streams_;
+  Pool<Chunk> pool_{"recorder"};
+  std::atomic<uint64_t> granted_{0};  ///< bytes of chunks granted under maxBytes
+  std::atomic<bool> boundReached_{false};
+  RateLimiter failureLog_{10.0};
+  bool finished_ = false;
+  std::thread writer_;
+};
+
+}  // namespace rtcp::ion
