@@ -27,7 +27,10 @@ InputRecorder::InputRecorder(RecorderOptions options, const std::vector<std::str
   for (const std::string& name : fileNames) {
     auto s = std::make_unique<StreamState>();
     s->path = options_.directory + "/" + name;
-    s->fd = ::open(s->path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    s->fd = ::open(s->path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_DIRECT, 0640);
+    s->direct = s->fd >= 0;
+    if (s->fd < 0 && errno == EINVAL)  // a file system without direct I/O (tmpfs)
+      s->fd = ::open(s->path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
     if (s->fd < 0) {
       const std::string why = std::strerror(errno);
       for (auto& opened : streams_) ::close(opened->fd);
@@ -41,6 +44,7 @@ InputRecorder::InputRecorder(RecorderOptions options, const std::vector<std::str
     chunk->bytes = AlignedBuffer<uint8_t, kDirectIoAlignment>(options_.chunkBytes);  // faulted in
     pool_.add(std::move(chunk));
   }
+  staging_ = AlignedBuffer<uint8_t, kDirectIoAlignment>(options_.chunkBytes + kDirectIoAlignment);
   writer_ = std::thread([this] { writeChunks(); });
 }
 
@@ -100,34 +104,62 @@ void InputRecorder::handOver(StreamState& s) {
 
 void InputRecorder::flush(int stream) { handOver(*streams_[size_t(stream)]); }
 
+bool InputRecorder::writeAll(int fd, const uint8_t* data, size_t bytes, int& error) {
+  for (size_t done = 0; done < bytes;) {
+    const ssize_t n = ::write(fd, data + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+      return false;
+    }
+    done += size_t(n);
+  }
+  return true;
+}
+
+bool InputRecorder::writeChunk(StreamState& s, const Chunk& c, int& error) {
+  if (!s.direct) {
+    if (writeAll(s.fd, c.bytes.data(), c.used, error)) return (s.onDisk += c.used), true;
+  } else {
+    // Direct I/O takes whole blocks: the tail of the last chunk, this chunk, and the bytes
+    // after the last whole block wait for the next (or for finish()).
+    const size_t n = s.tail.size() + c.used;
+    std::memcpy(staging_.data(), s.tail.data(), s.tail.size());
+    std::memcpy(staging_.data() + s.tail.size(), c.bytes.data(), c.used);
+    const size_t whole = n / kDirectIoAlignment * kDirectIoAlignment;
+    if (writeAll(s.fd, staging_.data(), whole, error)) {
+      s.tail.assign(staging_.data() + whole, staging_.data() + n);
+      s.onDisk += whole;
+      return true;
+    }
+    if (error == EINVAL && ::fcntl(s.fd, F_SETFL, ::fcntl(s.fd, F_GETFL) & ~O_DIRECT) == 0) {
+      s.direct = false;  // opened, but not written so: through the page cache from here on
+      s.tail.clear();
+      ::lseek(s.fd, off_t(s.onDisk), SEEK_SET);
+      if (writeAll(s.fd, staging_.data(), n, error)) return (s.onDisk += n), true;
+    }
+  }
+  // What was written of it is cut off again: the recording stays whole records (with
+  // direct I/O the tail still waits, so that the record it holds the end of is completed).
+  if (::ftruncate(s.fd, off_t(s.onDisk)) == 0) ::lseek(s.fd, off_t(s.onDisk), SEEK_SET);
+  return false;
+}
+
 void InputRecorder::writeChunks() {
   while (std::optional<std::unique_ptr<Chunk>> chunk = pool_.filled.pop()) {
     Chunk& c = **chunk;
     StreamState& s = *streams_[size_t(c.stream)];
-    size_t done = 0;
     int error = 0;
-    while (done < c.used) {
-      const ssize_t n = ::write(s.fd, c.bytes.data() + done, c.used - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        error = n < 0 ? errno : ENOSPC;
-        break;
-      }
-      done += size_t(n);
-    }
-    if (error) {
-      // The packets written partly are cut off again, so that the recording stays whole.
-      if (done && ::ftruncate(s.fd, off_t(s.bytes.load())) == 0)
-        ::lseek(s.fd, off_t(s.bytes.load()), SEEK_SET);
+    if (writeChunk(s, c, error)) {
+      s.packets += c.packets;
+      s.bytes += c.used;
+    } else {
       s.writeFailed += c.packets;
       if (failureLog_.allow())
         RTCP_LOG_ERROR("ionproc", "recording " << s.path << ": " << std::strerror(error) << "; "
                                                << c.packets << " packets not recorded ("
                                                << failureLog_.takeSuppressed()
                                                << " more failures not logged)");
-    } else {
-      s.packets += c.packets;
-      s.bytes += c.used;
     }
     pool_.free.push(std::move(*chunk));
   }
@@ -140,6 +172,13 @@ void InputRecorder::finish() {
   pool_.filled.close();
   if (writer_.joinable()) writer_.join();
   for (auto& s : streams_) {
+    int error = 0;  // a direct recording's last bytes, written through the page cache
+    if (s->fd >= 0 && !s->tail.empty() &&
+        (::fcntl(s->fd, F_SETFL, ::fcntl(s->fd, F_GETFL) & ~O_DIRECT) != 0 ||
+         !writeAll(s->fd, s->tail.data(), s->tail.size(), error)))
+      RTCP_LOG_ERROR("ionproc", "recording " << s->path << ": its last " << s->tail.size()
+                                             << " bytes could not be written: "
+                                             << std::strerror(error ? error : errno));
     if (s->fd >= 0 && ::close(s->fd) != 0)
       RTCP_LOG_ERROR("ionproc", "recording " << s->path << ": close: " << std::strerror(errno));
     s->fd = -1;

@@ -4,7 +4,9 @@
 /// (DESIGN §2.1: the packets as they came off the wire, concatenated), station-sim's
 /// format, which a parset input `file:PATH` replays. The receivers copy each packet into
 /// a preallocated chunk of their stream (no system call, no allocation); a full chunk goes
-/// to a writer thread that writes it to disk and returns it to the pool. The input never
+/// to a writer thread that writes it to disk and returns it to the pool, with direct I/O
+/// where the file system has it (O_DIRECT: through the page cache a GB cost 2.3 CPU s of
+/// kernel time on a paravirtualised guest, direct 0.24; docs/PERFORMANCE.md §4). The input never
 /// waits on the disk: a packet that finds no free chunk (the disk is slower than the
 /// input), would pass the bound on disk use, or whose chunk could not be written (a full
 /// disk) is counted, not recorded. ionproc records its live input with it (`--record-input`)
@@ -83,18 +85,26 @@ class InputRecorder {
     std::string path;
     int fd = -1;
     std::unique_ptr<Chunk> current;  ///< its appending thread's
+    bool direct = false;             ///< opened with O_DIRECT: whole 4 KiB blocks, then `tail`
+    std::vector<uint8_t> tail;       ///< the writer's: bytes after the last whole block
+    uint64_t onDisk = 0;             ///< the writer's: bytes written (whole blocks when direct)
     std::atomic<uint64_t> packets{0}, bytes{0}, noBuffer{0}, overBound{0}, writeFailed{0};
   };
   /// A free chunk with room for `bytes` for stream s (false, counted, when none).
   bool takeChunk(StreamState& s, int stream, size_t bytes);
   void handOver(StreamState& s);
   void writeChunks();  ///< the writer thread
+  /// Writes a chunk (behind the stream's tail); false (the file as before) on an error.
+  bool writeChunk(StreamState& s, const Chunk& c, int& error);
+  /// Writes `bytes` at the stream's end; false on an error (errno in `error`).
+  static bool writeAll(int fd, const uint8_t* data, size_t bytes, int& error);
 
   RecorderOptions options_;
   std::vector<std::unique_ptr<StreamState>> streams_;
   Pool<Chunk> pool_{"recorder"};
   std::atomic<uint64_t> granted_{0};  ///< bytes of chunks granted under maxBytes
   std::atomic<bool> boundReached_{false};
+  AlignedBuffer<uint8_t, kDirectIoAlignment> staging_;  ///< the writer's: a tail and a chunk
   RateLimiter failureLog_{10.0};
   bool finished_ = false;
   std::thread writer_;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "CircularSampleBuffer.h"
+#include "InputRecorder.h"
 #include "PacketReceiver.h"
 #include "rtcp/Benchmark.h"
 #include "rtcp/Logger.h"
@@ -182,8 +183,9 @@ class TemporaryRecording {
   uint64_t packets_ = 0;
 };
 
-/// Replays a recording through a PacketReceiver as fast as it goes; CPU seconds per GB.
-double replayedCpuSecondsPerGb(size_t bytes) {
+/// Replays a recording through a PacketReceiver as fast as it goes; CPU seconds per GB of
+/// the whole process (the receiver, and with `recorder` its writer thread too).
+double replayedCpuSecondsPerGb(size_t bytes, InputRecorder* recorder = nullptr) {
   const TemporaryRecording recording(bytes);
   const SampleClock clock(200);
   CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
@@ -193,6 +195,7 @@ double replayedCpuSecondsPerGb(size_t bytes) {
   ReceiverOptions options;
   options.expect = {200, kBits, kBeamlets, kStationId};
   options.neededBeamlets = kBeamlets;
+  options.recorder = recorder;
   StreamDescriptor file;
   file.path = recording.path();
   PacketReceiver receiver("ingest file", file, 0, buffer, counters, options);
@@ -200,8 +203,9 @@ double replayedCpuSecondsPerGb(size_t bytes) {
   receiver.start();
   while (counters.received < recording.packets())
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  const double cpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
   receiver.stop();
+  if (recorder) recorder->finish();  // what is still queued is written: counted too
+  const double cpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
   if (counters.accepted != recording.packets())
     throw std::runtime_error("ingest: the replay accepted " + std::to_string(counters.accepted) +
                              " of " + std::to_string(recording.packets()) + " packets");
@@ -313,20 +317,52 @@ double measureLive(double seconds, bool segmented, double memcpyGbps, const std:
   return cpuPerGb;
 }
 
+/// The replay with and without a recording of its packets written behind (InputRecorder
+/// into a temporary directory): the recording's CPU per GB, and what it could not take.
+void measureRecording(double replayMb) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rtcp-ingest-record-" + std::to_string(::getpid()));
+  const double plain = replayedCpuSecondsPerGb(size_t(replayMb * 1e6));
+  double recorded = 0;
+  RecordingCounts counts;
+  {
+    RecorderOptions options;
+    options.directory = dir.string();
+    InputRecorder recorder(options, {"ingest-0.rsp"});
+    recorded = replayedCpuSecondsPerGb(size_t(replayMb * 1e6), &recorder);
+    counts = recorder.counts(0);
+  }
+  std::filesystem::remove_all(dir);
+  printFigure("ingest.record.replayed_cpu_seconds_per_gb", plain);
+  printFigure("ingest.record.replayed_recorded_cpu_seconds_per_gb", recorded);
+  printFigure("ingest.record.cpu_seconds_per_gb", recorded - plain);
+  printFigure("ingest.record.cpu_fraction_of_input", recorded / plain);
+  printFigure("ingest.record.packets_written", double(counts.packets));
+  printFigure("ingest.record.packets_not_recorded", double(counts.notRecorded()));
+}
+
 int runIngest(int argc, char** argv) {
   double seconds = 1.0;
   double replayMb = 512;
+  bool record = false;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help") {
       std::printf(
-          "rtcp-bench ingest [--seconds S] [--replay-mb MB]: UDP ingest rate of one receiving "
-          "thread, for packets sent one by one and in station-sim's segmented groups; CPU s per "
-          "GB of live and replayed input\n");
+          "rtcp-bench ingest [--seconds S] [--replay-mb MB] [--record]: UDP ingest rate of one "
+          "receiving thread, for packets sent one by one and in station-sim's segmented groups; "
+          "CPU s per GB of live and replayed input; --record: only the replay, with and without "
+          "its packets recorded behind the input (InputRecorder)\n");
       return 0;
     }
+    if (arg == "--record") record = true;
     if (arg == "--seconds" && i + 1 < argc) seconds = std::stod(argv[++i]);
     if (arg == "--replay-mb" && i + 1 < argc) replayMb = std::stod(argv[++i]);
+  }
+  if (record) {
+    printFigure("ingest.packet_bytes", double(Sender::packetSize()));
+    measureRecording(replayMb);
+    return 0;
   }
   const double reference = memcpyGbps();
   printFigure("ingest.packet_bytes", double(Sender::packetSize()));
