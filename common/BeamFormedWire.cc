@@ -87,6 +87,9 @@ size_t beamFormedSerialisedSize(const BeamFormedData& data) {
 
 void serialiseBeamFormed(const BeamFormedData& data, uint64_t observationId,
                          std::span<uint8_t> out) {
+  if (data.sap < 0 || data.sap > UINT16_MAX || data.tab < 0 || data.tab > UINT16_MAX ||
+      data.nrChannels <= 0 || data.nrChannels > UINT16_MAX || data.block < 0)
+    throw std::logic_error("serialiseBeamFormed: the data do not fit the wire format");
   BeamFormedHeader h;
   h.observationId = observationId;
   h.sap = uint16_t(data.sap);
@@ -96,18 +99,22 @@ void serialiseBeamFormed(const BeamFormedData& data, uint64_t observationId,
   h.nrChannels = uint16_t(data.nrChannels);
   h.nrSamples = uint32_t(data.nrSamples);
   h.block = uint64_t(data.block);
+  serialiseBeamFormed(h, data.samples.span(), data.validFraction.span(), out);
+}
+
+void serialiseBeamFormed(BeamFormedHeader h, std::span<const float> samples,
+                         std::span<const float> validFraction, std::span<uint8_t> out) {
   h.payloadSize = h.expectedPayloadSize();
-  const size_t sampleBytes = data.samples.size() * sizeof(float);
-  const size_t fractionBytes = data.validFraction.size() * sizeof(float);
-  if (data.sap < 0 || data.sap > UINT16_MAX || data.tab < 0 || data.tab > UINT16_MAX ||
-      data.nrChannels <= 0 || data.nrChannels > UINT16_MAX || data.block < 0 ||
+  const size_t sampleBytes = samples.size_bytes();
+  const size_t fractionBytes = validFraction.size_bytes();
+  if (validFraction.size() != size_t(h.nrSamples) * size_t(h.nrChannels) ||
       sampleBytes + fractionBytes != h.payloadSize)
     throw std::logic_error("serialiseBeamFormed: the data do not fit the wire format");
   if (out.size() != kBeamFormedHeaderSize + h.payloadSize)
-    throw std::logic_error("serialiseBeamFormed: the output is not beamFormedSerialisedSize()");
+    throw std::logic_error("serialiseBeamFormed: the output is not the header and payload size");
   uint8_t* payload = out.data() + kBeamFormedHeaderSize;
-  if (sampleBytes) std::memcpy(payload, data.samples.data(), sampleBytes);
-  if (fractionBytes) std::memcpy(payload + sampleBytes, data.validFraction.data(), fractionBytes);
+  if (sampleBytes) std::memcpy(payload, samples.data(), sampleBytes);
+  if (fractionBytes) std::memcpy(payload + sampleBytes, validFraction.data(), fractionBytes);
   h.payloadCrc = crc64(payload, h.payloadSize);
   h.write(out.data());
 }

@@ -1,5 +1,6 @@
 #include "rtcp/ObservationSummary.h"
 
+#include <algorithm>
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <cstdio>
@@ -151,7 +152,26 @@ void ObservationSummary::assess() {
     degradations.push_back(std::to_string(integrationsDropped) + " of " +
                            std::to_string(integrationsExpected) +
                            " integrations did not reach storage");
+  for (const BeamFormedFileSummary& f : beamFormedFiles)
+    if (f.blocksExpected > 0 && double(f.subbandBlocksLost) > kDegradedFraction *
+                                                                  double(f.blocksExpected) *
+                                                                  double(std::max(1, f.nrSubbands)))
+      degradations.push_back(f.path + ": " + std::to_string(f.subbandBlocksLost) +
+                             " subband-blocks lost (zeros of weight 0)");
 }
+
+namespace {
+
+std::string beamFormedFileJson(const BeamFormedFileSummary& f) {
+  std::ostringstream j;
+  j << "{\"path\": " << jsonString(f.path) << ", \"subbands\": " << f.nrSubbands
+    << ", \"bytes\": " << f.bytes << ", \"blocksExpected\": " << f.blocksExpected
+    << ", \"blocksWritten\": " << f.blocksWritten
+    << ", \"subbandBlocksLost\": " << f.subbandBlocksLost << "}";
+  return j.str();
+}
+
+}  // namespace
 
 std::string ObservationSummary::toJson() const {
   std::ostringstream j;
@@ -169,7 +189,10 @@ std::string ObservationSummary::toJson() const {
     << "  \"bytesWritten\": " << bytesWritten << ",\n"
     << "  \"measurementSets\": " << jsonList(measurementSets, "  ") << ",\n"
     << "  \"partialMeasurementSets\": " << jsonList(partialMeasurementSets, "  ") << ",\n"
-    << "  \"stations\": [";
+    << "  \"beamFormedFiles\": [";
+  for (size_t i = 0; i < beamFormedFiles.size(); ++i)
+    j << (i ? ",\n    " : "\n    ") << beamFormedFileJson(beamFormedFiles[i]);
+  j << (beamFormedFiles.empty() ? "],\n" : "\n  ],\n") << "  \"stations\": [";
   for (size_t i = 0; i < stations.size(); ++i)
     j << (i ? ",\n    " : "\n    ") << stationJson(stations[i]);
   j << (stations.empty() ? "],\n" : "\n  ],\n") << "  \"blocksDropped\": " << blocksDropped << ",\n"
@@ -209,6 +232,12 @@ std::string ObservationSummary::toText() const {
   for (const std::string& ms : measurementSets) t << "    " << ms << "\n";
   for (const std::string& ms : partialMeasurementSets)
     t << "    " << ms << " (incomplete: the observation failed)\n";
+  if (!beamFormedFiles.empty())
+    t << "  beam-formed   " << beamFormedFiles.size()
+      << " file(s): blocks written / expected, subband-blocks lost, bytes\n";
+  for (const BeamFormedFileSummary& f : beamFormedFiles)
+    t << "    " << f.path << ": " << f.blocksWritten << " / " << f.blocksExpected << ", "
+      << f.subbandBlocksLost << " lost, " << f.bytes << " bytes\n";
   t << "  stored        " << integrationsStored << " of " << integrationsExpected
     << " integrations in the MSs, " << integrationsFlagged << " flagged gaps\n"
     << "  dropped       " << blocksDropped << " blocks (ranks behind), " << integrationsDropped
@@ -293,6 +322,17 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.realTimeFactor = number<double>(tree, "realTimeFactor");
     s.bytesWritten = number<uint64_t>(tree, "bytesWritten");
     s.measurementSets = strings(tree, "measurementSets");
+    if (const auto files = tree.get_child_optional("beamFormedFiles"))
+      for (const auto& [unused, f] : *files) {
+        BeamFormedFileSummary file;
+        file.path = f.get<std::string>("path", "");
+        file.nrSubbands = number<int>(f, "subbands");
+        file.bytes = number<uint64_t>(f, "bytes");
+        file.blocksExpected = number<int64_t>(f, "blocksExpected");
+        file.blocksWritten = number<int64_t>(f, "blocksWritten");
+        file.subbandBlocksLost = number<int64_t>(f, "subbandBlocksLost");
+        s.beamFormedFiles.push_back(file);
+      }
     if (const auto stations = tree.get_child_optional("stations"))
       for (const auto& [unused, st] : *stations) {
         StationSummary station;

@@ -51,6 +51,9 @@ void forEachCounter(StatusT& s, Visit visit) {
   visit("storage.sent", s.storageSent);
   visit("storage.dropped", s.storageDropped);
   visit("storage.connections", s.storageConnections);
+  visit("beamformed.queued", s.beamFormedQueued);
+  visit("beamformed.sent", s.beamFormedSent);
+  visit("beamformed.dropped", s.beamFormedDropped);
   visit("link.connectionsRefused", s.linkConnectionsRefused);
 }
 

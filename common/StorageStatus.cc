@@ -36,6 +36,13 @@ void forEachField(StatusT& s, Visit visit) {
   visit("error", s.error);
   visit("connections.refused", s.connectionsRefused);
   visit("blocks.duplicated", s.blocksDuplicated);
+  visit("beamformed.files", s.beamFormedFiles);
+  visit("beamformed.blocksExpected", s.beamFormedBlocksExpected);
+  visit("beamformed.blocksWritten", s.beamFormedBlocksWritten);
+  visit("beamformed.subbandBlocksLost", s.beamFormedSubbandBlocksLost);
+  visit("beamformed.bytesWritten", s.beamFormedBytesWritten);
+  visit("beamformed.received", s.beamFormedReceived);
+  visit("beamformed.rejected", s.beamFormedRejected);
 }
 
 /// A text as one word: '%', white space and '=' as %XX.

@@ -259,13 +259,17 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
     status.storageSent = st.sent;
     status.storageDropped = st.dropped;
     status.storageConnections = st.connects;
+    status.beamFormedQueued = st.beamFormedQueued;
+    status.beamFormedSent = st.beamFormedSent;
+    status.beamFormedDropped = st.beamFormedDropped;
   }
   return status;
 }
 
 int run(const Options& options, const sigset_t& stopSignals) {
   const ObservationSecret secret = ObservationSecret::readFile(options.secretFile);  // stdin first
-  const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
+  const ObservationSettings settings =
+      ObservationSettings::fromFile(options.parset, BeamFormedOutputs::kAccept);
   settings.logReport("ionproc");
 
   OutputPathOptions outputOptions;

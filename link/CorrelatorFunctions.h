@@ -75,4 +75,21 @@ constexpr uint64_t visibilityCallBytes(int nrStations, int nrChannels) {
          forwarding::padded(cells * sizeof(uint32_t));
 }
 
+/// One TAB's beam-formed data of one subband-block (DESIGN §2.4b's payload, as the ranks
+/// make it: BeamFormedData): samples[component][sample][channel] and
+/// validFraction[sample][channel] of TAB `tab` of the subband's SAP, for storage-sink. Its
+/// Stokes kind, channels and samples are the parset's for that TAB (BeamFormedSettings):
+/// ionproc checks the arrays against them. One call per TAB, each array sent from the
+/// rank's own buffer (no copy on the rank), each call one §2.4b block on ionproc's side.
+RTCP_FORWARDED(acceptBeamFormed, void(int32_t subbandIndex, int64_t block, int32_t tab,
+                                      Span<float> samples, Span<float> validFraction));
+
+/// The input bulk bytes of an acceptBeamFormed call for a TAB of nrComponents Stokes
+/// components, nrChannels channels and nrSamples samples per block (each array padded).
+constexpr uint64_t beamFormedCallBytes(int nrComponents, int nrChannels, int nrSamples) {
+  const uint64_t cells = uint64_t(nrChannels) * uint64_t(nrSamples);
+  return forwarding::padded(uint64_t(nrComponents) * cells * sizeof(float)) +
+         forwarding::padded(cells * sizeof(float));
+}
+
 }  // namespace rtcp::ion

@@ -79,6 +79,13 @@ std::string formatBytes(double bytes) {
   return fixed(bytes, unit == 0 ? 0 : 2) + " " + units[unit];
 }
 
+/// A beam-formed file's figures: "PATH: W / E blocks, L subband-blocks lost, B".
+std::string beamFormedLine(const BeamFormedFileSummary& f) {
+  return f.path + ": " + std::to_string(f.blocksWritten) + " / " +
+         std::to_string(f.blocksExpected) + " blocks, " + std::to_string(f.subbandBlocksLost) +
+         " subband-blocks lost, " + formatBytes(double(f.bytes));
+}
+
 NightlyReport::NightlyReport(std::string directory, std::string scheduleName, double started)
     : directory_(std::move(directory)), scheduleName_(std::move(scheduleName)), started_(started) {}
 
@@ -129,6 +136,8 @@ std::string NightlyReport::text() const {
     out << "  blocks dropped:  " << s.blocksDropped
         << " (integrations dropped: " << s.integrationsDropped << ")\n";
     for (const std::string& ms : s.measurementSets) out << "  MeasurementSet:  " << ms << "\n";
+    for (const BeamFormedFileSummary& f : s.beamFormedFiles)
+      out << "  beam-formed:     " << beamFormedLine(f) << "\n";
     for (const std::string& png : s.plots) out << "  plot:            " << png << "\n";
   }
   return out.str();
@@ -171,6 +180,8 @@ std::string NightlyReport::html() const {
       for (const std::string& line : lossLines(s))
         out << "<li>packet loss " << escape(line) << "</li>\n";
       for (const std::string& ms : s.measurementSets) out << "<li>MS: " << escape(ms) << "</li>\n";
+      for (const BeamFormedFileSummary& f : s.beamFormedFiles)
+        out << "<li>beam-formed: " << escape(beamFormedLine(f)) << "</li>\n";
     }
     out << "</ul>\n";
     if (r.summary)

@@ -21,6 +21,7 @@ constexpr std::string_view kStarted = "rtcp-part-started";
 constexpr std::string_view kExit = "rtcp-part-exit ";
 constexpr std::string_view kWritten = "rtcp-ms ";
 constexpr std::string_view kQuickLook = "rtcp-quicklook ";  ///< ionproc --quicklook -
+constexpr std::string_view kWrittenBeamFormed = "rtcp-bf ";
 
 /// The value of key=VALUE in a line of space-separated entries ("" when absent); "path"
 /// takes the rest of the line.
@@ -96,6 +97,20 @@ void PartOutput::take(const std::string& line) {
       *same = ms;
   } else if (line.starts_with(kQuickLook)) {
     quickLook_ = line.substr(kQuickLook.size());
+  } else if (line.starts_with(kWrittenBeamFormed)) {
+    std::string entries(1, ' ');
+    entries.append(line, kWrittenBeamFormed.size());
+    const WrittenBeamFormedFile file{
+        field(entries, "path"), std::atoll(field(entries, "blocks").c_str()),
+        std::atoll(field(entries, "expected").c_str()), std::atoll(field(entries, "lost").c_str()),
+        std::strtoull(field(entries, "bytes").c_str(), nullptr, 10)};
+    const auto same =
+        std::find_if(beamFormed_.begin(), beamFormed_.end(),
+                     [&](const WrittenBeamFormedFile& w) { return w.path == file.path; });
+    if (same == beamFormed_.end())
+      beamFormed_.push_back(file);
+    else
+      *same = file;
   } else if (line.starts_with('/')) {
     printedPaths_.push_back(line);
   } else {

@@ -44,6 +44,13 @@ struct WrittenMeasurementSet {
   uint64_t bytes = 0;
 };
 
+/// A storage-sink's report of one beam-formed file (`storage-sink --report`, `rtcp-bf`).
+struct WrittenBeamFormedFile {
+  std::string path;  ///< the .h5
+  int64_t blocks = 0, expected = 0, lost = 0;
+  uint64_t bytes = 0;
+};
+
 /// What a part started through hydraCommand() says on its standard output, read from the
 /// file that output goes to as it grows.
 class PartOutput {
@@ -68,6 +75,7 @@ class PartOutput {
   const std::map<int, correlator::RankStatus>& rankStatuses() const { return rankStatuses_; }
   /// The newest `rtcp-quicklook` line's JSON (ionproc --quicklook -); "" before one came.
   const std::string& quickLook() const { return quickLook_; }
+  const std::vector<WrittenBeamFormedFile>& beamFormedFiles() const { return beamFormed_; }
   /// The lines that were absolute paths (the files rtcp-inspect wrote there).
   const std::vector<std::string>& printedPaths() const { return printedPaths_; }
 
@@ -83,6 +91,7 @@ class PartOutput {
   std::optional<ion::IonStatus> status_;
   std::optional<storage::StorageStatus> storageStatus_;
   std::vector<WrittenMeasurementSet> written_;
+  std::vector<WrittenBeamFormedFile> beamFormed_;
   std::vector<std::string> printedPaths_;
   std::map<int, correlator::RankStatus> rankStatuses_;
   std::string quickLook_;

@@ -10,16 +10,20 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "Executables.h"
+#include "LocalHost.h"
 #include "LocalRankEnvironment.h"
 #include "MeasurementSetHoldings.h"
 #include "MemoryPlan.h"
 #include "PacketCounts.h"
 #include "ProgressMonitor.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ReplayParset.h"
 #include "rtcp/RspPacket.h"
@@ -325,10 +329,10 @@ bool Observation::startParts() {
 }
 
 void Observation::startStorageSinks() {
-  if (!plan_.measurementSets.empty()) addPart("storage-sink", localStorageSinkArguments());
+  if (plan_.localStorageSink()) addPart("storage-sink", localStorageSinkArguments());
   for (const RemotePartPlan& storage : plan_.remoteStorageSinks)
-    addRemotePart(storage.name, storage.host, 1, remoteStorageSinkCommand(), storage.parsetPath,
-                  storageStatusPath(storage.name));
+    addRemotePart(storage.name, storage.host, 1, remoteStorageSinkCommand(storage.host),
+                  storage.parsetPath, storageStatusPath(storage.name));
 }
 
 std::vector<std::string> Observation::startIonprocs() {
@@ -518,7 +522,7 @@ void Observation::follow() {
 
 std::vector<std::string> Observation::storageStatusPaths() const {
   std::vector<std::string> paths;
-  if (!plan_.measurementSets.empty()) paths.push_back(storageStatusPath("storage-sink"));
+  if (plan_.localStorageSink()) paths.push_back(storageStatusPath("storage-sink"));
   for (const RemotePartPlan& storage : plan_.remoteStorageSinks)
     paths.push_back(storageStatusPath(storage.name));
   return paths;
@@ -656,6 +660,7 @@ ObservationSummary Observation::summarise() {
   countStoredIntegrations(summary);
   noteRecordings(summary);
   listDumps(summary);
+  listBeamFormedFiles(summary);
   noteStorageFailure();
   noteIntruders();
   summary.warnings = warnings_;
@@ -673,6 +678,12 @@ ObservationSummary Observation::summarise() {
         summary.measurementSets.end())
       summary.warnings.push_back("not written: " + ms);
   const size_t expected = planned.size();
+  const size_t beamFormedWritten =
+      size_t(std::count_if(summary.beamFormedFiles.begin(), summary.beamFormedFiles.end(),
+                           [](const BeamFormedFileSummary& f) { return f.blocksWritten > 0; }));
+  if (failure_.empty() && beamFormedWritten < summary.beamFormedFiles.size())
+    failure_ = "only " + std::to_string(beamFormedWritten) + " of " +
+               std::to_string(summary.beamFormedFiles.size()) + " beam-formed files were written";
   if (failure_.empty() && summary.measurementSets.size() < expected)
     failure_ = "only " + std::to_string(summary.measurementSets.size()) + " of " +
                std::to_string(expected) + " MeasurementSets were written";
@@ -755,6 +766,48 @@ void Observation::countStoredIntegrations(ObservationSummary& summary) {
                                 std::min(summary.integrationsExpected, summary.integrationsStored);
 }
 
+void Observation::listBeamFormedFiles(ObservationSummary& summary) {
+  const ObservationSettings& s = plan_.settings;
+  if (s.beamFormed.files.empty()) return;
+  // This host's files as its storage-sink reported them at its end (in its log: `--report`,
+  // each run of a restarted sink in a log of its own), the others' as theirs did.
+  std::map<std::string, WrittenBeamFormedFile> local;
+  std::vector<std::string> logs{plan_.directory + "/storage-sink.log"};
+  for (int restart = 1; restart <= kMaxStorageSinkRestarts; ++restart)
+    logs.push_back(plan_.directory + "/storage-sink.restart" + std::to_string(restart) + ".log");
+  for (const std::string& log : logs) {
+    PartOutput output(log, 1);
+    output.update();
+    for (const WrittenBeamFormedFile& file : output.beamFormedFiles()) local[file.path] = file;
+  }
+  const int64_t expected = nrProcessedBlocks(s);
+  for (const BeamFormedFile& file : s.beamFormed.files) {
+    const std::string path = file.directory + "/" + file.filename;
+    std::optional<WrittenBeamFormedFile> written;
+    BeamFormedFileSummary entry;
+    entry.path = path;
+    if (isLocalHost(file.host)) {
+      if (const auto it = local.find(path); it != local.end()) written = it->second;
+    } else {
+      entry.path = file.host + ":" + path;
+      if (const auto it = remote_.find("storage-sink@" + file.host); it != remote_.end())
+        for (const WrittenBeamFormedFile& w : it->second.output->beamFormedFiles())
+          if (w.path == path) written = w;
+    }
+    entry.nrSubbands = file.nrSubbands;
+    entry.blocksExpected = expected;
+    if (written) {
+      entry.bytes = written->bytes;
+      entry.blocksWritten = written->blocks;
+      entry.subbandBlocksLost = written->lost;
+    } else {
+      entry.subbandBlocksLost = expected * file.nrSubbands;
+      warnings_.push_back("not written: " + entry.path);
+    }
+    summary.beamFormedFiles.push_back(entry);
+  }
+}
+
 std::vector<std::string> Observation::localStorageSinkArguments() const {
   return {partExecutable("storage-sink"),
           plan_.parsetPath,
@@ -763,16 +816,26 @@ std::vector<std::string> Observation::localStorageSinkArguments() const {
           "--port",
           std::to_string(plan_.storagePort),
           "--status",
-          storageStatusPath("storage-sink")};
+          storageStatusPath("storage-sink"),
+          "--report"};
 }
 
-std::vector<std::string> Observation::remoteStorageSinkCommand() const {
-  return {partExecutable("storage-sink"),    "-",        "--secret-file", "-", "--port",
-          std::to_string(plan_.storagePort), "--report", "--status",      "-"};
+std::vector<std::string> Observation::remoteStorageSinkCommand(const std::string& host) const {
+  return {partExecutable("storage-sink"),
+          "-",
+          "--secret-file",
+          "-",
+          "--port",
+          std::to_string(plan_.storagePort),
+          "--location-host",
+          host,
+          "--report",
+          "--status",
+          "-"};
 }
 
 void Observation::restartDeadStorageSinks() {
-  if (!plan_.measurementSets.empty()) restartIfDied("storage-sink");
+  if (plan_.localStorageSink()) restartIfDied("storage-sink");
   for (const RemotePartPlan& storage : plan_.remoteStorageSinks) restartIfDied(storage.name);
 }
 
@@ -804,7 +867,8 @@ void Observation::restartIfDied(const std::string& name) {
         std::find_if(plan_.remoteStorageSinks.begin(), plan_.remoteStorageSinks.end(),
                      [&](const RemotePartPlan& r) { return r.name == name; });
     again = std::make_unique<ChildProcess>(
-        name, hydraCommand(options_.launcher, remote.host, 1, remoteStorageSinkCommand()), log,
+        name,
+        hydraCommand(options_.launcher, remote.host, 1, remoteStorageSinkCommand(remote.host)), log,
         ChildStreams{storage->parsetPath, output, false});
   } else {
     again = std::make_unique<ChildProcess>(name, localStorageSinkArguments(), log);

@@ -127,6 +127,8 @@ class Observation {
   /// The dumps rtcp-trigger had written into DIR/dumps.
   void listDumps(ObservationSummary& summary);
   void countStoredIntegrations(ObservationSummary& summary);
+  /// Every beam-formed file of the parset with what its storage-sink reported of it.
+  void listBeamFormedFiles(ObservationSummary& summary);
   /// What the storage-sinks' status says went wrong in writing (a full disk): the failure,
   /// or a warning when nothing was lost.
   void noteStorageFailure();
@@ -139,7 +141,8 @@ class Observation {
   void restartIfDied(const std::string& storageSink);
   std::vector<std::string> localStorageSinkArguments() const;
   /// What mpiexec runs on a storage host (its parset on standard input).
-  std::vector<std::string> remoteStorageSinkCommand() const;
+  /// The command of the storage-sink on another host: the outputs located there alone.
+  std::vector<std::string> remoteStorageSinkCommand(const std::string& host) const;
   static constexpr int kMaxStorageSinkRestarts = 3;
   std::map<std::string, int> storageSinkRestarts_;  ///< by part name
   /// rtcp-inspect's plots and overview of the MSs written, made where each MS is.

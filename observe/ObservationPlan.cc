@@ -47,7 +47,8 @@ ObservationSettings quietSettings(const Parset& parset) {
   const LogLevel level = Logger::level();
   Logger::setLevel(LogLevel::kError);
   try {
-    ObservationSettings settings = ObservationSettings::fromParset(parset);
+    ObservationSettings settings =
+        ObservationSettings::fromParset(parset, BeamFormedOutputs::kAccept);
     Logger::setLevel(level);
     return settings;
   } catch (...) {
@@ -87,6 +88,21 @@ void absoluteOutputs(const ObservationSettings& s, Parset& p) {
         out.hosts[i] + ":" +
         (isLocalHost(out.hosts[i]) ? absolute(out.directories[i]) : out.directories[i]));
   p.set(kLocations, formatVector(locations));
+  // The beam-formed files' locations (one for all of a kind, or one per file) alike.
+  for (const char* kind : {"Output_CoherentStokes", "Output_IncoherentStokes"}) {
+    const std::string key = std::string("Observation.DataProducts.") + kind + ".locations";
+    if (!p.getBool(std::string("Observation.DataProducts.") + kind + ".enabled", false)) continue;
+    std::vector<std::string> given = p.getStringVector(key, {});
+    if (given.empty()) given = {"localhost:."};
+    for (std::string& location : given) {
+      const size_t colon = location.find(':');
+      const std::string host = colon == std::string::npos ? "" : location.substr(0, colon);
+      const std::string directory =
+          colon == std::string::npos ? location : location.substr(colon + 1);
+      if (isLocalHost(host)) location = host + ":" + absolute(directory);
+    }
+    p.set(key, formatVector(given));
+  }
 }
 
 /// Stations whose inputs are all udp: to the host (this host: any of its names), the ones
@@ -199,9 +215,12 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   // Storage-sinks on other hosts listen on the parset's port (DESIGN 2.2, default 4100),
   // which their firewalls let through; one on this host alone on any free port.
   const CorrelatedOutputSettings& givenOutput = given.correlatedOutput;
+  const std::vector<BeamFormedFile>& givenFiles = given.beamFormed.files;
   const bool remoteStorage =
-      givenOutput.enabled && std::any_of(givenOutput.hosts.begin(), givenOutput.hosts.end(),
-                                         [](const std::string& h) { return !isLocalHost(h); });
+      (givenOutput.enabled && std::any_of(givenOutput.hosts.begin(), givenOutput.hosts.end(),
+                                          [](const std::string& h) { return !isLocalHost(h); })) ||
+      std::any_of(givenFiles.begin(), givenFiles.end(),
+                  [](const BeamFormedFile& f) { return !isLocalHost(f.host); });
   plan.storagePort = remoteStorage ? uint16_t(givenOutput.storagePort) : freePort();
   p.set("OLAP.Storage.port", std::to_string(plan.storagePort));
   // The correlator settings as rtcp runs them, in both generations' keys that apply.
@@ -229,6 +248,11 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   plan.parsetPath = plan.directory + "/observation.parset";
   plan.secretPath = plan.directory + "/observation.secret";
   plan.remoteInputPath = plan.directory + "/observation.remote-input";
+  const auto storageSinkOn = [&](const std::string& host) {
+    if (std::none_of(plan.remoteStorageSinks.begin(), plan.remoteStorageSinks.end(),
+                     [&](const RemotePartPlan& r) { return r.host == host; }))
+      plan.remoteStorageSinks.push_back({"storage-sink@" + host, host, plan.remoteInputPath});
+  };
   for (size_t i = 0; i < out.filenames.size() && out.enabled; ++i) {
     const std::string path = out.directories[i] + "/" + out.filenames[i];
     if (isLocalHost(out.hosts[i])) {
@@ -236,10 +260,16 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
       continue;
     }
     plan.remoteMeasurementSets.push_back(out.hosts[i] + ":" + path);
-    if (std::none_of(plan.remoteStorageSinks.begin(), plan.remoteStorageSinks.end(),
-                     [&](const RemotePartPlan& r) { return r.host == out.hosts[i]; }))
-      plan.remoteStorageSinks.push_back(
-          {"storage-sink@" + out.hosts[i], out.hosts[i], plan.remoteInputPath});
+    storageSinkOn(out.hosts[i]);
+  }
+  for (const BeamFormedFile& file : plan.settings.beamFormed.files) {
+    const std::string path = file.directory + "/" + file.filename;
+    if (isLocalHost(file.host)) {
+      plan.beamFormedFiles.push_back(path);
+      continue;
+    }
+    plan.remoteBeamFormedFiles.push_back(file.host + ":" + path);
+    storageSinkOn(file.host);
   }
 
   const std::vector<std::string> simulated = simulatedOn(plan.settings, "");

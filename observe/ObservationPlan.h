@@ -65,6 +65,11 @@ struct ObservationPlan {
   /// The MSs written on other hosts, "HOST:PATH"; their storage-sinks and station-sims.
   std::vector<std::string> remoteMeasurementSets;
   std::vector<RemotePartPlan> remoteStorageSinks, remoteStationSims;
+  /// The beam-formed files (.h5) this host writes (absolute paths), and those written on
+  /// other hosts, "HOST:PATH" (their storage-sinks among remoteStorageSinks).
+  std::vector<std::string> beamFormedFiles, remoteBeamFormedFiles;
+  /// This host runs a storage-sink: it writes an MS or a beam-formed file.
+  bool localStorageSink() const { return !measurementSets.empty() || !beamFormedFiles.empty(); }
   /// Hydra's -hosts list for the ranks (from --mpi-hosts or Cobalt.Nodes, one rank per
   /// node); "": every rank on this host.
   std::string computeHosts;

@@ -28,7 +28,16 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kStationList = "Observation.VirtualInstrument.stationList";
-const std::string kLocations = "Observation.DataProducts.Output_Correlated.locations";
+/// The outputs whose locations observe checks and starts storage-sinks for.
+const std::vector<std::string> kOutputs{"Output_Correlated", "Output_CoherentStokes",
+                                        "Output_IncoherentStokes"};
+
+/// Whether an output is enabled (correlated output unless switched off; the beam-formed
+/// ones when switched on).
+bool outputEnabled(const Parset& p, const std::string& output) {
+  return p.getBool("Observation.DataProducts." + output + ".enabled",
+                   output == "Output_Correlated");
+}
 
 /// A problem worded as ParsetError words it ("FILE:LINE: key 'K': problem").
 ParsetProblem problem(const Parset& p, const std::string& key, const std::string& text,
@@ -162,7 +171,7 @@ CheckResult ParsetChecker::check(const std::string& path) const {
 
 void ParsetChecker::checkSettings(CheckResult& result) const {
   try {
-    result.settings = ObservationSettings::fromParset(result.parset);
+    result.settings = ObservationSettings::fromParset(result.parset, BeamFormedOutputs::kAccept);
   } catch (const ParsetErrors& e) {
     for (const ParsetError& error : e.errors())
       result.problems.push_back({true, error.key(), error.line(), error.what()});
@@ -194,10 +203,10 @@ void ParsetChecker::checkSettings(CheckResult& result) const {
       }
     }
   checkMemory(result);
-  if (!result.settings->correlatedOutput.enabled)
+  if (!result.settings->correlatedOutput.enabled && !result.settings->beamFormed.enabled())
     result.problems.push_back(
         problem(result.parset, "Observation.DataProducts.Output_Correlated.enabled",
-                "no correlated output: the observation writes nothing", false));
+                "no correlated and no beam-formed output: the observation writes nothing", false));
 }
 
 namespace {
@@ -342,22 +351,24 @@ void ParsetChecker::checkOutput(const Parset& p, std::vector<ParsetProblem>& out
   std::string reason;
   if (!options_.observationDir.empty() && !isWritableOrCreatable(options_.observationDir, reason))
     out.push_back({true, "--dir", 0, "--dir: " + reason});
-  guarded(p, out, [&] {
-    if (!p.getBool("Observation.DataProducts.Output_Correlated.enabled", true)) return;
-    std::set<std::string> seen;
-    for (const std::string& location : p.getStringVector(kLocations, {"localhost:."})) {
-      const size_t colon = location.find(':');
-      if (colon == std::string::npos) continue;  // ObservationSettings names it
-      const std::string directory = location.substr(colon + 1);
-      if (!isLocalHost(location.substr(0, colon)) && !directory.starts_with("/"))
-        out.push_back(problem(
-            p, kLocations,
-            "output location '" + location + "' on another host needs an absolute directory"));
-      if (!isLocalHost(location.substr(0, colon)) || !seen.insert(directory).second) continue;
-      if (!isWritableOrCreatable(directory, reason))
-        out.push_back(problem(p, kLocations, "output " + reason));
-    }
-  });
+  std::set<std::string> seen;
+  for (const std::string& output : kOutputs)
+    guarded(p, out, [&] {
+      if (!outputEnabled(p, output)) return;
+      const std::string key = "Observation.DataProducts." + output + ".locations";
+      for (const std::string& location : p.getStringVector(key, {"localhost:."})) {
+        const size_t colon = location.find(':');
+        if (colon == std::string::npos) continue;  // ObservationSettings names it
+        const std::string directory = location.substr(colon + 1);
+        if (!isLocalHost(location.substr(0, colon)) && !directory.starts_with("/"))
+          out.push_back(problem(
+              p, key,
+              "output location '" + location + "' on another host needs an absolute directory"));
+        if (!isLocalHost(location.substr(0, colon)) || !seen.insert(directory).second) continue;
+        if (!isWritableOrCreatable(directory, reason))
+          out.push_back(problem(p, key, "output " + reason));
+      }
+    });
 }
 
 void ParsetChecker::checkMemory(CheckResult& result) const {
@@ -379,7 +390,9 @@ void ParsetChecker::checkMemory(CheckResult& result) const {
   if (s.correlatedOutput.enabled)
     for (const std::string& host : s.correlatedOutput.hosts)
       local.storageSubbands += isLocalHost(host);
-  local.storageSink = local.storageSubbands > 0;
+  local.storageSink = local.storageSubbands > 0 ||
+                      std::any_of(s.beamFormed.files.begin(), s.beamFormed.files.end(),
+                                  [](const BeamFormedFile& f) { return isLocalHost(f.host); });
   const std::optional<HostMemory> available = hostMemory();
   if (!available) return;
   const std::string refusal = memoryRefusal(planMemory(s, local), *available);
@@ -460,14 +473,16 @@ void ParsetChecker::checkHosts(const Parset& p, std::vector<ParsetProblem>& out)
       }
     named.push_back(std::move(inputs));
   });
-  guarded(p, out, [&] {
-    if (!p.getBool("Observation.DataProducts.Output_Correlated.enabled", true)) return;
-    NamedHosts outputs{kLocations, "the output hosts", "localhost:DIR writes on this host", {}, {}};
-    for (const std::string& location : p.getStringVector(kLocations, {}))
-      if (location.find(':') != std::string::npos)
-        outputs.hosts.push_back(location.substr(0, location.find(':')));
-    named.push_back(std::move(outputs));
-  });
+  for (const std::string& output : kOutputs)
+    guarded(p, out, [&] {
+      if (!outputEnabled(p, output)) return;
+      const std::string key = "Observation.DataProducts." + output + ".locations";
+      NamedHosts outputs{key, "the output hosts", "localhost:DIR writes on this host", {}, {}};
+      for (const std::string& location : p.getStringVector(key, {}))
+        if (location.find(':') != std::string::npos)
+          outputs.hosts.push_back(location.substr(0, location.find(':')));
+      named.push_back(std::move(outputs));
+    });
   // Every name looked up at once: the check takes at most one timeout.
   constexpr double kTimeoutSeconds = 3;
   std::vector<std::string> others;

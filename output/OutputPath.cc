@@ -15,9 +15,41 @@ thread_local StepTimes::Clock::duration tEmitting{};
 
 }  // namespace
 
+namespace {
+
+/// Bytes of the largest serialised beam-formed block of the observation (0: none).
+size_t largestBeamFormedBlock(const ObservationSettings& settings) {
+  const BeamFormedSettings& bf = settings.beamFormed;
+  size_t largest = 0;
+  for (bool coherent : {true, false})
+    if (coherent ? bf.coherentEnabled : bf.incoherentEnabled) {
+      const StokesSettings& st = bf.stokes(coherent);
+      largest =
+          std::max(largest, kBeamFormedHeaderSize +
+                                size_t(st.nrComponents() + 1) * size_t(st.nrChannels) *
+                                    size_t(st.outputSamplesPerBlock(settings.samplesPerBlock())) *
+                                    sizeof(float));
+    }
+  return largest;
+}
+
+/// TAB-subband-blocks of one block of the observation.
+size_t beamFormedBlocksPerBlock(const ObservationSettings& settings) {
+  size_t blocks = 0;
+  for (const SubbandSettings& subband : settings.subbands)
+    if (size_t(subband.beam) < settings.beamFormed.saps.size())
+      blocks += settings.beamFormed.saps[size_t(subband.beam)].tabs.size();
+  return blocks;
+}
+
+}  // namespace
+
 OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions options)
-    : observationId_(settings.observationId), options_(std::move(options)), quickLook_(settings) {
-  if (options_.toStorage && settings.correlatedOutput.enabled) {
+    : settings_(settings),
+      observationId_(settings.observationId),
+      options_(std::move(options)),
+      quickLook_(settings) {
+  if (options_.toStorage && (settings.correlatedOutput.enabled || settings.beamFormed.enabled())) {
     StorageSender::Options sender;
     // At least two integrations of every subband: one block per subband and integration,
     // so 16 blocks would hold hundreds of subbands to a few blocks in flight at a time.
@@ -29,7 +61,9 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     CorrelatedHeader shape;
     shape.nrStations = uint32_t(settings.nrStations());
     shape.nrChannels = uint32_t(settings.channelsPerSubband);
-    sender.integrationBytes = kCorrelatedHeaderSize + shape.expectedPayloadSize();
+    // Without correlated output no integration is sent: no pool for them.
+    sender.integrationBytes =
+        settings.correlatedOutput.enabled ? kCorrelatedHeaderSize + shape.expectedPayloadSize() : 0;
     const int64_t integrations =  // with a last one cut short
         (settings.nrBlocks() + settings.blocksPerIntegration - 1) / settings.blocksPerIntegration;
     sender.integrationsPerConnection =
@@ -43,8 +77,18 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     sender.recycle = [this](std::unique_ptr<CorrelatedData> spent) {
       integrator_->recycle(std::move(spent));
     };
-    storage_ = std::make_unique<StorageSender>(settings.observationId,
-                                               StorageSender::destinations(settings), sender);
+    // Two blocks' worth of every TAB and subband may wait (the ranks send a block's
+    // subbands in any order and at once).
+    sender.beamFormedQueueCapacity =
+        std::max(options_.queuePerConnection, 2 * beamFormedBlocksPerBlock(settings));
+    sender.beamFormedBytes = largestBeamFormedBlock(settings);
+    storage_ = std::make_unique<StorageSender>(
+        settings.observationId,
+        settings.correlatedOutput.enabled ? StorageSender::destinations(settings)
+                                          : std::map<int, StorageDestination>{},
+        sender,
+        settings.beamFormed.enabled() ? StorageSender::beamFormedDestinations(settings)
+                                      : std::vector<StorageDestination>{});
   }
   if (!options_.dumpPath.empty()) {
     dump_.open(options_.dumpPath, std::ios::binary | std::ios::trunc);
@@ -79,11 +123,55 @@ void OutputPath::emit(std::unique_ptr<CorrelatedData> integration) {
     ++dumped_;
     t = times_.lap(kDump, t);
   }
-  if (storage_) {
+  if (storage_ && settings_.correlatedOutput.enabled) {
     storage_->write(std::move(integration));
     t = times_.lap(kQueueForStorage, t);
   }
   tEmitting += t - start;
+}
+
+void OutputPath::addBeamFormed(int subbandIndex, int64_t block, int tab,
+                               std::span<const float> samples,
+                               std::span<const float> validFraction) {
+  const BeamFormedSettings& bf = settings_.beamFormed;
+  if (subbandIndex < 0 || subbandIndex >= settings_.nrSubbands() || block < 0 ||
+      block >= settings_.nrBlocks())
+    throw std::invalid_argument("beam-formed data of subband index " +
+                                std::to_string(subbandIndex) + " block " + std::to_string(block) +
+                                ": not the observation's");
+  const int sap = settings_.subbands[size_t(subbandIndex)].beam;
+  if (size_t(sap) >= bf.saps.size() || tab < 0 || size_t(tab) >= bf.saps[size_t(sap)].tabs.size())
+    throw std::invalid_argument("beam-formed data of TAB " + std::to_string(tab) + " of SAP " +
+                                std::to_string(sap) + ": the parset has no such TAB");
+  const StokesSettings& st = bf.stokes(bf.saps[size_t(sap)].tabs[size_t(tab)]);
+  BeamFormedHeader header;
+  header.observationId = uint64_t(observationId_);
+  header.sap = uint16_t(sap);
+  header.tab = uint16_t(tab);
+  header.subband = uint32_t(subbandIndex);
+  header.stokes = uint8_t(st.kind);
+  header.nrChannels = uint16_t(st.nrChannels);
+  header.nrSamples = uint32_t(st.outputSamplesPerBlock(settings_.samplesPerBlock()));
+  header.block = uint64_t(block);
+  const size_t cells = size_t(header.nrSamples) * size_t(header.nrChannels);
+  if (samples.size() != size_t(st.nrComponents()) * cells || validFraction.size() != cells)
+    throw std::invalid_argument("beam-formed data of SAP " + std::to_string(sap) + " TAB " +
+                                std::to_string(tab) + ": " + std::to_string(samples.size()) +
+                                " samples and " + std::to_string(validFraction.size()) +
+                                " valid fractions, not the parset's " + stokesName(st.kind) +
+                                " x " + std::to_string(header.nrSamples) + " samples x " +
+                                std::to_string(header.nrChannels) + " channels");
+  ++beamFormedReceived_;
+  if (!storage_) {
+    ++beamFormedNotStored_;
+    return;
+  }
+  std::vector<int> files;
+  for (int component = 0; component < st.nrComponents(); ++component)
+    files.push_back(bf.fileOf(sap, tab, component, subbandIndex));
+  const auto start = StepTimes::Clock::now();
+  storage_->writeBeamFormed(files, header, samples, validFraction);
+  times_.lap(kQueueBeamFormed, start);
 }
 
 bool OutputPath::finish() {
@@ -109,6 +197,18 @@ std::vector<std::string> OutputPath::summary() const {
             << " connections, " << st.spooled << " spooled (at most " << st.spoolHighWaterBytes
             << " bytes), " << st.recycledBuffers << " serialised into recycled buffers";
     lines.push_back(storage.str());
+  }
+  if (beamFormedReceived_ > 0) {
+    std::ostringstream beamFormed;
+    beamFormed << "beam-formed: " << beamFormedReceived_ << " TAB-subband-blocks received";
+    if (storage_) {
+      const auto st = storage_->statistics();
+      beamFormed << ", " << st.beamFormedQueued << " blocks queued for storage, "
+                 << st.beamFormedSent << " sent, " << st.beamFormedDropped << " dropped";
+    } else {
+      beamFormed << ", " << beamFormedNotStored_ << " not stored (no storage output)";
+    }
+    lines.push_back(beamFormed.str());
   }
   if (!options_.dumpPath.empty())
     lines.push_back("dump: " + std::to_string(dumped_) + " integrations to " + options_.dumpPath);

@@ -1,10 +1,12 @@
 #pragma once
 /// \file OutputPath.h
-/// The correlated output path, one for ionproc and for a compute rank that reads its own
-/// input: the Integrator adds blocks into integrations, which go to storage-sink through
-/// a StorageSender and/or into a dump file of DESIGN §2.4 blocks. What differs between
-/// the two users is in OutputPathOptions.
+/// The output path, one for ionproc and for a compute rank that reads its own input: the
+/// Integrator adds correlated blocks into integrations, which go to storage-sink through a
+/// StorageSender and/or into a dump file of DESIGN §2.4 blocks; each TAB's beam-formed data
+/// of a subband-block goes, as a DESIGN §2.4b block, through the same StorageSender to the
+/// storage-sinks of its files. What differs between the two users is in OutputPathOptions.
 
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <fstream>
@@ -56,6 +58,11 @@ class OutputPath : public VisibilitySink {
   void add(int subbandIndex, int64_t block, int nrStations, int nrChannels,
            std::span<const std::complex<float>> visibilities,
            std::span<const uint32_t> validSamples) override;
+  /// One TAB's beam-formed data of one subband-block, checked against the parset's shape
+  /// for that TAB (std::invalid_argument naming it), queued for the storage-sinks of its
+  /// files (StorageSender::writeBeamFormed).
+  void addBeamFormed(int subbandIndex, int64_t block, int tab, std::span<const float> samples,
+                     std::span<const float> validFraction) override;
   /// After the last block: sends every open integration on and waits up to
   /// finishTimeoutSeconds for storage. False when an integration was not stored.
   bool finish();
@@ -69,12 +76,14 @@ class OutputPath : public VisibilitySink {
   std::vector<std::string> summary() const;
   /// Per block: adding it into its integration; per integration: the dump file write,
   /// handing it to the storage sender (in a replay, waiting for room in its queue).
-  enum Step : size_t { kIntegrate, kDump, kQueueForStorage };
+  /// Per TAB-subband-block: serialising it and handing it to the storage sender.
+  enum Step : size_t { kIntegrate, kDump, kQueueForStorage, kQueueBeamFormed };
   const StepTimes& stepTimes() const { return times_; }
 
  private:
   void emit(std::unique_ptr<CorrelatedData> integration);
 
+  const ObservationSettings& settings_;
   int64_t observationId_;
   OutputPathOptions options_;
   std::unique_ptr<StorageSender> storage_;
@@ -82,7 +91,8 @@ class OutputPath : public VisibilitySink {
   QuickLook quickLook_;
   std::ofstream dump_;
   uint64_t dumped_ = 0;
-  StepTimes times_{{"integrate", "dump", "queue for storage"}};
+  std::atomic<uint64_t> beamFormedReceived_{0}, beamFormedNotStored_{0};
+  StepTimes times_{{"integrate", "dump", "queue for storage", "queue beam-formed"}};
 };
 
 /// Reads a dump file back: the integrations in the order they were written. Throws

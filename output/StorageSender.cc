@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 
 #include "DiskSpool.h"
@@ -34,10 +35,8 @@ class StorageSender::Connection {
   void write(std::unique_ptr<CorrelatedData> data) {
     std::unique_lock lock(mutex_);
     if (options_.waitWhenFull)
-      room_.wait(lock, [&] {
-        return queue_.size() + inFlight_.size() < options_.queueCapacity || stopping_;
-      });
-    const bool queueFull = queue_.size() + inFlight_.size() >= options_.queueCapacity;
+      room_.wait(lock, [&] { return integrationsPending() < options_.queueCapacity || stopping_; });
+    const bool queueFull = integrationsPending() >= options_.queueCapacity;
     // In order: once something is in the spool, what comes later goes there too.
     if (!stopping_ && !queueFull && spool_.empty()) {
       ++statistics_.queued;
@@ -67,6 +66,30 @@ class StorageSender::Connection {
                                      << statistics_.dropped << " dropped so far)");
   }
 
+  /// One serialised beam-formed block, behind what is queued (never spooled).
+  void writeBeamFormed(SerialisedBytes bytes) {
+    std::unique_lock lock(mutex_);
+    if (options_.waitWhenFull)
+      room_.wait(
+          lock, [&] { return beamFormedPending_ < options_.beamFormedQueueCapacity || stopping_; });
+    if (!stopping_ && beamFormedPending_ < options_.beamFormedQueueCapacity) {
+      ++statistics_.beamFormedQueued;
+      ++beamFormedPending_;
+      queue_.push_back({nullptr, std::move(bytes), 0, false, true});
+      wake_.notify_all();
+      return;
+    }
+    ++statistics_.beamFormedDropped;
+    if (dropLog_.allow()) {
+      const BeamFormedHeader h = BeamFormedHeader::read(bytes.data());
+      RTCP_LOG_WARN("storage", name_ << ": beam-formed queue (" << options_.beamFormedQueueCapacity
+                                     << " blocks) full; dropped SAP " << h.sap << " TAB " << h.tab
+                                     << " subband index " << h.subband << " block " << h.block
+                                     << " (" << statistics_.beamFormedDropped
+                                     << " beam-formed blocks dropped so far)");
+    }
+  }
+
   bool drain(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     wake_.notify_all();
@@ -85,10 +108,15 @@ class StorageSender::Connection {
     }
     thread_.join();
     std::lock_guard lock(mutex_);
-    const size_t left = queue_.size() + inFlight_.size() + spool_.size();
+    const size_t left = integrationsPending() + spool_.size();
     if (left) {
       statistics_.dropped += left;
       RTCP_LOG_ERROR("storage", name_ << ": " << left << " integrations could not be sent");
+    }
+    if (beamFormedPending_) {
+      statistics_.beamFormedDropped += beamFormedPending_;
+      RTCP_LOG_ERROR("storage", name_ << ": " << beamFormedPending_
+                                      << " beam-formed blocks could not be sent");
     }
   }
 
@@ -105,7 +133,14 @@ class StorageSender::Connection {
     SerialisedBytes bytes;                 ///< serialised on first send, kept for a resend
     uint64_t endOffset = 0;                ///< stream offset after its last byte
     bool delivered = false;                ///< counted sent already (a retained one resent)
+    bool beamFormed = false;               ///< a §2.4b block (never retained)
   };
+
+  /// Integrations queued or unacknowledged (the rest of the two deques is beam-formed).
+  /// Mutex held.
+  size_t integrationsPending() const {
+    return queue_.size() + inFlight_.size() - beamFormedPending_ + (sendingBeamFormed_ ? 1 : 0);
+  }
 
   void run() {
     double retry = options_.initialRetrySeconds;
@@ -147,6 +182,7 @@ class StorageSender::Connection {
       }
       std::unique_ptr<CorrelatedData> spent = std::move(item.data);  // the bytes are sent, kept
       sending_ = true;  // in neither deque while it is written: drain() must not see idle
+      sendingBeamFormed_ = item.beamFormed;
       lock.unlock();
       if (spent && options_.recycle) options_.recycle(std::move(spent));
       spent.reset();
@@ -160,6 +196,7 @@ class StorageSender::Connection {
       }
       lock.lock();
       sending_ = false;
+      sendingBeamFormed_ = false;
       if (ok) {
         offset_ += item.bytes.size();
         item.endOffset = offset_;
@@ -244,7 +281,7 @@ class StorageSender::Connection {
   /// Moves spooled items into the queue while it has room (they are newer than what it
   /// holds: write() spools everything while the spool is not empty).
   void refillFromSpool() {
-    while (!spool_.empty() && queue_.size() + inFlight_.size() < options_.queueCapacity) {
+    while (!spool_.empty() && integrationsPending() < options_.queueCapacity) {
       try {
         queue_.push_back({nullptr, SerialisedBytes(*spool_.pop()), 0, false});
       } catch (const std::exception& e) {
@@ -265,6 +302,13 @@ class StorageSender::Connection {
     const uint64_t acknowledged = offset_ - uint64_t(unacknowledged);
     while (!inFlight_.empty() && inFlight_.front().endOffset <= acknowledged) {
       Item& item = inFlight_.front();
+      if (item.beamFormed) {
+        ++statistics_.beamFormedSent;
+        --beamFormedPending_;
+        inFlight_.pop_front();
+        room_.notify_all();
+        continue;
+      }
       if (!item.delivered) ++statistics_.sent;
       item.delivered = true;
       retain(std::move(item));
@@ -313,7 +357,9 @@ class StorageSender::Connection {
                   name_ << ": connection lost (" << why << "); " << inFlight_.size()
                         << " unacknowledged and " << retained_.size()
                         << " acknowledged integrations not yet on its disk will be sent again");
-    statistics_.resent += inFlight_.size() + retained_.size();
+    statistics_.resent += inFlight_.size() + retained_.size() -
+                          size_t(std::count_if(inFlight_.begin(), inFlight_.end(),
+                                               [](const Item& i) { return i.beamFormed; }));
     while (!inFlight_.empty()) {
       queue_.push_front(std::move(inFlight_.back()));
       inFlight_.pop_back();
@@ -343,6 +389,9 @@ class StorageSender::Connection {
   std::map<uint32_t, int64_t> durable_;      ///< [subband index]: newest integration on its disk
   std::vector<uint8_t> replyBytes_;          ///< the sink's replies, a partial one at the end
   bool sending_ = false;                     ///< an item taken from queue_ is being written
+  bool sendingBeamFormed_ = false;           ///< ... and it is a beam-formed block
+  /// Beam-formed blocks in queue_, in inFlight_ or being written.
+  size_t beamFormedPending_ = 0;
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
   bool stopping_ = false, warned_ = false, spoolWarned_ = false;
@@ -353,22 +402,40 @@ class StorageSender::Connection {
 };
 
 StorageSender::StorageSender(uint64_t observationId,
-                             const std::map<int, StorageDestination>& destinations, Options options)
+                             const std::map<int, StorageDestination>& destinations, Options options,
+                             const std::vector<StorageDestination>& beamFormedDestinations)
     : observationId_(observationId) {
   if (!options.handshake)
     throw std::invalid_argument("StorageSender: no handshake (the observation's secret)");
   std::map<StorageDestination, Connection*> byDestination;
-  for (const auto& [subband, destination] : destinations) {
+  // A connection that carries only beam-formed blocks makes no pool of integration slots.
+  Options beamFormedOnly = options;
+  beamFormedOnly.integrationBytes = 0;
+  const auto connectionTo = [&](const StorageDestination& destination, const Options& o) {
     Connection*& connection = byDestination[destination];
     if (!connection) {
-      connections_.push_back(std::make_unique<Connection>(observationId, destination, options));
+      connections_.push_back(std::make_unique<Connection>(observationId, destination, o));
       connection = connections_.back().get();
     }
-    bySubband_[subband] = connection;
+    return connection;
+  };
+  for (const auto& [subband, destination] : destinations)
+    bySubband_[subband] = connectionTo(destination, options);
+  for (const StorageDestination& destination : beamFormedDestinations)
+    byFile_.push_back(connectionTo(destination, beamFormedOnly));
+  if (!beamFormedDestinations.empty()) {
+    // Every block a connection may hold at once; those beyond (a resend) from the heap.
+    std::set<Connection*> beamFormedConnections(byFile_.begin(), byFile_.end());
+    beamFormedSlots_ = std::make_unique<SerialisedSlots>(
+        std::max<size_t>(options.beamFormedBytes, 64),
+        std::min<size_t>(4096, options.beamFormedQueueCapacity * beamFormedConnections.size()));
   }
 }
 
-StorageSender::~StorageSender() { finish(0); }
+StorageSender::~StorageSender() {
+  finish(0);
+  connections_.clear();  // before the pool of their beam-formed blocks
+}
 
 std::map<int, StorageDestination> StorageSender::destinations(const ObservationSettings& settings) {
   std::map<int, StorageDestination> result;
@@ -379,6 +446,38 @@ std::map<int, StorageDestination> StorageSender::destinations(const ObservationS
     result[int(i)] = {host, uint16_t(settings.correlatedOutput.storagePort)};
   }
   return result;
+}
+
+std::vector<StorageDestination> StorageSender::beamFormedDestinations(
+    const ObservationSettings& settings) {
+  std::vector<StorageDestination> result;
+  for (const BeamFormedFile& file : settings.beamFormed.files)
+    result.push_back({file.host.empty() ? "localhost" : file.host,
+                      uint16_t(settings.correlatedOutput.storagePort)});
+  return result;
+}
+
+void StorageSender::writeBeamFormed(const std::vector<int>& files, const BeamFormedHeader& header,
+                                    std::span<const float> samples,
+                                    std::span<const float> validFraction) {
+  std::vector<Connection*> targets;
+  for (int file : files)
+    if (file >= 0 && size_t(file) < byFile_.size() &&
+        std::find(targets.begin(), targets.end(), byFile_[size_t(file)]) == targets.end())
+      targets.push_back(byFile_[size_t(file)]);
+  if (targets.empty()) {
+    ++beamFormedUnrouted_;
+    RTCP_LOG_ERROR("storage", "no output location for beam-formed SAP "
+                                  << header.sap << " TAB " << header.tab << " subband index "
+                                  << header.subband << "; block " << header.block << " dropped");
+    return;
+  }
+  const size_t bytes = kBeamFormedHeaderSize + header.expectedPayloadSize();
+  for (Connection* connection : targets) {
+    SerialisedBytes serialised = beamFormedSlots_->take(bytes);
+    serialiseBeamFormed(header, samples, validFraction, serialised.span());
+    connection->writeBeamFormed(std::move(serialised));
+  }
 }
 
 void StorageSender::write(std::unique_ptr<CorrelatedData> data) {
@@ -416,7 +515,11 @@ StorageSender::Statistics StorageSender::statistics() const {
     total.recycledBuffers += s.recycledBuffers;
     total.spooled += s.spooled;
     total.spoolHighWaterBytes = std::max(total.spoolHighWaterBytes, s.spoolHighWaterBytes);
+    total.beamFormedQueued += s.beamFormedQueued;
+    total.beamFormedSent += s.beamFormedSent;
+    total.beamFormedDropped += s.beamFormedDropped;
   }
+  total.beamFormedDropped += beamFormedUnrouted_;
   return total;
 }
 

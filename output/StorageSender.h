@@ -18,6 +18,7 @@
 /// is sent again, in order, on the next one; a restarted sink refuses what it has as
 /// duplicates. A sink that closed is noticed before the next send.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -25,15 +26,19 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "rtcp/BeamFormedWire.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/Handshake.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::ion {
+
+class SerialisedSlots;
 
 struct StorageDestination {
   std::string host;
@@ -75,6 +80,11 @@ class StorageSender {
     /// Proves each connection belongs to the observation before anything is sent, and
     /// that the sink knows the secret too (Handshake.h); required.
     std::shared_ptr<const Handshake> handshake;
+    /// Beam-formed blocks waiting or unacknowledged per connection (beside the
+    /// integrations' queueCapacity), and the bytes of the largest one (0: no beam-formed
+    /// output).
+    size_t beamFormedQueueCapacity = 64;
+    size_t beamFormedBytes = 0;
   };
   struct Statistics {
     uint64_t queued = 0;               ///< integrations accepted by write()
@@ -87,22 +97,38 @@ class StorageSender {
     uint64_t unprotected = 0;          ///< forgotten before that (beyond retainBytes)
     uint64_t connects = 0;             ///< connections made
     uint64_t recycledBuffers = 0;      ///< serialised into a buffer an earlier one used
+    /// Beam-formed blocks (per storage connection: a TAB-subband-block goes to each host
+    /// holding one of its files): accepted by writeBeamFormed(), acknowledged by the sink's
+    /// TCP stack, dropped (queue full in real time, no location, or left over at finish()).
+    uint64_t beamFormedQueued = 0, beamFormedSent = 0, beamFormedDropped = 0;
   };
 
-  /// destinations: storage host and port per subband number. Throws std::invalid_argument
-  /// without options.handshake.
+  /// destinations: storage host and port per subband index (correlated output);
+  /// beamFormedDestinations: per beam-formed file (index in settings.beamFormed.files).
+  /// Throws std::invalid_argument without options.handshake.
   StorageSender(uint64_t observationId, const std::map<int, StorageDestination>& destinations,
-                Options options);
+                Options options,
+                const std::vector<StorageDestination>& beamFormedDestinations = {});
   ~StorageSender();
   StorageSender(const StorageSender&) = delete;
   StorageSender& operator=(const StorageSender&) = delete;
 
   /// Host (Output_Correlated.locations) and port (OLAP.Storage.port) of every subband.
   static std::map<int, StorageDestination> destinations(const ObservationSettings& settings);
+  /// Host (Output_CoherentStokes / Output_IncoherentStokes.locations) and port
+  /// (OLAP.Storage.port) of every beam-formed file.
+  static std::vector<StorageDestination> beamFormedDestinations(
+      const ObservationSettings& settings);
 
   /// Queues an integration for its subband's storage (in memory, or in the spool behind a
   /// full queue); drops it when both are full (or, with waitWhenFull, waits for room).
   void write(std::unique_ptr<CorrelatedData> data);
+  /// Queues one TAB's beam-formed data of a subband-block (header: its labels and shape;
+  /// size and CRC are filled in) for the storage-sinks of `files` (indices in
+  /// settings.beamFormed.files; one block per distinct connection). Real time: dropped
+  /// when its queue is full; with waitWhenFull, waits for room.
+  void writeBeamFormed(const std::vector<int>& files, const BeamFormedHeader& header,
+                       std::span<const float> samples, std::span<const float> validFraction);
   /// Waits up to timeoutSeconds for everything queued to be sent, then stops; what is
   /// left counts as dropped. True when nothing was left.
   bool finish(double timeoutSeconds);
@@ -111,8 +137,11 @@ class StorageSender {
  private:
   class Connection;
   uint64_t observationId_;
+  std::unique_ptr<SerialisedSlots> beamFormedSlots_;  ///< before the connections: they hold slots
   std::map<int, Connection*> bySubband_;
+  std::vector<Connection*> byFile_;  ///< [beam-formed file]
   std::vector<std::unique_ptr<Connection>> connections_;
+  std::atomic<uint64_t> beamFormedUnrouted_{0};  ///< blocks with no file to go to
 };
 
 }  // namespace rtcp::ion

@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
   if (vm.count("debug")) Logger::setLevel(LogLevel::kDebug);
   const std::string parset = parsetPath;
   try {
-    const ObservationSettings settings = ObservationSettings::fromFile(parset);
+    const ObservationSettings settings =
+        ObservationSettings::fromFile(parset, BeamFormedOutputs::kAccept);
     settings.logReport("station-sim");
     int inputs = 0, recordings = 0;
     for (const StationSettings& station : settings.stations)

@@ -3,15 +3,18 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 
 namespace rtcp::storage {
 
 BeamFormedWriter::BeamFormedWriter(const ObservationSettings& settings,
-                                   const std::vector<Target>& targets, int blocksInFlight)
+                                   const std::vector<Target>& targets, int blocksInFlight,
+                                   std::function<void()> written)
     : settings_(settings),
       blocksInFlight_(std::max(1, blocksInFlight)),
-      toWrite_("beam-formed blocks") {
+      toWrite_("beam-formed blocks"),
+      written_(std::move(written)) {
   files_.reserve(targets.size());
   for (const Target& target : targets) {
     File file;
@@ -148,13 +151,23 @@ void BeamFormedWriter::writeLoop() {
       if (!writeError_) writeError_ = std::current_exception();
       spareReturned_.notify_all();
     }
-    const std::lock_guard lock(mutex_);
-    ++file.report.blocks;
-    file.report.bytes = file.writer->bytesWritten();
-    file.report.rows = file.writer->nrRows();
-    file.spare.push_back(std::move(*block));
-    spareReturned_.notify_all();
+    {
+      const std::lock_guard lock(mutex_);
+      ++file.report.blocks;
+      file.report.bytes = file.writer->bytesWritten();
+      file.report.rows = file.writer->nrRows();
+      file.spare.push_back(std::move(*block));
+      spareReturned_.notify_all();
+    }
+    ++blocksWritten_;
+    if (written_) written_();
   }
+}
+
+int64_t BeamFormedWriter::blocksPerFile() const { return nrProcessedBlocks(settings_); }
+
+bool BeamFormedWriter::complete() const {
+  return blocksWritten_ >= int64_t(files_.size()) * blocksPerFile();
 }
 
 void BeamFormedWriter::finish() {
@@ -172,7 +185,7 @@ void BeamFormedWriter::finish() {
     file.report.rows = file.writer->nrRows();
     // Blocks of the observation that never began are lost whole.
     int64_t missing = 0;
-    for (int64_t b = 0; b < settings_.nrBlocks(); ++b)
+    for (int64_t b = 0; b < blocksPerFile(); ++b)
       missing += size_t(b) >= file.queued.size() || !file.queued[size_t(b)];
     file.report.subbandBlocksLost += missing * file.description.nrSubbands;
   }

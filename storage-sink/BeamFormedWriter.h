@@ -10,8 +10,10 @@
 /// subbands as zeros of weight 0, and the loss counted. Block buffers are reused (allocated
 /// up to blocksInFlight + 2 per file).
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,8 +47,10 @@ class BeamFormedWriter {
     std::string directory;
   };
 
+  /// written: called on the writer thread after each block is written (e.g. to see
+  /// whether everything arrived).
   BeamFormedWriter(const ObservationSettings& settings, const std::vector<Target>& targets,
-                   int blocksInFlight = 4);
+                   int blocksInFlight = 4, std::function<void()> written = {});
   ~BeamFormedWriter();
   BeamFormedWriter(const BeamFormedWriter&) = delete;
   BeamFormedWriter& operator=(const BeamFormedWriter&) = delete;
@@ -58,6 +62,13 @@ class BeamFormedWriter {
   /// closes the files. Throws the writer thread's first error.
   void finish();
   std::vector<BeamFormedFileReport> reports() const;
+  /// Blocks each file holds when the observation is complete: the blocks the ranks process
+  /// (whole integrations, nrProcessedBlocks).
+  int64_t blocksPerFile() const;
+  /// Files written here.
+  size_t nrFiles() const { return files_.size(); }
+  /// Every block of every file written (nothing more to come).
+  bool complete() const;
 
  private:
   struct Block {
@@ -93,6 +104,8 @@ class BeamFormedWriter {
   std::thread writer_;
   std::exception_ptr writeError_;
   bool finished_ = false;
+  std::function<void()> written_;
+  std::atomic<int64_t> blocksWritten_{0};
 };
 
 }  // namespace rtcp::storage

@@ -52,15 +52,21 @@ bool isLocalHost(const std::string& host) {
   return host == self || host == shortSelf;
 }
 
-std::vector<SubbandOutput> localOutputs(const ObservationSettings& settings, bool all) {
+bool storedHere(const std::string& host, const std::string& locationHost) {
+  return locationHost.empty() ? isLocalHost(host) : host == locationHost;
+}
+
+std::vector<SubbandOutput> localOutputs(const ObservationSettings& settings, bool all,
+                                        const std::string& locationHost) {
   const CorrelatedOutputSettings& out = settings.correlatedOutput;
   std::vector<SubbandOutput> outputs;
+  if (!out.enabled) return outputs;  // beam-formed files only
   for (const SubbandSettings& subband : settings.subbands) {
     const size_t i = size_t(subband.index);
     if (i >= out.filenames.size() || i >= out.hosts.size() || i >= out.directories.size())
       throw std::invalid_argument("Output_Correlated: no filename/location for subband " +
                                   std::to_string(subband.number));
-    if (!all && !isLocalHost(out.hosts[i])) continue;
+    if (!all && !storedHere(out.hosts[i], locationHost)) continue;
     const std::string& dir = out.directories[i];
     const std::string path = dir.empty() ? out.filenames[i] : dir + "/" + out.filenames[i];
     outputs.push_back({subband.index, subband.number, path});

@@ -38,8 +38,16 @@ struct SubbandOutput {
 /// True for localhost, 127.0.0.1, ::1, this machine's host name (short or full) and "".
 bool isLocalHost(const std::string& host);
 
-/// The subbands whose output location lies on this host (every subband when all).
-std::vector<SubbandOutput> localOutputs(const ObservationSettings& settings, bool all);
+/// Whether an output location's host is this sink's: exactly `locationHost` when given
+/// (storage-sink --location-host: on a host of an observation across hosts, "localhost"
+/// in the parset is the launching host, not this one), else any name of this host
+/// (isLocalHost).
+bool storedHere(const std::string& host, const std::string& locationHost);
+
+/// The subbands whose output location lies on this host (every subband when all; with a
+/// locationHost, those whose location names it); none without correlated output.
+std::vector<SubbandOutput> localOutputs(const ObservationSettings& settings, bool all,
+                                        const std::string& locationHost = "");
 
 }  // namespace rtcp::storage
 

@@ -73,6 +73,15 @@ void SinkSummary::log() const {
     RTCP_LOG_ERROR("storage", "summary: " << integrationsLost
                                           << " integrations received could not be written ("
                                           << error << ")");
+  for (const BeamFormedFileReport& file : beamFormedFiles)
+    RTCP_LOG_INFO("storage", "summary: " << file.path << ": " << file.blocks << " of "
+                                         << beamFormedBlocksExpected << " blocks written, "
+                                         << file.subbandBlocksLost << " subband-blocks lost, "
+                                         << file.subbandBlocksLate << " late, " << file.rows
+                                         << " samples, " << file.bytes << " bytes written");
+  if (beamFormedRejected)
+    RTCP_LOG_ERROR("storage", "summary: " << beamFormedRejected
+                                          << " beam-formed blocks rejected (reasons above)");
   RTCP_LOG_INFO("storage", "summary: staging high-water mark " << stagingHighWaterBytes << " of "
                                                                << stagingCapacityBytes << " bytes");
 }
@@ -84,6 +93,8 @@ std::string listenHost(const ObservationSettings& settings,
     const std::string& host = settings.correlatedOutput.hosts.at(size_t(out.subbandIndex));
     if (isLocalHost(host)) named.insert(host);
   }
+  for (const BeamFormedFile& file : settings.beamFormed.files)
+    if (isLocalHost(file.host)) named.insert(file.host);
   const auto loopback = [](const std::string& h) {
     return h.empty() || h == "localhost" || h == "127.0.0.1";
   };
@@ -103,8 +114,11 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
         "connections that prove they belong to the observation");
   handshake_ = std::make_unique<Handshake>(*options_.secret, settings_.observationId,
                                            ConnectionPurpose::kStorage);
-  outputs_ = localOutputs(settings_, options_.all);
-  if (options_.host.empty()) options_.host = listenHost(settings_, outputs_);
+  outputs_ = localOutputs(settings_, options_.all, options_.locationHost);
+  if (options_.host.empty())
+    options_.host =
+        options_.locationHost.empty() ? listenHost(settings_, outputs_) : options_.locationHost;
+  openBeamFormedFiles();
   raiseOpenFileLimit(outputs_.size());
   std::map<uint32_t, int> subbandToOutput;
   for (size_t o = 0; o < outputs_.size(); ++o)
@@ -177,10 +191,29 @@ StorageSink::StorageSink(ObservationSettings settings, SinkOptions options)
     listener_ = std::make_unique<TcpListener>(options_.host, uint16_t(port));
   }
   listening_ = true;
-  RTCP_LOG_INFO("storage", "run " << options_.secret->runId() << ": listening on " << options_.host
-                                  << " port " << listener_->port() << " for " << outputs_.size()
-                                  << " subbands of observation " << settings_.observationId << " ("
-                                  << validator_->nrIntegrations() << " integrations each)");
+  RTCP_LOG_INFO("storage",
+                "run " << options_.secret->runId() << ": listening on " << options_.host << " port "
+                       << listener_->port() << " for " << outputs_.size()
+                       << " subbands of observation " << settings_.observationId << " ("
+                       << validator_->nrIntegrations() << " integrations each)"
+                       << (beamFormed_ ? " and " + std::to_string(beamFormed_->nrFiles()) +
+                                             " beam-formed files"
+                                       : ""));
+}
+
+void StorageSink::openBeamFormedFiles() {
+  std::vector<BeamFormedWriter::Target> targets;
+  const std::vector<BeamFormedFile>& files = settings_.beamFormed.files;
+  for (size_t f = 0; f < files.size(); ++f)
+    if (options_.all || storedHere(files[f].host, options_.locationHost)) {
+      targets.push_back({int(f), files[f].directory});
+      if (!files[f].directory.empty()) std::filesystem::create_directories(files[f].directory);
+    }
+  if (targets.empty()) return;
+  beamFormed_ = std::make_unique<BeamFormedWriter>(settings_, targets, 4, [this] {
+    if (allArrived()) requestStop("every integration and beam-formed block arrived");
+  });
+  beamFormedIngest_ = std::make_unique<BeamFormedIngest>(settings_, *beamFormed_);
 }
 
 StorageSink::~StorageSink() {
@@ -241,7 +274,8 @@ void StorageSink::requestStop(const std::string& reason) {
 }
 
 bool StorageSink::allArrived() const {
-  return integrationsWritten_ >= int64_t(outputs_.size()) * validator_->nrIntegrations();
+  return integrationsWritten_ >= int64_t(outputs_.size()) * validator_->nrIntegrations() &&
+         (!beamFormed_ || beamFormed_->complete());
 }
 
 void StorageSink::acceptConnections() {
@@ -282,6 +316,7 @@ void StorageSink::serveConnection(Stream& stream, int source) {
   DurableReplies replies(*durable_, stream.fileDescriptor());
   receiver.replyWith(&replies);
   receiver.fromSource(source);
+  receiver.receiveBeamFormedWith(beamFormedIngest_.get());
   receiver.run(stream, peer);
   RTCP_LOG_DEBUG("storage", peer << " closed");
 }
@@ -442,6 +477,7 @@ SinkSummary StorageSink::run() {
   summary.complete = allArrived();
   summary.stopReason = stopReason_;
   if (!closeMeasurementSets(summary)) summary.failed = true;
+  if (!closeBeamFormedFiles(summary)) summary.failed = true;
   // Counted again now that the MSs are closed: a block whose write failed may have been
   // written by the closing flush after all.
   int64_t written = 0;
@@ -470,6 +506,32 @@ SinkSummary StorageSink::run() {
   finished_ = true;
   if (!options_.statusPath.empty()) writeStatus();
   return summary;
+}
+
+bool StorageSink::closeBeamFormedFiles(SinkSummary& summary) {
+  if (!beamFormed_) return true;
+  bool closed = true;
+  try {
+    beamFormed_->finish();  // the blocks still missing subbands, the final lengths and times
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", "writing the beam-formed files failed: " << e.what());
+    std::lock_guard lock(errorMutex_);
+    if (error_.empty()) error_ = std::string("writing the beam-formed files failed: ") + e.what();
+    failed_ = true;
+    closed = false;
+  }
+  summary.beamFormedBlocksExpected = beamFormed_->blocksPerFile();
+  summary.beamFormedFiles = beamFormed_->reports();
+  summary.beamFormedRejected = beamFormedIngest_->rejected;
+  std::vector<std::string> paths;
+  for (const BeamFormedFileReport& file : summary.beamFormedFiles) paths.push_back(file.path);
+  try {
+    syncFileSystems(paths);
+  } catch (const std::exception& e) {
+    RTCP_LOG_ERROR("storage", "syncing the beam-formed files to the disk failed: " << e.what());
+    closed = false;
+  }
+  return closed;
 }
 
 bool StorageSink::closeMeasurementSets(SinkSummary& summary) {
@@ -567,6 +629,17 @@ StorageStatus StorageSink::status() const {
   s.integrationsLost = integrationsLost_;
   s.connectionsRefused = statistics_.connectionsRefused;
   s.blocksDuplicated = statistics_.duplicatesOfThisRun;
+  if (beamFormed_) {
+    s.beamFormedFiles = beamFormed_->nrFiles();
+    s.beamFormedBlocksExpected = uint64_t(beamFormed_->blocksPerFile()) * s.beamFormedFiles;
+    for (const BeamFormedFileReport& file : beamFormed_->reports()) {
+      s.beamFormedBlocksWritten += uint64_t(file.blocks);
+      s.beamFormedSubbandBlocksLost += uint64_t(file.subbandBlocksLost + file.subbandBlocksLate);
+      s.beamFormedBytesWritten += file.bytes;
+    }
+    s.beamFormedReceived = beamFormedIngest_->blocks;
+    s.beamFormedRejected = beamFormedIngest_->rejected;
+  }
   std::lock_guard lock(errorMutex_);
   s.error = error_;
   return s;

@@ -3,7 +3,9 @@
 /// The storage tier (DESIGN §1): a TCP server that accepts any number of connections (a
 /// thread each), validates and stages the correlated blocks, and writes them into one
 /// MeasurementSet per subband stored on this host through a few write-behind writer
-/// threads (one per core by default), each serving a share of the MSs.
+/// threads (one per core by default), each serving a share of the MSs; and the beam-formed
+/// blocks on the same connections (DESIGN §2.4b) into the beam-formed files stored on this
+/// host (BeamFormedWriter, a thread of its own).
 
 #include <atomic>
 #include <condition_variable>
@@ -14,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "BeamFormedIngest.h"
+#include "BeamFormedWriter.h"
 #include "BlockValidator.h"
 #include "DiskSpace.h"
 #include "DurableReplies.h"
@@ -34,6 +38,9 @@ struct SinkOptions {
   std::string host;
   int port = -1;     ///< -1: OLAP.Storage.port; 0: any free port
   bool all = false;  ///< write every subband, whatever host its location names
+  /// Write the outputs whose location names exactly this host ("": any name of this host,
+  /// isLocalHost); the default listening address then (storage-sink --location-host).
+  std::string locationHost;
   StagingOptions staging;
   double lingerSeconds = 10;    ///< after the stop time, wait this long for late blocks
   double stopAfterSeconds = 0;  ///< stop after this long whatever arrived (0: no limit)
@@ -85,6 +92,10 @@ struct SinkSummary {
   uint64_t connectionsRefused = 0;  ///< connections that failed the handshake
   uint64_t blocksDuplicated = 0;    ///< blocks for integrations this sink had written
   std::string error;                ///< why writing failed ("" when it did not)
+  /// The beam-formed files written here, and the blocks each holds when complete.
+  std::vector<BeamFormedFileReport> beamFormedFiles;
+  int64_t beamFormedBlocksExpected = 0;
+  uint64_t beamFormedRejected = 0;  ///< beam-formed blocks refused (the log says why)
   std::string stopReason;
   void log() const;  ///< logs the summary, one line per item
 };
@@ -130,6 +141,11 @@ class StorageSink {
   void failWriting(int output, const std::string& what);
   /// Flushes and closes the MSs; false when one of them could not be.
   bool closeMeasurementSets(SinkSummary& summary);
+  /// Makes this host's beam-formed files (BeamFormedWriter) and their ingest.
+  void openBeamFormedFiles();
+  /// Writes what is left of them and closes them (final lengths and times); false when
+  /// that failed.
+  bool closeBeamFormedFiles(SinkSummary& summary);
   bool allArrived() const;
   /// Makes the MSs not made before (a restart's are reopened first, in the constructor) and
   /// opens their writers, each published to the writer threads as soon as it is open
@@ -180,6 +196,9 @@ class StorageSink {
   std::vector<std::string> sourceNames_;  // [connection]: "connection N (peer address)"
   std::unique_ptr<Handshake> handshake_;
   std::vector<int64_t> gridAtOpen_;  // [output]: integrations the MS held when opened
+  // This host's beam-formed files (none: nullptr); made before listening, finished in run().
+  std::unique_ptr<BeamFormedWriter> beamFormed_;
+  std::unique_ptr<BeamFormedIngest> beamFormedIngest_;
 
   // For status(): MSs made and opened, each output's flagged integrations (gaps).
   std::atomic<uint64_t> measurementSetsCreated_{0}, measurementSetsReady_{0},

@@ -35,8 +35,9 @@ int main(int argc, char** argv) {
   bool report = false;
   po::options_description visible(
       "usage: storage-sink PARSET [options]\n\n"
-      "Receives correlated blocks (DESIGN 2.4) on OLAP.Storage.port and writes one\n"
-      "MeasurementSet per subband whose output location is this host.\n"
+      "Receives correlated blocks (DESIGN 2.4) and beam-formed blocks (2.4b) on\n"
+      "OLAP.Storage.port and writes one MeasurementSet per subband and the beam-formed\n"
+      "files whose output location is this host.\n"
       "PARSET '-' reads the parset from standard input.\n\noptions");
   visible.add_options()("help,h", "show this help")(
       "port", po::value<int>(&options.port),
@@ -48,7 +49,11 @@ int main(int argc, char** argv) {
       "the observation's secret, which every connection must prove it knows (a file of mode "
       "0600, as observe writes it; '-': the first line of standard input, before the parset)")(
       "all", po::bool_switch(&options.all),
-      "write every subband, whatever host its location names")(
+      "write every subband and beam-formed file, whatever host its location names")(
+      "location-host", po::value<std::string>(&options.locationHost),
+      "write the MSs and beam-formed files whose location names exactly this host (default: "
+      "any name of this host, localhost included), and listen on it (observe gives it to a "
+      "storage-sink on another host, where the parset's localhost is the launching host)")(
       "staging-mb", po::value<double>(&stagingMb)->default_value(256), "staging memory bound, MiB")(
       "high-watermark", po::value<double>(&options.staging.highWatermark)->default_value(0.75),
       "fraction of staging that starts writing")(
@@ -72,8 +77,9 @@ int main(int argc, char** argv) {
       "MiB kept free on each file system of the MeasurementSets (a reserve file), to close them "
       "should the disk fill up")(
       "report", po::bool_switch(&report),
-      "at the end, print one 'rtcp-ms' line per MeasurementSet on standard output (for observe "
-      "across hosts)")("verbose,v", "log debug messages");
+      "at the end, print one 'rtcp-ms' line per MeasurementSet and one 'rtcp-bf' line per "
+      "beam-formed file on standard output (for observe across hosts)")("verbose,v",
+                                                                        "log debug messages");
   po::variables_map vm;
   try {
     if (!rtcp::parseCommandLine(argc, argv, visible, "PARSET", parsetPath, "\n", &vm)) return 0;
@@ -104,7 +110,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    rtcp::ObservationSettings settings = rtcp::ObservationSettings::fromFile(parsetPath);
+    rtcp::ObservationSettings settings =
+        rtcp::ObservationSettings::fromFile(parsetPath, rtcp::BeamFormedOutputs::kAccept);
     settings.logReport("storage");
     rtcp::storage::StorageSink sink(std::move(settings), options);
     {
@@ -128,6 +135,12 @@ int main(int argc, char** argv) {
         std::cout << "rtcp-ms subband=" << out.subband << " integrations=" << out.gridSize
                   << " missing=" << out.missing << " bytes=" << out.bytesWritten
                   << " path=" << out.path << std::endl;  // the path last: it may hold spaces
+    if (report)
+      for (const rtcp::storage::BeamFormedFileReport& file : summary.beamFormedFiles)
+        std::cout << "rtcp-bf blocks=" << file.blocks
+                  << " expected=" << summary.beamFormedBlocksExpected
+                  << " lost=" << file.subbandBlocksLost + file.subbandBlocksLate
+                  << " bytes=" << file.bytes << " path=" << file.path << std::endl;
     if (const std::string error = sink.statusError(); !error.empty()) {
       RTCP_LOG_ERROR("storage", "the status file could not be written (" << error
                                                                          << "): observe could "

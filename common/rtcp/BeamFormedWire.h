@@ -71,6 +71,13 @@ size_t beamFormedSerialisedSize(const BeamFormedData& data);
 /// beamFormedSerialisedSize(data) bytes.
 void serialiseBeamFormed(const BeamFormedData& data, uint64_t observationId,
                          std::span<uint8_t> out);
+/// The same from a header's labels and shape (observation id, SAP, TAB, subband, Stokes,
+/// channels, samples, block) and the payload's two arrays, samples[component][sample]
+/// [channel] and validFraction[sample][channel] (as ionproc receives them from a rank):
+/// fills in the payload size and CRC, into `out` of exactly 64 + payload bytes. Throws
+/// std::logic_error when the arrays do not have the header's shape.
+void serialiseBeamFormed(BeamFormedHeader header, std::span<const float> samples,
+                         std::span<const float> validFraction, std::span<uint8_t> out);
 /// Rebuilds the data from a checked header and its payload of header.payloadSize bytes.
 BeamFormedData beamFormedFromPayload(const BeamFormedHeader& header, const uint8_t* payload);
 

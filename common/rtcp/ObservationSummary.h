@@ -43,6 +43,19 @@ struct StationSummary {
   uint64_t packetsNotRecorded = 0;
 };
 
+/// One beam-formed file (.h5, its samples in the .raw beside it), as its storage-sink
+/// reported it after closing it.
+struct BeamFormedFileSummary {
+  std::string path;               ///< "HOST:PATH" when written on another host, like MSs
+  uint64_t bytes = 0;             ///< samples and weights written
+  int nrSubbands = 0;             ///< subbands the file holds
+  int64_t blocksExpected = 0;     ///< blocks the file holds when nothing is lost
+  int64_t blocksWritten = 0;      ///< blocks written (a lost subband in one: zeros of weight 0)
+  int64_t subbandBlocksLost = 0;  ///< subband-blocks written as zeros of weight 0 (never came,
+                                  ///< came too late, or their block never began)
+  bool operator==(const BeamFormedFileSummary&) const = default;
+};
+
 /// The status of an observation: ok; degraded (its data are usable, but more than
 /// kDegradedFraction of them were flagged or dropped, or packets were implausible or
 /// duplicated: ObservationSummary::degradations says why); failed.
@@ -65,6 +78,9 @@ struct ObservationSummary {
   uint64_t bytesWritten = 0;   ///< bytes of the MeasurementSets on disk
   std::vector<std::string> measurementSets;  ///< written (an observation that failed lists none)
   std::vector<std::string> partialMeasurementSets;  ///< on disk after a failure: incomplete
+  /// Every beam-formed file the parset names, in its order (one no storage-sink reported:
+  /// nothing written, and a warning).
+  std::vector<BeamFormedFileSummary> beamFormedFiles;
   std::vector<StationSummary> stations;
   uint64_t blocksDropped = 0;  ///< blocks served flagged because the ranks fell behind
   /// What the MSs hold once closed, as each storage-sink reported after its final flush or
@@ -93,7 +109,8 @@ struct ObservationSummary {
   /// Fills `degradations` from the counters: per station, packets lost or samples flagged
   /// beyond kDegradedFraction (naming what was late, rejected or missing), implausible or
   /// duplicated packets at all; blocks dropped because the ranks fell behind; integrations
-  /// that did not reach storage beyond kDegradedFraction.
+  /// that did not reach storage beyond kDegradedFraction; beam-formed subband-blocks lost
+  /// beyond it.
   void assess();
 
   std::string toJson() const;

@@ -62,6 +62,10 @@ struct IonStatus {
   uint64_t storageSent = 0;             ///< storage.sent: acknowledged by storage-sink
   uint64_t storageDropped = 0;          ///< storage.dropped
   uint64_t storageConnections = 0;      ///< storage.connections: made to storage-sinks so far
+  /// Beam-formed blocks (DESIGN §2.4b) for the storage-sinks of their files: queued
+  /// (beamformed.queued), acknowledged by a storage-sink (beamformed.sent), dropped
+  /// (beamformed.dropped: queue full in real time, or not sent by the end).
+  uint64_t beamFormedQueued = 0, beamFormedSent = 0, beamFormedDropped = 0;
   /// link.connectionsRefused: connections to the link closed because they did not prove
   /// they belong to the observation (Handshake.h); the log names each peer.
   uint64_t linkConnectionsRefused = 0;

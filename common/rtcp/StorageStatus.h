@@ -48,6 +48,14 @@ struct StorageStatus {
   /// kept); the log names the source and the integration. Blocks sent again after a
   /// restart, for integrations the MS held when this sink reopened it, are not counted.
   uint64_t blocksDuplicated = 0;
+  /// Beam-formed files (DESIGN §2.4b, §2.7): beamformed.files written here,
+  /// beamformed.blocksExpected (blocks per file times the files), beamformed.blocksWritten,
+  /// beamformed.subbandBlocksLost (subbands of written blocks that never came, or came too
+  /// late: zeros of weight 0), beamformed.bytesWritten, beamformed.received (blocks taken
+  /// from the connections) and beamformed.rejected (bad header, checksum or not stored here).
+  uint64_t beamFormedFiles = 0, beamFormedBlocksExpected = 0, beamFormedBlocksWritten = 0,
+           beamFormedSubbandBlocksLost = 0, beamFormedBytesWritten = 0, beamFormedReceived = 0,
+           beamFormedRejected = 0;
 
   /// The `key=value` text (keys as documented on each field).
   std::string format() const;

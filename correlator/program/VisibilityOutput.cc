@@ -13,8 +13,17 @@ void LinkOutput::write(int subbandIndex, int64_t block, const CorrelatedData& da
   ++blocks_;
 }
 
+void LinkOutput::writeBeamFormed(const std::vector<BeamFormedData>& data) {
+  for (const BeamFormedData& tab : data) {
+    ion::acceptBeamFormed.call(*link_, tab.subband, tab.block, tab.tab, tab.samples.span(),
+                               tab.validFraction.span());
+    ++beamFormedBlocks_;
+  }
+}
+
 std::string LinkOutput::summary() const {
-  return std::to_string(blocks_) + " correlated blocks sent to ionproc";
+  return std::to_string(blocks_) + " correlated blocks and " + std::to_string(beamFormedBlocks_) +
+         " beam-formed TAB-blocks sent to ionproc";
 }
 
 LocalOutput::LocalOutput(const ObservationSettings& settings, ion::OutputPathOptions options)
@@ -23,6 +32,12 @@ LocalOutput::LocalOutput(const ObservationSettings& settings, ion::OutputPathOpt
 void LocalOutput::write(int subbandIndex, int64_t block, const CorrelatedData& data) {
   path_.add(subbandIndex, block, data.nrStations, data.nrChannels, data.visibilities.span(),
             data.validSamples.span());
+}
+
+void LocalOutput::writeBeamFormed(const std::vector<BeamFormedData>& data) {
+  for (const BeamFormedData& tab : data)
+    path_.addBeamFormed(tab.subband, tab.block, tab.tab, tab.samples.span(),
+                        tab.validFraction.span());
 }
 
 bool LocalOutput::finish() { return path_.finish(); }

@@ -138,7 +138,7 @@ int defaultThreads() {
 /// The parset of every rank: from the file, or ("-") read by rank 0 from standard input
 /// and broadcast, since mpiexec forwards standard input to rank 0 alone.
 ObservationSettings readSettings(const std::string& path, int rank) {
-  if (path != "-") return ObservationSettings::fromFile(path);
+  if (path != "-") return ObservationSettings::fromFile(path, BeamFormedOutputs::kAccept);
   std::string text;
   if (rank == 0) {
     std::ostringstream in;
@@ -150,7 +150,8 @@ ObservationSettings readSettings(const std::string& path, int rank) {
   text.resize(size_t(size));
   MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, MPI_COMM_WORLD);
   return ObservationSettings::fromText(text, "<standard input>",
-                                       std::filesystem::current_path().string());
+                                       std::filesystem::current_path().string(),
+                                       BeamFormedOutputs::kAccept);
 }
 
 /// The observation's secret of every rank: from the file, or ("-") read by rank 0 from the
@@ -321,15 +322,10 @@ int run(const Options& options, int rank, int nrRanks) {
               << (st.exchangeSeconds > 0 ? st.bytesExchanged / st.exchangeSeconds / 1e9 : 0)
               << " GB/s)");
   RTCP_LOG_INFO("correlator", "rank " << rank << ": steps: " << st.steps.report());
-  if (st.beamFormedSubbandBlocks > 0) {
+  if (st.beamFormedSubbandBlocks > 0)
     RTCP_LOG_INFO("correlator", "rank "
                                     << rank << ": beam former: " << st.beamFormedSubbandBlocks
                                     << " subband-blocks, steps: " << st.beamFormerSteps.report());
-    if (output->beamFormedNotForwarded() > 0)
-      RTCP_LOG_WARN("correlator", "rank " << rank << ": " << output->beamFormedNotForwarded()
-                                          << " TAB-blocks of beam-formed data were made but not "
-                                             "forwarded: the link has no function for them yet");
-  }
   RTCP_LOG_INFO("correlator", "rank " << rank << ": queues: " << pipeline.queueReport());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": input: " << fetcher->summary());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": output: " << output->summary());

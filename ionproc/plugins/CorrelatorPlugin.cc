@@ -1,5 +1,6 @@
 // The correlator plug-in: serves compute ranks their stations' delayed blocks and takes
-// their visibilities for integration (CorrelatorFunctions.h).
+// their visibilities for integration and their beam-formed data for storage
+// (CorrelatorFunctions.h).
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -50,7 +51,7 @@ struct CorrelatorPlugin {
   double leaseWaitSeconds = 30;  ///< PluginContext::leaseWaitSeconds
   BlockSource* blocks = nullptr;
   VisibilitySink* visibilities = nullptr;
-  std::atomic<uint64_t> served{0}, lent{0}, flagged{0}, correlated{0};
+  std::atomic<uint64_t> served{0}, lent{0}, flagged{0}, correlated{0}, beamFormed{0};
   /// The shared-memory path's slots, made when a rank on this host first asks for them.
   std::mutex segmentMutex;
   std::unique_ptr<SharedBlockSegment> segment;
@@ -231,14 +232,38 @@ struct CorrelatorPlugin {
     ++correlated;
   }
 
+  void acceptBeamFormed(int32_t subband, int64_t block, int32_t tab, std::span<const float> samples,
+                        std::span<const float> validFraction) {
+    if (!visibilities) throw std::runtime_error("this ionproc has no output");
+    visibilities->addBeamFormed(subband, block, tab, samples, validFraction);
+    ++beamFormed;
+  }
+
   std::string summary() const {
     return "correlator plug-in: " + std::to_string(served) +
            " station blocks served over the link, " + std::to_string(lent) +
            " lent in shared memory, " + std::to_string(flagged) +
            " served flagged because the ranks fell behind, " + std::to_string(correlated) +
-           " correlated blocks received; steps: " + times.report();
+           " correlated blocks and " + std::to_string(beamFormed) +
+           " beam-formed TAB-blocks received; steps: " + times.report();
   }
 };
+
+/// No acceptBeamFormed call brings more than one TAB-subband-block of the observation's
+/// largest Stokes output; without beam-formed output, none is taken.
+uint64_t largestBeamFormedCall(const ObservationSettings* settings) {
+  if (!settings) return UINT64_MAX;
+  const BeamFormedSettings& bf = settings->beamFormed;
+  uint64_t largest = 0;
+  for (bool coherent : {true, false})
+    if (coherent ? bf.coherentEnabled : bf.incoherentEnabled) {
+      const StokesSettings& st = bf.stokes(coherent);
+      largest = std::max(
+          largest, beamFormedCallBytes(st.nrComponents(), st.nrChannels,
+                                       st.outputSamplesPerBlock(settings->samplesPerBlock())));
+    }
+  return largest;
+}
 
 }  // namespace
 }  // namespace rtcp::ion
@@ -298,5 +323,12 @@ RTCP_PLUGIN(context) {
       context.settings ? visibilityCallBytes(context.settings->nrStations(),
                                              context.settings->channelsPerSubband)
                        : UINT64_MAX);
+  context.functions.serve(
+      acceptBeamFormed,
+      [plugin](int32_t subband, int64_t block, int32_t tab, std::span<const float> samples,
+               std::span<const float> validFraction) {
+        plugin->acceptBeamFormed(subband, block, tab, samples, validFraction);
+      },
+      largestBeamFormedCall(context.settings));
   if (context.summaries) context.summaries->push_back([plugin] { return plugin->summary(); });
 }

@@ -11,6 +11,7 @@
 #include "CorrelatorFunctions.h"
 #include "Integrator.h"
 #include "LinkServer.h"
+#include "OutputPath.h"
 #include "TestFunctions.h"
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
@@ -523,6 +524,7 @@ class DaemonFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(DaemonFaultsTest);
   CPPUNIT_TEST(testHugeCallIsRefusedBeforeAllocating);
   CPPUNIT_TEST(testOutOfRangeArgumentsAreErrors);
+  CPPUNIT_TEST(testBeamFormedCallsAreBoundedAndChecked);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -590,6 +592,71 @@ class DaemonFaultsTest : public CppUnit::TestFixture {
     const std::string layout =
         remoteError([&] { sharedSubbandSegment.call(client, INT32_MAX, 4, info); });
     CPPUNIT_ASSERT_MESSAGE(layout, contains(layout, "more than 8 blocks"));
+  }
+
+  /// acceptBeamFormed takes at most one TAB-subband-block of the parset's Stokes output
+  /// (none without beam-formed output), and the output path checks its shape against the
+  /// TAB's before anything is serialised.
+  void testBeamFormedCallsAreBoundedAndChecked() {
+    ObservationSettings settings = smallObservation();
+    PatternBlocks blocks(settings);
+    const auto refused = [](Daemon& daemon, uint64_t size) {
+      LinkClient client(daemon.server->endpoint(), 0, 1, testHandshake());
+      const uint32_t id = acceptBeamFormed.id();
+      std::vector<uint8_t> head(sizeof id);
+      std::memcpy(head.data(), &id, sizeof id);
+      try {
+        client.write(head, nullptr, size_t(size));
+      } catch (const LinkError& e) {
+        return contains(e.what(), "exceed the limit of ");
+      }
+      return false;
+    };
+    {
+      Integrator integrator(settings, [](std::unique_ptr<CorrelatedData>) {});
+      Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks, &integrator);
+      CPPUNIT_ASSERT(refused(daemon, 1));
+    }
+    // One coherent TAB of Stokes I, 4 channels: 64 samples a block make 16 output samples.
+    BeamFormedSettings& bf = settings.beamFormed;
+    bf.coherentEnabled = true;
+    bf.coherent.nrChannels = 4;
+    bf.saps.resize(1);
+    bf.saps[0].nrManualTabs = 1;
+    bf.saps[0].tabs.resize(1);
+    bf.saps[0].tabs[0].files = {0};
+    bf.files.push_back({0, 0, 0, 0, true, 0, 4, "L7_SAP000_B000_S0_P000_bf.h5", "", "."});
+    OutputPathOptions options;
+    options.toStorage = false;
+    OutputPath output(settings, options);
+    Daemon daemon(RTCP_CORRELATOR_PLUGIN, &settings, &blocks, &output);
+    const uint64_t limit = beamFormedCallBytes(1, 4, 16);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2 * 256), limit);
+    CPPUNIT_ASSERT(refused(daemon, limit + 1));
+
+    LinkClient client(daemon.server->endpoint(), 0, 1, testHandshake());
+    std::vector<float> samples(16 * 4, 1.0f), fractions(16 * 4, 1.0f);
+    acceptBeamFormed.call(client, 2, 1, 0, samples, fractions);
+    const auto remoteError = [&](int32_t subband, int64_t block, int32_t tab, size_t nrSamples) {
+      std::vector<float> wrong(nrSamples);
+      try {
+        acceptBeamFormed.call(client, subband, block, tab, wrong, fractions);
+      } catch (const LinkError& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    const std::string shape = remoteError(2, 1, 0, 15 * 4);
+    CPPUNIT_ASSERT_MESSAGE(shape, contains(shape, "not the parset's I x 16 samples x 4 channels"));
+    const std::string tab = remoteError(2, 1, 1, 16 * 4);
+    CPPUNIT_ASSERT_MESSAGE(tab, contains(tab, "TAB 1 of SAP 0: the parset has no such TAB"));
+    const std::string block = remoteError(2, settings.nrBlocks(), 0, 16 * 4);
+    CPPUNIT_ASSERT_MESSAGE(block, contains(block, "not the observation's"));
+    std::string summary;
+    for (const std::string& line : output.summary()) summary += line + "\n";
+    CPPUNIT_ASSERT_MESSAGE(summary, contains(summary,
+                                             "beam-formed: 1 TAB-subband-blocks received, "
+                                             "1 not stored (no storage output)"));
   }
 };
 
