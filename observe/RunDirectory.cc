@@ -39,19 +39,24 @@ std::vector<std::string> earlierRunProblems(const ObservationPlan& plan) {
     problems.push_back("the observation directory " + plan.directory +
                        " is writable by every user, who could replace the observation's files: "
                        "choose another directory with --dir");
-  std::vector<std::string> existing;
-  for (const std::string& ms : plan.measurementSets)
-    if (fs::exists(fs::symlink_status(ms, error))) existing.push_back(ms);
-  if (!existing.empty()) {
+  // Outputs of another run where this one would write (storage-sink would append to an
+  // MS of this run only, and make each beam-formed file anew).
+  const auto existingOf = [&](const std::vector<std::string>& paths, const std::string& what,
+                              const std::string& rule) {
+    std::vector<std::string> existing;
+    for (const std::string& path : paths)
+      if (fs::exists(fs::symlink_status(path, error))) existing.push_back(path);
+    if (existing.empty()) return;
     std::string names;
     for (size_t i = 0; i < existing.size() && i < 4; ++i) names += (i ? ", " : "") + existing[i];
     if (existing.size() > 4) names += " and " + std::to_string(existing.size() - 4) + " more";
     problems.push_back(std::to_string(existing.size()) + " of the observation's " +
-                       std::to_string(plan.measurementSets.size()) +
-                       " MeasurementSets exist already, from another run (" + names +
-                       "): a run writes only into MSs it made; remove them or choose other "
-                       "output locations");
-  }
+                       std::to_string(paths.size()) + " " + what +
+                       " exist already, from another run (" + names + "): " + rule +
+                       "; remove them or choose other output locations");
+  };
+  existingOf(plan.measurementSets, "MeasurementSets", "a run writes only into MSs it made");
+  existingOf(plan.beamFormedFiles, "beam-formed files", "a run would write its own over them");
   return problems;
 }
 

@@ -201,6 +201,7 @@ class RerunTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(RerunTest);
   CPPUNIT_TEST(testDirectoryOfAnotherRun);
   CPPUNIT_TEST(testMeasurementSetsOfAnotherRun);
+  CPPUNIT_TEST(testBeamFormedFilesOfAnotherRun);
   CPPUNIT_TEST(testDirectoryInUse);
   CPPUNIT_TEST_SUITE_END();
 
@@ -237,6 +238,31 @@ class RerunTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(checkText, checked != 0 && contains(checkText, ms));
   }
 
+  /// storage-sink would make each beam-formed file anew: one of another run is refused.
+  void testBeamFormedFilesOfAnotherRun() {
+    storage::test::TempDir dir;
+    const std::string bf = dir.path() + "/bf/L4711_SAP000_B000_S0_P000_bf.h5";
+    std::filesystem::create_directories(dir.path() + "/bf");
+    { std::ofstream(bf) << "an earlier run's file\n"; }
+    const auto [code, text] =
+        observeNow(dir.path(), dir.path() + "/obs", {},
+                   "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
+                   "Observation.DataProducts.Output_CoherentStokes.locations = [localhost:" +
+                       dir.path() +
+                       "/bf]\n"
+                       "Observation.Beam[0].nrTiedArrayBeams = 1\n"
+                       "Observation.Beam[0].TiedArrayBeam[0].angle1 = 5.2336866848\n"
+                       "Observation.Beam[0].TiedArrayBeam[0].angle2 = 0.7109425145\n"
+                       "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n");
+    CPPUNIT_ASSERT_MESSAGE(text, code != 0);
+    CPPUNIT_ASSERT_MESSAGE(text, contains(text,
+                                          "1 of the observation's 1 beam-formed files exist "
+                                          "already, from another run (" +
+                                              bf + ")"));
+    nothingStarted(dir.path() + "/obs", text);
+    CPPUNIT_ASSERT_EQUAL(std::string("an earlier run's file\n"), readFile(bf));
+  }
+
   /// A second observation in the directory of one that runs (its lock held) is refused.
   void testDirectoryInUse() {
     storage::test::TempDir dir;
@@ -262,9 +288,11 @@ class RerunTest : public CppUnit::TestFixture {
   }
   /// observe --now of a small live observation into obs; its exit code and log.
   static std::pair<int, std::string> observeNow(const std::string& dir, const std::string& obs,
-                                                const std::vector<std::string>& options) {
+                                                const std::vector<std::string>& options,
+                                                const std::string& extra = "") {
     SmallObservation o;
     o.outputDir = dir + "/out";
+    o.extra = extra;
     std::vector<std::string> arguments{writeParset(dir + "/rerun.parset", o), "--now", "--dir",
                                        obs};
     arguments.insert(arguments.end(), options.begin(), options.end());
