@@ -360,6 +360,8 @@ std::vector<std::string> Observation::startIonprocs() {
     // What storage-sink cannot take meanwhile waits here (on other hosts: in their /tmp).
     if (!ionproc.remote) arguments.insert(arguments.end(), {"--spool-dir", plan_.directory});
     if (options_.lendRing && !ionproc.remote) arguments.push_back("--lend-ring");
+    // Its trigger port where rtcp-trigger on this host reaches it (the status names it).
+    if (ionproc.remote) arguments.insert(arguments.end(), {"--trigger", ionproc.inputHost + ":0"});
     if (options_.console && &ionproc == &plan_.ionprocs.front())
       arguments.insert(arguments.end(), {"--quicklook", ionproc.remote ? "-" : quickLookPath()});
     if (plan_.ionprocs.size() > 1) {

@@ -10,6 +10,7 @@
 
 #include "InputRecorder.h"
 #include "InputTestUtil.h"
+#include "StationDump.h"
 #include "StationInput.h"
 #include "rtcp/Stream.h"
 
@@ -36,6 +37,7 @@ class InputRecorderTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testNoFreeBufferIsCountedNotWaitedFor);
   CPPUNIT_TEST(testExistingRecordingIsRefused);
   CPPUNIT_TEST(testStationInputRecordsWhatItReceived);
+  CPPUNIT_TEST(testDumpRebuildsThePacketsOfTheWindow);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -136,6 +138,44 @@ class InputRecorderTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(dir.file("rec/CS001-0.rsp"), input.recordings().at(0).path);
     }
     CPPUNIT_ASSERT(concatenated(sent) == fileBytes(dir.file("rec/CS001-0.rsp")));
+  }
+
+  /// A dump of blocks 4..7 (blocks of 1024 samples) out of a replayed recording: the
+  /// packets rebuilt from the buffer are the recording's, byte for byte, from the packet
+  /// holding the first block's filter history and reach (240 + 16 samples before it) to the
+  /// one holding the reach after the last block.
+  void testDumpRebuildsThePacketsOfTheWindow() {
+    TempDir dir;
+    ObservationSettings s = makeSettings(1, 4, kStart, false, 64);
+    s.secondsOfBuffer = 1;
+    const int64_t S = s.startSample();
+    const Packets sent = streamPackets(1, 4, S - 1024, S + 32 * 1024);
+    writeRecording(dir.file("in.rsp"), sent);
+    s.stations[0].inputs = {"file:" + dir.file("in.rsp")};
+    StationInput input(s);
+    input.start();
+    CPPUNIT_ASSERT(eventually([&] { return input.buffer(0).ended(0); }));
+    const SampleClock clock(200);
+    DumpRequest request;
+    request.from = clock.unixTime(S + 4096 + 100);
+    request.to = clock.unixTime(S + 8192 - 100);
+    request.directory = dir.file("dump");
+    const DumpResult result = dumpStations(input, request);
+    input.stop();
+    CPPUNIT_ASSERT_EQUAL(int64_t(4), result.firstBlock);
+    CPPUNIT_ASSERT_EQUAL(int64_t(4), result.nrBlocks);
+    CPPUNIT_ASSERT_EQUAL(S + 4096 - 240 - 16, result.firstSample);
+    CPPUNIT_ASSERT_EQUAL(S + 8192 + 16, result.endSample);
+    CPPUNIT_ASSERT(result.complete());
+    CPPUNIT_ASSERT(result.gaps.empty());
+    Packets expected;
+    for (size_t i = 0; i < sent.size(); ++i) {
+      const int64_t first = S - 1024 + 16 * int64_t(i);
+      if (first + 16 > result.firstSample && first < result.endSample) expected.push_back(sent[i]);
+    }
+    CPPUNIT_ASSERT_EQUAL(size_t(1), result.recordings.size());
+    CPPUNIT_ASSERT_EQUAL(uint64_t(expected.size()), result.recordings[0].packets);
+    CPPUNIT_ASSERT(concatenated(expected) == fileBytes(dir.file("dump/CS001-0.rsp")));
   }
 
  private:
