@@ -124,7 +124,7 @@ bool InputRecorder::writeChunk(StreamState& s, const Chunk& c, int& error) {
     // Direct I/O takes whole blocks: the tail of the last chunk, this chunk, and the bytes
     // after the last whole block wait for the next (or for finish()).
     const size_t n = s.tail.size() + c.used;
-    std::memcpy(staging_.data(), s.tail.data(), s.tail.size());
+    if (!s.tail.empty()) std::memcpy(staging_.data(), s.tail.data(), s.tail.size());
     std::memcpy(staging_.data() + s.tail.size(), c.bytes.data(), c.used);
     const size_t whole = n / kDirectIoAlignment * kDirectIoAlignment;
     if (writeAll(s.fd, staging_.data(), whole, error)) {
