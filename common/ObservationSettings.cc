@@ -71,6 +71,7 @@ std::string ObservationSettings::summaryLine() const {
 void ObservationSettings::logReport(const std::string& component) const {
   RTCP_LOG_INFO(component, summaryLine());
   if (beamFormed.enabled()) RTCP_LOG_INFO(component, beamFormed.summaryLine());
+  RTCP_LOG_INFO(component, flagging.summaryLine());
   for (const ParsetWarning& warning : warnings) RTCP_LOG_WARN(component, warning.message);
   for (const std::string& line : unknownKeys.describe()) RTCP_LOG_WARN(component, line);
 }
@@ -85,6 +86,7 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset, const 
   readBeams(parset, problems, s);
   problems.guard([&] { readDescription(parset, s); });
   readProcessing(parset, problems, s);
+  readFlagging(parset, problems, s);
   readStations(parset, table, problems, s);
   problems.guard([&] { readTiedArray(parset, s); });
   readOutput(parset, problems, s);

@@ -214,6 +214,7 @@ std::string ObservationSummary::toJson() const {
     << "  \"recordingDirectory\": " << jsonString(recordingDirectory) << ",\n"
     << "  \"recordingBytes\": " << recordingBytes << ",\n"
     << "  \"dumps\": " << jsonList(dumps, "  ") << ",\n"
+    << "  \"flagging\": " << jsonList(flagging, "  ") << ",\n"
     << "  \"warnings\": " << jsonList(warnings, "  ") << "\n"
     << "}\n";
   return j.str();
@@ -276,6 +277,7 @@ std::string ObservationSummary::toText() const {
       t << " " << part << "=" << std::setprecision(3) << seconds;
     t << "\n";
   }
+  for (const std::string& line : flagging) t << "  flagging      " << line << "\n";
   for (const std::string& plot : plots) t << "  plot          " << plot << "\n";
   for (const std::string& warning : warnings) t << "  warning       " << warning << "\n";
   return t.str();
@@ -365,6 +367,7 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.recordingDirectory = tree.get<std::string>("recordingDirectory", "");
     s.recordingBytes = number<uint64_t>(tree, "recordingBytes");
     s.dumps = strings(tree, "dumps");
+    s.flagging = strings(tree, "flagging");
     s.warnings = strings(tree, "warnings");
   } catch (const std::exception& e) {
     throw std::runtime_error(name + ": unexpected contents: " + e.what());

@@ -165,6 +165,37 @@ SimSignalPath readSignalPath(const Parset& p, const StationSettings& st) {
   return path;
 }
 
+/// Sim.rfi.<name>.stations (or another list of fields) as station indices; empty: absent.
+std::vector<int> readStationList(const Parset& p, const std::string& key,
+                                 const ObservationSettings& s) {
+  std::vector<int> indices;
+  for (const std::string& name : p.getStringVector(key, {})) {
+    const int index = s.stationIndex(name);
+    if (index < 0) p.fail(key, "'" + name + "' is no antenna field of the observation");
+    indices.push_back(index);
+  }
+  return indices;
+}
+
+void readRfi(const Parset& p, Problems& problems, const ObservationSettings& s, SimRfi& rfi) {
+  problems.guard([&] {
+    rfi.toneFrequency = p.getDouble("Sim.rfi.tone.frequency", 0.0);
+    rfi.toneAmplitude = p.getDouble("Sim.rfi.tone.amplitude", 0.0);
+    rfi.toneStations = readStationList(p, "Sim.rfi.tone.stations", s);
+  });
+  problems.guard([&] {
+    rfi.burstPeriod = p.getDouble("Sim.rfi.burst.period", 0.0);
+    rfi.burstDuration = p.getDouble("Sim.rfi.burst.duration", 0.0);
+    rfi.burstPower = p.getDouble("Sim.rfi.burst.power", 0.0);
+    if (rfi.burstPeriod < 0) p.fail("Sim.rfi.burst.period", "must not be negative");
+    if (rfi.burstDuration < 0 || (rfi.burstPeriod > 0 && rfi.burstDuration > rfi.burstPeriod))
+      p.fail("Sim.rfi.burst.duration", "must lie in 0..Sim.rfi.burst.period");
+    if (rfi.burstPower < 0) p.fail("Sim.rfi.burst.power", "must not be negative");
+    rfi.burstStations = readStationList(p, "Sim.rfi.burst.stations", s);
+  });
+  problems.guard([&] { rfi.silentStations = readStationList(p, "Sim.rfi.silentStations", s); });
+}
+
 }  // namespace
 
 void readSim(const Parset& p, Problems& problems, ObservationSettings& s) {
@@ -197,6 +228,7 @@ void readSim(const Parset& p, Problems& problems, ObservationSettings& s) {
   });
   for (const StationSettings& st : s.stations)
     problems.guard([&] { sim.signalPaths.push_back(readSignalPath(p, st)); });
+  readRfi(p, problems, s, sim.rfi);
 }
 
 }  // namespace rtcp::settings

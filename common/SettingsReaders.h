@@ -127,6 +127,9 @@ void refuseBeamFormed(const Parset& p, Problems& problems);
 std::pair<std::string, std::string> splitLocation(const Parset& p, const std::string& key,
                                                   const std::string& location);
 void readSim(const Parset& p, Problems& problems, ObservationSettings& s);
+/// Online flagging: BG/P's OLAP.CNProc.online* keys, rtcp's Rtcp.Flagging.* (needs the
+/// block size). ReadFlagging.cc.
+void readFlagging(const Parset& p, Problems& problems, ObservationSettings& s);
 
 // Writing settings back as parset text.
 /// The beam-formed keys (COBALT's generation; WriteBeamFormed.cc).

@@ -162,6 +162,19 @@ void writeSim(const ObservationSettings& s, Parset& p) {
   p.set("Sim.packetLossProbability", formatNumber(sim.packetLossProbability));
   p.set("Sim.stationBeamWidth", formatNumber(sim.stationBeamWidth));
   p.set("Sim.seed", std::to_string(sim.seed));
+  auto fields = [&](const std::vector<int>& indices) {
+    std::vector<std::string> names;
+    for (int i : indices) names.push_back(s.stations.at(size_t(i)).name);
+    return formatStrings(names);
+  };
+  p.set("Sim.rfi.tone.frequency", formatNumber(sim.rfi.toneFrequency));
+  p.set("Sim.rfi.tone.amplitude", formatNumber(sim.rfi.toneAmplitude));
+  p.set("Sim.rfi.tone.stations", fields(sim.rfi.toneStations));
+  p.set("Sim.rfi.burst.period", formatNumber(sim.rfi.burstPeriod));
+  p.set("Sim.rfi.burst.duration", formatNumber(sim.rfi.burstDuration));
+  p.set("Sim.rfi.burst.power", formatNumber(sim.rfi.burstPower));
+  p.set("Sim.rfi.burst.stations", fields(sim.rfi.burstStations));
+  p.set("Sim.rfi.silentStations", fields(sim.rfi.silentStations));
   for (size_t st = 0; st < sim.signalPaths.size() && st < s.stations.size(); ++st)
     for (int pol = 0; pol < 2; ++pol) {
       const std::string prefix = "Sim." + s.stations[st].name + (pol ? ".delay.Y" : ".delay.X");
@@ -185,6 +198,7 @@ Parset ObservationSettings::toParset() const {
   parset.set("OLAP.maxNetworkDelay", settings::formatNumber(maxNetworkDelay));
   settings::writeOutput(*this, parset);
   settings::writeBeamFormed(*this, parset);
+  for (const auto& [key, value] : flagging.effectiveKeys()) parset.set(key, value);
   settings::writeComputeNodes(*this, parset);
   settings::writeSim(*this, parset);
   return parset;

@@ -53,6 +53,9 @@ class SpectrumMask {
   void intersect(const SpectrumMask& other) {
     for (size_t w = 0; w < words_.size(); ++w) words_[w] &= other.words_[w];
   }
+  /// Word w: spectra [64 w, 64 w + 64), bit k = spectrum 64 w + k.
+  size_t nrWords() const { return words_.size(); }
+  uint64_t word(size_t w) const { return words_[w]; }
   void copyFrom(const SpectrumMask& other) {
     for (size_t w = 0; w < words_.size(); ++w) words_[w] = other.words_[w];
   }

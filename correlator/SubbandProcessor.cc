@@ -35,6 +35,7 @@ struct SubbandProcessor::Scratch {
   AlignedBuffer<std::complex<float>> spectra;  ///< [spectrum][channel][pol]
   DelayAndBandpassCorrection::Phasors phasors;
   std::vector<std::complex<float>> rotations;  ///< polarisation corrections [channel][pol]
+  PreCorrelationFlagger::Workspace rfi;        ///< the RFI flagger's grid
 };
 
 SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrThreads,
@@ -54,13 +55,22 @@ SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrTh
       beamformer_(stationNames(settings), settings.tiedArrayStationNames),
       kernel_(beamformer_.nrOutputStations(), nrChannels_, nrSpectra_, isa, nrThreads_),
       validSampleCounter_(beamformer_.nrOutputStations(), nrChannels_),
-      times_({"input conversion", "spectrum flags", "filter bank", "delay/bandpass", "beamformer",
-              "correlator", "valid samples"}) {
+      times_({"input conversion", "spectrum flags", "filter bank", "delay/bandpass", "rfi flags",
+              "beamformer", "correlator", "valid samples"}) {
   if (nrStations_ < 1) throw std::invalid_argument("SubbandProcessor: no stations");
+  if (settings.flagging.anyPreCorrelation()) {
+    rfiFlagger_ = std::make_unique<PreCorrelationFlagger>(
+        settings.flagging, nrChannels_, nrSpectra_, CorrelatorKernel::paddedLength(nrSpectra_));
+    for (int s = 0; s < nrStations_; ++s) channelFlags_.emplace_back(nrChannels_, nrSpectra_);
+    flagStatistics_.resize(size_t(nrStations_));
+    flagTotals_.resize(size_t(nrStations_));
+  }
   for (int t = 0; t < nrThreads_; ++t)
     scratch_.push_back(std::make_unique<Scratch>(
         size_t(filterBank_.nrHistorySamples()) + size_t(spectraPerChunk_) * nrChannels_,
         size_t(spectraPerChunk_) * nrChannels_));
+  if (rfiFlagger_)
+    for (auto& scratch : scratch_) scratch->rfi = rfiFlagger_->makeWorkspace();
   samples_ = AlignedBuffer<float>(size_t(nrStations_) * kernel_.floatsPerStation());
   for (int s = 0; s < nrStations_; ++s) {
     std::array<double, 2> delay{}, phase{};
@@ -141,6 +151,32 @@ void SubbandProcessor::processStation(const StationBlock& block, int localSubban
   times_.add(kInputConversion, times.conversion);
   times_.add(kFilterBank, times.filtering);
   times_.add(kDelayAndBandpass, times.correction);
+  if (!rfiFlagger_) return;
+  t = StepTimes::Clock::now();
+  rfiFlagger_->flag(samples_.data() + size_t(station) * kernel_.floatsPerStation(), mask,
+                    channelFlags_[size_t(station)], flagStatistics_[size_t(station)], scratch.rfi);
+  times_.lap(kRfiFlags, t);
+}
+
+void SubbandProcessor::settleFlags(const std::vector<float*>& buffers) {
+  auto t = StepTimes::Clock::now();
+  std::vector<BrokenStation> broken(size_t(nrStations_), BrokenStation::kNo);
+  if (settings_.flagging.detectBrokenStations)
+    broken = findBrokenStations(flagStatistics_, settings_.flagging);
+  for (size_t s = 0; s < size_t(nrStations_); ++s) {
+    if (broken[s] != BrokenStation::kNo) channelFlags_[s].flagAll();
+    rfiFlagger_->zeroFlagged(buffers[s], masks_[s], channelFlags_[s]);
+    flagTotals_[s].add(flagStatistics_[s], broken[s]);
+  }
+  times_.lap(kRfiFlags, t);
+}
+
+void SubbandProcessor::mergeFlags(const std::vector<float*>& buffers) {
+  const std::vector<int>& members = beamformer_.members();
+  if (members.size() < 2) return;
+  ChannelFlags& merged = channelFlags_[size_t(members[0])];
+  for (size_t m = 1; m < members.size(); ++m) merged.intersect(channelFlags_[size_t(members[m])]);
+  rfiFlagger_->zeroFlagged(buffers[size_t(members[0])], masks_[size_t(members[0])], merged);
 }
 
 void SubbandProcessor::processChunk(const StationBlock& block, int localSubband, int first,
@@ -190,19 +226,26 @@ void SubbandProcessor::process(std::span<const StationBlock* const> stations, in
     buffers[size_t(s)] = samples_.data() + size_t(s) * kernel_.floatsPerStation();
     masks[size_t(s)] = &masks_[size_t(s)];
   }
+  if (rfiFlagger_) settleFlags(buffers);
   auto t = StepTimes::Clock::now();
   beamformer_.merge(buffers, masks, nrChannels_, kernel_.paddedSamples());
+  if (rfiFlagger_) mergeFlags(buffers);
   t = times_.lap(kBeamformer, t);
 
   std::vector<const float*> inputs;
   std::vector<const SpectrumMask*> outputMasks;
+  std::vector<const ChannelFlags*> outputFlags;
   for (int s : beamformer_.outputStations()) {
     inputs.push_back(buffers[size_t(s)]);
     outputMasks.push_back(masks[size_t(s)]);
+    if (rfiFlagger_) outputFlags.push_back(&channelFlags_[size_t(s)]);
   }
   kernel_.correlate(inputs, output.visibilities.data());
   t = times_.lap(kCorrelator, t);
-  validSampleCounter_.count(outputMasks, output);
+  if (rfiFlagger_)
+    validSampleCounter_.count(outputFlags, output);
+  else
+    validSampleCounter_.count(outputMasks, output);
   times_.lap(kValidSamples, t);
   output.subband = subbandIndex;  // the index: two beams may observe one subband number
   output.integration = integrations_.of(stations[0]->header.block);

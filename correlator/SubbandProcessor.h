@@ -1,8 +1,9 @@
 #pragma once
 /// \file SubbandProcessor.h
 /// The compute ranks' signal chain for one subband of one block: input conversion,
-/// polyphase filter bank, flags, delay and bandpass correction, superstation, correlation
-/// and valid-sample counts. Every buffer is allocated once, at construction; process() can
+/// polyphase filter bank, flags, delay and bandpass correction, RFI flagging (with
+/// settings.flagging: PreCorrelationFlagger.h), superstation, correlation and valid-sample
+/// counts. Every buffer is allocated once, at construction; process() can
 /// be called for any subband and block of the observation.
 ///
 /// Typical use by the MPI program (one processor per rank, reused for every subband):
@@ -22,6 +23,7 @@
 #include "InputConverter.h"
 #include "PolarisationCorrection.h"
 #include "PolyphaseFilterBank.h"
+#include "PreCorrelationFlagger.h"
 #include "SpectrumFlagger.h"
 #include "SpectrumMask.h"
 #include "ValidSampleCounter.h"
@@ -74,13 +76,23 @@ class SubbandProcessor {
     kSpectrumFlags,
     kFilterBank,
     kDelayAndBandpass,
+    kRfiFlags,
     kBeamformer,
     kCorrelator,
     kValidSamples,
   };
-  /// Time per step since construction: steps 1-4 per station (summed over its chunks and
-  /// over the threads that filter stations in parallel), steps 5-7 per subband.
+  /// Time per step since construction: steps 1-4 and RFI flagging per station (summed over
+  /// its chunks and over the threads that filter stations in parallel; the zeroing of what
+  /// was flagged once per subband), steps 5-7 per subband.
   const StepTimes& stepTimes() const { return times_; }
+
+  /// Whether the pre-correlation flagger runs (settings.flagging.anyPreCorrelation()).
+  bool flagsInterference() const { return rfiFlagger_ != nullptr; }
+  /// Per input station: what the pre-correlation flagger flagged since construction.
+  const std::vector<StationFlagTotals>& flagTotals() const { return flagTotals_; }
+  /// The flags of the last process(), per input station (after superstation merging, the
+  /// first member's hold the superstation's); empty without the flagger.
+  const std::vector<ChannelFlags>& channelFlags() const { return channelFlags_; }
 
  private:
   struct Scratch;
@@ -92,6 +104,11 @@ class SubbandProcessor {
   };
   void processStation(const StationBlock& block, int localSubband, double subbandFrequency,
                       int station, Scratch& scratch);
+  /// RFI flags of the block's stations: broken stations, zeroing, totals (after every
+  /// station's flags are known).
+  void settleFlags(const std::vector<float*>& buffers);
+  /// A superstation's flags: its members' intersected, what any member flagged zeroed.
+  void mergeFlags(const std::vector<float*>& buffers);
   /// Steps 1, 3 and 4 of spectra [first, first + count) of a station.
   void processChunk(const StationBlock& block, int localSubband, int first, int count, int station,
                     Scratch& scratch, ChunkTimes& times);
@@ -114,6 +131,10 @@ class SubbandProcessor {
   std::vector<std::unique_ptr<Scratch>> scratch_;  ///< one per thread (one chunk's data)
   AlignedBuffer<float> samples_;     ///< [input station][channel][pol][reim][padded time]
   std::vector<SpectrumMask> masks_;  ///< per input station
+  std::unique_ptr<PreCorrelationFlagger> rfiFlagger_;  ///< with settings.flagging
+  std::vector<ChannelFlags> channelFlags_;             ///< per input station
+  std::vector<StationFlagStatistics> flagStatistics_;  ///< per input station, this block
+  std::vector<StationFlagTotals> flagTotals_;          ///< per input station
   StepTimes times_;
 };
 

@@ -3,11 +3,13 @@
 /// Step 7 of the signal chain: completes a block's CorrelatedData. The correlator kernel
 /// has summed the visibilities over the block's spectra (flagged spectra are zero); this
 /// step gives each visibility its number of valid samples: the spectra valid at both
-/// stations of the baseline, for every channel but channel 0 (which holds the subband
+/// stations of the baseline (channel by channel with the pre-correlation flagger's flags),
+/// for every channel but channel 0 (which holds the subband
 /// edges: flagged, count 0, visibilities zeroed, when C > 1).
 
 #include <span>
 
+#include "ChannelFlags.h"
 #include "SpectrumMask.h"
 #include "rtcp/CorrelatedBlock.h"
 
@@ -19,8 +21,15 @@ class ValidSampleCounter {
 
   /// masks: one per (output) station. Fills block.validSamples[baseline][channel].
   void count(std::span<const SpectrumMask* const> masks, CorrelatedData& block) const;
+  /// The same channel by channel, with the pre-correlation flagger's flags: a baseline's
+  /// count in channel c = the spectra valid in channel c at both stations.
+  void count(std::span<const ChannelFlags* const> flags, CorrelatedData& block) const;
 
  private:
+  void check(size_t nrMasks, const CorrelatedData& block) const;
+  /// Channel 0 (C > 1): count 0, visibilities zeroed.
+  void clearEdgeChannel(int baseline, CorrelatedData& block) const;
+
   int nrStations_;
   int nrChannels_;
 };

@@ -64,6 +64,18 @@ std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalPart
          << " samples a block (Cobalt.blockSize, Observation.channelsPerSubband), twice";
     plan.push_back({"the correlator ranks' blocks", 2 * blockBytes + visibilities, keys.str()});
   }
+  if (local.ionprocStations > 0 && s.flagging.postCorrelation) {
+    // The post-correlation flagger holds a window of integrations of every subband
+    // (output/PostCorrelationFlagger.h): visibilities and valid counts.
+    const double integration =
+        double(nrBaselines(s.nrStations())) * s.channelsPerSubband * (4 * 8 + 4);
+    std::ostringstream keys;
+    keys << s.flagging.postWindow << " integrations (Rtcp.Flagging.postCorrelation.window) x "
+         << s.nrSubbands() << " " << subbands << " x " << integration << " bytes (" << stations
+         << ", Observation.channelsPerSubband)";
+    plan.push_back({"ionproc's post-correlation flagging window",
+                    double(s.flagging.postWindow) * s.nrSubbands() * integration, keys.str()});
+  }
   if (local.storageSink) {
     // The staging bound (storage-sink --staging-mb, 256 MiB) and what an open MS holds:
     // a DATA tile column's buffers, about 4 MB.

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -46,6 +47,22 @@ std::string hostName() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
+}
+
+/// The online flaggers' final lines in a part's log (correlator/README.md, output/README.md):
+/// from "rank N: pre-correlation flagging", "rank N: broken stations" and "post-correlation
+/// flagging" to the end of the line.
+std::vector<std::string> flaggingLines(const std::string& logPath) {
+  std::vector<std::string> lines;
+  std::ifstream log(logPath);
+  std::string line;
+  static const std::regex report(
+      "(rank [0-9]+: (pre-correlation flagging|broken stations).*|post-correlation flagging "
+      "\\(.*)");
+  std::smatch match;
+  while (std::getline(log, line))
+    if (std::regex_search(line, match, report)) lines.push_back(match.str(1));
+  return lines;
 }
 
 uint64_t directoryBytes(const std::string& path) {
@@ -666,6 +683,9 @@ ObservationSummary Observation::summarise() {
   noteStorageFailure();
   noteIntruders();
   summary.warnings = warnings_;
+  for (const auto& p : parts_)
+    if (p->name().starts_with("correlator") || p->name().starts_with("ionproc"))
+      for (std::string& line : flaggingLines(p->logPath())) summary.flagging.push_back(line);
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()];
         code != 0 && failure_.empty() && !p->name().starts_with("rtcp-inspect"))

@@ -226,6 +226,7 @@ ObservationPlan ObservationPlan::make(const Parset& original, const PlanOptions&
   // The correlator settings as rtcp runs them, in both generations' keys that apply.
   for (const auto& [key, value] : given.effectiveProcessingKeys())
     if (key.starts_with("Cobalt.") || original.isDefined(key)) p.set(key, value);
+  for (const auto& [key, value] : given.flagging.effectiveKeys()) p.set(key, value);
   plan.notes.push_back(given.summaryLine());
   plan.settings = quietSettings(p);
   plan.ionprocs = ionprocsByInputHost(plan.settings, options.linkPort);

@@ -94,6 +94,10 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     dump_.open(options_.dumpPath, std::ios::binary | std::ios::trunc);
     if (!dump_) throw std::runtime_error("cannot write the dump file " + options_.dumpPath);
   }
+  if (settings.flagging.postCorrelation)
+    postFlagger_ = std::make_unique<PostCorrelationFlagger>(
+        settings.flagging,
+        [this](std::unique_ptr<CorrelatedData> integration) { deliver(std::move(integration)); });
   integrator_ = std::make_unique<Integrator>(
       settings,
       [this](std::unique_ptr<CorrelatedData> integration) { emit(std::move(integration)); });
@@ -113,6 +117,16 @@ void OutputPath::add(int subbandIndex, int64_t block, int nrStations, int nrChan
 }
 
 void OutputPath::emit(std::unique_ptr<CorrelatedData> integration) {
+  if (!postFlagger_) return deliver(std::move(integration));
+  // The flagger delivers (dump, storage) from inside add(): their time is theirs.
+  const auto start = StepTimes::Clock::now();
+  const auto deliveringBefore = tEmitting;
+  postFlagger_->add(std::move(integration));
+  times_.add(kFlag, StepTimes::Clock::now() - start - (tEmitting - deliveringBefore));
+  tEmitting = deliveringBefore + (StepTimes::Clock::now() - start);
+}
+
+void OutputPath::deliver(std::unique_ptr<CorrelatedData> integration) {
   const auto start = StepTimes::Clock::now();
   auto t = start;
   quickLook_.take(*integration);
@@ -176,6 +190,7 @@ void OutputPath::addBeamFormed(int subbandIndex, int64_t block, int tab,
 
 bool OutputPath::finish() {
   integrator_->flush();
+  if (postFlagger_) postFlagger_->flush();
   if (dump_.is_open()) dump_.close();
   return !storage_ || storage_->finish(options_.finishTimeoutSeconds);
 }
@@ -209,6 +224,16 @@ std::vector<std::string> OutputPath::summary() const {
       beamFormed << ", " << beamFormedNotStored_ << " not stored (no storage output)";
     }
     lines.push_back(beamFormed.str());
+  }
+  if (postFlagger_) {
+    const auto f = postFlagger_->statistics();
+    std::ostringstream flags;
+    flags << "post-correlation flagging (AOFlagger, " << postFlagger_->strategyFile()
+          << "): " << f.flagged << " of " << f.visibilities << " cross-correlation visibilities ("
+          << (f.visibilities ? 100.0 * double(f.flagged) / double(f.visibilities) : 0.0)
+          << " %) in " << f.integrations << " integrations, " << f.windows << " baseline windows, "
+          << f.seconds << " s";
+    lines.push_back(flags.str());
   }
   if (!options_.dumpPath.empty())
     lines.push_back("dump: " + std::to_string(dumped_) + " integrations to " + options_.dumpPath);

@@ -1,10 +1,12 @@
 #pragma once
 /// \file OutputPath.h
 /// The output path, one for ionproc and for a compute rank that reads its own input: the
-/// Integrator adds correlated blocks into integrations, which go to storage-sink through a
-/// StorageSender and/or into a dump file of DESIGN §2.4 blocks; each TAB's beam-formed data
-/// of a subband-block goes, as a DESIGN §2.4b block, through the same StorageSender to the
-/// storage-sinks of its files. What differs between the two users is in OutputPathOptions.
+/// Integrator adds correlated blocks into integrations, which the post-correlation flagger
+/// flags (with settings.flagging.postCorrelation: PostCorrelationFlagger.h) and which go to
+/// storage-sink through a StorageSender and/or into a dump file of DESIGN §2.4 blocks; each
+/// TAB's beam-formed data of a subband-block goes, as a DESIGN §2.4b block, through the same
+/// StorageSender to the storage-sinks of its files. What differs between the two users is in
+/// OutputPathOptions.
 
 #include <atomic>
 #include <complex>
@@ -18,6 +20,7 @@
 
 #include "Integrator.h"
 #include "QuickLook.h"
+#include "PostCorrelationFlagger.h"
 #include "StorageSender.h"
 #include "VisibilitySink.h"
 #include "rtcp/CorrelatedBlock.h"
@@ -74,14 +77,19 @@ class OutputPath : public VisibilitySink {
   const StorageSender* storage() const { return storage_.get(); }
   /// Lines for the final log: integration, storage and dump counts, time per step.
   std::vector<std::string> summary() const;
+  /// The post-correlation flagger; nullptr when it does not run.
+  const PostCorrelationFlagger* postFlagger() const { return postFlagger_.get(); }
   /// Per block: adding it into its integration; per integration: the dump file write,
   /// handing it to the storage sender (in a replay, waiting for room in its queue).
-  /// Per TAB-subband-block: serialising it and handing it to the storage sender.
-  enum Step : size_t { kIntegrate, kDump, kQueueForStorage, kQueueBeamFormed };
+  /// Per TAB-subband-block: serialising it and handing it to the storage sender. Per
+  /// integration, with online flagging: post-correlation flagging (per window).
+  enum Step : size_t { kIntegrate, kDump, kQueueForStorage, kQueueBeamFormed, kFlag };
   const StepTimes& stepTimes() const { return times_; }
 
  private:
   void emit(std::unique_ptr<CorrelatedData> integration);
+  /// To the dump file and storage (after flagging).
+  void deliver(std::unique_ptr<CorrelatedData> integration);
 
   const ObservationSettings& settings_;
   int64_t observationId_;
@@ -89,10 +97,11 @@ class OutputPath : public VisibilitySink {
   std::unique_ptr<StorageSender> storage_;
   std::unique_ptr<Integrator> integrator_;
   QuickLook quickLook_;
+  std::unique_ptr<PostCorrelationFlagger> postFlagger_;
   std::ofstream dump_;
   uint64_t dumped_ = 0;
   std::atomic<uint64_t> beamFormedReceived_{0}, beamFormedNotStored_{0};
-  StepTimes times_{{"integrate", "dump", "queue for storage", "queue beam-formed"}};
+  StepTimes times_{{"integrate", "dump", "queue for storage", "queue beam-formed", "rfi flags"}};
 };
 
 /// Reads a dump file back: the integrations in the order they were written. Throws

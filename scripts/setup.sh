@@ -11,7 +11,7 @@ packages=(build-essential cmake pkg-config git clang-format clang
   libboost-dev libboost-program-options-dev libhdf5-dev
   mpich libmpich-dev libcppunit-dev
   python3-casacore python3-numpy python3-matplotlib python3-h5py
-  wsclean aoflagger
+  wsclean aoflagger aoflagger-dev
   libssl-dev
   iproute2 util-linux mount
   chromium)

@@ -1,5 +1,6 @@
 #include "SignalGenerator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -9,7 +10,16 @@
 namespace rtcp::sim {
 namespace {
 
-constexpr uint64_t kSkySeed = 1, kNoiseSeed = 2;
+constexpr uint64_t kSkySeed = 1, kNoiseSeed = 2, kRfiSeed = 3;
+
+/// [station]: 1 for the stations listed, all when the list is empty.
+std::vector<uint8_t> stationsOf(const std::vector<int>& listed, size_t nrStations,
+                                bool allWhenEmpty) {
+  std::vector<uint8_t> at(nrStations, allWhenEmpty && listed.empty());
+  for (int s : listed)
+    if (size_t(s) < nrStations) at[size_t(s)] = 1;
+  return at;
+}
 
 }  // namespace
 
@@ -56,6 +66,18 @@ SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geome
         skySpectrum_.emplace_back(geometry.fftSize);
       }
   for (const SimSource& source : sky.sources()) forms_.push_back(formOf(source));
+  const SimRfi& rfi = sky.rfi();
+  if (rfi.toneFrequency != 0 && rfi.toneAmplitude != 0)
+    rfiToneGain_ =
+        SubbandResponse::toneGain((rfi.toneFrequency - subband.frequency) / subband.sampleRate);
+  rfiTone_ = stationsOf(rfi.toneStations, stationIds.size(), true);
+  rfiBursts_ = stationsOf(rfi.burstStations, stationIds.size(), true);
+  silent_ = stationsOf(rfi.silentStations, stationIds.size(), false);
+  burst_ = AlignedBuffer<std::complex<float>>(size_t(geometry.nrSamples()));
+  for (int id : stationIds)
+    for (int p = 0; p < kPolarisations; ++p)
+      rfiRandom_.emplace_back(
+          deriveSeed(seed, {kRfiSeed, uint64_t(id), uint64_t(subband.number), uint64_t(p)}));
   for (int id : stationIds)
     for (int p = 0; p < kPolarisations; ++p)
       noise_.emplace_back(
@@ -183,6 +205,43 @@ void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<flo
     }
   }
   if (toneGain_ != 0) addTone(s, delays, out);
+  addInterference(s, delays.firstSample, out);
+}
+
+void SignalGenerator::addInterference(int s, int64_t firstSample, std::complex<float>* out) {
+  const SimRfi& rfi = sky_.rfi();
+  const size_t n = size_t(geometry_.nrSamples());
+  const double fs = subband_.sampleRate;
+  if (silent_[size_t(s)]) std::fill(out, out + 2 * n, std::complex<float>(0, 0));
+  if (rfiToneGain_ != 0 && rfiTone_[size_t(s)]) {
+    const double step = (rfi.toneFrequency - subband_.frequency) / fs;
+    const long double cycles = (long double)step * firstSample;
+    const double start = double(cycles - floorl(cycles)) + 0.137 * s;  // a phase of its own
+    fillPhasorRamp(timeRamp_.data(), n, start, step, rfi.toneAmplitude * rfiToneGain_);
+    add(timeRamp_.data(), out, n);
+    add(timeRamp_.data(), out + n, n);
+  }
+  if (!(rfi.burstPeriod > 0 && rfi.burstPower > 0 && rfi.burstDuration > 0) ||
+      !rfiBursts_[size_t(s)])
+    return;
+  auto bursting = [&](size_t i) {
+    return std::fmod(double(firstSample + int64_t(i)) / fs, rfi.burstPeriod) < rfi.burstDuration;
+  };
+  const GaussianTable& gauss = GaussianTable::instance();
+  for (size_t i = 0; i < n;) {
+    if (!bursting(i)) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < n && bursting(end)) ++end;
+    for (int p = 0; p < kPolarisations; ++p) {
+      gauss.fillNoise(rfiRandom_[size_t(s * kPolarisations + p)], rfi.burstPower, burst_.data(),
+                      end - i);
+      add(burst_.data(), out + size_t(p) * n + i, end - i);
+    }
+    i = end;
+  }
 }
 
 void SignalGenerator::addTone(int s, const ChunkDelays& delays, std::complex<float>* out) {

@@ -15,6 +15,10 @@
 /// margins beyond the largest delay), where the filter's response is applied too; the LO
 /// phase f_b tau(t) follows tau linearly per sample. Receiver noise is white before the
 /// filter bank (ReceiverNoise); a tone is scaled by H at its offset from the subband centre.
+/// Interference made at the station (Sim.rfi.*) comes last: a silent station's signal is
+/// zeroed, then a local tone (H at its offset, a phase of each station's own, no geometric
+/// delay) and broadband bursts (white noise of their own per station, during the first
+/// burst.duration seconds of every burst.period, on the sample clock) are added.
 /// A polarised source's X and Y spectra are mixed from its two signals (Polarisation.h); a
 /// pulsar's signal is gated by its pulse envelope in time, each band's at its own
 /// dispersion delay, and its spectrum multiplied by the band's residual chirp (Pulsar.h).
@@ -85,6 +89,7 @@ class SignalGenerator {
   /// envelope in envelope_ (a pulsar), transforms it and shapes it into skySpectrum(k, m, p).
   void transformSky(int k, int m, int p);
   void addTone(int s, const ChunkDelays& delays, std::complex<float>* out);
+  void addInterference(int s, int64_t firstSample, std::complex<float>* out);
   /// The spectrum of band m of source k, pol p: [source][band][pol].
   AlignedBuffer<std::complex<float>>& skySpectrum(int k, int m, int p) {
     return skySpectrum_[size_t((k * SubbandResponse::kNrBands + m + 1) * kPolarisations + p)];
@@ -97,7 +102,12 @@ class SignalGenerator {
   const Fft& backward_;
   const SubbandResponse& response_;
   Subband subband_;
-  double toneGain_ = 0;  ///< H at the tone's offset; 0: no tone here
+  double toneGain_ = 0;     ///< H at the tone's offset; 0: no tone here
+  double rfiToneGain_ = 0;  ///< H at the interfering tone's offset; 0: not here
+  /// [station]: which of the interference Sim.rfi.* puts there.
+  std::vector<uint8_t> rfiTone_, rfiBursts_, silent_;
+  std::vector<Xoshiro256> rfiRandom_;         ///< [station][pol]: the bursts' noise
+  AlignedBuffer<std::complex<float>> burst_;  ///< [nrSamples]
   int64_t nextSample_;
   bool primed_ = false;
   /// Sky signals e_k of this subband's band and its neighbours' (m = -1, 0, +1), seeded by

@@ -22,6 +22,7 @@ SkyModel::SkyModel(const ObservationSettings& settings)
       noisePower_(settings.sim.noisePower),
       toneFrequency_(settings.sim.toneFrequency),
       toneAmplitude_(settings.sim.toneAmplitude),
+      rfi_(settings.sim.rfi),
       clock_(settings.clockMHz),
       // Geometry only: the stations' own delays are their signal paths (pathDelay).
       delayModel_(settings.referencePhaseCenter, positions(settings), {}) {

@@ -36,6 +36,8 @@ class SkyModel {
   double noisePower() const { return noisePower_; }
   double toneFrequency() const { return toneFrequency_; }  ///< sky Hz, 0: no tone
   double toneAmplitude() const { return toneAmplitude_; }
+  /// Interference made at the stations (Sim.rfi.*).
+  const SimRfi& rfi() const { return rfi_; }
 
   /// Delays of every station toward every source for samples [first, first + n).
   ChunkDelays delays(int64_t firstSample, int nrSamples) const;
@@ -54,6 +56,7 @@ class SkyModel {
   double startTime_ = 0;
   Direction toneDirection_;
   double noisePower_, toneFrequency_, toneAmplitude_;
+  SimRfi rfi_;
   SampleClock clock_;
   DelayModel delayModel_;
   double maxDelay_ = 0;

@@ -16,6 +16,7 @@
 
 #include "rtcp/BeamFormedSettings.h"
 #include "rtcp/Direction.h"
+#include "rtcp/FlaggingSettings.h"
 #include "rtcp/Parset.h"
 #include "rtcp/StationTable.h"
 #include "rtcp/UnknownKeys.h"
@@ -83,6 +84,22 @@ struct SimSignalPath {
   bool operator==(const SimSignalPath&) const = default;
 };
 
+/// Interference station-sim adds at chosen antenna fields (Sim.rfi.*, all optional): made
+/// at the station, so without geometric delay and not common to the stations; for testing
+/// the online flaggers (FlaggingSettings.h).
+struct SimRfi {
+  double toneFrequency = 0;         ///< Sim.rfi.tone.frequency: sky Hz; 0 = none
+  double toneAmplitude = 0;         ///< Sim.rfi.tone.amplitude (as Sim.tone.amplitude)
+  std::vector<int> toneStations;    ///< Sim.rfi.tone.stations: fields (indices); empty: all
+  double burstPeriod = 0;           ///< Sim.rfi.burst.period: seconds between bursts; 0 = none
+  double burstDuration = 0;         ///< Sim.rfi.burst.duration: seconds (from each period's start)
+  double burstPower = 0;            ///< Sim.rfi.burst.power: per polarisation, white noise
+  std::vector<int> burstStations;   ///< Sim.rfi.burst.stations: fields; empty: all
+  std::vector<int> silentStations;  ///< Sim.rfi.silentStations: fields sending zeros (a dead
+                                    ///< receiver; with the tone: only the tone)
+  bool operator==(const SimRfi&) const = default;
+};
+
 /// Sky and faults that station-sim simulates (Sim.* keys, all optional).
 struct SimSettings {
   std::vector<SimSource> sources;    ///< Sim.nrSources, Sim.Source[i].*
@@ -95,6 +112,7 @@ struct SimSettings {
   /// [station]: Sim.<field>.delay.X/Y and Sim.<field>.phase0.X/Y; by default the
   /// station's corrections in the parset (clockCorrectionTime, delay.X/Y, phase0.X/Y).
   std::vector<SimSignalPath> signalPaths;
+  SimRfi rfi;  ///< Sim.rfi.*
   bool operator==(const SimSettings&) const = default;
 };
 
@@ -185,6 +203,7 @@ struct ObservationSettings {
   std::vector<std::string> tiedArrayStationNames;  ///< OLAP.tiedArrayStationNames (field names)
   CorrelatedOutputSettings correlatedOutput;
   BeamFormedSettings beamFormed;  ///< tied-array beams and their files (BeamFormedSettings.h)
+  FlaggingSettings flagging;      ///< online RFI flagging (FlaggingSettings.h)
   std::vector<ComputeNode> computeNodes;  ///< Cobalt.Nodes, rank i on node i; empty: not given
   SimSettings sim;
   std::string parsetText;               ///< the parset as read, for HISTORY

@@ -99,6 +99,10 @@ struct ObservationSummary {
   uint64_t recordingBytes = 0;
   std::vector<std::string>
       dumps;  ///< triggered dumps' directories (rtcp-trigger), each with dump.parset
+  /// Online RFI flagging, as the parts reported it at their end: per rank the fraction
+  /// flagged per station before correlation and the stations flagged whole (broken), and
+  /// the post-correlation flagger's count (DESIGN §2.3); empty when flagging was off.
+  std::vector<std::string> flagging;
   std::vector<std::string> warnings;
 
   ObservationStatus status() const {

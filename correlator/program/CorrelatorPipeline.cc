@@ -244,6 +244,7 @@ void CorrelatorPipeline::process() {
     progress_.steps = statistics_.steps;
     liveSteps_ = nullptr;
   }
+  statistics_.flags = processor.flagTotals();
   if (beamFormer) statistics_.beamFormerSteps = beamFormer->stepTimes();
 }
 

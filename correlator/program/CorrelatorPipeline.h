@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "PreCorrelationFlagger.h"
 #include "SharedMemoryTranspose.h"
 #include "StationBlockFetcher.h"
 #include "Transpose.h"
@@ -64,6 +65,8 @@ class CorrelatorPipeline {
     /// beam former ran on, and its time per step (BeamFormerProcessor).
     int64_t beamFormedSubbandBlocks = 0;
     StepTimes beamFormerSteps;
+    /// Pre-correlation flagging (settings.flagging), per input station; empty when off.
+    std::vector<StationFlagTotals> flags;
   };
 
   CorrelatorPipeline(const ObservationSettings& settings, MPI_Comm comm,

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -41,6 +42,31 @@ using namespace rtcp;
 using namespace rtcp::correlator;
 
 namespace {
+
+/// The pre-correlation flagging's final lines: per station the fraction of the samples
+/// that arrived which were flagged, and the subband-blocks flagged whole as broken.
+std::vector<std::string> flaggingReport(const ObservationSettings& settings,
+                                        const std::vector<StationFlagTotals>& totals) {
+  std::vector<std::string> lines;
+  if (totals.empty()) return lines;
+  std::ostringstream flagged, broken;
+  flagged << "pre-correlation flagging: flagged of the samples that arrived:";
+  for (size_t s = 0; s < totals.size(); ++s) {
+    const StationFlagTotals& t = totals[s];
+    flagged << (s ? ", " : " ") << settings.stations[s].name << " " << std::fixed
+            << std::setprecision(2)
+            << (t.validSamples ? 100.0 * double(t.flaggedSamples) / double(t.validSamples) : 0.0)
+            << " %";
+    if (t.brokenNoSignal + t.brokenInterference > 0)
+      broken << (broken.tellp() > 0 ? "; " : "") << settings.stations[s].name << " in "
+             << t.brokenNoSignal + t.brokenInterference << " of " << t.subbandBlocks
+             << " subband-blocks (" << t.brokenNoSignal << " no signal, " << t.brokenInterference
+             << " only interference)";
+  }
+  lines.push_back(flagged.str());
+  if (broken.tellp() > 0) lines.push_back("broken stations, flagged whole: " + broken.str());
+  return lines;
+}
 
 struct Options {
   std::string parset;
@@ -326,6 +352,12 @@ int run(const Options& options, int rank, int nrRanks) {
     RTCP_LOG_INFO("correlator", "rank "
                                     << rank << ": beam former: " << st.beamFormedSubbandBlocks
                                     << " subband-blocks, steps: " << st.beamFormerSteps.report());
+  for (const std::string& line : flaggingReport(settings, st.flags)) {
+    if (line.starts_with("broken"))
+      RTCP_LOG_WARN("correlator", "rank " << rank << ": " << line);
+    else
+      RTCP_LOG_INFO("correlator", "rank " << rank << ": " << line);
+  }
   RTCP_LOG_INFO("correlator", "rank " << rank << ": queues: " << pipeline.queueReport());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": input: " << fetcher->summary());
   RTCP_LOG_INFO("correlator", "rank " << rank << ": output: " << output->summary());

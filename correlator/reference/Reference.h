@@ -12,6 +12,7 @@
 
 #include "SpectrumMask.h"
 #include "rtcp/CorrelatedBlock.h"
+#include "rtcp/FlaggingSettings.h"
 #include "rtcp/StationBlock.h"
 
 namespace rtcp::correlator::reference {
@@ -64,5 +65,22 @@ void countValidSamples(const std::vector<std::vector<bool>>& valid, CorrelatedDa
 /// x_s1,P conj(x_s2,Q); stations[s] -> [channel][pol][reim][padded].
 void correlate(std::span<const float* const> stations, int nrChannels, int nrSamples,
                int paddedSamples, std::complex<float>* visibilities);
+
+/// PreCorrelationFlagger (one station, its flags only: ReferenceFlagger.cc): cells summed
+/// sample by sample over the valid spectra, statistics from sorted copies, every
+/// SumThreshold window summed afresh. samples[channel][pol][reim][padded], valid[spectrum];
+/// returns [channel][spectrum], true = the sample enters the correlation.
+std::vector<std::vector<bool>> flagStation(const float* samples, int nrChannels, int nrSpectra,
+                                           int paddedSpectra, const std::vector<bool>& valid,
+                                           const FlaggingSettings& settings);
+
+/// SumThreshold's pass with one window (SumThreshold.h) over values, flags (true =
+/// flagged), every window summed afresh.
+void sumThresholdPass(const std::vector<double>& values, std::vector<bool>& flags, size_t window,
+                      double threshold);
+
+/// ValidSampleCounter with per-channel flags: valid[station][channel][spectrum].
+void countValidSamples(const std::vector<std::vector<std::vector<bool>>>& valid,
+                       CorrelatedData& block);
 
 }  // namespace rtcp::correlator::reference

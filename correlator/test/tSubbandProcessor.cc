@@ -182,7 +182,8 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(0, output.subband);  // the index of subband 150
   }
 
-  /// Steps 1-4 are timed once per station, 5-7 once per subband, in execution order.
+  /// Steps 1-4 are timed once per station, 5-7 once per subband, in execution order; RFI
+  /// flagging per station and subband when it runs.
   void timesEveryStep() {
     const ObservationSettings settings = makeSettings(3, 16, 40, 8);
     std::vector<StationBlock> blocks;
@@ -191,7 +192,9 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
     CorrelatedData output = processor.makeOutput();
     for (int repeat = 0; repeat < 2; ++repeat) processor.process(pointers(blocks), 0, 0, output);
     const StepTimes& times = processor.stepTimes();
-    CPPUNIT_ASSERT_EQUAL(size_t(7), times.size());
+    CPPUNIT_ASSERT_EQUAL(size_t(8), times.size());
+    CPPUNIT_ASSERT_EQUAL(std::string("rfi flags"), times.name(SubbandProcessor::kRfiFlags));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), times.calls(SubbandProcessor::kRfiFlags));  // off
     CPPUNIT_ASSERT_EQUAL(std::string("input conversion"),
                          times.name(SubbandProcessor::kInputConversion));
     CPPUNIT_ASSERT_EQUAL(std::string("beamformer"), times.name(SubbandProcessor::kBeamformer));
@@ -203,6 +206,13 @@ class SubbandProcessorTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(uint64_t(2), times.calls(step));
     CPPUNIT_ASSERT(times.seconds(SubbandProcessor::kFilterBank) > 0);
     CPPUNIT_ASSERT(times.seconds(SubbandProcessor::kCorrelator) > 0);
+    // With online flagging: once per station, and once per subband for the zeroing.
+    ObservationSettings flagging = settings;
+    flagging.flagging.online = flagging.flagging.preCorrelation = true;
+    SubbandProcessor flagger(flagging, 2);
+    for (int repeat = 0; repeat < 2; ++repeat) flagger.process(pointers(blocks), 0, 0, output);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(2 * (3 + 1)),
+                         flagger.stepTimes().calls(SubbandProcessor::kRfiFlags));
   }
 
   /// Steps 1-4 in chunks of any multiple of 16 spectra give the visibilities of the whole

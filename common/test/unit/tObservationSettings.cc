@@ -46,6 +46,7 @@ void assertSameSettings(const ObservationSettings& a, const ObservationSettings&
   CPPUNIT_ASSERT(a.correlatedOutput == b.correlatedOutput);
   CPPUNIT_ASSERT(a.computeNodes == b.computeNodes);
   CPPUNIT_ASSERT(a.sim == b.sim);
+  CPPUNIT_ASSERT(a.flagging == b.flagging);
   CPPUNIT_ASSERT(a.campaign == b.campaign);
   CPPUNIT_ASSERT(a.beamTargets == b.beamTargets);
   CPPUNIT_ASSERT(a.analogBeam == b.analogBeam);

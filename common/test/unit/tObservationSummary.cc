@@ -41,6 +41,7 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     s.exitCodes = {{"ionproc", 0}, {"correlator", 137}};
     s.cpuSeconds = {{"ionproc", 6.5}, {"correlator", 88.25}};
     s.plots = {"/out/plots/autocorrelations.png"};
+    s.flagging = {"rank 0: broken stations, flagged whole: RS106LBA in 4 of 4 subband-blocks"};
     s.warnings = {"CS001 lost 1 % of its packets"};
 
     const ObservationSummary r = ObservationSummary::fromJson(s.toJson(), "summary.json");
@@ -80,6 +81,7 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(s.exitCodes == r.exitCodes);
     CPPUNIT_ASSERT(s.cpuSeconds == r.cpuSeconds);
     CPPUNIT_ASSERT(s.plots == r.plots);
+    CPPUNIT_ASSERT(s.flagging == r.flagging);
     CPPUNIT_ASSERT(s.warnings == r.warnings);
   }
 

@@ -1,0 +1,114 @@
+#pragma once
+/// \file FlaggingSettings.h
+/// Online RFI flagging, parsed once from a parset into typed fields: what
+/// ObservationSettings::flagging holds (common/ReadFlagging.cc).
+///
+/// BG/P's keys, as its Parset.cc read them (`OLAP.CNProc.*`): `onlineFlagging` is the
+/// switch of the whole; each stage runs only with it and its own key on —
+/// `onlinePreCorrelationFlagging` (per station and subband, after the filter bank, in the
+/// compute ranks), `onlinePreCorrelationNoChannelsFlagging` (in time only, on the power of
+/// the whole subband: BG/P ran it before the filter bank), `onlinePostCorrelationFlagging`
+/// (on the integrated visibilities, before they are written), and
+/// `onlinePostCorrelationFlaggingDetectBrokenStations`. The `*FlaggingType` and
+/// `*FlaggingStatisticsType` keys choose the algorithm and statistics as BG/P named them.
+///
+/// rtcp's own keys (what BG/P did not have) live under `Rtcp.Flagging.`: thresholds, the
+/// pre-correlation cell size and window, broken-station limits, the AOFlagger strategy and
+/// the post-correlation window (docs/DESIGN.md §2.2, "Online flagging").
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rtcp {
+
+/// BG/P's pre-correlation flagger types (OLAP.CNProc.onlinePreCorrelationFlaggingType).
+/// rtcp flags on a grid of cells (a channel × `spectraPerCell` spectra, power summed):
+/// `kSumThreshold` (rtcp's default, BG/P's older `SUM_THRESHOLD`) runs SumThreshold over
+/// the grid in time and frequency, then over the spectrum integrated over the block (whole
+/// channels) and the power integrated over channels (whole cells in time); the others are
+/// BG/P's subsets of that.
+enum class PreFlaggerType {
+  kThreshold,                 ///< THRESHOLD: cells above the threshold (window 1 only)
+  kIntegratedThreshold,       ///< INTEGRATED_THRESHOLD: integrated spectrum, window 1
+  kIntegratedSumThreshold,    ///< INTEGRATED_SUM_THRESHOLD: integrated spectrum, SumThreshold
+  kIntegratedThreshold2D,     ///< INTEGRATED_THRESHOLD_2D: the cell grid, window 1
+  kIntegratedSumThreshold2D,  ///< INTEGRATED_SUM_THRESHOLD_2D: the cell grid, SumThreshold
+  kSumThreshold,              ///< SUM_THRESHOLD: grid, integrated spectrum and time series
+};
+
+/// How the flagger estimates the noise: BG/P's NORMAL (mean and standard deviation of
+/// the unflagged values) or WINSORIZED (10 % clipped on each side, σ scaled by 1.54;
+/// the default), both around the median.
+enum class FlaggerStatistics { kNormal, kWinsorized };
+
+/// BG/P's post-correlation flagger types (OLAP.CNProc.onlinePostCorrelationFlaggingType).
+/// rtcp's post-correlation flagger is AOFlagger's (its strategy does SumThreshold on
+/// smoothed data with robust statistics); BG/P's names are accepted and noted.
+enum class PostFlaggerType {
+  kAoflagger,                        ///< AOFLAGGER: rtcp's (the default)
+  kThreshold,                        ///< THRESHOLD
+  kSumThreshold,                     ///< SUM_THRESHOLD
+  kSmoothedSumThreshold,             ///< SMOOTHED_SUM_THRESHOLD
+  kSmoothedSumThresholdWithHistory,  ///< SMOOTHED_SUM_THRESHOLD_WITH_HISTORY
+};
+
+std::string preFlaggerTypeName(PreFlaggerType type);
+std::string postFlaggerTypeName(PostFlaggerType type);
+std::string flaggerStatisticsName(FlaggerStatistics statistics);
+
+struct FlaggingSettings {
+  bool online = false;  ///< OLAP.CNProc.onlineFlagging (default F, as BG/P)
+  /// OLAP.CNProc.onlinePreCorrelationFlagging, and online
+  bool preCorrelation = false;
+  /// OLAP.CNProc.onlinePreCorrelationNoChannelsFlagging, and online: SumThreshold in time
+  /// on the power of the whole subband (summed over channels), per spectrum
+  bool preCorrelationNoChannels = false;
+  /// OLAP.CNProc.onlinePostCorrelationFlagging, and online
+  bool postCorrelation = false;
+  /// OLAP.CNProc.onlinePostCorrelationFlaggingDetectBrokenStations, and online: a station
+  /// of a subband and block with no signal, or flagged beyond brokenFlaggedFraction by the
+  /// pre-correlation flagger, is flagged whole (in the compute ranks, which see every
+  /// station of the subband). Default: on with pre-correlation flagging.
+  bool detectBrokenStations = false;
+
+  PreFlaggerType preType = PreFlaggerType::kSumThreshold;  ///< ...onlinePreCorrelationFlaggingType
+  FlaggerStatistics preStatistics = FlaggerStatistics::kWinsorized;  ///< ...StatisticsType
+  PostFlaggerType postType = PostFlaggerType::kAoflagger;  ///< ...onlinePostCorrelationFlaggingType
+  FlaggerStatistics postStatistics = FlaggerStatistics::kWinsorized;  ///< ...StatisticsType
+
+  /// Rtcp.Flagging.preCorrelation.threshold: SumThreshold's first threshold (window 1), in
+  /// σ of the cells above their median; window M uses threshold × 1.5^log2(M) / M (Offringa
+  /// et al. 2010).
+  double preThreshold = 6.0;
+  /// Rtcp.Flagging.preCorrelation.spectraPerCell: spectra whose power one cell sums (BG/P's
+  /// onlinePreCorrelationFlaggingIntegration); the block's last cell may hold fewer
+  int spectraPerCell = 16;
+  /// Rtcp.Flagging.preCorrelation.maxWindow: SumThreshold's longest window (a power of 2)
+  int maxWindow = 32;
+  /// Rtcp.Flagging.brokenStation.flaggedFraction: a station flagged beyond this fraction of
+  /// a subband's block is flagged whole (only interference)
+  double brokenFlaggedFraction = 0.5;
+  /// Rtcp.Flagging.brokenStation.powerRatio: a station whose unflagged power is below this
+  /// fraction of the median station's is flagged whole (no signal)
+  double brokenPowerRatio = 0.01;
+  /// Rtcp.Flagging.postCorrelation.strategy: an AOFlagger Lua strategy file; empty:
+  /// AOFlagger's own LOFAR strategy
+  std::string strategy;
+  /// Rtcp.Flagging.postCorrelation.window: integrations of a subband flagged together
+  int postWindow = 16;
+  /// Rtcp.Flagging.postCorrelation.overlap: integrations of context on each side of the
+  /// ones a window decides (less than half the window)
+  int postOverlap = 4;
+
+  bool anyPreCorrelation() const {
+    return preCorrelation || preCorrelationNoChannels || detectBrokenStations;
+  }
+  /// Every flagging key with the value rtcp uses (the effective parset).
+  std::vector<std::pair<std::string, std::string>> effectiveKeys() const;
+  /// What runs, in one line ("online flagging: off", or the stages and their settings).
+  std::string summaryLine() const;
+  bool operator==(const FlaggingSettings&) const = default;
+};
+
+}  // namespace rtcp

@@ -1,0 +1,193 @@
+// Online flagging settings (FlaggingSettings.h): BG/P's OLAP.CNProc.online* keys as its
+// Parset.cc read them, rtcp's Rtcp.Flagging.* keys, errors naming key and line, and the
+// effective parset.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include "SettingsTestUtil.h"
+#include "rtcp/FlaggingSettings.h"
+
+namespace {
+
+using namespace rtcp::test::settings;
+using rtcp::FlaggerStatistics;
+using rtcp::FlaggingSettings;
+using rtcp::PostFlaggerType;
+using rtcp::PreFlaggerType;
+
+std::string warningOn(const ObservationSettings& s, const std::string& key) {
+  for (const rtcp::ParsetWarning& w : s.warnings)
+    if (w.key == key) return w.message;
+  return "";
+}
+
+Keys allOn() {
+  Keys keys;
+  keys.set("OLAP.CNProc.onlineFlagging", "T")
+      .set("OLAP.CNProc.onlinePreCorrelationFlagging", "T")
+      .set("OLAP.CNProc.onlinePostCorrelationFlagging", "T");
+  return keys;
+}
+
+}  // namespace
+
+class FlaggingSettingsTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(FlaggingSettingsTest);
+  CPPUNIT_TEST(testOffByDefault);
+  CPPUNIT_TEST(testBgpKeys);
+  CPPUNIT_TEST(testStageWithoutTheSwitch);
+  CPPUNIT_TEST(testSwitchWithoutAStage);
+  CPPUNIT_TEST(testTypes);
+  CPPUNIT_TEST(testBadTypesNameKeyAndLine);
+  CPPUNIT_TEST(testOwnKeys);
+  CPPUNIT_TEST(testBadOwnKeysNameKeyAndLine);
+  CPPUNIT_TEST(testEffectiveParset);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testOffByDefault() {
+    const FlaggingSettings f = settingsOf(Keys()).flagging;
+    CPPUNIT_ASSERT(!f.online && !f.preCorrelation && !f.postCorrelation);
+    CPPUNIT_ASSERT(!f.preCorrelationNoChannels && !f.detectBrokenStations);
+    CPPUNIT_ASSERT(!f.anyPreCorrelation());
+    CPPUNIT_ASSERT_EQUAL(std::string("online flagging: off"), f.summaryLine());
+  }
+
+  void testBgpKeys() {
+    const ObservationSettings s = settingsOf(allOn());
+    const FlaggingSettings& f = s.flagging;
+    CPPUNIT_ASSERT(f.online && f.preCorrelation && f.postCorrelation);
+    CPPUNIT_ASSERT(!f.preCorrelationNoChannels);
+    CPPUNIT_ASSERT(f.detectBrokenStations);  // with pre-correlation flagging, by default
+    CPPUNIT_ASSERT(f.preType == PreFlaggerType::kSumThreshold);
+    CPPUNIT_ASSERT(f.preStatistics == FlaggerStatistics::kWinsorized);
+    CPPUNIT_ASSERT(f.postType == PostFlaggerType::kAoflagger);
+    CPPUNIT_ASSERT(s.warnings.empty());
+    CPPUNIT_ASSERT(contains(f.summaryLine(), "pre-correlation SUM_THRESHOLD"));
+    CPPUNIT_ASSERT(contains(f.summaryLine(), "post-correlation AOFlagger"));
+
+    Keys keys = allOn();
+    keys.set("OLAP.CNProc.onlinePreCorrelationNoChannelsFlagging", "T")
+        .set("OLAP.CNProc.onlinePostCorrelationFlaggingDetectBrokenStations", "F");
+    const FlaggingSettings g = settingsOf(keys).flagging;
+    CPPUNIT_ASSERT(g.preCorrelationNoChannels);
+    CPPUNIT_ASSERT(!g.detectBrokenStations);
+  }
+
+  void testStageWithoutTheSwitch() {
+    Keys keys;
+    keys.set("OLAP.CNProc.onlinePreCorrelationFlagging", "T");
+    const ObservationSettings s = settingsOf(keys);
+    CPPUNIT_ASSERT(!s.flagging.preCorrelation);
+    const std::string warning = warningOn(s, "OLAP.CNProc.onlinePreCorrelationFlagging");
+    CPPUNIT_ASSERT_MESSAGE(
+        warning,
+        contains(warning, "test.parset:" + std::to_string(keys.lineOf(
+                                               "OLAP.CNProc.onlinePreCorrelationFlagging"))));
+    CPPUNIT_ASSERT_MESSAGE(warning, contains(warning, "OLAP.CNProc.onlineFlagging is not"));
+  }
+
+  void testSwitchWithoutAStage() {
+    Keys keys;
+    keys.set("OLAP.CNProc.onlineFlagging", "T");
+    const ObservationSettings s = settingsOf(keys);
+    CPPUNIT_ASSERT(s.flagging.online && !s.flagging.anyPreCorrelation());
+    CPPUNIT_ASSERT(contains(warningOn(s, "OLAP.CNProc.onlineFlagging"), "no stage is on"));
+  }
+
+  void testTypes() {
+    Keys keys = allOn();
+    keys.set("OLAP.CNProc.onlinePreCorrelationFlaggingType", "INTEGRATED_SUM_THRESHOLD_2D")
+        .set("OLAP.CNProc.onlinePreCorrelationFlaggingStatisticsType", "NORMAL")
+        .set("OLAP.CNProc.onlinePostCorrelationFlaggingType", "AOFLAGGER");
+    FlaggingSettings f = settingsOf(keys).flagging;
+    CPPUNIT_ASSERT(f.preType == PreFlaggerType::kIntegratedSumThreshold2D);
+    CPPUNIT_ASSERT(f.preStatistics == FlaggerStatistics::kNormal);
+
+    // BG/P's variants with history: the variant without, and a warning.
+    keys.set("OLAP.CNProc.onlinePreCorrelationFlaggingType",
+             "INTEGRATED_SUM_THRESHOLD_WITH_HISTORY")
+        .set("OLAP.CNProc.onlinePostCorrelationFlaggingType", "SMOOTHED_SUM_THRESHOLD");
+    const ObservationSettings s = settingsOf(keys);
+    CPPUNIT_ASSERT(s.flagging.preType == PreFlaggerType::kIntegratedSumThreshold);
+    CPPUNIT_ASSERT(s.flagging.postType == PostFlaggerType::kSmoothedSumThreshold);
+    CPPUNIT_ASSERT(
+        contains(warningOn(s, "OLAP.CNProc.onlinePreCorrelationFlaggingType"), "no history"));
+    CPPUNIT_ASSERT(
+        contains(warningOn(s, "OLAP.CNProc.onlinePostCorrelationFlaggingType"), "AOFlagger"));
+  }
+
+  void testBadTypesNameKeyAndLine() {
+    Keys keys = allOn();
+    keys.set("OLAP.CNProc.onlinePreCorrelationFlaggingType", "KURTOSIS");
+    CPPUNIT_ASSERT(contains(errorOf(keys, "OLAP.CNProc.onlinePreCorrelationFlaggingType"),
+                            "INTEGRATED_SUM_THRESHOLD_2D"));
+    keys = allOn();
+    keys.set("OLAP.CNProc.onlinePostCorrelationFlaggingStatisticsType", "MEDIAN");
+    CPPUNIT_ASSERT(
+        contains(errorOf(keys, "OLAP.CNProc.onlinePostCorrelationFlaggingStatisticsType"),
+                 "WINSORIZED, NORMAL"));
+    keys = allOn();
+    keys.set("OLAP.CNProc.onlineFlagging", "maybe");
+    errorOf(keys, "OLAP.CNProc.onlineFlagging");
+  }
+
+  void testOwnKeys() {
+    Keys keys = allOn();
+    keys.set("Rtcp.Flagging.preCorrelation.threshold", "5.5")
+        .set("Rtcp.Flagging.preCorrelation.spectraPerCell", "32")
+        .set("Rtcp.Flagging.preCorrelation.maxWindow", "16")
+        .set("Rtcp.Flagging.brokenStation.flaggedFraction", "0.8")
+        .set("Rtcp.Flagging.brokenStation.powerRatio", "0.1")
+        .set("Rtcp.Flagging.postCorrelation.strategy", "/opt/lofar-lba.lua")
+        .set("Rtcp.Flagging.postCorrelation.window", "24")
+        .set("Rtcp.Flagging.postCorrelation.overlap", "6");
+    const ObservationSettings s = settingsOf(keys);
+    const FlaggingSettings& f = s.flagging;
+    CPPUNIT_ASSERT_EQUAL(5.5, f.preThreshold);
+    CPPUNIT_ASSERT_EQUAL(32, f.spectraPerCell);
+    CPPUNIT_ASSERT_EQUAL(16, f.maxWindow);
+    CPPUNIT_ASSERT_EQUAL(0.8, f.brokenFlaggedFraction);
+    CPPUNIT_ASSERT_EQUAL(0.1, f.brokenPowerRatio);
+    CPPUNIT_ASSERT_EQUAL(std::string("/opt/lofar-lba.lua"), f.strategy);
+    CPPUNIT_ASSERT_EQUAL(24, f.postWindow);
+    CPPUNIT_ASSERT_EQUAL(6, f.postOverlap);
+    CPPUNIT_ASSERT(s.unknownKeys.empty());
+  }
+
+  void testBadOwnKeysNameKeyAndLine() {
+    auto bad = [](const std::string& key, const std::string& value, const std::string& part) {
+      Keys keys = allOn();
+      keys.set(key, value);
+      const std::string message = errorOf(keys, key);
+      CPPUNIT_ASSERT_MESSAGE(message, contains(message, part));
+    };
+    bad("Rtcp.Flagging.preCorrelation.threshold", "-1", "outside");
+    bad("Rtcp.Flagging.preCorrelation.spectraPerCell", "0", "outside");
+    bad("Rtcp.Flagging.preCorrelation.spectraPerCell", "1000000", "outside");
+    bad("Rtcp.Flagging.preCorrelation.maxWindow", "24", "not a power of two");
+    bad("Rtcp.Flagging.brokenStation.flaggedFraction", "1.5", "outside");
+    bad("Rtcp.Flagging.postCorrelation.overlap", "8", "nothing of a window of 16");
+    bad("Rtcp.Flagging.postCorrelation.window", "0", "outside");
+  }
+
+  void testEffectiveParset() {
+    Keys keys = allOn();
+    keys.set("OLAP.CNProc.onlinePreCorrelationFlaggingType", "THRESHOLD")
+        .set("Rtcp.Flagging.postCorrelation.strategy", "'/opt/my strategy.lua'");
+    const ObservationSettings s = settingsOf(keys);
+    const rtcp::Parset p = s.toParset();
+    CPPUNIT_ASSERT(p.getBool("OLAP.CNProc.onlineFlagging"));
+    CPPUNIT_ASSERT_EQUAL(std::string("THRESHOLD"),
+                         p.getString("OLAP.CNProc.onlinePreCorrelationFlaggingType"));
+    const ObservationSettings again =
+        ObservationSettings::fromParset(rtcp::Parset::fromString(p.toString()), table());
+    CPPUNIT_ASSERT(again.flagging == s.flagging);
+    CPPUNIT_ASSERT_EQUAL(std::string("/opt/my strategy.lua"), again.flagging.strategy);
+    // Off, too, round-trips.
+    const ObservationSettings off = settingsOf(Keys());
+    CPPUNIT_ASSERT(ObservationSettings::fromParset(off.toParset(), table()).flagging ==
+                   off.flagging);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(FlaggingSettingsTest);

@@ -1,0 +1,309 @@
+#include "PreCorrelationFlagger.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace rtcp::correlator {
+
+namespace {
+
+constexpr int kLanes = 8;
+
+/// Σ over the four rows (X re, X im, Y re, Y im) of x² over [begin, end), 8 lanes at a
+/// time (independent partial sums the compiler keeps in one vector register).
+float rowsPower(const float* rows, size_t rowStride, int begin, int end) {
+  const float* a = rows;
+  const float* b = rows + rowStride;
+  const float* c = rows + 2 * rowStride;
+  const float* d = rows + 3 * rowStride;
+  float lanes[kLanes] = {};
+  int t = begin;
+  for (; t + kLanes <= end; t += kLanes)
+    for (int l = 0; l < kLanes; ++l)
+      lanes[l] +=
+          a[t + l] * a[t + l] + b[t + l] * b[t + l] + c[t + l] * c[t + l] + d[t + l] * d[t + l];
+  float sum = 0;
+  for (int l = 0; l < kLanes; ++l) sum += lanes[l];
+  for (; t < end; ++t) sum += a[t] * a[t] + b[t] * b[t] + c[t] * c[t] + d[t] * d[t];
+  return sum;
+}
+
+}  // namespace
+
+PreCorrelationFlagger::PreCorrelationFlagger(const FlaggingSettings& settings, int nrChannels,
+                                             int nrSpectra, int paddedSpectra)
+    : settings_(settings),
+      nrChannels_(nrChannels),
+      nrSpectra_(nrSpectra),
+      paddedSpectra_(paddedSpectra),
+      spectraPerCell_(std::clamp(settings.spectraPerCell, 1, std::max(1, nrSpectra))),
+      nrCells_((nrSpectra + spectraPerCell_ - 1) / spectraPerCell_),
+      firstChannel_(nrChannels > 1 ? 1 : 0) {
+  if (nrChannels < 1 || nrSpectra < 1 || paddedSpectra < nrSpectra)
+    throw std::invalid_argument("PreCorrelationFlagger: " + std::to_string(nrChannels) +
+                                " channels, " + std::to_string(nrSpectra) + " spectra padded to " +
+                                std::to_string(paddedSpectra));
+}
+
+PreCorrelationFlagger::Workspace PreCorrelationFlagger::makeWorkspace() const {
+  Workspace w;
+  const size_t cells = size_t(nrChannels_) * size_t(nrCells_);
+  w.power.resize(cells);
+  w.normalised.resize(cells);
+  w.flags.resize(cells);
+  w.cellSpectra.resize(size_t(nrCells_));
+  w.series.resize(size_t(std::max(nrChannels_, nrCells_)));
+  w.seriesFlags.resize(w.series.size());
+  w.spectrumPower.resize(size_t(nrSpectra_));
+  w.spectrumFlags.resize(size_t(nrSpectra_));
+  w.scratch.reserve(std::max(cells, size_t(nrSpectra_)));
+  w.passScratch.reserve(std::max(cells, size_t(nrSpectra_)));
+  return w;
+}
+
+void PreCorrelationFlagger::cellPowers(const float* samples, std::span<float> power,
+                                       std::span<float> spectrumPower) const {
+  const size_t stride = size_t(paddedSpectra_);
+  for (int c = 0; c < nrChannels_; ++c) {
+    float* row = power.data() + size_t(c) * size_t(nrCells_);
+    if (c < firstChannel_) {
+      std::fill(row, row + nrCells_, 0.0f);
+      continue;
+    }
+    const float* rows = samples + size_t(c) * 4 * stride;
+    for (int k = 0; k < nrCells_; ++k)
+      row[k] = rowsPower(rows, stride, k * spectraPerCell_,
+                         std::min(nrSpectra_, (k + 1) * spectraPerCell_));
+  }
+  if (spectrumPower.empty()) return;
+  std::fill(spectrumPower.begin(), spectrumPower.end(), 0.0f);
+  for (int c = firstChannel_; c < nrChannels_; ++c) {
+    const float* a = samples + size_t(c) * 4 * stride;
+    const float* b = a + stride;
+    const float* x = a + 2 * stride;
+    const float* y = a + 3 * stride;
+    float* out = spectrumPower.data();
+    for (int t = 0; t < nrSpectra_; ++t)
+      out[t] += a[t] * a[t] + b[t] * b[t] + x[t] * x[t] + y[t] * y[t];
+  }
+}
+
+void PreCorrelationFlagger::flag(const float* samples, const SpectrumMask& valid,
+                                 ChannelFlags& flags, StationFlagStatistics& statistics,
+                                 Workspace& w) const {
+  const size_t K = size_t(nrCells_);
+  for (int k = 0; k < nrCells_; ++k) {
+    int n = 0;
+    for (int s = k * spectraPerCell_; s < std::min(nrSpectra_, (k + 1) * spectraPerCell_); ++s)
+      n += valid.valid(s);
+    w.cellSpectra[size_t(k)] = n;
+  }
+  const bool noChannels = settings_.preCorrelationNoChannels;
+  cellPowers(samples, w.power, noChannels ? std::span<float>(w.spectrumPower) : std::span<float>());
+  for (int c = 0; c < nrChannels_; ++c)
+    for (size_t k = 0; k < K; ++k) {
+      const size_t i = size_t(c) * K + k;
+      const int n = w.cellSpectra[k];
+      w.flags[i] = c < firstChannel_ || n == 0;
+      w.power[i] = n > 0 ? w.power[i] / float(n) : 0.0f;
+    }
+  if (settings_.preCorrelation) {
+    const size_t longest = size_t(settings_.maxWindow);
+    switch (settings_.preType) {
+      case PreFlaggerType::kThreshold:
+      case PreFlaggerType::kIntegratedThreshold2D:
+        detectOnGrid(w, 1);
+        break;
+      case PreFlaggerType::kIntegratedSumThreshold2D:
+        detectOnGrid(w, longest);
+        break;
+      case PreFlaggerType::kIntegratedThreshold:
+        detectInSpectrum(w, 1);
+        break;
+      case PreFlaggerType::kIntegratedSumThreshold:
+        detectInSpectrum(w, longest);
+        break;
+      case PreFlaggerType::kSumThreshold:
+        detectOnGrid(w, longest);
+        detectInSpectrum(w, longest);
+        detectInTime(w);
+        break;
+    }
+  }
+  if (noChannels) detectSpectra(valid, w);
+  fillFlags(valid, w, flags);
+  count(valid, w, flags, statistics);
+}
+
+void PreCorrelationFlagger::detectOnGrid(Workspace& w, size_t maxWindow) const {
+  const size_t K = size_t(nrCells_);
+  const size_t first = size_t(firstChannel_), C = size_t(nrChannels_);
+  for (size_t c = first; c < C; ++c) {
+    const RobustStatistics row = robustStatistics(w.power.data() + c * K, w.flags.data() + c * K, K,
+                                                  1, settings_.preStatistics, w.scratch);
+    for (size_t k = 0; k < K; ++k)
+      w.normalised[c * K + k] = row.median > 0 ? w.power[c * K + k] / row.median : 0.0f;
+  }
+  float* grid = w.normalised.data() + first * K;
+  uint8_t* flags = w.flags.data() + first * K;
+  const RobustStatistics all =
+      robustStatistics(grid, flags, (C - first) * K, 1, settings_.preStatistics, w.scratch);
+  const float threshold = float(settings_.preThreshold);
+  for (size_t c = 0; c < C - first; ++c)
+    sumThreshold({grid + c * K, flags + c * K, K, 1}, all, threshold, maxWindow, w.passScratch);
+  for (size_t k = 0; k < K; ++k)
+    sumThreshold({grid + k, flags + k, C - first, K}, all, threshold, maxWindow, w.passScratch);
+}
+
+void PreCorrelationFlagger::detectInSpectrum(Workspace& w, size_t maxWindow) const {
+  const size_t K = size_t(nrCells_);
+  const size_t first = size_t(firstChannel_), C = size_t(nrChannels_);
+  const size_t n = C - first;
+  for (size_t c = first; c < C; ++c) {
+    double sum = 0;
+    size_t used = 0;
+    for (size_t k = 0; k < K; ++k)
+      if (!w.flags[c * K + k]) {
+        sum += w.power[c * K + k];
+        ++used;
+      }
+    w.series[c - first] = used ? float(sum / double(used)) : 0.0f;
+    w.seriesFlags[c - first] = used == 0;
+  }
+  const RobustStatistics spectrum = robustStatistics(w.series.data(), w.seriesFlags.data(), n, 1,
+                                                     settings_.preStatistics, w.scratch);
+  std::vector<uint8_t> before(w.seriesFlags.begin(), w.seriesFlags.begin() + long(n));
+  sumThreshold({w.series.data(), w.seriesFlags.data(), n, 1}, spectrum,
+               float(settings_.preThreshold), maxWindow, w.passScratch);
+  for (size_t i = 0; i < n; ++i)
+    if (w.seriesFlags[i] && !before[i])
+      std::fill(w.flags.begin() + long((first + i) * K),
+                w.flags.begin() + long((first + i + 1) * K), uint8_t(1));
+}
+
+void PreCorrelationFlagger::detectInTime(Workspace& w) const {
+  const size_t K = size_t(nrCells_);
+  const size_t first = size_t(firstChannel_), C = size_t(nrChannels_);
+  for (size_t k = 0; k < K; ++k) {
+    double sum = 0;
+    size_t used = 0;
+    for (size_t c = first; c < C; ++c)
+      if (!w.flags[c * K + k]) {
+        sum += w.normalised[c * K + k];
+        ++used;
+      }
+    w.series[k] = used ? float(sum / double(used)) : 0.0f;
+    w.seriesFlags[k] = used == 0;
+  }
+  const RobustStatistics time = robustStatistics(w.series.data(), w.seriesFlags.data(), K, 1,
+                                                 settings_.preStatistics, w.scratch);
+  std::vector<uint8_t> before(w.seriesFlags.begin(), w.seriesFlags.begin() + long(K));
+  sumThreshold({w.series.data(), w.seriesFlags.data(), K, 1}, time, float(settings_.preThreshold),
+               size_t(settings_.maxWindow), w.passScratch);
+  for (size_t k = 0; k < K; ++k)
+    if (w.seriesFlags[k] && !before[k])
+      for (size_t c = first; c < C; ++c) w.flags[c * K + k] = 1;
+}
+
+void PreCorrelationFlagger::detectSpectra(const SpectrumMask& valid, Workspace& w) const {
+  const size_t n = size_t(nrSpectra_);
+  for (size_t s = 0; s < n; ++s) w.spectrumFlags[s] = !valid.valid(int(s));
+  const RobustStatistics power = robustStatistics(w.spectrumPower.data(), w.spectrumFlags.data(), n,
+                                                  1, settings_.preStatistics, w.scratch);
+  sumThreshold({w.spectrumPower.data(), w.spectrumFlags.data(), n, 1}, power,
+               float(settings_.preThreshold), size_t(settings_.maxWindow), w.passScratch);
+}
+
+void PreCorrelationFlagger::fillFlags(const SpectrumMask& valid, const Workspace& w,
+                                      ChannelFlags& flags) const {
+  flags.setAll(valid);
+  const size_t K = size_t(nrCells_);
+  for (int c = firstChannel_; c < nrChannels_; ++c) {
+    SpectrumMask& mask = flags.channel(c);
+    for (size_t k = 0; k < K; ++k)
+      if (w.flags[size_t(c) * K + k] && w.cellSpectra[k] > 0)
+        for (int s = int(k) * spectraPerCell_;
+             s < std::min(nrSpectra_, (int(k) + 1) * spectraPerCell_); ++s)
+          mask.set(s, false);
+  }
+  if (!settings_.preCorrelationNoChannels) return;
+  for (int s = 0; s < nrSpectra_; ++s)
+    if (w.spectrumFlags[size_t(s)] && valid.valid(s))
+      for (int c = firstChannel_; c < nrChannels_; ++c) flags.channel(c).set(s, false);
+}
+
+void PreCorrelationFlagger::count(const SpectrumMask& valid, const Workspace& w,
+                                  const ChannelFlags& flags,
+                                  StationFlagStatistics& statistics) const {
+  statistics = {};
+  const size_t K = size_t(nrCells_);
+  double powerSum = 0;
+  uint64_t powerCells = 0;
+  for (size_t c = size_t(firstChannel_); c < size_t(nrChannels_); ++c)
+    for (size_t k = 0; k < K; ++k) {
+      if (w.cellSpectra[k] == 0) continue;
+      ++statistics.cells;
+      if (w.flags[c * K + k]) {
+        ++statistics.flaggedCells;
+      } else {
+        powerSum += w.power[c * K + k];
+        ++powerCells;
+      }
+    }
+  statistics.power = powerCells ? powerSum / double(powerCells) : 0.0;
+  const uint64_t arrived = uint64_t(valid.count());
+  for (int c = firstChannel_; c < nrChannels_; ++c) {
+    statistics.validSamples += arrived;
+    statistics.flaggedSamples += arrived - uint64_t(flags.channel(c).count());
+  }
+}
+
+void PreCorrelationFlagger::zeroFlagged(float* samples, const SpectrumMask& valid,
+                                        const ChannelFlags& flags) const {
+  const size_t stride = size_t(paddedSpectra_);
+  for (int c = 0; c < nrChannels_; ++c) {
+    const SpectrumMask& mask = flags.channel(c);
+    float* rows = samples + size_t(c) * 4 * stride;
+    for (size_t word = 0; word < valid.nrWords(); ++word) {
+      uint64_t lost = valid.word(word) & ~mask.word(word);
+      while (lost) {
+        const size_t s = word * 64 + size_t(std::countr_zero(lost));
+        lost &= lost - 1;
+        for (size_t r = 0; r < 4; ++r) rows[r * stride + s] = 0.0f;
+      }
+    }
+  }
+}
+
+void StationFlagTotals::add(const StationFlagStatistics& block, BrokenStation broken) {
+  ++subbandBlocks;
+  validSamples += block.validSamples;
+  flaggedSamples += broken == BrokenStation::kNo ? block.flaggedSamples : block.validSamples;
+  brokenNoSignal += broken == BrokenStation::kNoSignal;
+  brokenInterference += broken == BrokenStation::kInterference;
+}
+
+std::vector<BrokenStation> findBrokenStations(std::span<const StationFlagStatistics> statistics,
+                                              const FlaggingSettings& settings) {
+  std::vector<double> powers;
+  for (const StationFlagStatistics& s : statistics)
+    if (s.cells > 0) powers.push_back(s.power);
+  std::vector<BrokenStation> broken(statistics.size(), BrokenStation::kNo);
+  if (powers.empty()) return broken;
+  std::nth_element(powers.begin(), powers.begin() + long(powers.size() / 2), powers.end());
+  const double median = powers[powers.size() / 2];
+  for (size_t i = 0; i < statistics.size(); ++i) {
+    const StationFlagStatistics& s = statistics[i];
+    if (s.cells == 0) continue;  // lost whole: nothing to judge
+    if (!(s.power > 0) || s.power < settings.brokenPowerRatio * median)
+      broken[i] = BrokenStation::kNoSignal;
+    else if (double(s.flaggedCells) > settings.brokenFlaggedFraction * double(s.cells))
+      broken[i] = BrokenStation::kInterference;
+  }
+  return broken;
+}
+
+}  // namespace rtcp::correlator

@@ -1,0 +1,437 @@
+// The pre-correlation RFI flagger (PreCorrelationFlagger.h): its optimised parts against
+// the plain twins on random data, and its physics: injected interference (a narrow-band
+// tone, an intermittent and a drifting narrow-band signal, broadband bursts) on Gaussian
+// noise is flagged, clean noise hardly, broken stations are found, and through the chain
+// the valid-sample counts drop by exactly what was flagged.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <cmath>
+#include <complex>
+#include <iostream>
+#include <numbers>
+#include <random>
+
+#include "ChainTestData.h"
+#include "CorrelatorKernel.h"
+#include "PreCorrelationFlagger.h"
+#include "Reference.h"
+#include "SubbandProcessor.h"
+#include "SumThreshold.h"
+#include "ValidSampleCounter.h"
+#include "rtcp/Baselines.h"
+
+namespace rtcp::correlator {
+
+namespace {
+
+FlaggingSettings flaggingOn() {
+  FlaggingSettings f;
+  f.online = f.preCorrelation = f.detectBrokenStations = true;
+  return f;
+}
+
+/// One station's samples in the kernel layout [channel][pol][reim][padded] with the
+/// interference a test puts in; truth[c][s] marks the samples it touched.
+struct StationData {
+  StationData(int channels, int spectra)
+      : nrChannels(channels),
+        nrSpectra(spectra),
+        padded(CorrelatorKernel::paddedLength(spectra)),
+        samples(size_t(channels) * 4 * size_t(padded), 0.0f),
+        truth(size_t(channels), std::vector<bool>(size_t(spectra), false)),
+        valid(spectra) {}
+  int nrChannels, nrSpectra, padded;
+  std::vector<float> samples;
+  std::vector<std::vector<bool>> truth;
+  SpectrumMask valid;
+
+  float* row(int c, int pol, int reim) {
+    return samples.data() + (size_t(c) * 4 + 2 * size_t(pol) + size_t(reim)) * size_t(padded);
+  }
+  /// Complex Gaussian noise of `power` per polarisation in every channel.
+  void noise(double power, std::mt19937& random) {
+    std::normal_distribution<float> gauss(0, float(std::sqrt(power / 2)));
+    for (int c = 0; c < nrChannels; ++c)
+      for (int r = 0; r < 4; ++r)
+        for (int s = 0; s < nrSpectra; ++s) row(c, r / 2, r % 2)[s] = gauss(random);
+  }
+  /// A signal of `power` per polarisation (random phase per sample: its own power, not
+  /// correlated with the noise) in channel c, spectra [first, last).
+  void add(int c, int first, int last, double power, std::mt19937& random) {
+    std::uniform_real_distribution<double> phase(0, 2 * std::numbers::pi);
+    const double amplitude = std::sqrt(power);
+    for (int s = first; s < last; ++s) {
+      for (int pol = 0; pol < 2; ++pol) {
+        const double p = phase(random);
+        row(c, pol, 0)[s] += float(amplitude * std::cos(p));
+        row(c, pol, 1)[s] += float(amplitude * std::sin(p));
+      }
+      truth[size_t(c)][size_t(s)] = true;
+    }
+  }
+  /// Lost spectra: zero, flagged in valid.
+  void lose(int first, int last) {
+    for (int s = first; s < last; ++s) {
+      valid.set(s, false);
+      for (int c = 0; c < nrChannels; ++c)
+        for (int r = 0; r < 4; ++r) row(c, r / 2, r % 2)[s] = 0;
+    }
+  }
+  std::vector<bool> validVector() const {
+    std::vector<bool> v(size_t(nrSpectra), false);
+    for (int s = 0; s < nrSpectra; ++s) v[size_t(s)] = valid.valid(s);
+    return v;
+  }
+};
+
+/// Fractions of the touched samples flagged and of the clean ones flagged (channel 0
+/// left out; lost spectra left out).
+struct Score {
+  double detected = 1, falsePositives = 0;
+  uint64_t touched = 0, clean = 0;
+};
+
+Score score(const StationData& d, const ChannelFlags& flags) {
+  uint64_t hit = 0, touched = 0, wrong = 0, clean = 0;
+  for (int c = 1; c < d.nrChannels; ++c)
+    for (int s = 0; s < d.nrSpectra; ++s) {
+      if (!d.valid.valid(s)) continue;
+      const bool flagged = !flags.channel(c).valid(s);
+      if (d.truth[size_t(c)][size_t(s)]) {
+        ++touched;
+        hit += flagged;
+      } else {
+        ++clean;
+        wrong += flagged;
+      }
+    }
+  Score result;
+  result.touched = touched;
+  result.clean = clean;
+  if (touched) result.detected = double(hit) / double(touched);
+  if (clean) result.falsePositives = double(wrong) / double(clean);
+  return result;
+}
+
+Score flagAndScore(const StationData& d, const FlaggingSettings& settings) {
+  PreCorrelationFlagger flagger(settings, d.nrChannels, d.nrSpectra, d.padded);
+  auto workspace = flagger.makeWorkspace();
+  ChannelFlags flags(d.nrChannels, d.nrSpectra);
+  StationFlagStatistics statistics;
+  flagger.flag(d.samples.data(), d.valid, flags, statistics, workspace);
+  return score(d, flags);
+}
+
+/// Every kind of interference the tests inject, on noise of power 1 per polarisation,
+/// 64 channels, 3072 spectra (COBALT's block).
+StationData withInterference(std::mt19937& random) {
+  StationData d(64, 3072);
+  d.noise(1.0, random);
+  d.add(20, 0, 3072, 0.3, random);     // a weak continuous tone: 0.3 of the noise
+  d.add(41, 1000, 1400, 2.0, random);  // an intermittent narrow-band signal
+  for (int c = 1; c < 64; ++c) d.add(c, 2000, 2010, 3.0, random);   // a 3.3 ms broadband burst
+  for (int c = 1; c < 64; ++c) d.add(c, 2500, 2503, 30.0, random);  // a 1 ms spark
+  for (int s = 0; s < 3072; ++s) d.add(5 + s / 128, s, s + 1, 4.0, random);  // drifting
+  return d;
+}
+
+}  // namespace
+
+class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(PreCorrelationFlaggerTest);
+  CPPUNIT_TEST(sumThresholdAgainstTwin);
+  CPPUNIT_TEST(cellPowersAgainstTwin);
+  CPPUNIT_TEST(flagsAgainstTwin);
+  CPPUNIT_TEST(validCountsAgainstTwin);
+  CPPUNIT_TEST(interferenceFlagged);
+  CPPUNIT_TEST(cleanNoiseHardlyFlagged);
+  CPPUNIT_TEST(noChannelsFlagsInTime);
+  CPPUNIT_TEST(brokenStations);
+  CPPUNIT_TEST(chainCountsDropByWhatWasFlagged);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void sumThresholdAgainstTwin() {
+    std::mt19937 random(3);
+    std::exponential_distribution<double> value(1.0);
+    std::bernoulli_distribution flagged(0.1);
+    std::vector<uint8_t> scratch;
+    for (size_t window : {1, 2, 3, 4, 8, 16, 64, 200}) {
+      for (int trial = 0; trial < 20; ++trial) {
+        const size_t n = 150;
+        std::vector<double> values(n);
+        std::vector<bool> flags(n);
+        std::vector<float> floats(n);
+        std::vector<uint8_t> bytes(n);
+        for (size_t i = 0; i < n; ++i) {
+          floats[i] = float(value(random) * (i % 37 == 5 ? 6 : 1));
+          values[i] = floats[i];
+          flags[i] = flagged(random);
+          bytes[i] = flags[i];
+        }
+        const double threshold = 1.3;
+        reference::sumThresholdPass(values, flags, window, threshold);
+        sumThresholdPass({floats.data(), bytes.data(), n, 1}, window, float(threshold), scratch);
+        for (size_t i = 0; i < n; ++i) CPPUNIT_ASSERT_EQUAL(bool(flags[i]), bool(bytes[i]));
+      }
+    }
+  }
+
+  void cellPowersAgainstTwin() {
+    std::mt19937 random(4);
+    for (int cell : {1, 7, 16, 100}) {
+      StationData d(16, 400);
+      d.noise(2.0, random);
+      d.lose(30, 50);
+      FlaggingSettings settings = flaggingOn();
+      settings.spectraPerCell = cell;
+      settings.preCorrelationNoChannels = true;
+      PreCorrelationFlagger flagger(settings, d.nrChannels, d.nrSpectra, d.padded);
+      std::vector<float> power(size_t(d.nrChannels) * size_t(flagger.nrCells()));
+      std::vector<float> spectra(size_t(d.nrSpectra));
+      flagger.cellPowers(d.samples.data(), power, spectra);
+      for (int c = 1; c < d.nrChannels; ++c)
+        for (int k = 0; k < flagger.nrCells(); ++k) {
+          double sum = 0;
+          for (int s = k * cell; s < std::min(d.nrSpectra, (k + 1) * cell); ++s)
+            for (int r = 0; r < 4; ++r) sum += std::pow(double(d.row(c, r / 2, r % 2)[s]), 2);
+          CPPUNIT_ASSERT_DOUBLES_EQUAL(
+              sum, power[size_t(c) * size_t(flagger.nrCells()) + size_t(k)], 1e-5 * sum + 1e-6);
+        }
+      for (int s = 0; s < d.nrSpectra; ++s) {
+        double sum = 0;
+        for (int c = 1; c < d.nrChannels; ++c)
+          for (int r = 0; r < 4; ++r) sum += std::pow(double(d.row(c, r / 2, r % 2)[s]), 2);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(sum, spectra[size_t(s)], 1e-5 * sum + 1e-6);
+      }
+    }
+  }
+
+  /// The whole flag() against the twin, for every type, both statistics, lost spectra,
+  /// cells that do not divide the block, C = 1.
+  void flagsAgainstTwin() {
+    std::mt19937 random(5);
+    const PreFlaggerType types[] = {PreFlaggerType::kThreshold,
+                                    PreFlaggerType::kIntegratedThreshold,
+                                    PreFlaggerType::kIntegratedSumThreshold,
+                                    PreFlaggerType::kIntegratedThreshold2D,
+                                    PreFlaggerType::kIntegratedSumThreshold2D,
+                                    PreFlaggerType::kSumThreshold};
+    for (int channels : {1, 16}) {
+      StationData d(channels, 1000);
+      d.noise(1.0, random);
+      d.add(channels > 1 ? 7 : 0, 0, 1000, 1.0, random);
+      for (int c = 0; c < channels; ++c) d.add(c, 500, 520, 5.0, random);
+      d.lose(100, 140);
+      for (PreFlaggerType type : types)
+        for (FlaggerStatistics kind : {FlaggerStatistics::kWinsorized, FlaggerStatistics::kNormal})
+          for (bool noChannels : {false, true}) {
+            FlaggingSettings settings = flaggingOn();
+            settings.preType = type;
+            settings.preStatistics = kind;
+            settings.preCorrelationNoChannels = noChannels;
+            settings.spectraPerCell = 24;  // 1000 = 41 x 24 + 16
+            PreCorrelationFlagger flagger(settings, d.nrChannels, d.nrSpectra, d.padded);
+            auto workspace = flagger.makeWorkspace();
+            ChannelFlags flags(d.nrChannels, d.nrSpectra);
+            StationFlagStatistics statistics;
+            flagger.flag(d.samples.data(), d.valid, flags, statistics, workspace);
+            const auto expected = reference::flagStation(
+                d.samples.data(), d.nrChannels, d.nrSpectra, d.padded, d.validVector(), settings);
+            uint64_t flagged = 0;
+            for (int c = 0; c < d.nrChannels; ++c)
+              for (int s = 0; s < d.nrSpectra; ++s) {
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(
+                    preFlaggerTypeName(type) + " channel " + std::to_string(c) + " spectrum " +
+                        std::to_string(s),
+                    bool(expected[size_t(c)][size_t(s)]), flags.channel(c).valid(s));
+                if (c >= flagger.firstChannel())
+                  flagged += d.valid.valid(s) && !expected[size_t(c)][size_t(s)];
+              }
+            CPPUNIT_ASSERT_EQUAL(flagged, statistics.flaggedSamples);
+          }
+    }
+  }
+
+  void validCountsAgainstTwin() {
+    std::mt19937 random(6);
+    std::bernoulli_distribution valid(0.8);
+    const int stations = 4, channels = 8, spectra = 200;
+    std::vector<ChannelFlags> flags;
+    for (int st = 0; st < stations; ++st) flags.emplace_back(channels, spectra);
+    const std::vector<bool> row(size_t(spectra), false);
+    const std::vector<std::vector<bool>> station(size_t(channels), row);
+    std::vector<std::vector<std::vector<bool>>> plain(size_t(stations), station);
+    for (int st = 0; st < stations; ++st)
+      for (int c = 0; c < channels; ++c)
+        for (int s = 0; s < spectra; ++s) {
+          const bool v = valid(random);
+          flags[size_t(st)].channel(c).set(s, v);
+          plain[size_t(st)][size_t(c)][size_t(s)] = v;
+        }
+    std::vector<const ChannelFlags*> pointers;
+    for (const ChannelFlags& f : flags) pointers.push_back(&f);
+    CorrelatedData block(stations, channels), expected(stations, channels);
+    ValidSampleCounter(stations, channels).count(pointers, block);
+    reference::countValidSamples(plain, expected);
+    for (size_t i = 0; i < block.validSamples.size(); ++i)
+      CPPUNIT_ASSERT_EQUAL(expected.validSamples[i], block.validSamples[i]);
+  }
+
+  /// ≥ 95 % of every injected kind flagged; the clean cells ≤ 1 % flagged.
+  void interferenceFlagged() {
+    std::mt19937 random(7);
+    StationData d = withInterference(random);
+    const Score s = flagAndScore(d, flaggingOn());
+    std::cout << "\npre-correlation flagger, SUM_THRESHOLD: " << 100 * s.detected << " % of "
+              << s.touched << " interfered samples flagged, " << 100 * s.falsePositives << " % of "
+              << s.clean << " clean ones\n";
+    CPPUNIT_ASSERT(s.detected >= 0.95);
+    CPPUNIT_ASSERT(s.falsePositives <= 0.01);
+    // Each kind on its own.
+    auto only = [&](auto inject) {
+      std::mt19937 r(8);
+      StationData e(64, 3072);
+      e.noise(1.0, r);
+      inject(e, r);
+      return flagAndScore(e, flaggingOn());
+    };
+    const Score tone = only([](StationData& e, std::mt19937& r) { e.add(20, 0, 3072, 0.3, r); });
+    const Score burst = only([](StationData& e, std::mt19937& r) {
+      for (int c = 1; c < 64; ++c) e.add(c, 2000, 2010, 3.0, r);
+    });
+    const Score drift = only([](StationData& e, std::mt19937& r) {
+      for (int s = 0; s < 3072; ++s) e.add(5 + s / 128, s, s + 1, 4.0, r);
+    });
+    CPPUNIT_ASSERT(tone.detected >= 0.95 && tone.falsePositives <= 0.01);
+    CPPUNIT_ASSERT(burst.detected >= 0.95 && burst.falsePositives <= 0.01);
+    CPPUNIT_ASSERT(drift.detected >= 0.95 && drift.falsePositives <= 0.01);
+  }
+
+  /// Gaussian noise alone: the false-positive rate over 8 blocks (stated in the README).
+  void cleanNoiseHardlyFlagged() {
+    std::mt19937 random(9);
+    uint64_t flagged = 0, total = 0;
+    for (int trial = 0; trial < 8; ++trial) {
+      StationData d(64, 3072);
+      d.noise(1.0, random);
+      const Score s = flagAndScore(d, flaggingOn());
+      flagged += uint64_t(std::llround(s.falsePositives * double(s.clean)));
+      total += s.clean;
+    }
+    const double rate = double(flagged) / double(total);
+    std::cout << "\npre-correlation flagger on clean noise: " << flagged << " of " << total
+              << " samples flagged (" << 100 * rate << " %)\n";
+    CPPUNIT_ASSERT(rate <= 0.002);
+  }
+
+  void noChannelsFlagsInTime() {
+    std::mt19937 random(10);
+    StationData d(64, 3072);
+    d.noise(1.0, random);
+    for (int c = 1; c < 64; ++c) d.add(c, 700, 702, 2.0, random);
+    FlaggingSettings settings;
+    settings.online = settings.preCorrelationNoChannels = true;
+    const Score s = flagAndScore(d, settings);
+    CPPUNIT_ASSERT(s.detected >= 0.95);
+    CPPUNIT_ASSERT(s.falsePositives <= 0.001);
+  }
+
+  /// A station sending zeros or only a tone has no signal; one full of interference is
+  /// flagged as such; the others stay.
+  void brokenStations() {
+    std::mt19937 random(11);
+    const FlaggingSettings settings = flaggingOn();
+    std::vector<StationData> stations;
+    for (int s = 0; s < 5; ++s) stations.emplace_back(32, 768);
+    for (int s = 0; s < 3; ++s) stations[size_t(s)].noise(1.0, random);
+    stations[3].add(9, 0, 768, 50.0, random);  // station 3: a tone, nothing else
+    // station 4: zeros
+    PreCorrelationFlagger flagger(settings, 32, 768, stations[0].padded);
+    auto workspace = flagger.makeWorkspace();
+    std::vector<StationFlagStatistics> statistics(stations.size());
+    for (size_t s = 0; s < stations.size(); ++s) {
+      ChannelFlags flags(32, 768);
+      flagger.flag(stations[s].samples.data(), stations[s].valid, flags, statistics[s], workspace);
+    }
+    auto broken = findBrokenStations(statistics, settings);
+    CPPUNIT_ASSERT(broken[0] == BrokenStation::kNo && broken[1] == BrokenStation::kNo);
+    CPPUNIT_ASSERT(broken[2] == BrokenStation::kNo);
+    CPPUNIT_ASSERT(broken[3] == BrokenStation::kNoSignal);
+    CPPUNIT_ASSERT(broken[4] == BrokenStation::kNoSignal);
+    // Interference over most of the block.
+    statistics[1].flaggedCells = statistics[1].cells * 3 / 4;
+    broken = findBrokenStations(statistics, settings);
+    CPPUNIT_ASSERT(broken[1] == BrokenStation::kInterference);
+    // A station lost whole is not judged.
+    statistics[2].cells = 0;
+    CPPUNIT_ASSERT(findBrokenStations(statistics, settings)[2] == BrokenStation::kNo);
+  }
+
+  /// Through SubbandProcessor: a tone in one station and a burst in another are flagged;
+  /// each baseline's count in channel c is what both stations' flags leave, the counts of
+  /// an autocorrelation drop by exactly the samples flagged, and the flagged samples
+  /// entered no visibility (the tone's channel keeps the noise's power).
+  void chainCountsDropByWhatWasFlagged() {
+    const int channels = 16, spectra = 768;
+    ObservationSettings settings = test::makeSettings(3, channels, spectra);
+    settings.flagging = flaggingOn();
+    std::mt19937 random(12);
+    const size_t samples = size_t(nrHistorySamples(settings)) + size_t(spectra) * channels;
+    std::vector<StationBlock> blocks;
+    const int toneChannel = 11;
+    const double toneFrequency = double(toneChannel - channels / 2) / channels;  // of fs
+    for (int s = 0; s < 3; ++s) {
+      StationBlock block = test::makeBlock(settings, s);
+      std::vector<std::complex<double>> x = test::noise(samples, 400.0, random);
+      if (s == 1)
+        for (size_t t = 0; t < samples; ++t)
+          for (int pol = 0; pol < 2; ++pol)
+            x[2 * t + size_t(pol)] +=
+                std::polar(60.0, 2 * std::numbers::pi * toneFrequency * double(t));
+      if (s == 2)
+        for (size_t t = 6000; t < 6300; ++t)
+          for (int pol = 0; pol < 2; ++pol) x[2 * t + size_t(pol)] *= 6.0;
+      test::encodeSamples(x, block);
+      blocks.push_back(std::move(block));
+    }
+    std::vector<const StationBlock*> pointers;
+    for (const StationBlock& b : blocks) pointers.push_back(&b);
+    SubbandProcessor processor(settings, 2);
+    CorrelatedData output = processor.makeOutput();
+    processor.process(pointers, 0, 0, output);
+
+    const auto& flags = processor.channelFlags();
+    CPPUNIT_ASSERT(flags[1].channel(toneChannel).count() < spectra / 20);
+    const int burstSpectra = spectra - flags[2].channel(3).count();
+    CPPUNIT_ASSERT(burstSpectra >= 300 / channels && burstSpectra < 60);
+    for (int s = 0; s < 3; ++s) {
+      uint64_t dropped = 0;
+      for (int c = 1; c < channels; ++c) {
+        const uint32_t auto_ = output.valid(baselineIndex(s, s), c);
+        CPPUNIT_ASSERT_EQUAL(uint32_t(flags[size_t(s)].channel(c).count()), auto_);
+        dropped += uint64_t(spectra) - auto_;
+        for (int s2 = s; s2 < 3; ++s2)
+          CPPUNIT_ASSERT_EQUAL(
+              uint32_t(flags[size_t(s)].channel(c).countBoth(flags[size_t(s2)].channel(c))),
+              output.valid(baselineIndex(s, s2), c));
+      }
+      CPPUNIT_ASSERT_EQUAL(processor.flagTotals()[size_t(s)].flaggedSamples, dropped);
+    }
+    // The tone's channel at station 1: what is left is noise (0.93 x 400 / 16 per channel
+    // and polarisation), not the tone (3600, 150 times more): no tone sample entered.
+    const int auto1 = baselineIndex(1, 1);
+    const double clean = std::abs(output.visibility(auto1, 4, 0)) / output.valid(auto1, 4);
+    const uint32_t left = output.valid(auto1, toneChannel);
+    if (left > 0) {
+      const double power = std::abs(output.visibility(auto1, toneChannel, 0)) / left;
+      CPPUNIT_ASSERT_MESSAGE(std::to_string(power / clean), power < 2 * clean);
+    }
+    CPPUNIT_ASSERT_EQUAL(
+        0.0, std::abs(output.visibility(auto1, toneChannel, 0)) * (left == 0 ? 1.0 : 0.0));
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(PreCorrelationFlaggerTest);
+
+}  // namespace rtcp::correlator

@@ -1,0 +1,89 @@
+#pragma once
+/// \file PostCorrelationFlagger.h
+/// Online RFI flagging of the integrated visibilities before they are written
+/// (OLAP.CNProc.onlinePostCorrelationFlagging; common/rtcp/FlaggingSettings.h): AOFlagger's
+/// library (Debian's aoflagger-dev, the one LOFAR's pipelines use offline) runs its
+/// strategy — LOFAR's default (`lofar-default.lua`), or the file
+/// Rtcp.Flagging.postCorrelation.strategy names — over time–frequency chunks of each
+/// cross-correlation baseline of a subband: `window` integrations × the subband's channels,
+/// the four polarisation products (DATA = sum / valid samples) with the flags already set
+/// (lost or flagged before correlation) as existing flags.
+///
+/// Windows overlap so that their edges are not blind: each window decides only the
+/// integrations with `overlap` integrations of context on both sides (the observation's
+/// first and last also without), then hands on the decided ones, keeping the last 2 ×
+/// overlap (the first half of them decided, the left context of the next window; the second
+/// half undecided, its right context). So an integration leaves window integrations after
+/// it came in, and every integration is flagged window / (window − 2 overlap) times.
+/// A flagged visibility gets valid samples 0 and visibility 0: storage-sink writes FLAG and
+/// WEIGHT_SPECTRUM 0 there (storage-sink/README.md). Autocorrelations are not flagged
+/// (AOFlagger's strategies are for cross-correlations).
+///
+/// Where it runs: in the output path (OutputPath), between the Integrator and the storage
+/// sender — in ionproc, or in a rank of the correlator's local mode: the one place that
+/// holds whole integrations of a subband (every baseline) before they are serialised, so
+/// the flags are in the rows storage-sink writes (a writer in storage-sink would have to
+/// hold rows back from its MSs, or rewrite them). add() is thread-safe; the flagging runs
+/// in the thread that completes an integration.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rtcp/CorrelatedBlock.h"
+#include "rtcp/FlaggingSettings.h"
+
+namespace rtcp::ion {
+
+class PostCorrelationFlagger {
+ public:
+  using Emit = std::function<void(std::unique_ptr<CorrelatedData>)>;
+
+  /// Loads the strategy (LOFAR's, or settings.strategy); throws std::runtime_error naming
+  /// Rtcp.Flagging.postCorrelation.strategy when it cannot be found or loaded.
+  PostCorrelationFlagger(const FlaggingSettings& settings, Emit emit);
+  ~PostCorrelationFlagger();
+
+  /// Takes an integration of a subband; hands on (emit, in integration order per subband)
+  /// those decided.
+  void add(std::unique_ptr<CorrelatedData> integration);
+  /// Flags and hands on every integration held.
+  void flush();
+
+  struct Statistics {
+    uint64_t integrations = 0;  ///< handed on
+    uint64_t windows = 0;       ///< AOFlagger runs per baseline, summed
+    uint64_t visibilities =
+        0;  ///< cross-correlation visibilities (baseline × channel) handed on with data
+    uint64_t flagged = 0;  ///< of those, flagged here
+    double seconds = 0;    ///< thread time in AOFlagger and the conversions
+  };
+  Statistics statistics() const;
+  /// The strategy file in use.
+  const std::string& strategyFile() const { return strategyFile_; }
+
+ private:
+  struct Subband {
+    std::deque<std::unique_ptr<CorrelatedData>> held;  ///< by integration
+    int decided = 0;                                   ///< of held, the first `decided` are decided
+  };
+  /// Flags held[from, to) of a subband, with every held integration as context.
+  void flagWindow(Subband& subband, size_t from, size_t to);
+  void handOn(Subband& subband, size_t count);
+
+  FlaggingSettings settings_;
+  Emit emit_;
+  std::string strategyFile_;
+  struct Aoflagger;
+  std::unique_ptr<Aoflagger> aoflagger_;
+  mutable std::mutex mutex_;
+  std::map<int, Subband> subbands_;
+  Statistics statistics_;
+};
+
+}  // namespace rtcp::ion
