@@ -142,10 +142,9 @@ void PreCorrelationFlagger::detectOnGrid(Workspace& w, size_t maxWindow) const {
   const size_t K = size_t(nrCells_);
   const size_t first = size_t(firstChannel_), C = size_t(nrChannels_);
   for (size_t c = first; c < C; ++c) {
-    const RobustStatistics row = robustStatistics(w.power.data() + c * K, w.flags.data() + c * K, K,
-                                                  1, settings_.preStatistics, w.scratch);
+    const float level = median(w.power.data() + c * K, w.flags.data() + c * K, K, 1, w.scratch);
     for (size_t k = 0; k < K; ++k)
-      w.normalised[c * K + k] = row.median > 0 ? w.power[c * K + k] / row.median : 0.0f;
+      w.normalised[c * K + k] = level > 0 ? w.power[c * K + k] / level : 0.0f;
   }
   float* grid = w.normalised.data() + first * K;
   uint8_t* flags = w.flags.data() + first * K;

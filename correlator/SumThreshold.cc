@@ -19,12 +19,15 @@ size_t gather(const float* values, const uint8_t* flags, size_t n, size_t stride
 
 /// Mean and σ with the values clipped to their 10th and 90th percentiles; σ scaled by
 /// 1.54 in variance, which makes it the standard deviation of Gaussian noise (BG/P's).
+/// data is partitioned around its median (at count / 2): the 10th percentile lies in the
+/// lower part, the 90th in the upper one, so each is found there.
 void winsorize(float* data, size_t count, RobustStatistics& result) {
+  const size_t mid = count / 2;
   const size_t low = size_t(std::floor(0.1 * double(count)));
   const size_t high = std::max<size_t>(size_t(std::ceil(0.9 * double(count))), 1) - 1;
-  std::nth_element(data, data + low, data + count);
+  if (low < mid) std::nth_element(data, data + low, data + mid);
   const float lowValue = data[low];
-  std::nth_element(data, data + high, data + count);
+  if (high > mid) std::nth_element(data + mid + 1, data + high, data + count);
   const float highValue = data[high];
   double sum = 0;
   for (size_t i = 0; i < count; ++i) sum += std::clamp(data[i], lowValue, highValue);
@@ -61,6 +64,15 @@ RobustStatistics robustStatistics(const float* values, const uint8_t* flags, siz
   else
     normal(data, result.count, result);
   return result;
+}
+
+float median(const float* values, const uint8_t* flags, size_t n, size_t stride,
+             std::vector<float>& scratch) {
+  const size_t count = gather(values, flags, n, stride, scratch);
+  if (count == 0) return 0;
+  std::nth_element(scratch.begin(), scratch.begin() + long(count / 2),
+                   scratch.begin() + long(count));
+  return scratch[count / 2];
 }
 
 float windowFactor(size_t window) {

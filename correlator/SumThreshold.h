@@ -31,6 +31,10 @@ RobustStatistics robustStatistics(const float* values, const uint8_t* flags, siz
                                   size_t stride, FlaggerStatistics kind,
                                   std::vector<float>& scratch);
 
+/// The median alone (0 when every value is flagged).
+float median(const float* values, const uint8_t* flags, size_t n, size_t stride,
+             std::vector<float>& scratch);
+
 /// The strided view SumThreshold works on: values[i * stride] and flags[i * stride], i < n.
 struct Series {
   const float* values;

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "Integrator.h"
-#include "QuickLook.h"
 #include "PostCorrelationFlagger.h"
+#include "QuickLook.h"
 #include "StorageSender.h"
 #include "VisibilitySink.h"
 #include "rtcp/CorrelatedBlock.h"
