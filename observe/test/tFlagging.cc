@@ -1,0 +1,174 @@
+// Online RFI flagging through the real executables: station-sim records 4 stations with
+// interference (Sim.rfi.*: a tone at CS002 in channel 12, a 4 ms broadband burst every
+// second at every station, RS106 silent), observe replays the recordings twice (file:
+// inputs, OLAP.realTime = F) — with OLAP.CNProc.onlineFlagging = T and the pre- and
+// post-correlation keys on, and with flagging off — and the MSs say: the tone's channel at
+// CS002 is flagged (FLAG, WEIGHT_SPECTRUM 0) with flagging and stands out of its
+// neighbours without; the bursts take their share off every station's weights; the silent
+// station is flagged whole and the correlator's log names it; AOFlagger ran in ionproc.
+#include <cppunit/extensions/HelperMacros.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "MsReader.h"
+#include "ObserveTestUtil.h"
+#include "StorageTestUtil.h"
+
+namespace rtcp::observe::test {
+
+using storage::test::MsContents;
+using storage::test::readMeasurementSet;
+using storage::test::TempDir;
+
+namespace {
+
+constexpr int kToneChannel = 12;
+
+SmallObservation observation(const TempDir& dir) {
+  SmallObservation o;
+  o.obsId = 4731;
+  o.stations = {"CS001", "CS002", "RS106", "RS205"};
+  o.subbands = "[300]";
+  o.seconds = 4;
+  o.realTime = false;
+  o.outputDir = dir.path() + "/out";
+  // Subband 300 at 58.59375 MHz; 16 channels of 12207.03125 Hz, channel c at (c - 8) of them.
+  const double tone = 300 * 195312.5 + (kToneChannel - 8) * 12207.03125;
+  o.extra = "Sim.rfi.tone.frequency = " + std::to_string(tone) +
+            "\nSim.rfi.tone.amplitude = 0.5\nSim.rfi.tone.stations = [CS002LBA]\n"
+            "Sim.rfi.burst.period = 1.0\nSim.rfi.burst.duration = 0.004\n"
+            "Sim.rfi.burst.power = 4\nSim.rfi.silentStations = [RS106LBA]\n";
+  return o;
+}
+
+/// Replays the recordings with `flagging` keys; returns the observation directory.
+std::string replay(const TempDir& dir, SmallObservation o, const std::string& name,
+                   const std::string& flagging) {
+  o.inputs.clear();
+  for (const std::string& station : o.stations)
+    o.inputs.push_back("file:" + dir.path() + "/recordings/" + station + "LBA.rsp");
+  o.outputDir = dir.path() + "/" + name + "-out";
+  o.extra += flagging;
+  const std::string parset = writeParset(dir.path() + "/" + name + ".parset", o);
+  const std::string obs = dir.path() + "/" + name;
+  observeSuccessfully(parset, obs, {}, dir.path() + "/" + name + ".log");
+  return obs;
+}
+
+MsContents theMs(const std::string& outputDir) {
+  for (const auto& entry : std::filesystem::directory_iterator(outputDir))
+    if (entry.path().extension() == ".MS") return readMeasurementSet(entry.path().string());
+  CPPUNIT_FAIL("no MS in " + outputDir);
+  return {};
+}
+
+/// Mean over the rows of baseline (a1, a2) of channel c's WEIGHT_SPECTRUM (pol 0), its
+/// flagged fraction, and the mean amplitude of its XX.
+struct Cell {
+  double weight = 0, flagged = 0, amplitude = 0;
+};
+Cell cell(const MsContents& ms, int a1, int a2, int c) {
+  Cell result;
+  int rows = 0;
+  for (size_t r = 0; r < ms.nrRows; ++r) {
+    if (ms.antenna1[r] != a1 || ms.antenna2[r] != a2) continue;
+    const size_t i = (r * size_t(ms.nrChannels) + size_t(c)) * 4;
+    result.weight += ms.weightSpectrum[i];
+    result.flagged += ms.flag[i];
+    result.amplitude += std::abs(ms.data[i]);
+    ++rows;
+  }
+  CPPUNIT_ASSERT(rows > 0);
+  result.weight /= rows;
+  result.flagged /= rows;
+  result.amplitude /= rows;
+  return result;
+}
+
+std::string logsOf(const std::string& obs) {
+  std::string all;
+  for (const auto& entry : std::filesystem::directory_iterator(obs))
+    if (entry.path().extension() == ".log") all += readFile(entry.path().string());
+  return all;
+}
+
+}  // namespace
+
+class FlaggingTest : public CppUnit::TestFixture {
+  CPPUNIT_TEST_SUITE(FlaggingTest);
+  CPPUNIT_TEST(testInterferenceFlaggedOnlineAndNotWithout);
+  CPPUNIT_TEST_SUITE_END();
+
+ public:
+  void testInterferenceFlaggedOnlineAndNotWithout() {
+    TempDir dir;
+    const SmallObservation o = observation(dir);
+    const std::string recordParset = writeParset(dir.path() + "/record.parset", o);
+    CPPUNIT_ASSERT_EQUAL(0, runProgram({executable("station-sim/station-sim"), recordParset,
+                                        "--record", dir.path() + "/recordings"},
+                                       dir.path() + "/record.log"));
+    const std::string on =
+        replay(dir, o, "on",
+               "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n"
+               "OLAP.CNProc.onlinePostCorrelationFlagging = T\n"
+               "Rtcp.Flagging.postCorrelation.window = 4\n"
+               "Rtcp.Flagging.postCorrelation.overlap = 1\n");
+    const std::string off = replay(dir, o, "off", "");
+    const MsContents flagged = theMs(dir.path() + "/on-out");
+    const MsContents plain = theMs(dir.path() + "/off-out");
+    // Antennas in station-list order: CS001 0, CS002 1, RS106 2, RS205 3.
+
+    // Without flagging the tone is in the data: CS002's channel 12 stands out, unflagged.
+    const Cell toneOff = cell(plain, 1, 1, kToneChannel);
+    const Cell besideOff = cell(plain, 1, 1, kToneChannel - 2);
+    std::cout << "\nflagging off: CS002 channel 12 " << toneOff.amplitude << ", channel 10 "
+              << besideOff.amplitude << ", weight " << toneOff.weight << "\n";
+    CPPUNIT_ASSERT(toneOff.amplitude > 1.8 * besideOff.amplitude);
+    CPPUNIT_ASSERT(toneOff.flagged == 0 && toneOff.weight > 0.99);
+
+    // With it: flagged (FLAG, weight 0) at CS002, on its autocorrelation and baselines.
+    for (int other : {0, 1, 3}) {
+      const Cell tone = cell(flagged, std::min(1, other), std::max(1, other), kToneChannel);
+      CPPUNIT_ASSERT_MESSAGE(std::to_string(tone.flagged), tone.flagged >= 0.95);
+      CPPUNIT_ASSERT(tone.weight <= 0.05);
+    }
+    // The bursts (4 ms a second, 0.4 % of the samples) take their share off the weights of
+    // the clean channels; they were flagged, the rest was not.
+    for (int station : {0, 3})
+      for (int c = 1; c < 16; ++c) {
+        const double weight = cell(flagged, station, station, c).weight;
+        const double without = cell(plain, station, station, c).weight;
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(weight), weight < without - 0.003);
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(weight), weight > without - 0.02);
+      }
+    // RS106 sent zeros: flagged whole, and the correlator's log says so.
+    for (int c = 1; c < 16; ++c) CPPUNIT_ASSERT_EQUAL(0.0, cell(flagged, 2, 2, c).weight);
+    CPPUNIT_ASSERT(cell(plain, 2, 2, 5).weight > 0.99);  // zeros, but not flagged
+    const std::string logs = logsOf(on);
+    CPPUNIT_ASSERT_MESSAGE(
+        logs, logs.find("broken stations, flagged whole: RS106LBA") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(logs,
+                           logs.find("post-correlation flagging (AOFlagger") != std::string::npos);
+    // The summary says so too, with the fraction flagged per station.
+    const std::string summary = summaryValue(on, "flagging");
+    std::cout << "summary's flagging: " << summary << "\n";
+    CPPUNIT_ASSERT_MESSAGE(summary, summary.find("RS106LBA in ") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(summary,
+                           summary.find("pre-correlation flagging: flagged of the "
+                                        "samples that arrived: CS001LBA") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        summary, summary.find("post-correlation flagging (AOFlagger") != std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(std::string("[]"), summaryValue(off, "flagging"));
+    // The effective parset carries the flagging keys.
+    const std::string parset = readFile(on + "/observation.parset");
+    CPPUNIT_ASSERT(parset.find("OLAP.CNProc.onlinePreCorrelationFlagging = T") !=
+                   std::string::npos);
+    CPPUNIT_ASSERT(parset.find("Rtcp.Flagging.postCorrelation.window = 4") != std::string::npos);
+  }
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(FlaggingTest);
+
+}  // namespace rtcp::observe::test
