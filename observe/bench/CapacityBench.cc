@@ -19,6 +19,13 @@
 // observation, so start-up is left out): CPU seconds per observed second per part, and per
 // station-subband, and the seconds per observed second each part's threads were ready to
 // run but waited for a core. station-sim's CPU is reported beside, not counted.
+//
+// --beamformed: the same search for beam-formed observations, replayed: 8 coherent TABs of
+// Stokes I (16 channels, 16 spectra a sample) coherently dedispersed at DM 26.76, plus
+// incoherent Stokes I, with no correlated output; then correlated and beam-formed at once.
+// Their predictions: cores x the beam former's subbands per core on the trial's own
+// settings (BeamFormerChain.h), and for both at once cores / (1 / correlator + 1 / beam
+// former).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -36,11 +43,13 @@
 #include <optional>
 #include <sstream>
 
+#include "BeamFormerChain.h"
 #include "ChainBenchmark.h"
 #include "ChildProcess.h"
 #include "Executables.h"
 #include "SteadyCpu.h"
 #include "rtcp/Benchmark.h"
+#include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp::observe::bench {
@@ -60,7 +69,31 @@ struct CapacityOptions {
   std::string directory;        ///< empty: a temporary one, removed afterwards
   bool noSharedMemory = false;  ///< observe --no-shared-memory: the socket and MPI-message paths
   bool lendRing = false;        ///< observe --lend-ring: ionproc lends its ring
+  bool beamFormed = false;      ///< --beamformed: beam-formed, then correlated + beam-formed
 };
+
+/// What a trial's observation makes.
+enum class Products {
+  kCorrelated,            ///< visibilities (MSs)
+  kBeamFormed,            ///< 8 coherent TABs of Stokes I, dedispersed, and incoherent I
+  kCorrelatedBeamFormed,  ///< both at once
+};
+
+const char* productsName(Products products) {
+  switch (products) {
+    case Products::kCorrelated:
+      return "correlated";
+    case Products::kBeamFormed:
+      return "beamformed";
+    case Products::kCorrelatedBeamFormed:
+      return "correlated_beamformed";
+  }
+  return "?";
+}
+
+/// Coherent TABs of a beam-formed trial and their dispersion measure (PSR B0329+54's).
+constexpr int kCoherentTabs = 8;
+constexpr double kTabDispersionMeasure = 26.76;
 
 const char* const kStations[] = {"CS001", "CS002", "CS003", "CS004", "CS005", "CS006",
                                  "CS007", "CS011", "CS013", "CS017", "CS021", "CS024",
@@ -80,10 +113,41 @@ std::string liveInput(int station, int port) {
 /// The observations' start: the trials' parsets hold it, observe --now shifts it.
 const double kStart = parseUtc("2026-01-01 00:00:00");
 
+/// The beam-formed outputs of a trial's parset (into `output`): kCoherentTabs TABs of Stokes I
+/// 0.5 degrees around the beam centre, 16 channels and 16 spectra a sample, coherently
+/// dedispersed, and the incoherent Stokes I of the same shape; the correlated output off
+/// unless both are made.
+std::string beamFormedKeys(Products products, const std::string& output) {
+  std::ostringstream p;
+  p.precision(12);
+  if (products == Products::kBeamFormed)
+    p << "Observation.DataProducts.Output_Correlated.enabled = F\n";
+  for (const char* kind : {"Coherent", "Incoherent"})
+    p << "Observation.DataProducts.Output_" << kind << "Stokes.enabled = T\n"
+      << "Observation.DataProducts.Output_" << kind << "Stokes.locations = [localhost:" << output
+      << "]\n"
+      << "Cobalt.BeamFormer." << kind << "Stokes.which = I\n"
+      << "Cobalt.BeamFormer." << kind << "Stokes.nrChannelsPerSubband = 16\n"
+      << "Cobalt.BeamFormer." << kind << "Stokes.timeIntegrationFactor = 16\n";
+  p << "Cobalt.BeamFormer.coherentDedisperseChannels = T\n"
+    << "Observation.Beam[0].nrTiedArrayBeams = " << kCoherentTabs + 1 << "\n";
+  for (int t = 0; t < kCoherentTabs; ++t) {
+    const double angle = 2 * M_PI * t / kCoherentTabs, offset = 0.5 * M_PI / 180;
+    p << "Observation.Beam[0].TiedArrayBeam[" << t
+      << "].angle1 = " << 5.2336866848 + offset * std::cos(angle) / std::cos(0.7109425145) << "\n"
+      << "Observation.Beam[0].TiedArrayBeam[" << t
+      << "].angle2 = " << 0.7109425145 + offset * std::sin(angle) << "\n"
+      << "Observation.Beam[0].TiedArrayBeam[" << t
+      << "].dispersionMeasure = " << kTabDispersionMeasure << "\n";
+  }
+  p << "Observation.Beam[0].TiedArrayBeam[" << kCoherentTabs << "].coherent = F\n";
+  return p.str();
+}
+
 /// 0.25 s blocks of 768 spectra x 64 channels, 1 s integrations, 16-bit samples; from
-/// kStart + startOffset for `seconds`.
-std::string parset(const CapacityOptions& o, int seconds, int nrSubbands, const std::string& inputs,
-                   const std::string& output, int startOffset = 0) {
+/// kStart + startOffset for `seconds`; o.products' outputs.
+std::string parset(const CapacityOptions& o, Products products, int seconds, int nrSubbands,
+                   const std::string& inputs, const std::string& output, int startOffset = 0) {
   std::ostringstream p;
   p << "Observation.ObsID = " << 7000 + nrSubbands << "\n"
     << "Observation.startTime = '" << formatUtc(kStart + startOffset) << "'\n"
@@ -114,6 +178,7 @@ std::string parset(const CapacityOptions& o, int seconds, int nrSubbands, const 
     << "Observation.DataProducts.Output_Correlated.locations = [localhost:" << output << "]\n"
     << "Sim.nrSources = 1\nSim.Source[0].angle1 = 5.24\nSim.Source[0].angle2 = 0.72\n"
     << "Sim.Source[0].flux = 2\nSim.noisePower = 1.0\nSim.seed = 5\n";
+  if (products != Products::kCorrelated) p << beamFormedKeys(products, output);
   return p.str();
 }
 
@@ -209,7 +274,8 @@ const char* inputName(Input input) {
 /// `seconds`, and syncs them to disk.
 void record(const CapacityOptions& o, const std::string& dir, const std::string& recordings,
             int nrSubbands, int seconds, int startOffset) {
-  writeFile(dir + "/record.parset", parset(o, seconds, nrSubbands, "", dir + "/ms", startOffset));
+  writeFile(dir + "/record.parset",
+            parset(o, Products::kCorrelated, seconds, nrSubbands, "", dir + "/ms", startOffset));
   if (run("station-sim",
           {partExecutable("station-sim"), dir + "/record.parset", "--record", recordings},
           dir + "/record.log") != 0)
@@ -246,7 +312,8 @@ std::optional<int64_t> observeShift(ChildProcess& observe, const std::string& lo
 std::vector<std::string> recordingSender(const std::string& dir, const CapacityOptions& o,
                                          int nrSubbands, int seconds, const std::string& recordings,
                                          int64_t shift) {
-  writeFile(dir + "/send.parset", parset(o, seconds, nrSubbands, recordings, dir + "/ms"));
+  writeFile(dir + "/send.parset",
+            parset(o, Products::kCorrelated, seconds, nrSubbands, recordings, dir + "/ms"));
   std::string destinations;
   const int ports = (nrSubbands + kBeamletsPerPort - 1) / kBeamletsPerPort;
   for (int s = 0; s < o.nrStations; ++s)
@@ -265,18 +332,18 @@ std::vector<std::string> recordingSender(const std::string& dir, const CapacityO
 
 /// One trial of nrSubbands for `seconds`.
 Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands, int seconds,
-               Input input) {
-  const std::string dir = top + "/" + inputName(input) + "-N" + std::to_string(nrSubbands) + "-" +
-                          std::to_string(seconds) + "s";
+               Input input, Products products) {
+  const std::string dir = top + "/" + inputName(input) + "-" + productsName(products) + "-N" +
+                          std::to_string(nrSubbands) + "-" + std::to_string(seconds) + "s";
   fs::create_directories(dir);
   const std::string recordings = dir + "/recordings";
   // Recordings sent as UDP begin a second early and end a second late: the observation
   // starts after the first packet and ends before the last, as with real stations.
   const int lead = input == Input::kLiveRecorded ? 1 : 0;
   if (input != Input::kLive) record(o, dir, recordings, nrSubbands, seconds + 2 * lead, -lead);
-  writeFile(
-      dir + "/replay.parset",
-      parset(o, seconds, nrSubbands, input == Input::kReplayed ? recordings : "", dir + "/ms"));
+  writeFile(dir + "/replay.parset",
+            parset(o, products, seconds, nrSubbands, input == Input::kReplayed ? recordings : "",
+                   dir + "/ms"));
   const std::string obs = dir + "/obs";
   std::vector<std::string> observe{
       partExecutable("observe"), dir + "/replay.parset", "--now", "--dir", obs, "--ranks",
@@ -380,7 +447,11 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
       "messages (the paths of ranks on other hosts), to compare")(
       "lend-ring", po::bool_switch(&o.lendRing),
       "observe --lend-ring: ionproc lends the ranks the rows in its station buffer instead of "
-      "copying blocks into shared memory, to compare");
+      "copying blocks into shared memory, to compare")(
+      "beamformed", po::bool_switch(&o.beamFormed),
+      "beam-formed observations (8 coherent TABs of Stokes I dedispersed at DM 26.76 and "
+      "incoherent Stokes I), then correlated and beam-formed at once; replayed unless --input "
+      "says otherwise");
   po::variables_map vm;
   po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(),
             vm);
@@ -392,27 +463,31 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
   if (o.nrStations < 2 || o.nrStations > int(std::size(kStations)))
     throw po::error("--stations: 2..24");
   if (o.seconds < 1 || o.seconds > 1799) throw po::error("--seconds: 1..1799");
+  if (o.beamFormed && !vm.count("input")) o.input = "replayed";
   if (o.input != "replayed" && o.input != "live" && o.input != "live-recorded" &&
       o.input != "both" && o.input != "all")
     throw po::error("--input: replayed, live, live-recorded, both or all");
   return o;
 }
 
-/// "capacity.<input>." with the input's name as a figure's name holds it.
-std::string figurePrefix(Input input) {
+/// "capacity.<input>." (and the products but for correlated ones) as a figure's name holds
+/// it.
+std::string figurePrefix(Input input, Products products) {
   std::string mode = std::string("capacity.") + inputName(input) + ".";
+  if (products != Products::kCorrelated) mode += std::string(productsName(products)) + ".";
   std::replace(mode.begin(), mode.end(), '-', '_');
   return mode;
 }
 
 /// Bisects the sustained number of subbands of one input mode and prints its figures;
 /// the subbands sustained.
-int measureMode(const CapacityOptions& o, const std::string& top, Input input, double predicted) {
+int measureMode(const CapacityOptions& o, const std::string& top, Input input, Products products,
+                double predicted) {
   const int seconds = o.seconds;
   std::map<int, Trial> trials;
   auto attempt = [&](int n) -> bool {
-    Trial t = runTrial(o, top, n, seconds, input);
-    std::cerr << "capacity (" << inputName(input) << "): " << n
+    Trial t = runTrial(o, top, n, seconds, input, products);
+    std::cerr << "capacity (" << inputName(input) << ", " << productsName(products) << "): " << n
               << " subbands: " << (t.sustained ? "sustained" : "NOT sustained") << " (" << t.why
               << ")\n";
     const bool ok = t.sustained;
@@ -437,7 +512,8 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, d
     }
   }
 
-  const std::string mode = figurePrefix(input);
+  const std::string mode = figurePrefix(input, products);
+  printFigure(mode + "predicted_subbands_compute_bound", predicted);
   printFigure(mode + "subbands_sustained", good);
   printFigure(mode + "first_subbands_not_sustained",
               bad > o.maxSubbands ? std::string("none tried") : std::to_string(bad));
@@ -478,14 +554,39 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, d
   return good;
 }
 
+/// The compute-bound prediction of a trial's products: cores x the subbands per core of
+/// the correlator's chain, of the beam former on the trial's own settings, or of both one
+/// after the other.
+double prediction(const CapacityOptions& o, Products products, int cores) {
+  const double correlated = correlator::bench::chainSubbandsPerCore(o.nrStations);
+  if (products == Products::kCorrelated) return cores * correlated;
+  const ObservationSettings settings = ObservationSettings::fromParset(
+      Parset::fromString(parset(o, products, o.seconds, 1, "", "out")), BeamFormedOutputs::kAccept);
+  StepTimes steps;
+  const double beamFormed =
+      correlator::beamformed::bench::beamFormerSubbandsPerCore(settings, &steps);
+  std::cerr << "capacity: beam former, " << beamFormed << " subbands per core: " << steps.report()
+            << "\n";
+  if (products == Products::kBeamFormed) return cores * beamFormed;
+  return cores / (1 / correlated + 1 / beamFormed);
+}
+
 int capacity(int argc, char** argv) {
   const std::optional<CapacityOptions> options = parseOptions(argc, argv);
   if (!options) return 0;
   CapacityOptions o = *options;
   const int cores = coresOfThisMachine();
-  // The prediction first, on a quiet machine.
-  const double predicted = cores * correlator::bench::chainSubbandsPerCore(o.nrStations);
-  if (o.maxSubbands <= 0) o.maxSubbands = defaultMaxSubbands(o, predicted);
+  const std::vector<Products> products =
+      o.beamFormed ? std::vector<Products>{Products::kBeamFormed, Products::kCorrelatedBeamFormed}
+                   : std::vector<Products>{Products::kCorrelated};
+  // The predictions first, on a quiet machine.
+  std::map<Products, double> predicted;
+  for (Products p : products) predicted[p] = prediction(o, p, cores);
+  if (o.maxSubbands <= 0) {
+    double most = 0;
+    for (const auto& [p, n] : predicted) most = std::max(most, n);
+    o.maxSubbands = defaultMaxSubbands(o, most);
+  }
   const std::string top =
       o.directory.empty() ? fs::temp_directory_path().string() + "/rtcp-capacity" : o.directory;
   fs::remove_all(top);
@@ -494,21 +595,38 @@ int capacity(int argc, char** argv) {
   printFigure("capacity.channels", 64);
   printFigure("capacity.cores", cores);
   printFigure("capacity.trial_seconds", o.seconds);
-  printFigure("capacity.predicted_subbands_compute_bound", predicted);
+  if (o.beamFormed) {
+    printFigure("capacity.beamformed.coherent_tabs", kCoherentTabs);
+    printFigure("capacity.beamformed.dispersion_measure", kTabDispersionMeasure);
+  }
+  for (const auto& [p, n] : predicted)
+    printFigure(
+        p == Products::kCorrelated
+            ? std::string("capacity.predicted_subbands_compute_bound")
+            : std::string("capacity.") + productsName(p) + ".predicted_subbands_compute_bound",
+        n);
   const bool all = o.input == "all", both = o.input == "both";
-  std::map<Input, int> sustained;
+  std::map<std::pair<Input, Products>, int> sustained;
   for (Input input : {Input::kReplayed, Input::kLive, Input::kLiveRecorded})
     if (all || (both && input != Input::kLiveRecorded) || o.input == inputName(input))
-      sustained[input] = measureMode(o, top, input, predicted);
+      for (Products p : products)
+        sustained[{input, p}] = measureMode(o, top, input, p, predicted.at(p));
   if (o.directory.empty()) fs::remove_all(top);
   // This guest's speed drifts with its host's load (the prediction moved from 110 to 128
   // subbands within an hour): the prediction again after the trials, and each mode's
   // ratio to the larger of the two, the figure that flatters least.
-  const double after = cores * correlator::bench::chainSubbandsPerCore(o.nrStations);
-  printFigure("capacity.predicted_subbands_compute_bound_after", after);
-  for (const auto& [input, good] : sustained)
-    printFigure(figurePrefix(input) + "ratio_to_larger_prediction",
-                good / std::max(predicted, after));
+  for (Products p : products) {
+    const double after = prediction(o, p, cores);
+    printFigure(p == Products::kCorrelated
+                    ? std::string("capacity.predicted_subbands_compute_bound_after")
+                    : std::string("capacity.") + productsName(p) +
+                          ".predicted_subbands_compute_bound_after",
+                after);
+    for (const auto& [mode, good] : sustained)
+      if (mode.second == p)
+        printFigure(figurePrefix(mode.first, p) + "ratio_to_larger_prediction",
+                    good / std::max(predicted.at(p), after));
+  }
   return 0;
 }
 
@@ -517,7 +635,8 @@ int capacity(int argc, char** argv) {
 RTCP_REGISTER_BENCHMARK(
     "capacity",
     "the whole chain's real-time capacity in subbands (16 stations, 64 channels, "
-    "recordings replayed through observe) and its ratio to the correlator bench's prediction",
+    "recordings replayed through observe) and its ratio to the correlator bench's prediction "
+    "(--beamformed: beam-formed, and correlated + beam-formed)",
     capacity);
 
 }  // namespace rtcp::observe::bench
