@@ -93,6 +93,13 @@ class Recording:
     def packets(self):
         return len(self.bytes) // self.size
 
+    def first_sample(self, packet):
+        """The absolute sample number of a packet's first sample (200 MHz clock)."""
+        header = self.bytes[packet * self.size:packet * self.size + 16]
+        timestamp = int.from_bytes(header[8:12], "little")
+        sequence = int.from_bytes(header[12:16], "little")
+        return (timestamp * 200000000 + 512) // 1024 + sequence
+
     def scale(self, factor):
         """Every sample times factor (int16, clipped)."""
         packets = np.frombuffer(bytes(self.bytes), dtype=np.uint8).reshape(self.packets(), self.size)
@@ -225,6 +232,198 @@ class BeamFormedPhysicsTest(unittest.TestCase):
         away_ratio = weighted_mean(away[:rows], w_away[:rows], columns) / \
             weighted_mean(incoherent[:rows], w_inc[:rows], columns)
         self.assertLess(away_ratio, 0.6 * expected, "2 degrees off: %.3f" % away_ratio)
+
+
+    def test_pulsar(self):
+        """A pulsar at the SAP centre (period 40 ms, 1 ms wide, DM 10 at 50 MHz: 8.1 ms of
+        smearing inside a 12 kHz channel), 2 stations, 16 channels of one spectrum a sample:
+        folded by rtcp-inspect from the files alone, the coherently dedispersed TAB peaks at
+        phase 0 within an output sample with the intrinsic width; the TAB not dedispersed
+        and the incoherent one have the smearing's width."""
+        period, width, dm = 0.04, 0.001, 10.0
+        extra = "\n".join([
+            "Observation.DataProducts.Output_CoherentStokes.enabled = T",
+            "Observation.DataProducts.Output_IncoherentStokes.enabled = T",
+            "Cobalt.BeamFormer.CoherentStokes.which = I",
+            "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16",
+            "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 1",
+            "Cobalt.BeamFormer.IncoherentStokes.which = I",
+            "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16",
+            "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 1",
+            "Observation.Beam[0].nrTiedArrayBeams = 3",
+            "Observation.Beam[0].TiedArrayBeam[0].angle1 = %r" % CENTRE[0],
+            "Observation.Beam[0].TiedArrayBeam[0].angle2 = %r" % CENTRE[1],
+            "Observation.Beam[0].TiedArrayBeam[0].dispersionMeasure = %r" % dm,
+            "Observation.Beam[0].TiedArrayBeam[1].angle1 = %r" % CENTRE[0],
+            "Observation.Beam[0].TiedArrayBeam[1].angle2 = %r" % CENTRE[1],
+            "Observation.Beam[0].TiedArrayBeam[2].coherent = F",
+            "Sim.nrSources = 1", "Sim.Source[0].angle1 = %r" % CENTRE[0],
+            "Sim.Source[0].angle2 = %r" % CENTRE[1], "Sim.Source[0].flux = 40",
+            "Sim.Source[0].pulsar.period = %r" % period,
+            "Sim.Source[0].pulsar.width = %r" % width,
+            "Sim.Source[0].pulsar.epoch = '2026-01-01 00:00:00.0123'",
+            "Sim.Source[0].pulsar.dispersionMeasure = %r" % dm,
+        ]) + "\n"
+        obs = Observation(self.tmp.name, "pulsar", 3102, CORE[:2], "[256, 257]", 3, extra)
+        plots = os.path.join(obs.dir, "plots")
+        log = os.path.join(obs.dir, "inspect.log")
+        self.assertEqual(run([os.path.join(BUILD, "tools/rtcp-inspect"), "--out", plots, "--data",
+                              obs.out], log), 0, open(log).read())
+        dt = 16 / FS
+        smear = K_DM * dm * 2 * (FS / 16) / (50.0e6 + 0.5 * FS) ** 3  # at the band's middle
+        for tab, expected in ((0, width), (1, smear), (2, smear)):
+            d = np.load(os.path.join(plots, "bf_SAP000_B%03d.npz" % tab))
+            self.assertAlmostEqual(float(d["period"]), period)
+            self.assertAlmostEqual(float(d["dm"]), dm)
+            phase, fwhm = float(d["peak_phase"]), float(d["width"])
+            if tab == 0:
+                self.assertLess(abs(phase) * period, dt, "TAB 0 at phase %f" % phase)
+            else:  # smeared about the channel centre's delay: within a tenth of the smearing
+                self.assertLess(abs(phase) * period, 0.1 * smear, "TAB %d at phase %f" % (tab, phase))
+            self.assertAlmostEqual(fwhm, expected, delta=0.15 * expected + period / len(d["profile"]),
+                                   msg="TAB %d: FWHM %.3f ms, expected %.3f ms"
+                                   % (tab, 1e3 * fwhm, 1e3 * expected))
+
+    def polarised_extra(self, which, time_integration):
+        """Two SAPs 20 degrees apart, each with a polarised source at its centre seen
+        through a 1-degree station beam (so that each sees only its own) and one coherent
+        TAB there: SAP 0 circular (V = 0.8), SAP 1 linear (Q = 0.5, U = -0.6)."""
+        second = (CENTRE[0], CENTRE[1] - math.radians(20))
+        return "\n".join([
+            "Observation.nrBeams = 2",
+            "Observation.Beam[1].angle1 = %r" % second[0],
+            "Observation.Beam[1].angle2 = %r" % second[1],
+            "Observation.Beam[1].subbandList = [301]",
+            "Observation.DataProducts.Output_CoherentStokes.enabled = T",
+            "Cobalt.BeamFormer.CoherentStokes.which = %s" % which,
+            "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16",
+            "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = %d" % time_integration,
+            "Observation.Beam[0].nrTiedArrayBeams = 1",
+            "Observation.Beam[0].TiedArrayBeam[0].angle1 = %r" % CENTRE[0],
+            "Observation.Beam[0].TiedArrayBeam[0].angle2 = %r" % CENTRE[1],
+            "Observation.Beam[1].nrTiedArrayBeams = 1",
+            "Observation.Beam[1].TiedArrayBeam[0].angle1 = %r" % second[0],
+            "Observation.Beam[1].TiedArrayBeam[0].angle2 = %r" % second[1],
+            "Sim.stationBeamWidth = %r" % math.radians(1),
+            "Sim.nrSources = 2",
+            "Sim.Source[0].angle1 = %r" % CENTRE[0], "Sim.Source[0].angle2 = %r" % CENTRE[1],
+            "Sim.Source[0].flux = 8", "Sim.Source[0].V = 0.8",
+            "Sim.Source[1].angle1 = %r" % second[0], "Sim.Source[1].angle2 = %r" % second[1],
+            "Sim.Source[1].flux = 8", "Sim.Source[1].Q = 0.5", "Sim.Source[1].U = -0.6",
+        ]) + "\n"
+
+    def test_polarisation(self):
+        """V/I, Q/I, U/I in COBALT's convention, diluted by the unpolarised noise as
+        n S / (n S + N); XXYY of the same recordings gives the same Stokes sample by sample."""
+        stations = CORE[:3]
+        n, s, noise = len(stations), 4.0, 1.0
+        iquv = Observation(self.tmp.name, "iquv", 3103, stations, "[300]", 2,
+                           self.polarised_extra("IQUV", 1))
+        xxyy = Observation(self.tmp.name, "xxyy", 3104, stations, "[300]", 2,
+                           self.polarised_extra("XXYY", 1), recordings=iquv.recordings)
+        dilution = n * s / (n * s + noise)
+        columns = inner_channels(16, 1)
+        for sap, fractions in ((0, (0.0, 0.0, 0.8)), (1, (0.5, -0.6, 0.0))):
+            stokes = [read(iquv, sap, 0, k) for k in range(4)]
+            total = weighted_mean(stokes[0][0], stokes[0][1], columns)
+            for k, name in ((1, "Q"), (2, "U"), (3, "V")):
+                ratio = weighted_mean(stokes[k][0], stokes[k][1], columns) / total
+                self.assertAlmostEqual(ratio, fractions[k - 1] * dilution, delta=0.03,
+                                       msg="SAP %d %s/I" % (sap, name))
+            voltages = [read(xxyy, sap, 0, k)[0] for k in range(4)]
+            x = voltages[0] + 1j * voltages[1]
+            y = voltages[2] + 1j * voltages[3]
+            from_voltages = [abs(x) ** 2 + abs(y) ** 2, abs(x) ** 2 - abs(y) ** 2,
+                             2 * (x * np.conj(y)).real, 2 * (x * np.conj(y)).imag]
+            for k in range(4):
+                np.testing.assert_allclose(from_voltages[k], stokes[k][0],
+                                           rtol=0, atol=2e-4 * np.abs(stokes[0][0]).max(),
+                                           err_msg="SAP %d Stokes %d" % (sap, k))
+
+    def test_flys_eye(self):
+        """One file per station, holding that station's power: CS002's samples doubled in
+        its recording, its file has four times the others' power."""
+        stations = CORE[:3]
+        extra = "\n".join([
+            "Observation.DataProducts.Output_CoherentStokes.enabled = T",
+            "Cobalt.BeamFormer.flysEye = T",
+            "Cobalt.BeamFormer.CoherentStokes.which = I",
+            "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16",
+            "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 16",
+            "Sim.nrSources = 1", "Sim.Source[0].angle1 = %r" % CENTRE[0],
+            "Sim.Source[0].angle2 = %r" % CENTRE[1], "Sim.Source[0].flux = 2",
+        ]) + "\n"
+
+        def double_cs002(recordings):
+            recordings["CS002"].scale(2)
+            recordings["CS002"].save()
+
+        obs = Observation(self.tmp.name, "flyseye", 3105, stations, "[300]", 2, extra,
+                          edit=double_cs002)
+        files = sorted(glob.glob(os.path.join(obs.out, "*_bf.h5")))
+        self.assertEqual([os.path.basename(f) for f in files],
+                         ["L3105_SAP000_B%03d_S0_P000_bf.h5" % t for t in range(3)])
+        columns = inner_channels(16, 1)
+        power = []
+        for tab, station in enumerate(stations):
+            data, weights, _, attrs = read(obs, 0, tab)
+            self.assertEqual([v.decode() if isinstance(v, bytes) else str(v)
+                              for v in attrs["STATIONS_LIST"]], [station + "LBA"])
+            power.append(weighted_mean(data, weights, columns))
+        self.assertAlmostEqual(power[2] / power[0], 1.0, delta=0.03)
+        self.assertAlmostEqual(power[1] / power[0], 4.0, delta=0.12)
+
+    def test_lost_packets(self):
+        """Receiver noise only, 4 stations; 200 packets (3200 samples) cut out of CS003's
+        recording: the coherent and incoherent TABs' valid fractions are 3/4 over the gap
+        (whole output samples inside it) and 1 elsewhere, the values divided by them keep
+        their means, and what the weights miss is the samples that were cut."""
+        stations = CORE[:4]
+        extra = "\n".join([
+            "Observation.DataProducts.Output_CoherentStokes.enabled = T",
+            "Observation.DataProducts.Output_IncoherentStokes.enabled = T",
+            "Cobalt.BeamFormer.CoherentStokes.which = I",
+            "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 1",
+            "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 64",
+            "Cobalt.BeamFormer.IncoherentStokes.which = I",
+            "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 1",
+            "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 64",
+            "Observation.Beam[0].nrTiedArrayBeams = 2",
+            "Observation.Beam[0].TiedArrayBeam[0].angle1 = %r" % CENTRE[0],
+            "Observation.Beam[0].TiedArrayBeam[0].angle2 = %r" % CENTRE[1],
+            "Observation.Beam[0].TiedArrayBeam[1].coherent = F",
+            "Sim.nrSources = 0",
+        ]) + "\n"
+        cut_first, cut_count = 3000, 200
+        start_sample = (int(START_UNIX) * 200000000 + 512) // 1024
+        cut_at = []
+
+        def cut(recordings):
+            recording = recordings["CS003"]
+            self.assertEqual(recording.samples, 16)
+            cut_at.append(recording.first_sample(cut_first) - start_sample)
+            recording.cut(cut_first, cut_count)
+            recording.save()
+
+        obs = Observation(self.tmp.name, "lost", 3106, stations, "[300]", 2, extra, edit=cut)
+        first_sample = cut_at[0]  # from the observation's first sample
+        lost = cut_count * 16
+        for tab in (0, 1):
+            data, weights, _, _ = read(obs, 0, tab)
+            w = weights[:, 0]
+            rows = np.arange(len(w)) * 64  # each row's first subband sample
+            inside = (rows >= first_sample) & (rows + 64 <= first_sample + lost)
+            outside = (rows + 64 <= first_sample - 256) | (rows >= first_sample + lost + 256)
+            np.testing.assert_allclose(w[inside], 0.75, atol=1e-6, err_msg="TAB %d" % tab)
+            np.testing.assert_allclose(w[outside], 1.0, atol=1e-6, err_msg="TAB %d" % tab)
+            # What the weights miss, in station-samples (a quarter of the stations over each
+            # row's 64 samples): the cut samples, and at most a delay-compensation spectrum
+            # (at most 256 samples) at each end of the gap.
+            missing = ((1 - w) * 64).sum() * 4
+            self.assertGreaterEqual(missing, lost - 1e-3)
+            self.assertLessEqual(missing, lost + 2 * 256)
+            ratio = (data[inside, 0] / w[inside]).mean() / (data[outside, 0] / w[outside]).mean()
+            self.assertAlmostEqual(ratio, 1.0, delta=0.05, msg="TAB %d: mean over the gap" % tab)
 
 
 if __name__ == "__main__":
