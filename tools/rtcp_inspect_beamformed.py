@@ -9,6 +9,8 @@ writes them, drawn per tied-array beam (TAB):
                            frequency)
   bf_SAP<sap>_B<tab>.npz   (with --data) the numbers behind each panel
 
+At most MAX_VALUES values of a TAB are read (--max-values), its first rows (the plots say so): observe runs
+this after every observation, and a long one's files are a quick look's many times over.
 Values are divided by the files' valid fractions (WEIGHT_<component>: what was lost does
 not pull the means down; cells with nothing valid are blank). Times come from the file
 alone: row n of a TAB starts at COORDINATES' REF_TIME_VALUE (MJD) + COORDINATE_0's
@@ -38,6 +40,7 @@ MAX_FREQUENCY_CELLS = 1024  # frequency cells at most (neighbouring columns aver
 MAX_PROFILE_BINS = 512
 MIN_PROFILE_BINS = 8
 CHUNK_VALUES = 1 << 22  # values read at a time
+MAX_VALUES = 1 << 26  # values of a TAB read at most by default (its first rows): seconds a TAB
 
 
 def is_beamformed(path):
@@ -218,7 +221,7 @@ class Tab:
     """One TAB's files (every Stokes component and part), and what its plots show: Stokes I
     (from I, IQUV's I, or XXYY's voltages) over all its subbands in frequency order."""
 
-    def __init__(self, files):
+    def __init__(self, files, max_values=MAX_VALUES):
         self.files = sorted(files, key=lambda f: (f.component, f.frequencies[0]))
         first = self.files[0]
         self.sap, self.tab, self.observation = first.sap, first.tab, first.observation
@@ -230,7 +233,9 @@ class Tab:
             if f.component in wanted:
                 self.parts.setdefault(f.component, []).append(f)
         self.missing = [c for c in wanted if c not in self.parts]
-        self.rows = min(f.rows for f in self.files)
+        self.total_rows = min(f.rows for f in self.files)
+        columns = sum(f.columns for f in self.parts.get(0, self.files))
+        self.rows = min(self.total_rows, max(1, max_values // max(1, columns)))
         ref = self.parts.get(0, self.files)
         self.frequencies = np.concatenate([f.frequencies for f in ref])
         self.order = np.argsort(self.frequencies, kind="stable")
@@ -253,7 +258,9 @@ class Tab:
             except StopIteration:
                 return
             first = pieces[0][0][0]
-            rows = min(p[1].shape[0] for ps in pieces.values() for p in ps)
+            if first >= self.rows:
+                return
+            rows = min(min(p[1].shape[0] for ps in pieces.values() for p in ps), self.rows - first)
             valid = np.concatenate([p[2][:rows] for p in pieces[0]], axis=1)
             if self.complex_voltage:
                 power = sum(np.concatenate([p[1][:rows] for p in pieces[c]], axis=1) ** 2
@@ -265,13 +272,13 @@ class Tab:
             yield first, power[:, self.order], valid[:, self.order]
 
 
-def group_tabs(paths):
+def group_tabs(paths, max_values=MAX_VALUES):
     """Tabs of the .h5 files, by (observation, SAP, TAB)."""
     groups = {}
     for path in paths:
         f = TabFile(path)
         groups.setdefault((f.observation, f.sap, f.tab), []).append(f)
-    return [Tab(files) for _, files in sorted(groups.items())]
+    return [Tab(files, max_values) for _, files in sorted(groups.items())]
 
 
 # --- what the plots show -------------------------------------------------------------------
@@ -422,15 +429,18 @@ def plot(p, out, plt, utc):
                      % (p.pulsar.origin, p.peak_phase, 1e3 * p.width), fontsize="medium")
         ax.grid(alpha=0.3)
     first = tab.files[0]
+    read = "" if tab.rows == tab.total_rows else " (the first %d of %d read)" % (
+        tab.rows, tab.total_rows)
     fig.suptitle("L%s %s: %s %s%s, %d station%s,\n%d channels from %.3f to %.3f MHz, %d samples "
-                 "of %.4g ms, %.1f %% valid" % (
+                 "of %.4g ms%s, %.1f %% valid" % (
                      tab.observation, tab.name(), "coherent" if tab.coherent else "incoherent",
                      "XXYY" if tab.complex_voltage else ("IQUV" if first.nof_stokes == 4 else "I"),
                      ", coherently dedispersed at DM %.4g" % first.tab_dm
                      if first.dedispersion == "COHERENT" else "",
                      len(first.stations), "" if len(first.stations) == 1 else "s",
                      len(tab.frequencies), tab.frequencies.min() / 1e6, tab.frequencies.max() / 1e6,
-                     tab.rows, 1e3 * tab.dt, 100 * p.valid_fraction), fontsize="medium")
+                     tab.total_rows, 1e3 * tab.dt, read, 100 * p.valid_fraction),
+                 fontsize="medium")
     fig.tight_layout()
     path = os.path.join(out, "bf_%s.png" % tab.name())
     fig.savefig(path, dpi=80)
@@ -456,7 +466,8 @@ def save(p, out):
              cell_frequencies=p.cell_frequencies, series=p.series, series_times=p.series_times,
              series_frequency=p.series_frequency,
              profile=p.profile, phases=p.phases, peak_phase=p.peak_phase, width=p.width,
-             dm=p.dm, start=p.tab.start, dt=p.tab.dt, rows=p.tab.rows,
+             dm=p.dm, start=p.tab.start, dt=p.tab.dt, rows=p.tab.total_rows,
+             rows_read=p.tab.rows,
              frequencies=p.tab.frequencies,
              valid_fraction=p.valid_fraction,
              period=pulsar.period if pulsar else np.nan, epoch=pulsar.epoch if pulsar else np.nan)
@@ -469,8 +480,10 @@ def summary_line(p):
         tab.name(), "coherent" if tab.coherent else "incoherent",
         "XXYY" if tab.complex_voltage else ("IQUV" if first.nof_stokes == 4 else "I"),
         len(tab.frequencies), tab.frequencies.min() / 1e6, tab.frequencies.max() / 1e6,
-        tab.rows, 1e3 * tab.dt, 100 * p.valid_fraction, first.tab_dm,
+        tab.total_rows, 1e3 * tab.dt, 100 * p.valid_fraction, first.tab_dm,
         "coherent" if first.dedispersion == "COHERENT" else "-")
+    if tab.rows < tab.total_rows:
+        line += "  (first %d samples read)" % tab.rows
     if p.pulsar is not None:
         line += "  folded: period %.9g s (%s), peak at phase %+.4f, FWHM %.3f ms" % (
             p.pulsar.period, p.pulsar.origin, p.peak_phase, 1e3 * p.width)
@@ -498,7 +511,7 @@ def pulsar_of(tab, options):
 
 def inspect(paths, out, options, plt, utc, log):
     """Plots of every TAB of the .h5 files; returns (paths written, overview lines)."""
-    tabs = group_tabs(paths)
+    tabs = group_tabs(paths, options.max_values or MAX_VALUES)
     written, lines = [], ["Beam-formed TABs (%d, %d files): per TAB its signal, Stokes, channels "
                           "and band, samples, valid data, DM and dedispersion"
                           % (len(tabs), len(paths))]

@@ -229,6 +229,19 @@ class InspectBeamFormedTest(unittest.TestCase):
         with open(os.path.join(out, "overview.txt")) as f:
             self.assertIn("(--period)", f.read())
 
+    def test_values_read_at_most(self):
+        """--max-values: a TAB's first samples only, and the plots and overview say so."""
+        out = os.path.join(self.tmp.name, "some")
+        incoherent = [p for p in self.files if "_B001_" in p]
+        result = run([INSPECT, "--out", out, "--data", "--max-values", str(16 * 500)] + incoherent)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        d = np.load(os.path.join(out, "bf_SAP000_B001.npz"))
+        self.assertEqual(int(d["rows_read"]), 500)
+        self.assertEqual(int(d["rows"]), int(self.data(1)["rows"]))
+        self.assertLess(float(d["cell_times"][-1]), float(d["start"]) + 500 * DT[1])
+        with open(os.path.join(out, "overview.txt")) as f:
+            self.assertIn("(first 500 samples read)", f.read())
+
     def test_not_beamformed(self):
         out = os.path.join(self.tmp.name, "none")
         empty = os.path.join(self.tmp.name, "empty")
