@@ -213,12 +213,16 @@ void CorrelatorPipeline::process() {
     std::lock_guard lock(progressMutex_);
     liveSteps_ = &processor.stepTimes();
   }
+  // Without correlated output nothing takes the visibilities: the ranks only form beams.
+  const bool correlate = settings_.correlatedOutput.enabled;
   while (std::optional<std::unique_ptr<BlockSet>> set = pool_.filled.pop()) {
     const auto start = Clock::now();
     const BlockSet& blocks = **set;
     for (size_t j = 0; j < blocks.subbands.size(); ++j) {
-      processor.process(blocks.pointers, int(j), blocks.subbands[j], output);
-      output_.write(blocks.subbands[j], blocks.block, output);
+      if (correlate) {
+        processor.process(blocks.pointers, int(j), blocks.subbands[j], output);
+        output_.write(blocks.subbands[j], blocks.block, output);
+      }
       ++statistics_.subbandBlocks;
       if (!beamFormer ||
           beamFormer->nrTabs(settings_.subbands[size_t(blocks.subbands[j])].beam) == 0)
