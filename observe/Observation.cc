@@ -934,14 +934,20 @@ void Observation::noteStorageFailure() {
 }
 
 void Observation::makePlots(ObservationSummary& summary) {
-  std::map<std::string, std::vector<std::string>> paths;  // the MSs written, by host ("": here)
+  // The MSs and beam-formed files written, by host ("": here).
+  std::map<std::string, std::vector<std::string>> paths;
   for (const std::string& ms : summary.measurementSets) {
     auto [host, path] = splitHostPath(ms);
     paths[host].push_back(std::move(path));
   }
+  for (const BeamFormedFileSummary& file : summary.beamFormedFiles) {
+    if (file.blocksWritten == 0) continue;
+    auto [host, path] = splitHostPath(file.path);
+    paths[host].push_back(std::move(path));
+  }
   for (const auto& [host, onHost] : paths) {
-    // The MSs of another host are read there (its disk is its own); the plots stay beside
-    // them, in L<obsId>_inspect/, and the summary names them host:path.
+    // The MSs and files of another host are read there (its disk is its own); the plots
+    // stay beside them, in L<obsId>_inspect/, and the summary names them host:path.
     const std::string out = host.empty()
                                 ? plan_.directory + "/plots"
                                 : fs::path(onHost.front()).parent_path().string() + "/L" +

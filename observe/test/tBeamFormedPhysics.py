@@ -23,6 +23,7 @@ Usage: tBeamFormedPhysics.py BUILD_DIR
 """
 
 import glob
+import json
 import math
 import os
 import subprocess
@@ -320,6 +321,13 @@ class BeamFormedPhysicsTest(unittest.TestCase):
             "Sim.Source[0].pulsar.dispersionMeasure = %r" % dm,
         ]) + "\n"
         obs = Observation(self.tmp.name, "pulsar", 3102, CORE[:2], "[256, 257]", 3, extra)
+        # observe drew the TABs itself (its quick look, listed in the summary).
+        with open(os.path.join(obs.obs, "summary.json")) as f:
+            plots = json.load(f)["plots"]
+        self.assertEqual(sorted(os.path.basename(p) for p in plots),
+                         ["bf_SAP000_B%03d.png" % t for t in range(3)])
+        with open(os.path.join(obs.obs, "msoverview.txt")) as f:
+            self.assertIn("folded: period 0.04 s (Sim.Source[0] of the parset)", f.read())
         plots = os.path.join(obs.dir, "plots")
         log = os.path.join(obs.dir, "inspect.log")
         self.assertEqual(run([os.path.join(BUILD, "tools/rtcp-inspect"), "--out", plots, "--data",
