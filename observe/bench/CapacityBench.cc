@@ -386,11 +386,20 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
                                   ? -1
                                   : numbersOf(json, "integrationsDropped")[0];
   const double pace = slowestRankPace(readFile(obs + "/correlator.log"));
-  trial.sustained = code == 0 && lost == 0 && blocks == 0 && integrations == 0 && pace >= 1;
+  // Beam-formed data lost on the way (its files' subband-blocks written as zeros of weight
+  // 0), and every file of the parset written.
+  double beamFormedLost = 0;
+  for (double n : numbersOf(json, "subbandBlocksLost")) beamFormedLost += n;
+  const size_t filesWritten = numbersOf(json, "blocksWritten").size();
+  const bool filesComplete = products == Products::kCorrelated || filesWritten == kCoherentTabs + 1;
+  trial.sustained = code == 0 && lost == 0 && blocks == 0 && integrations == 0 && pace >= 1 &&
+                    beamFormedLost == 0 && filesComplete;
   std::ostringstream why;
   why << "observe exit " << code << ", " << lost << " packets lost, " << blocks
-      << " blocks dropped, " << integrations << " integrations dropped, slowest rank at "
-      << std::setprecision(3) << pace << " of real time; "
+      << " blocks dropped, " << integrations << " integrations dropped, ";
+  if (products != Products::kCorrelated)
+    why << beamFormedLost << " beam-formed subband-blocks lost in " << filesWritten << " files, ";
+  why << "slowest rank at " << std::setprecision(3) << pace << " of real time; "
       << linkPath(readFile(obs + "/ionproc.log"));
   trial.why = why.str();
   trial.steadyCpu = cpu.perObservedSecond();
