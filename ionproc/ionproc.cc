@@ -394,14 +394,16 @@ int run(const Options& options, const sigset_t& stopSignals) {
     return wallClock() > settings.stopTime + replayShift + seconds;
   };
 
-  // Done: every integration sent on, or (--no-output) every block of every station served;
-  // and the ranks hung up: a rank still holding blocks lent in shared memory returns them
-  // at its end, and would find the link gone.
+  // Done: every integration sent on, or (--no-output, or no correlated output: the ranks
+  // then only form beams, whose data go on as they come) every block of every station
+  // served; and the ranks hung up: a rank still holding blocks lent in shared memory
+  // returns them at its end, and would find the link gone (a rank hangs up once it sent
+  // everything).
   const int64_t expected = settings.nrIntegrations() * settings.nrSubbands();
   const int64_t blocksProcessed = nrProcessedBlocks(settings);
+  const bool integrating = !options.noOutput && settings.correlatedOutput.enabled;
   auto allSentOrServed = [&] {
-    if (!options.noOutput)
-      return int64_t(output.integrator().statistics().integrations) >= expected;
+    if (integrating) return int64_t(output.integrator().statistics().integrations) >= expected;
     if (input)
       return std::ranges::all_of(input->statistics(), [&](const StationStatistics& st) {
         return st.lastBlock + 1 >= blocksProcessed;

@@ -265,7 +265,7 @@ class BeamFormedPhysicsTest(unittest.TestCase):
             "Sim.nrSources = 1", "Sim.Source[0].angle1 = %r" % CENTRE[0],
             "Sim.Source[0].angle2 = %r" % CENTRE[1], "Sim.Source[0].flux = %r" % (2 * s),
         ]) + "\n"
-        obs = Observation(self.tmp.name, "steady", 3101, SPREAD, "[300, 301]", 2, extra)
+        obs = Observation(self.tmp.name, "steady", 3101, SPREAD, "[300, 301]", 1, extra)
         columns = inner_channels(16, 2)
         on, w_on, frequencies, _ = read(obs, 0, 0)
         away, w_away, _, _ = read(obs, 0, 1)
@@ -320,7 +320,7 @@ class BeamFormedPhysicsTest(unittest.TestCase):
             "Sim.Source[0].pulsar.epoch = '2026-01-01 00:00:00.0123'",
             "Sim.Source[0].pulsar.dispersionMeasure = %r" % dm,
         ]) + "\n"
-        obs = Observation(self.tmp.name, "pulsar", 3102, CORE[:2], "[256, 257]", 3, extra)
+        obs = Observation(self.tmp.name, "pulsar", 3102, CORE[:2], "[256, 257]", 2, extra)
         # observe drew the TABs itself (its quick look, listed in the summary).
         with open(os.path.join(obs.obs, "summary.json")) as f:
             plots = json.load(f)["plots"]
@@ -382,9 +382,9 @@ class BeamFormedPhysicsTest(unittest.TestCase):
         n S / (n S + N); XXYY of the same recordings gives the same Stokes sample by sample."""
         stations = CORE[:3]
         n, s, noise = len(stations), 4.0, 1.0
-        iquv = Observation(self.tmp.name, "iquv", 3103, stations, "[300]", 2,
+        iquv = Observation(self.tmp.name, "iquv", 3103, stations, "[300]", 1,
                            self.polarised_extra("IQUV", 1))
-        xxyy = Observation(self.tmp.name, "xxyy", 3104, stations, "[300]", 2,
+        xxyy = Observation(self.tmp.name, "xxyy", 3104, stations, "[300]", 1,
                            self.polarised_extra("XXYY", 1), recordings=iquv.recordings)
         dilution = n * s / (n * s + noise)
         columns = inner_channels(16, 1)
@@ -425,7 +425,7 @@ class BeamFormedPhysicsTest(unittest.TestCase):
             recordings["CS002"].scale(2)
             recordings["CS002"].save()
 
-        obs = Observation(self.tmp.name, "flyseye", 3105, stations, "[300]", 2, extra,
+        obs = Observation(self.tmp.name, "flyseye", 3105, stations, "[300]", 1, extra,
                           edit=double_cs002)
         files = sorted(glob.glob(os.path.join(obs.out, "*_bf.h5")))
         self.assertEqual([os.path.basename(f) for f in files],
@@ -474,7 +474,7 @@ class BeamFormedPhysicsTest(unittest.TestCase):
             recording.cut(cut_first, cut_count)
             recording.save()
 
-        obs = Observation(self.tmp.name, "lost", 3106, stations, "[300]", 2, extra, edit=cut)
+        obs = Observation(self.tmp.name, "lost", 3106, stations, "[300]", 1, extra, edit=cut)
         first_sample = cut_at[0]  # from the observation's first sample
         lost = cut_count * 16
         for tab in (0, 1):
