@@ -128,15 +128,16 @@ void readProcessing(const Parset& p, Problems& problems, ObservationSettings& s)
       p.fail("OLAP.nrSecondsOfBuffer",
              formatNumber(s.secondsOfBuffer) + " s is more than the " +
                  formatNumber(kMaxSecondsOfBuffer) +
-                 " s rtcp allows (each station's buffer is held in memory; LOFAR uses 2.5 s)");
+                 " s rtcp allows (each station's buffer is held in memory, and the host's memory "
+                 "is checked too; LOFAR uses 2.5 s)");
   });
   problems.guard([&] {
     s.maxNetworkDelay = p.getDouble("OLAP.maxNetworkDelay", 0.25);
     if (!(s.maxNetworkDelay >= 0)) p.fail("OLAP.maxNetworkDelay", "must not be negative");
     // The buffers grow to hold what arrives while a block waits (as with the 1e9 s buffer).
-    if (s.maxNetworkDelay > kMaxSecondsOfBuffer / 4)
+    if (s.maxNetworkDelay > kMaxNetworkDelay)
       p.fail("OLAP.maxNetworkDelay", formatNumber(s.maxNetworkDelay) + " s is more than the " +
-                                         formatNumber(kMaxSecondsOfBuffer / 4) +
+                                         formatNumber(kMaxNetworkDelay) +
                                          " s rtcp allows (LOFAR uses 0.25 s)");
   });
 }

@@ -165,8 +165,12 @@ struct ParsetWarning {
 /// read and checked); the beam-formed parts' own tests accept them.
 enum class BeamFormedOutputs { kRefuse, kAccept };
 
-/// The most seconds of station buffer (OLAP.nrSecondsOfBuffer) a parset may ask for.
-constexpr double kMaxSecondsOfBuffer = 60;
+/// The most seconds of station buffer (OLAP.nrSecondsOfBuffer) a parset may ask for: a
+/// bound on nonsense (1e9 s); what a host can hold is checked against its memory
+/// (observe's MemoryPlan, ionproc at start-up), e.g. 120 s for a few stations' triggers.
+constexpr double kMaxSecondsOfBuffer = 600;
+/// The most seconds OLAP.maxNetworkDelay may say (the buffers grow by it as well).
+constexpr double kMaxNetworkDelay = 15;
 
 struct ObservationSettings {
   int64_t observationId = 0;              ///< Observation.ObsID, else Observation.otdbID
