@@ -66,6 +66,12 @@ std::string RankStatus::format() const {
       << "\nsubbandBlocks=" << subbandBlocks << "\nprocessingSeconds=" << processingSeconds
       << "\nblockDuration=" << blockDuration << "\nsteps=" << joined(names)
       << "\nstepSeconds=" << joined(stepSeconds) << "\nstepCalls=" << joined(stepCalls) << "\n";
+  if (!tabs.empty()) {
+    std::vector<std::string> tabNames;
+    for (const std::string& tab : tabs) tabNames.push_back(encode(tab));
+    out << "tabs=" << joined(tabNames) << "\ntabPower=" << joined(tabPower)
+        << "\ntabBlock=" << tabBlock << "\n";
+  }
   return out.str();
 }
 
@@ -100,6 +106,15 @@ RankStatus RankStatus::parse(const std::string& text) {
     ion::parseStatusValue(item, value, "stepCalls");
     s.stepCalls.push_back(value);
   }
+  for (const std::string& name : split(text_("tabs"))) s.tabs.push_back(decode(name));
+  for (const std::string& item : split(text_("tabPower"))) {
+    double value = 0;
+    ion::parseStatusValue(item, value, "tabPower");
+    s.tabPower.push_back(value);
+  }
+  number("tabBlock", s.tabBlock);
+  if (s.tabPower.size() != s.tabs.size())
+    throw std::runtime_error("rank status: tabs and tabPower differ in length");
   if (s.stepSeconds.size() != s.steps.size() || s.stepCalls.size() != s.steps.size())
     throw std::runtime_error("rank status: steps, stepSeconds and stepCalls differ in length");
   return s;

@@ -81,6 +81,49 @@ void ConsoleStatus::noteIonStatus(const ion::IonStatus& status) {
   ion_ = status;
 }
 
+void ConsoleStatus::noteRankStatuses(std::vector<correlator::RankStatus> ranks) {
+  ranks_ = std::move(ranks);
+  int64_t block = -1;
+  for (const correlator::RankStatus& r : ranks_) block = std::max(block, r.tabBlock);
+  if (block <= tabBlock_) return;
+  tabBlock_ = block;
+  std::map<std::string, std::pair<double, int>> power;  // sum over ranks, ranks
+  for (const correlator::RankStatus& r : ranks_)
+    if (r.tabBlock == block)
+      for (size_t k = 0; k < r.tabs.size(); ++k) {
+        power[r.tabs[k]].first += r.tabPower[k];
+        ++power[r.tabs[k]].second;
+      }
+  tabTimes_.push_back(settings_.startTime + double(block) * settings_.blockDuration());
+  for (const auto& [name, sum] : power) {
+    std::deque<double>& values = tabPower_[name];
+    values.resize(tabTimes_.size() - 1, NAN);  // a TAB that came late: no power before
+    values.push_back(sum.first / sum.second);
+  }
+  if (tabTimes_.size() > kMaxHistory) {
+    tabTimes_.pop_front();
+    for (auto& [name, values] : tabPower_)
+      if (values.size() > kMaxHistory) values.pop_front();
+  }
+}
+
+std::string ConsoleStatus::tabsJson() const {
+  std::ostringstream out;
+  out << "[";
+  bool first = true;
+  for (const auto& [name, values] : tabPower_) {
+    out << (first ? "\n    " : ",\n    ") << "{\"name\": " << jsonString(name) << ", \"times\": [";
+    first = false;
+    const size_t skip = tabTimes_.size() - std::min(tabTimes_.size(), values.size());
+    for (size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << number(tabTimes_[i + skip]);
+    out << "], \"power\": [";
+    for (size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << number(values[i]);
+    out << "]}";
+  }
+  out << "]";
+  return out.str();
+}
+
 void ConsoleStatus::addEvent(double time, std::string level, std::string source,
                              std::string message) {
   events_.push_back({time, std::move(level), std::move(source), std::move(message)});
@@ -272,9 +315,9 @@ std::string ConsoleStatus::json(double now) const {
   out << "],\n  \"flaggedHistory\": " << historyJson() << ",\n"
       << "  \"quickLook\": " << (quickLook_.empty() ? "null" : quickLook_)
       << ",\n"
-      // Each TAB's recent power of a beam-formed observation, once the beam-formed data
-      // reach a part that can report it ([{"name", "times", "power"}]): none yet.
-      << "  \"tabs\": [],\n"
+      // Each TAB's recent power of a beam-formed observation, as the ranks that formed
+      // them report it in their status.
+      << "  \"tabs\": " << tabsJson() << ",\n"
       << "  \"summary\": " << (summaryJson_.empty() ? "null" : summaryJson_) << "\n}\n";
   return out.str();
 }

@@ -37,7 +37,9 @@ class ConsoleStatus {
   /// A new merged status of the ionprocs (kept with the one before it, for the rates).
   void noteIonStatus(const ion::IonStatus& status);
   void noteStorageStatus(const storage::StorageStatus& status) { storage_ = status; }
-  void noteRankStatuses(std::vector<correlator::RankStatus> ranks) { ranks_ = std::move(ranks); }
+  /// The ranks' newest statuses; of a beam-formed observation, each TAB's power of a newer
+  /// block than the last joins its history (the mean over the ranks at that block).
+  void noteRankStatuses(std::vector<correlator::RankStatus> ranks);
   /// ionproc's quick look (one JSON object, output/QuickLook.h); "" for none.
   void noteQuickLook(std::string json) { quickLook_ = std::move(json); }
   /// A warning or error as it happens (WARN, ERROR), from a part's log or observe itself.
@@ -56,6 +58,7 @@ class ConsoleStatus {
   std::string ranksJson() const;
   std::string queuesJson() const;
   std::string historyJson() const;
+  std::string tabsJson() const;
 
   const ObservationSettings& settings_;
   std::string directory_;
@@ -74,6 +77,10 @@ class ConsoleStatus {
   std::deque<double> historyTimes_;
   std::map<std::string, std::deque<double>> historyFlagged_;  ///< by station
   std::string summaryJson_;
+  /// Each TAB's power over time (by name), at the blocks tabTimes_ start.
+  int64_t tabBlock_ = -1;
+  std::deque<double> tabTimes_;
+  std::map<std::string, std::deque<double>> tabPower_;
 };
 
 /// The server, the document and where the parts' logs are read up to.

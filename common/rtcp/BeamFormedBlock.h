@@ -56,4 +56,23 @@ struct BeamFormedData {
   }
 };
 
+/// A TAB's mean power over the samples and channels of one block that had valid input
+/// (Stokes I; of complex voltages |X|^2 + |Y|^2), for the operator's console; 0 when none
+/// had.
+inline double meanPower(const BeamFormedData& data) {
+  double sum = 0;
+  int64_t count = 0;
+  for (int t = 0; t < data.nrSamples; ++t)
+    for (int c = 0; c < data.nrChannels; ++c) {
+      if (data.validFraction[size_t(t) * size_t(data.nrChannels) + size_t(c)] <= 0) continue;
+      if (data.kind == StokesKind::kXXYY) {
+        for (int k = 0; k < 4; ++k) sum += double(data.sample(k, t, c)) * data.sample(k, t, c);
+      } else {
+        sum += data.sample(0, t, c);
+      }
+      ++count;
+    }
+  return count ? sum / double(count) : 0;
+}
+
 }  // namespace rtcp

@@ -27,6 +27,11 @@ struct RankStatus {
   std::vector<std::string> steps;
   std::vector<double> stepSeconds;
   std::vector<uint64_t> stepCalls;
+  /// tabs, tabPower, tabBlock: beam-formed observations: each TAB's name ("SAP0 TAB1") and
+  /// mean power in block tabBlock (rtcp::meanPower, over this rank's subbands)
+  std::vector<std::string> tabs;
+  std::vector<double> tabPower;
+  int64_t tabBlock = -1;
 
   /// Observed seconds per second of processing (> 1: faster than real time), the figure
   /// the rank logs at its end; 0 before the first block.

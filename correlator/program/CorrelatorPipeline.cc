@@ -218,6 +218,7 @@ void CorrelatorPipeline::process() {
   while (std::optional<std::unique_ptr<BlockSet>> set = pool_.filled.pop()) {
     const auto start = Clock::now();
     const BlockSet& blocks = **set;
+    std::map<std::pair<int, int>, std::pair<double, int>> tabPower;  // sum, subbands
     for (size_t j = 0; j < blocks.subbands.size(); ++j) {
       if (correlate) {
         processor.process(blocks.pointers, int(j), blocks.subbands[j], output);
@@ -230,6 +231,11 @@ void CorrelatorPipeline::process() {
       std::vector<BeamFormedData>& tabs = beamFormed[blocks.subbands[j]];
       if (tabs.empty()) tabs = beamFormer->makeOutputs(blocks.subbands[j]);
       beamFormer->process(blocks.pointers, int(j), blocks.subbands[j], tabs);
+      for (const BeamFormedData& tab : tabs) {
+        auto& [sum, subbands] = tabPower[{tab.sap, tab.tab}];
+        sum += meanPower(tab);
+        ++subbands;
+      }
       output_.writeBeamFormed(tabs);
       ++statistics_.beamFormedSubbandBlocks;
     }
@@ -239,6 +245,11 @@ void CorrelatorPipeline::process() {
       ++progress_.blocks;
       progress_.subbandBlocks = statistics_.subbandBlocks;
       progress_.processingSeconds = statistics_.processingSeconds;
+      if (!tabPower.empty()) {
+        progress_.tabBlock = blocks.block;
+        progress_.tabPower.clear();
+        for (const auto& [tab, sum] : tabPower) progress_.tabPower[tab] = sum.first / sum.second;
+      }
     }
     pool_.free.push(std::move(*set));
   }

@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -82,6 +83,10 @@ class CorrelatorPipeline {
     int64_t subbandBlocks = 0;     ///< (subband, block) pairs correlated
     double processingSeconds = 0;  ///< the processing thread busy
     StepTimes steps;               ///< the signal chain's time per step so far
+    /// Beam-formed observations: each TAB's (SAP, TAB) mean power in the newest block,
+    /// averaged over this rank's subbands (rtcp::meanPower), and that block.
+    std::map<std::pair<int, int>, double> tabPower;
+    int64_t tabBlock = -1;
   };
   Progress progress() const;
   const WorkDistribution& distribution() const { return distribution_; }

@@ -244,6 +244,12 @@ class RankStatusWriter {
       status.stepSeconds.push_back(progress.steps.seconds(i));
       status.stepCalls.push_back(progress.steps.calls(i));
     }
+    for (const auto& [tab, power] : progress.tabPower) {
+      status.tabs.push_back("SAP" + std::to_string(tab.first) + " TAB" +
+                            std::to_string(tab.second));
+      status.tabPower.push_back(power);
+    }
+    status.tabBlock = progress.tabBlock;
     try {
       if (target_ == "-")
         std::cout << status.formatLine() << std::endl;  // flushed: mpiexec forwards it now

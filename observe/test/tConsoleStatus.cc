@@ -11,6 +11,7 @@
 #include "ObservationConsole.h"
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
+#include "rtcp/BeamFormedBlock.h"
 #include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
 
@@ -118,6 +119,19 @@ class ConsoleStatusTest : public CppUnit::TestFixture {
     rank.stepSeconds = {1.5, 0.5};
     rank.stepCalls = {3, 2};
     console.noteRankStatuses({rank});
+    // A beam-formed observation: each TAB's power, the mean over the ranks at the newest
+    // block, over time.
+    correlator::RankStatus other = rank;
+    other.rank = 2;
+    rank.tabs = other.tabs = {"SAP0 TAB0", "SAP0 TAB1"};
+    rank.tabPower = {2, 10};
+    other.tabPower = {4, 20};
+    rank.tabBlock = other.tabBlock = 4;
+    console.noteRankStatuses({rank, other});
+    console.noteRankStatuses({rank, other});  // the same block: no new point
+    rank.tabBlock = 5;
+    rank.tabPower = {6, 30};
+    console.noteRankStatuses({rank, other});
     console.noteQuickLook("{\"subband\": 1, \"baselines\": []}");
     for (int i = 0; i < 250; ++i)
       console.addEvent(1000 + i, "WARN", "ionproc", "a \"quoted\" </script>");
@@ -165,6 +179,19 @@ class ConsoleStatusTest : public CppUnit::TestFixture {
     rank.steps = {"input conversion", "delay, bandpass"};
     rank.stepSeconds = {0.25, 1.0};
     rank.stepCalls = {24, 24};
+    CPPUNIT_ASSERT(correlator::RankStatus::parse(rank.format()) == rank);
+    // What a rank reports of a TAB's block: the mean power of the samples with valid input.
+    BeamFormedData stokes(StokesKind::kI, 2, 2), voltages(StokesKind::kXXYY, 1, 1);
+    for (int i = 0; i < 4; ++i) stokes.samples[size_t(i)] = float(i + 1);
+    stokes.validFraction[0] = stokes.validFraction[1] = stokes.validFraction[2] = 1;  // not [3]
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(2.0, meanPower(stokes), 1e-12);
+    for (int k = 0; k < 4; ++k) voltages.sample(k, 0, 0) = float(k);
+    voltages.validFraction[0] = 0.5;
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(14.0, meanPower(voltages), 1e-12);              // 0 + 1 + 4 + 9
+    CPPUNIT_ASSERT_EQUAL(0.0, meanPower(BeamFormedData(StokesKind::kI, 1, 1)));  // none valid
+    rank.tabs = {"SAP0 TAB0", "SAP1 TAB3"};
+    rank.tabPower = {1.5, 2.5e-3};
+    rank.tabBlock = 11;
     CPPUNIT_ASSERT(correlator::RankStatus::parse(rank.format()) == rank);
     const std::string line = rank.formatLine();
     CPPUNIT_ASSERT(line.find('\n') == std::string::npos);
