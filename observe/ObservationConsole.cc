@@ -49,10 +49,12 @@ std::optional<std::pair<std::string, std::string>> warningOrError(const std::str
 }  // namespace
 
 ConsoleStatus::ConsoleStatus(const ObservationSettings& settings, std::string directory,
-                             std::vector<std::string> measurementSets)
+                             std::vector<std::string> measurementSets,
+                             std::vector<std::string> beamFormedFiles)
     : settings_(settings),
       directory_(std::move(directory)),
-      measurementSets_(std::move(measurementSets)) {}
+      measurementSets_(std::move(measurementSets)),
+      beamFormedFiles_(std::move(beamFormedFiles)) {}
 
 void ConsoleStatus::noteIonStatus(const ion::IonStatus& status) {
   if (ion_ && status.wallTime == ion_->wallTime) return;
@@ -234,7 +236,10 @@ std::string ConsoleStatus::queuesJson() const {
         << ", \"storageWaiting\": "
         << s.storageQueued - std::min(s.storageQueued, s.storageSent + s.storageDropped)
         << ", \"storageDropped\": " << s.storageDropped
-        << ", \"storageConnections\": " << s.storageConnections << "}";
+        << ", \"storageConnections\": " << s.storageConnections
+        << ", \"beamFormedQueued\": " << s.beamFormedQueued
+        << ", \"beamFormedSent\": " << s.beamFormedSent
+        << ", \"beamFormedDropped\": " << s.beamFormedDropped << "}";
   } else {
     out << "null";
   }
@@ -249,17 +254,23 @@ std::string ConsoleStatus::queuesJson() const {
         << ", \"integrationsWritten\": " << s.integrationsWritten
         << ", \"integrationsFlagged\": " << s.integrationsFlagged << ", \"backlog\": " << s.backlog
         << ", \"backlogBytes\": " << s.backlogBytes << ", \"bytesWritten\": " << s.bytesWritten
-        << ", \"failed\": " << flag(s.failed) << ", \"error\": " << jsonString(s.error) << "}";
+        << ", \"failed\": " << flag(s.failed) << ", \"error\": " << jsonString(s.error)
+        << ", \"beamFormedFiles\": " << s.beamFormedFiles
+        << ", \"beamFormedBlocksExpected\": " << s.beamFormedBlocksExpected
+        << ", \"beamFormedBlocksWritten\": " << s.beamFormedBlocksWritten
+        << ", \"beamFormedSubbandBlocksLost\": " << s.beamFormedSubbandBlocksLost
+        << ", \"beamFormedBytesWritten\": " << s.beamFormedBytesWritten << "}";
   } else {
     out << "null";
   }
   out << ",\n  \"output\": {\"measurementSets\": [";
   for (size_t i = 0; i < measurementSets_.size(); ++i)
     out << (i ? ", " : "") << jsonString(measurementSets_[i]);
-  // Beam-formed files: storage-sink's status reports none yet (the beam-formed transport
-  // to storage-sink is being built); its count goes here once it does.
   out << "], \"measurementSetsClosed\": " << (storage_ ? storage_->measurementSetsClosed : 0)
-      << ", \"beamFormedFiles\": []}";
+      << ", \"beamFormedFiles\": [";
+  for (size_t i = 0; i < beamFormedFiles_.size(); ++i)
+    out << (i ? ", " : "") << jsonString(beamFormedFiles_[i]);
+  out << "]}";
   return out.str();
 }
 
@@ -324,8 +335,11 @@ std::string ConsoleStatus::json(double now) const {
 
 ObservationConsole::ObservationConsole(const console::ConsoleAddress& address,
                                        const ObservationSettings& settings, std::string directory,
-                                       std::vector<std::string> measurementSets)
-    : directory_(directory), status_(settings, std::move(directory), std::move(measurementSets)) {
+                                       std::vector<std::string> measurementSets,
+                                       std::vector<std::string> beamFormedFiles)
+    : directory_(directory),
+      status_(settings, std::move(directory), std::move(measurementSets),
+              std::move(beamFormedFiles)) {
   document_.set(status_.json(wallClock()));  // "starting", before the first part
   server_ = std::make_unique<console::ConsoleServer>(
       address, [this](const std::string& path) { return respond(path); });

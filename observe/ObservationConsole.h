@@ -30,7 +30,8 @@ namespace rtcp::observe {
 class ConsoleStatus {
  public:
   ConsoleStatus(const ObservationSettings& settings, std::string directory,
-                std::vector<std::string> measurementSets);
+                std::vector<std::string> measurementSets,
+                std::vector<std::string> beamFormedFiles = {});
 
   /// starting, observing, stopping, ended.
   void setPhase(std::string phase) { phase_ = std::move(phase); }
@@ -62,7 +63,7 @@ class ConsoleStatus {
 
   const ObservationSettings& settings_;
   std::string directory_;
-  std::vector<std::string> measurementSets_;
+  std::vector<std::string> measurementSets_, beamFormedFiles_;
   std::string phase_ = "starting";
   std::optional<ion::IonStatus> ion_, previousIon_;
   std::optional<storage::StorageStatus> storage_;
@@ -89,7 +90,8 @@ class ObservationConsole {
   /// Listens at once (throws std::runtime_error naming the address when it cannot) and
   /// writes its address into DIR/console.url.
   ObservationConsole(const console::ConsoleAddress& address, const ObservationSettings& settings,
-                     std::string directory, std::vector<std::string> measurementSets);
+                     std::string directory, std::vector<std::string> measurementSets,
+                     std::vector<std::string> beamFormedFiles = {});
   ~ObservationConsole();
 
   ConsoleStatus& status() { return status_; }

@@ -76,6 +76,13 @@ std::optional<storage::StorageStatus> readStorageStatuses(const std::vector<std:
     merged.integrationsLost += s.integrationsLost;
     merged.connectionsRefused += s.connectionsRefused;
     merged.blocksDuplicated += s.blocksDuplicated;
+    merged.beamFormedFiles += s.beamFormedFiles;
+    merged.beamFormedBlocksExpected += s.beamFormedBlocksExpected;
+    merged.beamFormedBlocksWritten += s.beamFormedBlocksWritten;
+    merged.beamFormedSubbandBlocksLost += s.beamFormedSubbandBlocksLost;
+    merged.beamFormedBytesWritten += s.beamFormedBytesWritten;
+    merged.beamFormedReceived += s.beamFormedReceived;
+    merged.beamFormedRejected += s.beamFormedRejected;
     if (merged.error.empty()) merged.error = s.error;
   }
   return merged;

@@ -242,9 +242,12 @@ int run(const Options& o) {
     std::vector<std::string> measurementSets = plan.measurementSets;
     measurementSets.insert(measurementSets.end(), plan.remoteMeasurementSets.begin(),
                            plan.remoteMeasurementSets.end());
-    console = std::make_unique<ObservationConsole>(console::ConsoleAddress::parse(o.console),
-                                                   plan.settings, plan.directory,
-                                                   std::move(measurementSets));
+    std::vector<std::string> beamFormedFiles = plan.beamFormedFiles;
+    beamFormedFiles.insert(beamFormedFiles.end(), plan.remoteBeamFormedFiles.begin(),
+                           plan.remoteBeamFormedFiles.end());
+    console = std::make_unique<ObservationConsole>(
+        console::ConsoleAddress::parse(o.console), plan.settings, plan.directory,
+        std::move(measurementSets), std::move(beamFormedFiles));
     runOptions.console = console.get();
   }
   Observation observation(plan, std::move(runOptions), stopSignals);

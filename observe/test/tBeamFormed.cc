@@ -12,6 +12,7 @@
 
 #include "BeamFormedChecks.h"
 #include "StorageTestUtil.h"
+#include "rtcp/RankStatus.h"
 
 namespace rtcp::observe::test {
 
@@ -53,8 +54,20 @@ class BeamFormedObservationTest : public CppUnit::TestFixture {
           << "Observation.Beam[0].TiedArrayBeam[2].coherent = F\n";
     o.extra = extra.str();
     const std::string obs = dir.path() + "/obs";
-    const std::string log = observeSuccessfully(writeParset(dir.path() + "/bf.parset", o), obs,
-                                                {"--now"}, dir.path() + "/observe.log");
+    const std::string log =
+        observeSuccessfully(writeParset(dir.path() + "/bf.parset", o), obs,
+                            {"--now", "--console", "0"}, dir.path() + "/observe.log");
+    // The console's TAB power (observe/README.md, "The console"), from the ranks' status:
+    // every TAB at the last block, the one on the source above the one 2 degrees off.
+    for (int rank = 0; rank < 2; ++rank) {
+      const correlator::RankStatus status =
+          correlator::RankStatus::read(obs + "/correlator-rank" + std::to_string(rank) + ".status");
+      CPPUNIT_ASSERT_EQUAL(size_t(3), status.tabs.size());
+      CPPUNIT_ASSERT_EQUAL(std::string("SAP0 TAB1"), status.tabs[1]);
+      CPPUNIT_ASSERT_EQUAL(status.nrBlocks - 1, status.tabBlock);
+      for (const double power : status.tabPower) CPPUNIT_ASSERT(power > 0);
+      CPPUNIT_ASSERT_MESSAGE(status.format(), status.tabPower[0] > status.tabPower[1]);
+    }
     const std::vector<std::string> files{beamFormedName(4751, 0, 0), beamFormedName(4751, 1, 0),
                                          beamFormedName(4751, 2, 0), beamFormedName(4751, 2, 1),
                                          beamFormedName(4751, 2, 2), beamFormedName(4751, 2, 3)};

@@ -32,7 +32,7 @@ import urllib.request
 BUILD, OUTPUT = sys.argv[1], sys.argv[2]
 STATIONS = ["CS001", "CS002", "RS106", "RS205"]
 STOPPING = "RS205"
-SECONDS = 12
+SECONDS = 16
 STOP_AFTER = 3  # RS205's station-sim sends this many seconds
 
 
