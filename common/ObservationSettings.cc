@@ -76,8 +76,8 @@ void ObservationSettings::logReport(const std::string& component) const {
   for (const std::string& line : unknownKeys.describe()) RTCP_LOG_WARN(component, line);
 }
 
-ObservationSettings ObservationSettings::fromParset(const Parset& parset, const StationTable& table,
-                                                    BeamFormedOutputs beamFormed) {
+ObservationSettings ObservationSettings::fromParset(const Parset& parset,
+                                                    const StationTable& table) {
   using namespace settings;
   ObservationSettings s;
   Problems problems(parset, s.warnings);
@@ -91,7 +91,6 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset, const 
   problems.guard([&] { readTiedArray(parset, s); });
   readOutput(parset, problems, s);
   readBeamFormed(parset, problems, s);
-  if (beamFormed == BeamFormedOutputs::kRefuse) refuseBeamFormed(parset, problems);
   problems.guard([&] { readComputeNodes(parset, s); });
   readSim(parset, problems, s);
   problems.guard([&] { InputRecordingSettings::fromParset(parset); });  // checked, marked read
@@ -101,31 +100,26 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset, const 
   return s;
 }
 
-ObservationSettings ObservationSettings::fromParset(const Parset& parset,
-                                                    BeamFormedOutputs beamFormed) {
-  return fromParset(parset, StationTable::shipped(), beamFormed);
+ObservationSettings ObservationSettings::fromParset(const Parset& parset) {
+  return fromParset(parset, StationTable::shipped());
 }
 
-ObservationSettings ObservationSettings::fromFile(const std::string& path,
-                                                  BeamFormedOutputs beamFormed) {
+ObservationSettings ObservationSettings::fromFile(const std::string& path) {
   std::ostringstream text;
   if (path == "-") {
     text << std::cin.rdbuf();
-    return fromText(text.str(), "<standard input>", std::filesystem::current_path().string(),
-                    beamFormed);
+    return fromText(text.str(), "<standard input>", std::filesystem::current_path().string());
   }
   std::ifstream file(path);
   if (!file)
     throw ParsetError(path, 0, "", std::string("cannot open parset: ") + std::strerror(errno));
   text << file.rdbuf();
-  return fromText(text.str(), path, std::filesystem::absolute(path).parent_path().string(),
-                  beamFormed);
+  return fromText(text.str(), path, std::filesystem::absolute(path).parent_path().string());
 }
 
 ObservationSettings ObservationSettings::fromText(const std::string& text, const std::string& name,
-                                                  const std::string& baseDirectory,
-                                                  BeamFormedOutputs beamFormed) {
-  ObservationSettings s = fromParset(Parset::fromString(text, name), beamFormed);
+                                                  const std::string& baseDirectory) {
+  ObservationSettings s = fromParset(Parset::fromString(text, name));
   s.parsetText = text;  // as written, comments included, for HISTORY
   // Recordings named by relative paths lie relative to the parset file, not the caller.
   const std::filesystem::path base = baseDirectory;

@@ -1,5 +1,4 @@
-// ObservationSettings: the correlated output, the refusal of beam-formed outputs (while
-// rtcp's chain does not write them), and the simulated sky (SettingsReaders.h).
+// ObservationSettings: the correlated output and the simulated sky (SettingsReaders.h).
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -11,10 +10,6 @@ namespace rtcp::settings {
 namespace {
 
 const std::string kOutput = "Observation.DataProducts.Output_Correlated.";
-
-/// Data products of LOFAR's beam former, which rtcp's chain does not write yet.
-const std::vector<std::string> kBeamFormedOutputs{"Output_CoherentStokes",
-                                                  "Output_IncoherentStokes", "Output_Beamformed"};
 
 void readLocations(const Parset& p, ObservationSettings& s) {
   CorrelatedOutputSettings& out = s.correlatedOutput;
@@ -42,17 +37,6 @@ std::pair<std::string, std::string> splitLocation(const Parset& p, const std::st
       location.substr(0, colon).find('/') != std::string::npos)
     p.fail(key, "bad location '" + location + "' (expected HOST:DIR)");
   return {location.substr(0, colon), location.substr(colon + 1)};
-}
-
-void refuseBeamFormed(const Parset& p, Problems& problems) {
-  for (const std::string& product : kBeamFormedOutputs) {
-    const std::string key = "Observation.DataProducts." + product + ".enabled";
-    problems.guard([&] {
-      if (p.getBool(key, false))
-        problems.error(key, "rtcp does not produce beam-formed data (" + product +
-                                "): set it to F, or run COBALT for this observation");
-    });
-  }
 }
 
 void readOutput(const Parset& p, Problems& problems, ObservationSettings& s) {

@@ -121,8 +121,6 @@ void readOutput(const Parset& p, Problems& problems, ObservationSettings& s);
 /// Beam-formed outputs: Stokes settings, TABs and files (needs stations, subbands and the
 /// block size). ReadBeamFormed.cc.
 void readBeamFormed(const Parset& p, Problems& problems, ObservationSettings& s);
-/// An error for each beam-formed product asked for, while rtcp's chain does not write them.
-void refuseBeamFormed(const Parset& p, Problems& problems);
 /// A location `HOST:DIR` of `key` split into host and directory; fails naming the key.
 std::pair<std::string, std::string> splitLocation(const Parset& p, const std::string& key,
                                                   const std::string& location);

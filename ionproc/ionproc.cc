@@ -268,8 +268,7 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
 
 int run(const Options& options, const sigset_t& stopSignals) {
   const ObservationSecret secret = ObservationSecret::readFile(options.secretFile);  // stdin first
-  const ObservationSettings settings =
-      ObservationSettings::fromFile(options.parset, BeamFormedOutputs::kAccept);
+  const ObservationSettings settings = ObservationSettings::fromFile(options.parset);
   settings.logReport("ionproc");
 
   OutputPathOptions outputOptions;

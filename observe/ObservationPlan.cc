@@ -47,8 +47,7 @@ ObservationSettings quietSettings(const Parset& parset) {
   const LogLevel level = Logger::level();
   Logger::setLevel(LogLevel::kError);
   try {
-    ObservationSettings settings =
-        ObservationSettings::fromParset(parset, BeamFormedOutputs::kAccept);
+    ObservationSettings settings = ObservationSettings::fromParset(parset);
     Logger::setLevel(level);
     return settings;
   } catch (...) {

@@ -171,7 +171,7 @@ CheckResult ParsetChecker::check(const std::string& path) const {
 
 void ParsetChecker::checkSettings(CheckResult& result) const {
   try {
-    result.settings = ObservationSettings::fromParset(result.parset, BeamFormedOutputs::kAccept);
+    result.settings = ObservationSettings::fromParset(result.parset);
   } catch (const ParsetErrors& e) {
     for (const ParsetError& error : e.errors())
       result.problems.push_back({true, error.key(), error.line(), error.what()});

@@ -162,8 +162,7 @@ int main(int argc, char** argv) {
   if (vm.count("debug")) Logger::setLevel(LogLevel::kDebug);
   const std::string parset = parsetPath;
   try {
-    const ObservationSettings settings =
-        ObservationSettings::fromFile(parset, BeamFormedOutputs::kAccept);
+    const ObservationSettings settings = ObservationSettings::fromFile(parset);
     settings.logReport("station-sim");
     int inputs = 0, recordings = 0;
     for (const StationSettings& station : settings.stations)

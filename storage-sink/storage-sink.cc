@@ -110,8 +110,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    rtcp::ObservationSettings settings =
-        rtcp::ObservationSettings::fromFile(parsetPath, rtcp::BeamFormedOutputs::kAccept);
+    rtcp::ObservationSettings settings = rtcp::ObservationSettings::fromFile(parsetPath);
     settings.logReport("storage");
     rtcp::storage::StorageSink sink(std::move(settings), options);
     {

@@ -159,12 +159,6 @@ struct ParsetWarning {
   std::string message;
 };
 
-/// Whether reading a parset accepts beam-formed outputs (Output_CoherentStokes,
-/// Output_IncoherentStokes). Until rtcp's whole chain writes them, the parts and observe
-/// refuse them (an error naming each enabled key, after every beam-formed setting has been
-/// read and checked); the beam-formed parts' own tests accept them.
-enum class BeamFormedOutputs { kRefuse, kAccept };
-
 /// The most seconds of station buffer (OLAP.nrSecondsOfBuffer) a parset may ask for: a
 /// bound on nonsense (1e9 s); what a host can hold is checked against its memory
 /// (observe's MemoryPlan, ionproc at start-up), e.g. 120 s for a few stations' triggers.
@@ -262,19 +256,15 @@ struct ObservationSettings {
   /// Parses every known key; throws ParsetErrors listing every missing or bad one.
   /// Unread keys end up in unknownKeys. Positions missing from the parset come from
   /// the station table.
-  static ObservationSettings fromParset(const Parset& parset, const StationTable& table,
-                                        BeamFormedOutputs beamFormed = BeamFormedOutputs::kRefuse);
+  static ObservationSettings fromParset(const Parset& parset, const StationTable& table);
   /// With the shipped table.
-  static ObservationSettings fromParset(const Parset& parset,
-                                        BeamFormedOutputs beamFormed = BeamFormedOutputs::kRefuse);
+  static ObservationSettings fromParset(const Parset& parset);
   /// With the shipped table; path "-" reads standard input (a part started on another
   /// host gets its parset that way, see observe/README.md).
-  static ObservationSettings fromFile(const std::string& path,
-                                      BeamFormedOutputs beamFormed = BeamFormedOutputs::kRefuse);
+  static ObservationSettings fromFile(const std::string& path);
   /// A parset's text (name for messages); relative recordings lie in baseDirectory.
   static ObservationSettings fromText(const std::string& text, const std::string& name,
-                                      const std::string& baseDirectory,
-                                      BeamFormedOutputs beamFormed = BeamFormedOutputs::kRefuse);
+                                      const std::string& baseDirectory);
 
   /// Every setting written back as parset keys (COBALT's generation; positions as
   /// phaseCenter keys, one location per subband), so that fromParset(toParset())

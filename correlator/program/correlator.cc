@@ -164,7 +164,7 @@ int defaultThreads() {
 /// The parset of every rank: from the file, or ("-") read by rank 0 from standard input
 /// and broadcast, since mpiexec forwards standard input to rank 0 alone.
 ObservationSettings readSettings(const std::string& path, int rank) {
-  if (path != "-") return ObservationSettings::fromFile(path, BeamFormedOutputs::kAccept);
+  if (path != "-") return ObservationSettings::fromFile(path);
   std::string text;
   if (rank == 0) {
     std::ostringstream in;
@@ -176,8 +176,7 @@ ObservationSettings readSettings(const std::string& path, int rank) {
   text.resize(size_t(size));
   MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, MPI_COMM_WORLD);
   return ObservationSettings::fromText(text, "<standard input>",
-                                       std::filesystem::current_path().string(),
-                                       BeamFormedOutputs::kAccept);
+                                       std::filesystem::current_path().string());
 }
 
 /// The observation's secret of every rank: from the file, or ("-") read by rank 0 from the

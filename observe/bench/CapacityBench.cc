@@ -570,7 +570,7 @@ double prediction(const CapacityOptions& o, Products products, int cores) {
   const double correlated = correlator::bench::chainSubbandsPerCore(o.nrStations);
   if (products == Products::kCorrelated) return cores * correlated;
   const ObservationSettings settings = ObservationSettings::fromParset(
-      Parset::fromString(parset(o, products, o.seconds, 1, "", "out")), BeamFormedOutputs::kAccept);
+      Parset::fromString(parset(o, products, o.seconds, 1, "", "out")));
   StepTimes steps;
   const double beamFormed =
       correlator::beamformed::bench::beamFormerSubbandsPerCore(settings, &steps);

@@ -52,7 +52,7 @@ ObservationSettings observeText(const std::string& dir, const std::string& text)
   const std::string parset = dir + "/lofar.parset";
   std::ofstream(parset) << text;
   observeSuccessfully(parset, dir + "/obs", {"--now"}, dir + "/observe.log");
-  return ObservationSettings::fromFile(dir + "/obs/observation.parset", BeamFormedOutputs::kAccept);
+  return ObservationSettings::fromFile(dir + "/obs/observation.parset");
 }
 
 /// The values of a list key of the original parset.

@@ -42,8 +42,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const ObservationSettings s =
-        ObservationSettings::fromFile(argv[1], BeamFormedOutputs::kAccept);
+    const ObservationSettings s = ObservationSettings::fromFile(argv[1]);
     std::vector<storage::BeamFormedWriter::Target> targets;
     for (size_t f = 0; f < s.beamFormed.files.size(); ++f) targets.push_back({int(f), argv[2]});
     storage::BeamFormedWriter writer(s, targets);

@@ -66,8 +66,7 @@ class BeamFormedIngestTest : public CppUnit::TestFixture {
  public:
   void testChecks() {
     TempDir dir;
-    const ObservationSettings s =
-        ObservationSettings::fromParset(Parset::fromString(kParset), BeamFormedOutputs::kAccept);
+    const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(kParset));
     BeamFormedWriter writer(s, {{0, dir.path()}});
     const BeamFormedIngest ingest(s, writer);
     const auto problem = [&](auto edit) {
@@ -91,8 +90,7 @@ class BeamFormedIngestTest : public CppUnit::TestFixture {
 
   void testConnection() {
     TempDir dir;
-    const ObservationSettings s =
-        ObservationSettings::fromParset(Parset::fromString(kParset), BeamFormedOutputs::kAccept);
+    const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(kParset));
     std::vector<uint8_t> connection;
     for (int64_t b = 0; b < s.nrBlocks(); ++b)
       for (int sb = 0; sb < 2; ++sb) {

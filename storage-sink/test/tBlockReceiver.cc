@@ -82,8 +82,7 @@ class BlockReceiverTest : public CppUnit::TestFixture {
                            "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
                            "Observation.DataProducts.Output_IncoherentStokes.locations = "
                            "[localhost:" +
-                           dir.path() + "]\n"),
-        BeamFormedOutputs::kAccept);
+                           dir.path() + "]\n"));
     const BlockValidator validator(settings, {{0, 0}, {1, 1}});
     const int samples = int(settings.samplesPerBlock());
     std::vector<uint8_t> connection;

@@ -64,8 +64,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const ObservationSettings s =
-        ObservationSettings::fromFile(argv[1], BeamFormedOutputs::kAccept);
+    const ObservationSettings s = ObservationSettings::fromFile(argv[1]);
     if (s.sim.sources.empty() || s.sim.sources[0].pulsar.period <= 0)
       throw std::invalid_argument(std::string(argv[1]) + ": Sim.Source[0] is no pulsar");
     std::vector<storage::BeamFormedWriter::Target> targets;

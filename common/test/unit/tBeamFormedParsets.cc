@@ -12,7 +12,6 @@ namespace {
 
 using namespace rtcp::test::settings;
 using rtcp::BeamFormedFile;
-using rtcp::BeamFormedOutputs;
 using rtcp::BeamFormedSettings;
 using rtcp::StokesKind;
 using rtcp::TabOrigin;
@@ -26,8 +25,7 @@ std::string readParset(const std::string& name) {
 }
 
 ObservationSettings accepted(const std::string& text) {
-  return ObservationSettings::fromParset(Parset::fromString(text, "lofar.parset"), table(),
-                                         BeamFormedOutputs::kAccept);
+  return ObservationSettings::fromParset(Parset::fromString(text, "lofar.parset"), table());
 }
 
 std::string errorsOf(const std::string& text) {

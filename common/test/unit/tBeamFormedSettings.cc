@@ -13,7 +13,6 @@ namespace {
 
 using namespace rtcp::test::settings;
 using rtcp::BeamFormedFile;
-using rtcp::BeamFormedOutputs;
 using rtcp::BeamFormedSettings;
 using rtcp::ParsetErrors;
 using rtcp::StokesKind;
@@ -24,15 +23,13 @@ const std::string kCoherentOn = "Observation.DataProducts.Output_CoherentStokes.
 const std::string kIncoherentOn = "Observation.DataProducts.Output_IncoherentStokes.enabled";
 
 ObservationSettings accepted(const Keys& keys) {
-  return ObservationSettings::fromParset(Parset::fromString(keys.text(), "test.parset"), table(),
-                                         BeamFormedOutputs::kAccept);
+  return ObservationSettings::fromParset(Parset::fromString(keys.text(), "test.parset"), table());
 }
 
-/// Every error message of keys that fail (beam-formed outputs accepted or refused).
-std::vector<std::string> errorsOf(const Keys& keys,
-                                  BeamFormedOutputs mode = BeamFormedOutputs::kAccept) {
+/// Every error message of keys that fail.
+std::vector<std::string> errorsOf(const Keys& keys) {
   try {
-    ObservationSettings::fromParset(Parset::fromString(keys.text(), "test.parset"), table(), mode);
+    ObservationSettings::fromParset(Parset::fromString(keys.text(), "test.parset"), table());
   } catch (const ParsetErrors& e) {
     std::vector<std::string> messages;
     for (const ParsetError& error : e.errors()) messages.push_back(error.what());
@@ -178,14 +175,14 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
   }
 
   void testRefusedAfterParsing() {
-    // Refused (observe, the parts), but every beam-formed problem is named first.
+    // Every part takes beam-formed outputs; a bad one is named, and nothing else is.
     Keys keys = twoCoherentTabs();
     keys.set("Cobalt.BeamFormer.CoherentStokes.which", "IQV");
-    const std::vector<std::string> errors = errorsOf(keys, BeamFormedOutputs::kRefuse);
+    const std::vector<std::string> errors = errorsOf(keys);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), errors.size());
     CPPUNIT_ASSERT(contains(errorOn(errors, keys, "Cobalt.BeamFormer.CoherentStokes.which"),
                             "'IQV' is not I, IQUV or XXYY"));
-    CPPUNIT_ASSERT(
-        contains(errorOn(errors, keys, kCoherentOn), "rtcp does not produce beam-formed"));
+    CPPUNIT_ASSERT_EQUAL(size_t(2), accepted(twoCoherentTabs()).beamFormed.saps.at(0).tabs.size());
     // BG/P's complex voltages: named, with what to ask for instead.
     Keys bgp;
     bgp.set("Observation.DataProducts.Output_Beamformed.enabled", "true");
@@ -391,15 +388,13 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
         .set(kIncoherentOn, "true")
         .set("Observation.DataProducts.Output_IncoherentStokes.locations", "[node3:/data]");
     const ObservationSettings s = accepted(keys);
-    const ObservationSettings again =
-        ObservationSettings::fromParset(s.toParset(), table(), BeamFormedOutputs::kAccept);
+    const ObservationSettings again = ObservationSettings::fromParset(s.toParset(), table());
     CPPUNIT_ASSERT(again.beamFormed == s.beamFormed);
     Keys flys = twoCoherentTabs();
     flys.set("Cobalt.BeamFormer.flysEye", "true");
     const ObservationSettings f = accepted(flys);
-    CPPUNIT_ASSERT(
-        ObservationSettings::fromParset(f.toParset(), table(), BeamFormedOutputs::kAccept)
-            .beamFormed == f.beamFormed);
+    CPPUNIT_ASSERT(ObservationSettings::fromParset(f.toParset(), table()).beamFormed ==
+                   f.beamFormed);
   }
 };
 
