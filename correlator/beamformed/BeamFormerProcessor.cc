@@ -314,7 +314,18 @@ void BeamFormerProcessor::computeValidFractions() {
   }
 }
 
+void BeamFormerProcessor::prepare(int subbandIndex) { makeState(subbandIndex); }
+
 BeamFormerProcessor::SubbandState& BeamFormerProcessor::stateOf(int subbandIndex, int64_t block) {
+  SubbandState* state = makeState(subbandIndex);
+  // A gap (the subband's previous block went to another rank, or was skipped): the
+  // histories no longer belong to this stream.
+  if (state->lastBlock != block - 1) state->reset();
+  state->lastBlock = block;
+  return *state;
+}
+
+BeamFormerProcessor::SubbandState* BeamFormerProcessor::makeState(int subbandIndex) {
   auto& state = states_[subbandIndex];
   if (!state) {
     state = std::make_unique<SubbandState>();
@@ -339,11 +350,7 @@ BeamFormerProcessor::SubbandState& BeamFormerProcessor::stateOf(int subbandIndex
     for (int o = 0; o < nrOutputStations(); ++o)
       state->stationHistory.emplace_back(2 * size_t(incoherentFilterBank_.nrHistorySamples()));
   }
-  // A gap (the subband's previous block went to another rank, or was skipped): the
-  // histories no longer belong to this stream.
-  if (state->lastBlock != block - 1) state->reset();
-  state->lastBlock = block;
-  return *state;
+  return state.get();
 }
 
 void BeamFormerProcessor::channelise(const PolyphaseFilterBank& filterBank,

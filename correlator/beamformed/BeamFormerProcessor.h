@@ -94,6 +94,10 @@ class BeamFormerProcessor {
   std::vector<BeamFormedData> makeOutputs(int subbandIndex) const;
   /// TABs of a SAP.
   int nrTabs(int sap) const;
+  /// Makes subband subbandIndex's state (histories, dedispersion chirps and plans) now,
+  /// not at its first block: a rank prepares its subbands before it asks for blocks, so
+  /// that the first blocks are not late.
+  void prepare(int subbandIndex);
 
   /// Processes one subband of one block (arguments as SubbandProcessor::process) into
   /// outputs (from makeOutputs(subbandIndex)): samples, valid fractions, block.
@@ -133,6 +137,7 @@ class BeamFormerProcessor {
   void preprocessStation(const StationBlock& block, int localSubband, double frequency, int station,
                          Scratch& scratch);
   SubbandState& stateOf(int subbandIndex, int64_t block);
+  SubbandState* makeState(int subbandIndex);  ///< made at the first call
   void formCoherent(int sap, double frequency, int64_t block, SubbandState& state,
                     std::vector<BeamFormedData>& outputs);
   void formIncoherent(int sap, SubbandState& state, std::vector<BeamFormedData>& outputs);

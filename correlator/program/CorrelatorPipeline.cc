@@ -96,10 +96,15 @@ CorrelatorPipeline::CorrelatorPipeline(const ObservationSettings& settings, MPI_
 
 void CorrelatorPipeline::run() {
   const auto start = Clock::now();
+  // The processors (FFTW plans measured, the beam former's subband states with their
+  // dedispersion chirps) before the first block is asked for: made while ionproc serves
+  // blocks, they made the first blocks of beam-formed observations late.
+  SubbandProcessor processor(settings_, options_.nrThreads);
+  const std::unique_ptr<beamformed::BeamFormerProcessor> beamFormer = makeBeamFormer();
   FirstFailure failure;
   std::thread processing([&] {
     try {
-      process();
+      process(processor, beamFormer.get());
     } catch (...) {
       failure.set(std::current_exception());
       pool_.close();  // the main thread stops at its next free.pop()
@@ -198,17 +203,23 @@ std::string CorrelatorPipeline::exchangeDescription() const {
   return shared_ ? "in MPI-3 shared memory" : "by MPI messages";
 }
 
-void CorrelatorPipeline::process() {
-  SubbandProcessor processor(settings_, options_.nrThreads);
+std::unique_ptr<beamformed::BeamFormerProcessor> CorrelatorPipeline::makeBeamFormer() const {
+  if (!settings_.beamFormed.enabled()) return nullptr;
+  auto beamFormer = std::make_unique<beamformed::BeamFormerProcessor>(
+      settings_, beamformed::BeamFormerParameters::from(settings_.beamFormed), options_.nrThreads);
+  // Beam-formed observations keep each subband on its rank (WorkDistribution).
+  for (int subband : distribution_.subbandsOf(rank_, 0))
+    if (beamFormer->nrTabs(settings_.subbands[size_t(subband)].beam) > 0)
+      beamFormer->prepare(subband);
+  return beamFormer;
+}
+
+void CorrelatorPipeline::process(SubbandProcessor& processor,
+                                 beamformed::BeamFormerProcessor* beamFormer) {
   CorrelatedData output = processor.makeOutput();
   // Correlated and beam-formed at once, as COBALT does: the beam former takes the same
   // blocks. Its outputs are kept per subband (their shapes and labels differ by SAP).
-  std::unique_ptr<beamformed::BeamFormerProcessor> beamFormer;
   std::map<int, std::vector<BeamFormedData>> beamFormed;
-  if (settings_.beamFormed.enabled())
-    beamFormer = std::make_unique<beamformed::BeamFormerProcessor>(
-        settings_, beamformed::BeamFormerParameters::from(settings_.beamFormed),
-        options_.nrThreads);
   {
     std::lock_guard lock(progressMutex_);
     liveSteps_ = &processor.stepTimes();

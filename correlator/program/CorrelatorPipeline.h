@@ -39,6 +39,13 @@
 #include "rtcp/StepTimes.h"
 
 namespace rtcp::correlator {
+class SubbandProcessor;
+namespace beamformed {
+class BeamFormerProcessor;
+}  // namespace beamformed
+}  // namespace rtcp::correlator
+
+namespace rtcp::correlator {
 
 class CorrelatorPipeline {
  public:
@@ -109,7 +116,10 @@ class CorrelatorPipeline {
 
   void fetchAndExchange();
   void lendOwnSubbands();
-  void process();
+  /// The beam former of a beam-formed observation (else null), with this rank's subbands
+  /// prepared.
+  std::unique_ptr<beamformed::BeamFormerProcessor> makeBeamFormer() const;
+  void process(SubbandProcessor& processor, beamformed::BeamFormerProcessor* beamFormer);
 
   const ObservationSettings& settings_;
   MPI_Comm comm_;
