@@ -26,12 +26,16 @@
 // Their predictions: cores x the beam former's subbands per core on the trial's own
 // settings (BeamFormerChain.h), and for both at once cores / (1 / correlator + 1 / beam
 // former).
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -70,6 +74,7 @@ struct CapacityOptions {
   bool noSharedMemory = false;  ///< observe --no-shared-memory: the socket and MPI-message paths
   bool lendRing = false;        ///< observe --lend-ring: ionproc lends its ring
   bool beamFormed = false;      ///< --beamformed: beam-formed, then correlated + beam-formed
+  bool console = false;         ///< observe --console, its /status.json fetched once a second
 };
 
 /// What a trial's observation makes.
@@ -217,6 +222,34 @@ std::vector<double> numbersOf(const std::string& json, const std::string& key) {
   return numbersAfter(json, "\"" + key + "\": ");
 }
 
+/// One GET of PATH from the console whose address observe wrote to DIR/console.url
+/// ("http://127.0.0.1:PORT/"), as an operator's page does once a second; the bytes
+/// answered (0 before the console is up).
+size_t fetchFromConsole(const std::string& consoleUrlFile, const std::string& path) {
+  std::ifstream file(consoleUrlFile);
+  std::string url;
+  if (!(file >> url) || !url.starts_with("http://")) return 0;
+  const size_t colon = url.rfind(':');
+  if (colon == std::string::npos || colon < 7) return 0;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(uint16_t(std::atoi(url.c_str() + colon + 1)));
+  if (inet_pton(AF_INET, url.substr(7, colon - 7).c_str(), &address.sin_addr) != 1) return 0;
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  size_t received = 0;
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0) {
+    const std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == ssize_t(request.size())) {
+      char buffer[65536];
+      for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) received += size_t(n);
+    }
+  }
+  ::close(fd);
+  return received;
+}
+
 struct Trial {
   bool sustained = false;
   std::string why;
@@ -351,6 +384,10 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   if (o.noSharedMemory) observe.push_back("--no-shared-memory");
   if (o.lendRing) observe.push_back("--lend-ring");
   if (input == Input::kLiveRecorded) observe.push_back("--no-station-sim");
+  if (o.console) {
+    observe.push_back("--console");
+    observe.push_back("0");
+  }
   compactMemory();
   ChildProcess child("observe", observe, dir + "/observe.log");
   child.start();
@@ -365,10 +402,16 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
       senderCpu.emplace(sender->pid(), obs + "/ionproc.status",
                         std::vector<std::string>{"station-sim"});
     }
+  // observe itself too: with --console its server thread is what it costs.
   SteadyCpu cpu(child.pid(), obs + "/ionproc.status",
-                {"ionproc", "correlator", "storage-sink", "station-sim"});
+                {"observe", "ionproc", "correlator", "storage-sink", "station-sim"});
+  auto nextFetch = std::chrono::steady_clock::now();
   while (!child.waitFor(0.25)) {
     cpu.sample();
+    if (o.console && std::chrono::steady_clock::now() >= nextFetch) {
+      nextFetch += std::chrono::seconds(1);
+      fetchFromConsole(obs + "/console.url", "/status.json");
+    }
     if (senderCpu) senderCpu->sample();
   }
   if (sender && !sender->waitFor(30)) sender->kill();
@@ -460,7 +503,9 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
       "beamformed", po::bool_switch(&o.beamFormed),
       "beam-formed observations (8 coherent TABs of Stokes I dedispersed at DM 26.76 and "
       "incoherent Stokes I), then correlated and beam-formed at once; replayed unless --input "
-      "says otherwise");
+      "says otherwise")("console", po::bool_switch(&o.console),
+                        "observe --console, its /status.json fetched once a second as an "
+                        "operator's page does: cpu_per_observed_second.observe is its cost");
   po::variables_map vm;
   po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(),
             vm);
@@ -540,7 +585,7 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, P
   for (const auto& [part, perSecond] : *budget) {
     printFigure(mode + "cpu_per_observed_second." + part, perSecond);
     printFigure(mode + "cpu_per_station_subband." + part, perSecond / (measured * o.nrStations));
-    if (part != "station-sim") chain += perSecond;
+    if (part != "station-sim" && part != "observe") chain += perSecond;
   }
   printFigure(mode + "cpu_per_observed_second.chain", chain);
   printFigure(mode + "cpu_per_station_subband.chain", chain / (measured * o.nrStations));
