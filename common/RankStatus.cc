@@ -7,36 +7,13 @@
 #include <sstream>
 
 #include "rtcp/StatusFile.h"
+#include "rtcp/StatusWord.h"
 
 namespace rtcp::correlator {
 namespace {
 
-/// Step names as one word: ',' '%' '=' and white space as %XX.
-std::string encode(const std::string& text) {
-  std::string word;
-  for (const unsigned char c : text)
-    if (c == '%' || c == '=' || c == ',' || c <= ' ' || c == 0x7f) {
-      char escaped[4];
-      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
-      word += escaped;
-    } else {
-      word += char(c);
-    }
-  return word;
-}
-
-std::string decode(const std::string& word) {
-  std::string text;
-  for (size_t i = 0; i < word.size(); ++i)
-    if (word[i] == '%' && i + 2 < word.size() && std::isxdigit((unsigned char)word[i + 1]) &&
-        std::isxdigit((unsigned char)word[i + 2])) {
-      text += char(std::stoi(word.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      text += word[i];
-    }
-  return text;
-}
+/// Names in a list: ',' escaped besides what every status word escapes.
+std::string encode(const std::string& text) { return encodeStatusWord(text, ","); }
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> items;
@@ -87,7 +64,7 @@ RankStatus RankStatus::parse(const std::string& text) {
     return it == values.end() ? std::string() : it->second;
   };
   number("rank", s.rank);
-  s.host = decode(text_("host"));
+  s.host = decodeStatusWord(text_("host"));
   number("time", s.wallTime);
   number("finished", s.finished);
   number("blocks", s.blocks);
@@ -95,7 +72,7 @@ RankStatus RankStatus::parse(const std::string& text) {
   number("subbandBlocks", s.subbandBlocks);
   number("processingSeconds", s.processingSeconds);
   number("blockDuration", s.blockDuration);
-  for (const std::string& name : split(text_("steps"))) s.steps.push_back(decode(name));
+  for (const std::string& name : split(text_("steps"))) s.steps.push_back(decodeStatusWord(name));
   for (const std::string& item : split(text_("stepSeconds"))) {
     double value = 0;
     ion::parseStatusValue(item, value, "stepSeconds");
@@ -106,7 +83,7 @@ RankStatus RankStatus::parse(const std::string& text) {
     ion::parseStatusValue(item, value, "stepCalls");
     s.stepCalls.push_back(value);
   }
-  for (const std::string& name : split(text_("tabs"))) s.tabs.push_back(decode(name));
+  for (const std::string& name : split(text_("tabs"))) s.tabs.push_back(decodeStatusWord(name));
   for (const std::string& item : split(text_("tabPower"))) {
     double value = 0;
     ion::parseStatusValue(item, value, "tabPower");

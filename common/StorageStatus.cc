@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "rtcp/StatusFile.h"
+#include "rtcp/StatusWord.h"
 
 namespace rtcp::storage {
 namespace {
@@ -45,33 +46,6 @@ void forEachField(StatusT& s, Visit visit) {
   visit("beamformed.rejected", s.beamFormedRejected);
 }
 
-/// A text as one word: '%', white space and '=' as %XX.
-std::string encodeWord(const std::string& text) {
-  std::string word;
-  for (const unsigned char c : text)
-    if (c == '%' || c == '=' || c <= ' ' || c == 0x7f) {
-      char escaped[4];
-      std::snprintf(escaped, sizeof escaped, "%%%02X", c);
-      word += escaped;
-    } else {
-      word += char(c);
-    }
-  return word;
-}
-
-std::string decodeWord(const std::string& word) {
-  std::string text;
-  for (size_t i = 0; i < word.size(); ++i)
-    if (word[i] == '%' && i + 2 < word.size() && std::isxdigit((unsigned char)word[i + 1]) &&
-        std::isxdigit((unsigned char)word[i + 2])) {
-      text += char(std::stoi(word.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      text += word[i];
-    }
-  return text;
-}
-
 }  // namespace
 
 std::string StorageStatus::format() const {
@@ -79,7 +53,7 @@ std::string StorageStatus::format() const {
   out << std::setprecision(17);
   forEachField(*this, [&](const char* key, const auto& value) {
     if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
-      out << key << '=' << encodeWord(value) << '\n';
+      out << key << '=' << encodeStatusWord(value) << '\n';
     else
       out << key << '=' << value << '\n';
   });
@@ -93,7 +67,7 @@ StorageStatus StorageStatus::parse(const std::string& text) {
     const auto it = values.find(key);
     if (it == values.end()) return;
     if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
-      value = decodeWord(it->second);
+      value = decodeStatusWord(it->second);
     else
       ion::parseStatusValue(it->second, value, key);
   });
