@@ -1,6 +1,7 @@
 #include "BeamFormedWriter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 #include "rtcp/Integrations.h"
@@ -143,6 +144,7 @@ void BeamFormedWriter::queue(File& file, std::map<int64_t, Block>::iterator bloc
 void BeamFormedWriter::writeLoop() {
   while (std::optional<Block> block = toWrite_.pop()) {
     File& file = files_[size_t(block->file)];
+    const auto start = std::chrono::steady_clock::now();
     try {
       if (!writeError_)
         file.writer->writeBlock(block->number, block->samples.span(), block->weights.span());
@@ -154,6 +156,8 @@ void BeamFormedWriter::writeLoop() {
     {
       const std::lock_guard lock(mutex_);
       ++file.report.blocks;
+      file.report.writeSeconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       file.report.bytes = file.writer->bytesWritten();
       file.report.rows = file.writer->nrRows();
       file.spare.push_back(std::move(*block));
@@ -181,7 +185,10 @@ void BeamFormedWriter::finish() {
   toWrite_.close();
   if (writer_.joinable()) writer_.join();
   for (File& file : files_) {
-    file.writer->finish();
+    const auto start = std::chrono::steady_clock::now();
+    file.writer->finish();  // the .raw synced to disk, the lengths set
+    file.report.writeSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     file.report.rows = file.writer->nrRows();
     // Blocks of the observation that never began are lost whole.
     int64_t missing = 0;

@@ -37,6 +37,7 @@ struct BeamFormedFileReport {
   int64_t subbandBlocksLost = 0;  ///< (subband, block) pairs written as zeros of weight 0
   int64_t subbandBlocksLate = 0;  ///< arrived after their block was written: dropped
   int64_t rows = 0;               ///< time samples in the file
+  double writeSeconds = 0;        ///< time writing its blocks and finishing it (its sync), wall
 };
 
 class BeamFormedWriter {

@@ -78,7 +78,8 @@ void SinkSummary::log() const {
                                          << beamFormedBlocksExpected << " blocks written, "
                                          << file.subbandBlocksLost << " subband-blocks lost, "
                                          << file.subbandBlocksLate << " late, " << file.rows
-                                         << " samples, " << file.bytes << " bytes written");
+                                         << " samples, " << file.bytes << " bytes written in "
+                                         << file.writeSeconds << " s");
   if (beamFormedRejected)
     RTCP_LOG_ERROR("storage", "summary: " << beamFormedRejected
                                           << " beam-formed blocks rejected (reasons above)");

@@ -11,8 +11,8 @@ namespace rtcp::correlator::beamformed {
 
 DedispersionFft::DedispersionFft(int fftSize)
     : size(fftSize),
-      forward(fftSize, 2, 1, 0, 2, 1, FFTW_FORWARD),
-      backward(fftSize, 2, 1, 0, 2, 1, FFTW_BACKWARD) {}
+      forward(fftSize, 1, 2, fftSize, 1, 0, FFTW_FORWARD),
+      backward(fftSize, 1, 2, fftSize, 1, 0, FFTW_BACKWARD) {}
 
 int CoherentDedispersion::fftSizeFor(int latency) {
   int size = 1024;
@@ -52,6 +52,19 @@ void CoherentDedispersion::reset() {
   std::fill(validHistory_.begin(), validHistory_.end(), 0.0f);
 }
 
+void CoherentDedispersion::multiplyByChirp(std::complex<float>* spectrum) const {
+  // As floats: std::complex's operator* checks every product for NaNs (C99 Annex G), which
+  // keeps the loop from being vectorised.
+  float* x = reinterpret_cast<float*>(spectrum);
+  const float* h = reinterpret_cast<const float*>(chirp_.data());
+  for (size_t k = 0; k < size_t(fftSize_); ++k) {
+    const float re = x[2 * k] * h[2 * k] - x[2 * k + 1] * h[2 * k + 1];
+    const float im = x[2 * k] * h[2 * k + 1] + x[2 * k + 1] * h[2 * k];
+    x[2 * k] = re;
+    x[2 * k + 1] = im;
+  }
+}
+
 void CoherentDedispersion::process(const DedispersionFft& fft, std::complex<float>* samples,
                                    float* valid, int nrSamples, std::complex<float>* scratch) {
   if (fft.size != fftSize_)
@@ -61,21 +74,24 @@ void CoherentDedispersion::process(const DedispersionFft& fft, std::complex<floa
   const size_t segment = n - overlap;  // new samples per FFT
   for (size_t first = 0; first < size_t(nrSamples); first += segment) {
     const size_t count = std::min(segment, size_t(nrSamples) - first);
-    // [history | count new samples | zeros]: the outputs at [overlap, overlap + count)
-    // depend only on inputs at or before them.
-    std::memcpy(scratch, history_.data(), 2 * overlap * sizeof(std::complex<float>));
-    std::memcpy(scratch + 2 * overlap, samples + 2 * first,
-                2 * count * sizeof(std::complex<float>));
-    std::fill(scratch + 2 * (overlap + count), scratch + 2 * n, std::complex<float>());
-    std::memcpy(history_.data(), scratch + 2 * count, 2 * overlap * sizeof(std::complex<float>));
-    fft.forward.execute(scratch);
-    for (size_t k = 0; k < n; ++k) {
-      scratch[2 * k] *= chirp_[k];
-      scratch[2 * k + 1] *= chirp_[k];
+    // Per polarisation [history | count new samples | zeros]: the outputs at [overlap,
+    // overlap + count) depend only on inputs at or before them.
+    for (size_t pol = 0; pol < 2; ++pol) {
+      std::complex<float>* series = scratch + pol * n;
+      std::complex<float>* history = history_.data() + pol * overlap;
+      std::copy_n(history, overlap, series);
+      for (size_t t = 0; t < count; ++t) series[overlap + t] = samples[2 * (first + t) + pol];
+      std::fill(series + overlap + count, series + n, std::complex<float>());
+      std::copy_n(series + count, overlap, history);
     }
+    fft.forward.execute(scratch);
+    multiplyByChirp(scratch);
+    multiplyByChirp(scratch + n);
     fft.backward.execute(scratch);
-    std::memcpy(samples + 2 * first, scratch + 2 * overlap,
-                2 * count * sizeof(std::complex<float>));
+    for (size_t pol = 0; pol < 2; ++pol) {
+      const std::complex<float>* series = scratch + pol * n + overlap;
+      for (size_t t = 0; t < count; ++t) samples[2 * (first + t) + pol] = series[t];
+    }
   }
   // The valid fractions: a delay line of latency samples.
   const size_t latency = size_t(latency_);

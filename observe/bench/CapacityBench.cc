@@ -45,7 +45,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "BeamFormerChain.h"
 #include "ChainBenchmark.h"
@@ -257,7 +259,25 @@ struct Trial {
   std::optional<std::map<std::string, double>> steadyCpu;
   /// Seconds per observed second each part's threads waited for a core, same window.
   std::optional<std::map<std::string, double>> steadyWait;
+  /// CPU seconds per observed second of each correlator rank, same window.
+  std::optional<std::map<std::string, double>> steadyRankCpu;
+  /// Beam-formed bytes storage-sink wrote (.raw samples and .h5 weights) and the seconds its
+  /// writer spent writing them and syncing the files, from its log's summary.
+  double beamFormedBytes = 0, beamFormedWriteSeconds = 0;
 };
+
+/// The beam-formed files' bytes written and seconds of writing in a storage-sink log's
+/// summary lines ("... B bytes written in S s").
+std::pair<double, double> beamFormedWrites(const std::string& log) {
+  static const std::regex summary(R"(summary: .*: .* (\d+) bytes written in ([0-9.eE+-]+) s)");
+  double bytes = 0, seconds = 0;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), summary);
+       it != std::sregex_iterator(); ++it) {
+    bytes += std::stod((*it)[1]);
+    seconds += std::stod((*it)[2]);
+  }
+  return {bytes, seconds};
+}
 
 /// How the ranks got their station blocks, from ionproc's log (link/README.md, "Two
 /// paths"): so that a trial's figures say which path they measured.
@@ -447,6 +467,9 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   trial.why = why.str();
   trial.steadyCpu = cpu.perObservedSecond();
   trial.steadyWait = cpu.waitPerObservedSecond();
+  trial.steadyRankCpu = cpu.perProcessPerObservedSecond();
+  std::tie(trial.beamFormedBytes, trial.beamFormedWriteSeconds) =
+      beamFormedWrites(readFile(obs + "/storage-sink.log"));
   if (senderCpu && trial.steadyCpu)
     if (const auto sent = senderCpu->perObservedSecond(); sent && sent->count("station-sim"))
       (*trial.steadyCpu)["station-sim"] = sent->at("station-sim");
@@ -533,6 +556,54 @@ std::string figurePrefix(Input input, Products products) {
   return mode;
 }
 
+/// The prediction from the whole chain's CPU, not the signal chain's alone: the subbands
+/// the machine's cores carry at the CPU seconds per subband-second every part of the trial
+/// used in its steady state (ionproc's input and forwarding, the ranks' fetch, exchange
+/// and output beside their kernels, storage-sink; station-sim's too where it runs:
+/// `.with_station_sim`; not observe's, 0.1-0.2 % of a core). Machine load from outside the chain
+/// does not enter it (CPU seconds, not wall time), so the ratio of the subbands sustained to it is
+/// the fraction of the machine's capacity the chain reached; kernels_fraction_of_chain_cpu is how
+/// much of the chain's CPU the compute-bound prediction counts.
+void printWholeChainPrediction(const std::string& mode, const std::map<std::string, double>& budget,
+                               int measured, int sustained, double predicted) {
+  const double cores = coresOfThisMachine();
+  double chain = 0, simulator = 0;
+  for (const auto& [part, perSecond] : budget) {
+    printFigure(mode + "cpu_per_subband_second." + part, perSecond / measured);
+    if (part == "station-sim")
+      simulator += perSecond / measured;
+    else if (part != "observe")
+      chain += perSecond / measured;
+  }
+  printFigure(mode + "cpu_per_subband_second.chain", chain);
+  if (chain <= 0) return;
+  const double wholeChain = cores / chain;
+  printFigure(mode + "predicted_subbands_whole_chain", wholeChain);
+  printFigure(mode + "ratio_to_whole_chain_prediction", sustained / wholeChain);
+  if (predicted > 0) printFigure(mode + "kernels_fraction_of_chain_cpu", cores / predicted / chain);
+  if (simulator > 0) {
+    printFigure(mode + "predicted_subbands_whole_chain.with_station_sim",
+                cores / (chain + simulator));
+    printFigure(mode + "ratio_to_whole_chain_prediction.with_station_sim",
+                sustained * (chain + simulator) / cores);
+  }
+}
+
+/// storage-sink's beam-formed writes against the rate the trial made them: bytes per second
+/// of its writer's time writing and syncing them (the rate it can keep up with) over bytes
+/// per observed second (the goal: at least 2).
+void printStorageWrites(const std::string& mode, const Trial& trial, int seconds) {
+  if (trial.beamFormedBytes <= 0 || trial.beamFormedWriteSeconds <= 0) {
+    printFigure(mode + "storage_hdf5_write_rate_to_observed_rate", "not measured");
+    return;
+  }
+  const double writeRate = trial.beamFormedBytes / trial.beamFormedWriteSeconds;
+  const double observedRate = trial.beamFormedBytes / seconds;
+  printFigure(mode + "storage_hdf5_mb_per_observed_second", observedRate / 1e6);
+  printFigure(mode + "storage_hdf5_mb_per_second_writing", writeRate / 1e6);
+  printFigure(mode + "storage_hdf5_write_rate_to_observed_rate", writeRate / observedRate);
+}
+
 /// Bisects the sustained number of subbands of one input mode and prints its figures;
 /// the subbands sustained.
 int measureMode(const CapacityOptions& o, const std::string& top, Input input, Products products,
@@ -581,15 +652,21 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, P
     printFigure(mode + "cpu_per_observed_second", "not measured (no steady window)");
     return good;
   }
+  const Trial& trial = trials.at(measured);
   double chain = 0;
   for (const auto& [part, perSecond] : *budget) {
     printFigure(mode + "cpu_per_observed_second." + part, perSecond);
     printFigure(mode + "cpu_per_station_subband." + part, perSecond / (measured * o.nrStations));
     if (part != "station-sim" && part != "observe") chain += perSecond;
   }
+  if (trial.steadyRankCpu)
+    for (const auto& [rank, perSecond] : *trial.steadyRankCpu)
+      printFigure(mode + "cpu_per_observed_second." + rank, perSecond);
   printFigure(mode + "cpu_per_observed_second.chain", chain);
   printFigure(mode + "cpu_per_station_subband.chain", chain / (measured * o.nrStations));
   printFigure(mode + "chain_cpu_fraction_of_cores", chain / coresOfThisMachine());
+  printWholeChainPrediction(mode, *budget, measured, good, predicted);
+  if (products != Products::kCorrelated) printStorageWrites(mode, trial, o.seconds);
   // Time ready to run but waiting for a core: a part that falls behind with cores to
   // spare on average waits behind the others' bursts.
   if (const auto& wait = trials.at(measured).steadyWait)

@@ -63,6 +63,14 @@ std::optional<ProcessStat> readStat(pid_t pid) {
   return s;
 }
 
+/// "<name>.rank<N>" for a process MPI started (PMI_RANK=N in /proc/PID/environ), else name.
+std::string processLabel(pid_t pid, const std::string& name) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  for (std::string entry; std::getline(file, entry, '\0');)
+    if (entry.starts_with("PMI_RANK=")) return name + ".rank" + entry.substr(9);
+  return name;
+}
+
 std::vector<ProcessStat> allProcesses() {
   std::vector<ProcessStat> processes;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
@@ -100,6 +108,7 @@ SteadyCpu::Snapshot SteadyCpu::snapshot(double observedSeconds) {
   for (const ProcessStat& p : processes)
     if (family.count(p.pid) && std::find(parts_.begin(), parts_.end(), p.name) != parts_.end()) {
       lastCpu_[p.pid] = {p.name, p.cpuSeconds};
+      if (!processLabels_.count(p.pid)) processLabels_[p.pid] = processLabel(p.pid, p.name);
       for (const auto& [thread, wait] : threadWaitSeconds(p.pid))
         lastWait_[thread] = {p.name, wait};
     }
@@ -107,8 +116,10 @@ SteadyCpu::Snapshot SteadyCpu::snapshot(double observedSeconds) {
   // thread keeps the last value seen.
   Snapshot s;
   s.observedSeconds = observedSeconds;
-  for (const auto& [pid, partAndCpu] : lastCpu_)
+  for (const auto& [pid, partAndCpu] : lastCpu_) {
     s.usage[partAndCpu.first].cpuSeconds += partAndCpu.second;
+    s.processCpu[processLabels_.at(pid)] += partAndCpu.second;
+  }
   for (const auto& [thread, partAndWait] : lastWait_)
     s.usage[partAndWait.first].waitSeconds += partAndWait.second;
   return s;
@@ -133,6 +144,18 @@ std::optional<std::map<std::string, double>> SteadyCpu::perObservedSecond() cons
 
 std::optional<std::map<std::string, double>> SteadyCpu::waitPerObservedSecond() const {
   return perObservedSecond(&Usage::waitSeconds);
+}
+
+std::optional<std::map<std::string, double>> SteadyCpu::perProcessPerObservedSecond() const {
+  if (!first_ || !last_) return std::nullopt;
+  const double observed = last_->observedSeconds - first_->observedSeconds;
+  std::map<std::string, double> perSecond;
+  for (const auto& [label, cpu] : last_->processCpu) {
+    if (last_->usage.count(label)) continue;  // a part's only process: perObservedSecond()
+    const auto before = first_->processCpu.find(label);
+    perSecond[label] = (cpu - (before == first_->processCpu.end() ? 0 : before->second)) / observed;
+  }
+  return perSecond;
 }
 
 std::optional<std::map<std::string, double>> SteadyCpu::perObservedSecond(

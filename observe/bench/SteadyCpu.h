@@ -30,6 +30,9 @@ class SteadyCpu {
   /// Seconds per observed second that the part's threads were ready to run but waited for
   /// a core (the scheduler's run-queue wait, /proc/PID/task/TID/schedstat), same window.
   std::optional<std::map<std::string, double>> waitPerObservedSecond() const;
+  /// CPU seconds per observed second of each process of a part that runs several (the
+  /// correlator's ranks: "correlator.rank<N>", N its PMI_RANK), same window.
+  std::optional<std::map<std::string, double>> perProcessPerObservedSecond() const;
 
  private:
   struct Usage {
@@ -39,6 +42,7 @@ class SteadyCpu {
   struct Snapshot {
     double observedSeconds = 0;  ///< newestBlock x blockDuration
     std::map<std::string, Usage> usage;
+    std::map<std::string, double> processCpu;  ///< per process label (processLabels_), CPU s
   };
   Snapshot snapshot(double observedSeconds);
   std::optional<std::map<std::string, double>> perObservedSecond(double Usage::*seconds) const;
@@ -48,6 +52,7 @@ class SteadyCpu {
   std::vector<std::string> parts_;
   std::map<pid_t, std::pair<std::string, double>> lastCpu_;   ///< pid: part, CPU seconds
   std::map<pid_t, std::pair<std::string, double>> lastWait_;  ///< thread: part, wait seconds
+  std::map<pid_t, std::string> processLabels_;                ///< pid: part.rank<N> or part
   std::optional<Snapshot> first_, last_;
 };
 

@@ -122,6 +122,9 @@ class BeamFormedIngestTest : public CppUnit::TestFixture {
     // earlier (rtcp/BeamFormedTiming.h): the file ends 7 rows before the blocks.
     CPPUNIT_ASSERT_EQUAL(int64_t(4 * 512 - 7), report.rows);
     CPPUNIT_ASSERT_EQUAL(int64_t(1), report.subbandBlocksLost);  // the corrupted one
+    // The writer thread's time in its 4 writes (what rtcp-bench capacity compares with the
+    // observation's rate).
+    CPPUNIT_ASSERT(report.writeSeconds > 0 && report.writeSeconds < 60);
   }
 };
 
