@@ -26,6 +26,10 @@ int chunkSize(int spectraPerChunk, int nrSpectra) {
   return spectraPerChunk == 0 ? nrSpectra : std::min(spectraPerChunk, nrSpectra);
 }
 
+std::vector<const SpectrumMask*> constMasks(const std::vector<SpectrumMask*>& masks) {
+  return {masks.begin(), masks.end()};
+}
+
 }  // namespace
 
 /// Per-thread buffers of one station's way through steps 1-4, one chunk of spectra.
@@ -58,13 +62,10 @@ SubbandProcessor::SubbandProcessor(const ObservationSettings& settings, int nrTh
       times_({"input conversion", "spectrum flags", "filter bank", "delay/bandpass", "rfi flags",
               "beamformer", "correlator", "valid samples"}) {
   if (nrStations_ < 1) throw std::invalid_argument("SubbandProcessor: no stations");
-  if (settings.flagging.anyPreCorrelation()) {
-    rfiFlagger_ = std::make_unique<PreCorrelationFlagger>(
-        settings.flagging, nrChannels_, nrSpectra_, CorrelatorKernel::paddedLength(nrSpectra_));
-    for (int s = 0; s < nrStations_; ++s) channelFlags_.emplace_back(nrChannels_, nrSpectra_);
-    flagStatistics_.resize(size_t(nrStations_));
-    flagTotals_.resize(size_t(nrStations_));
-  }
+  if (settings.flagging.anyPreCorrelation())
+    rfiFlagger_ = std::make_unique<SubbandBlockFlagger>(settings.flagging, nrStations_, nrChannels_,
+                                                        nrSpectra_,
+                                                        CorrelatorKernel::paddedLength(nrSpectra_));
   for (int t = 0; t < nrThreads_; ++t)
     scratch_.push_back(std::make_unique<Scratch>(
         size_t(filterBank_.nrHistorySamples()) + size_t(spectraPerChunk_) * nrChannels_,
@@ -153,30 +154,9 @@ void SubbandProcessor::processStation(const StationBlock& block, int localSubban
   times_.add(kDelayAndBandpass, times.correction);
   if (!rfiFlagger_) return;
   t = StepTimes::Clock::now();
-  rfiFlagger_->flag(samples_.data() + size_t(station) * kernel_.floatsPerStation(), mask,
-                    channelFlags_[size_t(station)], flagStatistics_[size_t(station)], scratch.rfi);
+  rfiFlagger_->flagStation(station, samples_.data() + size_t(station) * kernel_.floatsPerStation(),
+                           mask, scratch.rfi);
   times_.lap(kRfiFlags, t);
-}
-
-void SubbandProcessor::settleFlags(const std::vector<float*>& buffers) {
-  auto t = StepTimes::Clock::now();
-  std::vector<BrokenStation> broken(size_t(nrStations_), BrokenStation::kNo);
-  if (settings_.flagging.detectBrokenStations)
-    broken = findBrokenStations(flagStatistics_, settings_.flagging);
-  for (size_t s = 0; s < size_t(nrStations_); ++s) {
-    if (broken[s] != BrokenStation::kNo) channelFlags_[s].flagAll();
-    rfiFlagger_->zeroFlagged(buffers[s], masks_[s], channelFlags_[s]);
-    flagTotals_[s].add(flagStatistics_[s], broken[s]);
-  }
-  times_.lap(kRfiFlags, t);
-}
-
-void SubbandProcessor::mergeFlags(const std::vector<float*>& buffers) {
-  const std::vector<int>& members = beamformer_.members();
-  if (members.size() < 2) return;
-  ChannelFlags& merged = channelFlags_[size_t(members[0])];
-  for (size_t m = 1; m < members.size(); ++m) merged.intersect(channelFlags_[size_t(members[m])]);
-  rfiFlagger_->zeroFlagged(buffers[size_t(members[0])], masks_[size_t(members[0])], merged);
 }
 
 void SubbandProcessor::processChunk(const StationBlock& block, int localSubband, int first,
@@ -226,10 +206,13 @@ void SubbandProcessor::process(std::span<const StationBlock* const> stations, in
     buffers[size_t(s)] = samples_.data() + size_t(s) * kernel_.floatsPerStation();
     masks[size_t(s)] = &masks_[size_t(s)];
   }
-  if (rfiFlagger_) settleFlags(buffers);
   auto t = StepTimes::Clock::now();
+  if (rfiFlagger_) {
+    rfiFlagger_->settle(buffers, constMasks(masks));
+    t = times_.lap(kRfiFlags, t);
+  }
   beamformer_.merge(buffers, masks, nrChannels_, kernel_.paddedSamples());
-  if (rfiFlagger_) mergeFlags(buffers);
+  if (rfiFlagger_) rfiFlagger_->mergeSuperstation(beamformer_, buffers, constMasks(masks));
   t = times_.lap(kBeamformer, t);
 
   std::vector<const float*> inputs;
@@ -238,7 +221,7 @@ void SubbandProcessor::process(std::span<const StationBlock* const> stations, in
   for (int s : beamformer_.outputStations()) {
     inputs.push_back(buffers[size_t(s)]);
     outputMasks.push_back(masks[size_t(s)]);
-    if (rfiFlagger_) outputFlags.push_back(&channelFlags_[size_t(s)]);
+    if (rfiFlagger_) outputFlags.push_back(&rfiFlagger_->flags()[size_t(s)]);
   }
   kernel_.correlate(inputs, output.visibilities.data());
   t = times_.lap(kCorrelator, t);

@@ -26,6 +26,7 @@
 #include "PreCorrelationFlagger.h"
 #include "SpectrumFlagger.h"
 #include "SpectrumMask.h"
+#include "SubbandBlockFlagger.h"
 #include "ValidSampleCounter.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/Integrations.h"
@@ -89,10 +90,14 @@ class SubbandProcessor {
   /// Whether the pre-correlation flagger runs (settings.flagging.anyPreCorrelation()).
   bool flagsInterference() const { return rfiFlagger_ != nullptr; }
   /// Per input station: what the pre-correlation flagger flagged since construction.
-  const std::vector<StationFlagTotals>& flagTotals() const { return flagTotals_; }
+  const std::vector<StationFlagTotals>& flagTotals() const {
+    return rfiFlagger_ ? rfiFlagger_->totals() : noTotals_;
+  }
   /// The flags of the last process(), per input station (after superstation merging, the
   /// first member's hold the superstation's); empty without the flagger.
-  const std::vector<ChannelFlags>& channelFlags() const { return channelFlags_; }
+  const std::vector<ChannelFlags>& channelFlags() const {
+    return rfiFlagger_ ? rfiFlagger_->flags() : noFlags_;
+  }
 
  private:
   struct Scratch;
@@ -104,11 +109,6 @@ class SubbandProcessor {
   };
   void processStation(const StationBlock& block, int localSubband, double subbandFrequency,
                       int station, Scratch& scratch);
-  /// RFI flags of the block's stations: broken stations, zeroing, totals (after every
-  /// station's flags are known).
-  void settleFlags(const std::vector<float*>& buffers);
-  /// A superstation's flags: its members' intersected, what any member flagged zeroed.
-  void mergeFlags(const std::vector<float*>& buffers);
   /// Steps 1, 3 and 4 of spectra [first, first + count) of a station.
   void processChunk(const StationBlock& block, int localSubband, int first, int count, int station,
                     Scratch& scratch, ChunkTimes& times);
@@ -131,10 +131,9 @@ class SubbandProcessor {
   std::vector<std::unique_ptr<Scratch>> scratch_;  ///< one per thread (one chunk's data)
   AlignedBuffer<float> samples_;     ///< [input station][channel][pol][reim][padded time]
   std::vector<SpectrumMask> masks_;  ///< per input station
-  std::unique_ptr<PreCorrelationFlagger> rfiFlagger_;  ///< with settings.flagging
-  std::vector<ChannelFlags> channelFlags_;             ///< per input station
-  std::vector<StationFlagStatistics> flagStatistics_;  ///< per input station, this block
-  std::vector<StationFlagTotals> flagTotals_;          ///< per input station
+  std::unique_ptr<SubbandBlockFlagger> rfiFlagger_;  ///< with settings.flagging
+  const std::vector<StationFlagTotals> noTotals_;
+  const std::vector<ChannelFlags> noFlags_;
   StepTimes times_;
 };
 

@@ -73,14 +73,18 @@ struct BeamFormerProcessor::Scratch {
         series(2 * (history + samples)),
         channels(2 * samples),
         fft(2 * std::max<size_t>(fftSize, 1)),
-        valid(samples) {}
+        valid(samples),
+        cells(samples) {}
   AlignedBuffer<std::complex<float>> input;     ///< [time][pol] converted samples
   AlignedBuffer<std::complex<float>> spectra;   ///< [spectrum][channel][pol] delay channels
   AlignedBuffer<std::complex<float>> series;    ///< [time][pol]: filter history, then the block
   AlignedBuffer<std::complex<float>> channels;  ///< [spectrum][channel][pol] final channels
   AlignedBuffer<std::complex<float>> fft;       ///< dedispersion segment
-  std::vector<float> valid;                     ///< [time] valid fractions of one beam
-  BeamFormedData incoherent;                    ///< this thread's share of the incoherent sum
+  std::vector<float> valid;  ///< [final spectrum][final channel]: valid fractions of one beam
+  std::vector<float> cells;  ///< [spectrum][delay channel]: a fly's-eye station's valid cells
+  std::vector<float> mapScratch;
+  BeamFormedData incoherent;             ///< this thread's share of the incoherent sum
+  PreCorrelationFlagger::Workspace rfi;  ///< the RFI flagger's grid
 };
 
 /// What a subband carries from block to block: its TABs' dedispersion and filter
@@ -130,9 +134,11 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
                         nrSamples_ / parameters_.incoherent.nrChannels,
                         parameters_.incoherent.timeIntegration),
       delayModel_(settings),
-      times_({"input conversion", "flags", "delay channels", "delay/bandpass", "superstation",
-              "tab weights", "tab kernel", "back to time", "dedispersion", "final channels",
-              "stokes"}) {
+      coherentMap_(parameters_.nrDelayChannels, parameters_.coherent.nrChannels, nrSamples_),
+      incoherentMap_(parameters_.nrDelayChannels, parameters_.incoherent.nrChannels, nrSamples_),
+      times_({"input conversion", "flags", "delay channels", "delay/bandpass", "rfi flags",
+              "superstation", "tab weights", "tab kernel", "back to time", "dedispersion",
+              "final channels", "stokes"}) {
   if (nrStations_ < 1) fail("no stations");
   // The group delay the files' times assume (finalFilterBankDelay) is this filter bank's.
   for (const PolyphaseFilterBank* bank : {&coherentFilterBank_, &incoherentFilterBank_})
@@ -154,6 +160,12 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
                                 settings.subbandWidth(), delay, phase);
     masks_.emplace_back(nrSpectra_);
   }
+  if (settings.flagging.anyPreCorrelation())
+    rfiFlagger_ = std::make_unique<SubbandBlockFlagger>(
+        settings.flagging, nrStations_, parameters_.nrDelayChannels, nrSpectra_, paddedSpectra_);
+  else
+    for (int s = 0; s < nrStations_; ++s)
+      arrived_.emplace_back(parameters_.nrDelayChannels, nrSpectra_);
 
   // Coherent TABs per SAP, their kernels, and one dedispersion latency for them all.
   const int nrOutput = superstation_.nrOutputStations();
@@ -190,12 +202,15 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
   stationSamples_ = AlignedBuffer<float>(size_t(nrStations_) * floatsPerBeam());
   beams_ = AlignedBuffer<float>(mostTabs * floatsPerBeam());
   weights_.resize(size_t(parameters_.nrDelayChannels) * size_t(nrOutput) * mostTabs);
-  valid_.resize(size_t(nrSamples_));
+  cells_.resize(size_t(nrSamples_));
+  coherentValid_.resize(size_t(nrSamples_));
+  incoherentValid_.resize(size_t(nrSamples_));
   const size_t history = size_t(
       std::max(coherentFilterBank_.nrHistorySamples(), incoherentFilterBank_.nrHistorySamples()));
   for (int t = 0; t < nrThreads_; ++t) {
     scratch_.push_back(std::make_unique<Scratch>(size_t(nrSamples_), history, size_t(fftSize_)));
     scratch_.back()->incoherent = incoherentStokes_.makeOutput();
+    if (rfiFlagger_) scratch_.back()->rfi = rfiFlagger_->makeWorkspace();
   }
   RTCP_LOG_DEBUG("correlator", "beam former: " << nrStations_ << " stations -> " << nrOutput << ", "
                                                << parameters_.nrDelayChannels << " delay channels, "
@@ -205,6 +220,11 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
 }
 
 BeamFormerProcessor::~BeamFormerProcessor() = default;
+
+const std::vector<StationFlagTotals>& BeamFormerProcessor::flagTotals() const {
+  static const std::vector<StationFlagTotals> none;
+  return rfiFlagger_ ? rfiFlagger_->totals() : none;
+}
 
 int BeamFormerProcessor::nrTabs(int sap) const {
   if (sap < 0 || sap >= int(parameters_.tabs.size())) return 0;
@@ -265,7 +285,10 @@ void BeamFormerProcessor::preprocessStation(const StationBlock& block, int local
                     out);
   const PolarisationCorrection& polarisation = polarisations_[size_t(station)];
   if (polarisation.active()) polarisation.apply(frequency, out);
-  times_.lap(kDelayAndBandpass, t);
+  t = times_.lap(kDelayAndBandpass, t);
+  if (!rfiFlagger_) return;
+  rfiFlagger_->flagStation(station, out, mask, scratch.rfi);
+  times_.lap(kRfiFlags, t);
 }
 
 void BeamFormerProcessor::check(std::span<const StationBlock* const> stations, int localSubband,
@@ -303,15 +326,11 @@ void BeamFormerProcessor::check(std::span<const StationBlock* const> stations, i
 }
 
 void BeamFormerProcessor::computeValidFractions() {
-  const int nrOutput = nrOutputStations();
-  const int channels = parameters_.nrDelayChannels;
-  for (int s = 0; s < nrSpectra_; ++s) {
-    int count = 0;
-    for (int station : outputStations_) count += masks_[size_t(station)].valid(s);
-    const float fraction = float(count) / float(nrOutput);
-    std::fill(valid_.begin() + std::ptrdiff_t(s) * channels,
-              valid_.begin() + std::ptrdiff_t(s + 1) * channels, fraction);
-  }
+  std::vector<const ChannelFlags*> stations;
+  for (int station : outputStations_) stations.push_back(&validOf(station));
+  stationFractions(stations, nrSpectra_, cells_.data());
+  coherentMap_.map(cells_.data(), coherentValid_.data(), mapScratch_);
+  incoherentMap_.map(cells_.data(), incoherentValid_.data(), mapScratch_);
 }
 
 void BeamFormerProcessor::prepare(int subbandIndex) { makeState(subbandIndex); }
@@ -413,13 +432,12 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
       std::complex<float>* series =
           scratch.series.data() + 2 * size_t(coherentFilterBank_.nrHistorySamples());
       merger_.merge(beam, paddedSpectra_, series);
-      if (parameters_.flysEye) {  // one station: each spectrum's samples valid or not
-        const SpectrumMask& mask = masks_[size_t(flysEyeStation(sap, i))];
-        for (int sp = 0; sp < nrSpectra_; ++sp)
-          std::fill_n(scratch.valid.begin() + std::ptrdiff_t(sp) * parameters_.nrDelayChannels,
-                      parameters_.nrDelayChannels, mask.valid(sp) ? 1.0f : 0.0f);
+      if (parameters_.flysEye) {  // one station: each of its cells valid or not
+        const ChannelFlags* station = &validOf(flysEyeStation(sap, i));
+        stationFractions({&station, 1}, nrSpectra_, scratch.cells.data());
+        coherentMap_.map(scratch.cells.data(), scratch.valid.data(), scratch.mapScratch);
       } else {
-        std::copy(valid_.begin(), valid_.end(), scratch.valid.begin());
+        std::copy(coherentValid_.begin(), coherentValid_.end(), scratch.valid.begin());
       }
       s = times_.lap(kBackToTime, s);
       if (CoherentDedispersion* dedispersion = state.dedispersion[size_t(i)].get()) {
@@ -478,7 +496,7 @@ void BeamFormerProcessor::formIncoherent(int sap, SubbandState& state,
     for (size_t i = 0; i < first.samples.size(); ++i)
       first.samples[i] += scratch->incoherent.samples[i];
   std::vector<float>& valid = scratch_[0]->valid;
-  std::copy(valid_.begin(), valid_.end(), valid.begin());
+  std::copy(incoherentValid_.begin(), incoherentValid_.end(), valid.begin());
   if (state.fresh) flagFilterPrologue(incoherentFilterBank_, valid.data());
   incoherentStokes_.validFraction(valid.data(), first);
   for (size_t k = 1; k < incoherent.size(); ++k) {
@@ -514,7 +532,17 @@ void BeamFormerProcessor::process(std::span<const StationBlock* const> stations,
     buffers[size_t(s)] = stationSamples_.data() + size_t(s) * floatsPerBeam();
     masks[size_t(s)] = &masks_[size_t(s)];
   }
+  const std::vector<const SpectrumMask*> arrived(masks.begin(), masks.end());
+  if (rfiFlagger_) {
+    rfiFlagger_->settle(buffers, arrived);
+    t = times_.lap(kRfiFlags, t);
+  }
   superstation_.merge(buffers, masks, parameters_.nrDelayChannels, paddedSpectra_);
+  if (rfiFlagger_)
+    rfiFlagger_->mergeSuperstation(superstation_, buffers, arrived);
+  else
+    for (int station = 0; station < nrStations_; ++station)
+      arrived_[size_t(station)].setAll(masks_[size_t(station)]);
   computeValidFractions();
   times_.lap(kSuperstation, t);
 

@@ -16,11 +16,14 @@
 ///     PolyphaseFilterBank, its history carried likewise; none for one channel), Stokes
 ///     and time integration (StokesIntegrator; incoherent: the stations' Stokes summed).
 ///
-/// Lost samples are zeroed with the spectrum of C_d samples they belong to, and each
-/// output value carries the fraction of (station, input sample) contributions that were
-/// valid (BeamFormedData::validFraction). Every buffer is allocated at construction; the
-/// per-subband state (dedispersion and filter histories) when a subband is first seen.
-/// One processor per rank, not re-entrant (one process() at a time).
+/// Lost samples are zeroed with the spectrum of C_d samples they belong to; with
+/// pre-correlation flagging (settings.flagging) each station's delay-compensation channels
+/// are flagged by the same flagger the correlator runs (SubbandBlockFlagger), and a flagged
+/// sample is zeroed and counted out like a lost one: it enters no TAB, no incoherent sum
+/// and no fly's-eye beam, and each output value carries the fraction of (station, input
+/// sample) contributions that were valid (BeamFormedData::validFraction, ValidFractions.h). Every
+/// buffer is allocated at construction; the per-subband state (dedispersion and filter histories)
+/// when a subband is first seen. One processor per rank, not re-entrant (one process() at a time).
 
 #include <complex>
 #include <map>
@@ -39,7 +42,9 @@
 #include "PolyphaseFilterBank.h"
 #include "SpectrumMask.h"
 #include "StokesIntegrator.h"
+#include "SubbandBlockFlagger.h"
 #include "TabKernel.h"
+#include "ValidFractions.h"
 #include "rtcp/BeamFormedBlock.h"
 #include "rtcp/BeamFormedSettings.h"
 #include "rtcp/DelayModel.h"
@@ -115,12 +120,18 @@ class BeamFormerProcessor {
   /// which storage-sink writes into the files' times).
   int delayOf(int sap, int tab) const;
   int nrOutputStations() const { return superstation_.nrOutputStations(); }
+  /// Whether the pre-correlation flagger runs on the stations (settings.flagging).
+  bool flagsInterference() const { return rfiFlagger_ != nullptr; }
+  /// Per input station: what the flagger flagged on the delay-compensation grid since
+  /// construction (empty without it).
+  const std::vector<StationFlagTotals>& flagTotals() const;
 
   enum Step : size_t {
     kInputConversion,
     kFlags,
     kDelayChannels,
     kDelayAndBandpass,
+    kRfiFlags,
     kSuperstation,
     kTabWeights,
     kTabKernel,
@@ -149,7 +160,11 @@ class BeamFormerProcessor {
   void flagFilterPrologue(const PolyphaseFilterBank& filterBank, float* valid) const;
   /// The input station behind fly's-eye TAB `tab` of a SAP.
   int flysEyeStation(int sap, int tab) const;
-  /// valid_[time] at the subband rate: the fraction of output stations valid.
+  /// The samples of input station s that enter the sums (after the superstation merge).
+  const ChannelFlags& validOf(int station) const {
+    return rfiFlagger_ ? rfiFlagger_->flags()[size_t(station)] : arrived_[size_t(station)];
+  }
+  /// cells_, coherentValid_ and incoherentValid_ of this block, from the output stations.
   void computeValidFractions();
   /// Floats of one station's or beam's [channel][pol][reim][paddedSpectra].
   size_t floatsPerBeam() const {
@@ -187,8 +202,14 @@ class BeamFormerProcessor {
   AlignedBuffer<float> stationSamples_;       ///< [station][channel][pol][reim][paddedSpectra]
   AlignedBuffer<float> beams_;                ///< [coherent tab][channel][pol][reim][paddedSpectra]
   std::vector<std::complex<float>> weights_;  ///< [channel][output station][coherent tab]
-  std::vector<SpectrumMask> masks_;           ///< per input station
-  std::vector<float> valid_;                  ///< [time]: fraction of output stations valid
+  std::vector<SpectrumMask> masks_;           ///< per input station: spectra that arrived
+  std::unique_ptr<SubbandBlockFlagger> rfiFlagger_;  ///< with settings.flagging
+  std::vector<ChannelFlags> arrived_;  ///< per input station, without the flagger: masks_
+  ValidFractionMap coherentMap_, incoherentMap_;  ///< delay-channel grid -> final channels
+  std::vector<float> cells_;  ///< [spectrum][delay channel]: fraction of output stations valid
+  std::vector<float> coherentValid_;    ///< [final spectrum][final channel], coherent C_f
+  std::vector<float> incoherentValid_;  ///< [final spectrum][final channel], incoherent C_f
+  std::vector<float> mapScratch_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  ///< per thread
   std::map<int, std::unique_ptr<SubbandState>> states_;
   StepTimes times_;

@@ -63,14 +63,14 @@ void StokesIntegrator::detect(const std::complex<float>* spectra, bool add,
 }
 
 void StokesIntegrator::validFraction(const float* valid, BeamFormedData& output) const {
-  const int perSample = timeIntegration_ * nrChannels_;
-  for (int i = 0; i < nrOutputSamples(); ++i) {
-    double sum = 0;
-    for (int t = 0; t < perSample; ++t) sum += valid[size_t(i) * size_t(perSample) + size_t(t)];
-    const float fraction = float(sum / perSample);
-    for (int c = 0; c < nrChannels_; ++c)
-      output.validFraction[size_t(i) * size_t(nrChannels_) + size_t(c)] = fraction;
-  }
+  for (int i = 0; i < nrOutputSamples(); ++i)
+    for (int c = 0; c < nrChannels_; ++c) {
+      double sum = 0;
+      for (int k = 0; k < timeIntegration_; ++k)
+        sum += valid[size_t(i * timeIntegration_ + k) * size_t(nrChannels_) + size_t(c)];
+      output.validFraction[size_t(i) * size_t(nrChannels_) + size_t(c)] =
+          float(sum / timeIntegration_);
+    }
 }
 
 }  // namespace rtcp::correlator::beamformed

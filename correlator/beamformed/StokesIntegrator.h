@@ -5,8 +5,9 @@
 /// DESIGN §2.7):
 ///   I = XX* + YY*,  Q = XX* - YY*,  U = 2 Re(XY*),  V = 2 Im(XY*);
 ///   XXYY: the four real components Xr, Xi, Yr, Yi (no integration).
-/// Also the valid fraction of each output sample: the mean, over the subband-rate input
-/// samples it covers, of the fraction of stations whose sample was valid.
+/// Also the valid fraction of each output value: the mean, over the timeIntegrationFactor
+/// spectra it sums, of the fraction of (station, sample) contributions that were valid in
+/// its channel (ValidFractions.h).
 
 #include <complex>
 
@@ -23,8 +24,7 @@ class StokesIntegrator {
   /// spectra[spectrum][channel][pol] -> output.samples[component][sample][channel],
   /// overwritten or, with add, added to (the incoherent sum over stations).
   void detect(const std::complex<float>* spectra, bool add, BeamFormedData& output) const;
-  /// valid[time] (nrSpectra x nrChannels subband-rate samples, fractions 0..1) ->
-  /// output.validFraction[sample][channel] (the same for every channel).
+  /// valid[spectrum][channel] (fractions 0..1) -> output.validFraction[sample][channel].
   void validFraction(const float* valid, BeamFormedData& output) const;
 
   /// An output of this shape (kind, channels, samples), zeroed.

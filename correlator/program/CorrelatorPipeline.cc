@@ -271,7 +271,12 @@ void CorrelatorPipeline::process(SubbandProcessor& processor,
     liveSteps_ = nullptr;
   }
   statistics_.flags = processor.flagTotals();
-  if (beamFormer) statistics_.beamFormerSteps = beamFormer->stepTimes();
+  if (!beamFormer) return;
+  statistics_.beamFormerSteps = beamFormer->stepTimes();
+  if (correlate)
+    statistics_.beamFormerFlags = beamFormer->flagTotals();
+  else
+    statistics_.flags = beamFormer->flagTotals();
 }
 
 }  // namespace rtcp::correlator

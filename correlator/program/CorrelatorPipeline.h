@@ -74,7 +74,11 @@ class CorrelatorPipeline {
     int64_t beamFormedSubbandBlocks = 0;
     StepTimes beamFormerSteps;
     /// Pre-correlation flagging (settings.flagging), per input station; empty when off.
+    /// The correlator's chain's (SubbandProcessor), or without correlated output the beam
+    /// former's (it flags its own delay-compensation channels).
     std::vector<StationFlagTotals> flags;
+    /// The beam former's flagging when the correlator's chain ran too (else empty).
+    std::vector<StationFlagTotals> beamFormerFlags;
   };
 
   CorrelatorPipeline(const ObservationSettings& settings, MPI_Comm comm,

@@ -357,6 +357,8 @@ int run(const Options& options, int rank, int nrRanks) {
     RTCP_LOG_INFO("correlator", "rank "
                                     << rank << ": beam former: " << st.beamFormedSubbandBlocks
                                     << " subband-blocks, steps: " << st.beamFormerSteps.report());
+  for (const std::string& line : flaggingReport(settings, st.beamFormerFlags))
+    RTCP_LOG_INFO("correlator", "rank " << rank << ": beam former's " << line);
   for (const std::string& line : flaggingReport(settings, st.flags)) {
     if (line.starts_with("broken"))
       RTCP_LOG_WARN("correlator", "rank " << rank << ": " << line);

@@ -194,6 +194,11 @@ class BeamFormedFilesTest(unittest.TestCase):
                 for n in range(2):
                     for key in COORDINATE:
                         c["COORDINATE_%d" % n].attrs[key]
+                # Beyond the lists: every attribute of every group and data set reads.
+                objects = [f]
+                f.visititems(lambda _, item: objects.append(item))
+                read = sum(len([item.attrs[key] for key in item.attrs]) for item in objects)
+                self.assertGreater(read, len(ROOT) + len(SAP) + len(BEAM))
 
     def test_root_values(self):
         with h5py.File("L4242_SAP000_B000_S0_P000_bf.h5", "r") as f:

@@ -1,0 +1,50 @@
+#include "SubbandBlockFlagger.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace rtcp::correlator {
+
+SubbandBlockFlagger::SubbandBlockFlagger(const FlaggingSettings& settings, int nrStations,
+                                         int nrChannels, int nrSpectra, int paddedSpectra)
+    : settings_(settings),
+      flagger_(settings, nrChannels, nrSpectra, paddedSpectra),
+      statistics_(size_t(std::max(nrStations, 0))),
+      totals_(size_t(std::max(nrStations, 0))) {
+  if (nrStations < 1)
+    throw std::invalid_argument("SubbandBlockFlagger: " + std::to_string(nrStations) + " stations");
+  for (int s = 0; s < nrStations; ++s) flags_.emplace_back(nrChannels, nrSpectra);
+}
+
+void SubbandBlockFlagger::flagStation(int station, const float* samples, const SpectrumMask& valid,
+                                      PreCorrelationFlagger::Workspace& workspace) {
+  flagger_.flag(samples, valid, flags_.at(size_t(station)), statistics_[size_t(station)],
+                workspace);
+}
+
+void SubbandBlockFlagger::settle(std::span<float* const> samples,
+                                 std::span<const SpectrumMask* const> valid) {
+  if (samples.size() != flags_.size() || valid.size() != flags_.size())
+    throw std::invalid_argument("SubbandBlockFlagger::settle: " + std::to_string(samples.size()) +
+                                " stations' samples for " + std::to_string(flags_.size()));
+  std::vector<BrokenStation> broken(flags_.size(), BrokenStation::kNo);
+  if (settings_.detectBrokenStations) broken = findBrokenStations(statistics_, settings_);
+  for (size_t s = 0; s < flags_.size(); ++s) {
+    if (broken[s] != BrokenStation::kNo) flags_[s].flagAll();
+    flagger_.zeroFlagged(samples[s], *valid[s], flags_[s]);
+    totals_[s].add(statistics_[s], broken[s]);
+  }
+}
+
+void SubbandBlockFlagger::mergeSuperstation(const Beamformer& beamformer,
+                                            std::span<float* const> samples,
+                                            std::span<const SpectrumMask* const> valid) {
+  const std::vector<int>& members = beamformer.members();
+  if (members.size() < 2) return;
+  ChannelFlags& merged = flags_[size_t(members[0])];
+  for (size_t m = 1; m < members.size(); ++m) merged.intersect(flags_[size_t(members[m])]);
+  flagger_.zeroFlagged(samples[size_t(members[0])], *valid[size_t(members[0])], merged);
+}
+
+}  // namespace rtcp::correlator

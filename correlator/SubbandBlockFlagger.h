@@ -1,0 +1,62 @@
+#pragma once
+/// \file SubbandBlockFlagger.h
+/// The pre-correlation flagger (PreCorrelationFlagger.h) applied to every station of one
+/// subband's block, the way both of the ranks' chains use it: the correlator's
+/// (SubbandProcessor, on the filter bank's C channels) and the beam former's
+/// (beamformed/BeamFormerProcessor, on its C_d delay-compensation channels). Per block:
+///
+///  1. flagStation() per station (in parallel, one Workspace per thread): its flags;
+///  2. settle(): stations found broken (findBrokenStations) are flagged whole, every
+///     flagged sample is zeroed (as a lost one is), and the totals are counted;
+///  3. mergeSuperstation(), after the Beamformer merged the members' samples and masks:
+///     the superstation's flags are its members' intersected (a sample any member flagged
+///     is flagged), zeroed in the merged samples, and kept in the first member's place.
+///
+/// flags()[s] then holds, per channel, the spectra of station s that enter the sums: what
+/// arrived and was not flagged.
+
+#include <span>
+#include <vector>
+
+#include "Beamformer.h"
+#include "ChannelFlags.h"
+#include "PreCorrelationFlagger.h"
+#include "SpectrumMask.h"
+#include "rtcp/FlaggingSettings.h"
+
+namespace rtcp::correlator {
+
+class SubbandBlockFlagger {
+ public:
+  /// samples of a station: [channel][pol][reim][paddedSpectra] floats (the kernel layout).
+  SubbandBlockFlagger(const FlaggingSettings& settings, int nrStations, int nrChannels,
+                      int nrSpectra, int paddedSpectra);
+
+  /// A workspace per thread that calls flagStation().
+  PreCorrelationFlagger::Workspace makeWorkspace() const { return flagger_.makeWorkspace(); }
+
+  /// Flags station `station` of this block: samples (lost spectra zero) and valid (the
+  /// spectra that arrived) as PreCorrelationFlagger::flag. Stations in parallel.
+  void flagStation(int station, const float* samples, const SpectrumMask& valid,
+                   PreCorrelationFlagger::Workspace& workspace);
+  /// Once every station is flagged: broken stations flagged whole, flagged samples zeroed
+  /// (samples[s], valid[s]: per input station), totals counted.
+  void settle(std::span<float* const> samples, std::span<const SpectrumMask* const> valid);
+  /// After Beamformer::merge: the superstation's flags and zeroed samples (see above).
+  void mergeSuperstation(const Beamformer& beamformer, std::span<float* const> samples,
+                         std::span<const SpectrumMask* const> valid);
+
+  /// Per input station: the samples of the last block that enter the sums.
+  const std::vector<ChannelFlags>& flags() const { return flags_; }
+  /// Per input station: what was flagged since construction.
+  const std::vector<StationFlagTotals>& totals() const { return totals_; }
+
+ private:
+  FlaggingSettings settings_;
+  PreCorrelationFlagger flagger_;
+  std::vector<ChannelFlags> flags_;                ///< [input station]
+  std::vector<StationFlagStatistics> statistics_;  ///< [input station], this block
+  std::vector<StationFlagTotals> totals_;          ///< [input station]
+};
+
+}  // namespace rtcp::correlator
