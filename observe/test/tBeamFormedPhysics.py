@@ -17,7 +17,11 @@ back with h5py (and rtcp-inspect, as an astronomer would):
 - fly's eye: one file per station, each with that station's power (one station's samples
   doubled in its recording: four times the power);
 - lost packets (cut out of one station's recording): the valid fractions are (n - 1) / n
-  over the gap and 1 elsewhere, and the means divided by them hold.
+  over the gap and 1 elsewhere, and the means divided by them hold;
+- interference at one station (Sim.rfi.*: a tone and broadband bursts) with online
+  pre-correlation flagging: the incoherent Stokes equal the interference-free run's within
+  the noise, the coherent ones less the source's share the flagged station's samples held,
+  and the valid fractions drop by what the ranks' log says was flagged.
 
 Usage: tBeamFormedPhysics.py BUILD_DIR
 """
@@ -170,7 +174,7 @@ class Observation:
     replays them through observe; the beam-formed files' directory."""
 
     def __init__(self, tmp, name, obs_id, stations, subbands, seconds, extra, edit=None,
-                 recordings=None):
+                 recordings=None, block=8192):
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         self.out = os.path.join(self.dir, "out")
@@ -178,7 +182,8 @@ class Observation:
         if recordings is None:
             record = os.path.join(self.dir, "record.parset")
             with open(record, "w") as f:
-                f.write(parset(obs_id, stations, subbands, seconds, extra, directory=self.out))
+                f.write(parset(obs_id, stations, subbands, seconds, extra, block=block,
+                               directory=self.out))
             code = run([os.path.join(BUILD, "station-sim/station-sim"), record, "--record",
                         self.recordings], os.path.join(self.dir, "record.log"))
             assert code == 0, text_of(os.path.join(self.dir, "record.log"))
@@ -187,7 +192,8 @@ class Observation:
         inputs = ["file:" + os.path.join(self.recordings, s + "LBA.rsp") for s in stations]
         self.parset = os.path.join(self.dir, "observation.parset")
         with open(self.parset, "w") as f:
-            f.write(parset(obs_id, stations, subbands, seconds, extra, inputs, directory=self.out))
+            f.write(parset(obs_id, stations, subbands, seconds, extra, inputs, block=block,
+                           directory=self.out))
         self.obs = os.path.join(self.dir, "obs")
         log = os.path.join(self.dir, "observe.log")
         code = run([os.path.join(BUILD, "observe/observe"), self.parset, "--dir", self.obs], log)
@@ -494,6 +500,109 @@ class BeamFormedPhysicsTest(unittest.TestCase):
             self.assertLessEqual(missing, lost + 2 * 256)
             ratio = (data[inside, 0] / w[inside]).mean() / (data[outside, 0] / w[outside]).mean()
             self.assertAlmostEqual(ratio, 1.0, delta=0.05, msg="TAB %d: mean over the gap" % tab)
+
+    def test_flagged_interference(self):
+        """4 core stations, a steady source at the SAP centre (S = N / 5 per station);
+        CS002 also hears a tone at the centre of channel 12 and 20 ms bursts of 4 N every
+        250 ms (Sim.rfi.*). Recorded with and without the interference, replayed with
+        online pre-correlation flagging (and the interference also without it): the valid
+        fractions drop by the flagged fraction the correlator's log gives per station
+        (over the 4 stations; channel 0 of the 64 delay channels is not flagged), the
+        tone's channel by a quarter of CS002's quarter (the tone fills one of the four delay
+        channels in its band); the incoherent Stokes (sums over valid
+        fractions) equal the clean run's within 4 sigma, the coherent ones the clean run's
+        less S / (n S + N) of the values with a flag (a flagged sample is lost for its
+        station: the sum goes on over the other n - 1, beam-formed/README.md); without
+        flagging the incoherent Stokes are far off."""
+        stations, s, noise = CORE[:4], 0.2, 1.0
+        n = len(stations)
+        tone_channel = 12  # of 16: centre 4 x 12207.03125 Hz above the subband's, 58.59375 MHz
+        common = "\n".join([
+            "Observation.DataProducts.Output_CoherentStokes.enabled = T",
+            "Observation.DataProducts.Output_IncoherentStokes.enabled = T",
+            "Cobalt.BeamFormer.nrDelayCompensationChannels = 64",
+            "Cobalt.BeamFormer.CoherentStokes.which = I",
+            "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16",
+            "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 16",
+            "Cobalt.BeamFormer.IncoherentStokes.which = I",
+            "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16",
+            "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16",
+            "Observation.Beam[0].nrTiedArrayBeams = 2",
+            "Observation.Beam[0].TiedArrayBeam[0].angle1 = %r" % CENTRE[0],
+            "Observation.Beam[0].TiedArrayBeam[0].angle2 = %r" % CENTRE[1],
+            "Observation.Beam[0].TiedArrayBeam[1].coherent = F",
+            "Sim.nrSources = 1", "Sim.Source[0].angle1 = %r" % CENTRE[0],
+            "Sim.Source[0].angle2 = %r" % CENTRE[1], "Sim.Source[0].flux = %r" % (2 * s),
+        ]) + "\n"
+        rfi = "\n".join([
+            "Sim.rfi.tone.frequency = %r" % (300 * FS + (tone_channel - 8) * FS / 16),
+            "Sim.rfi.tone.amplitude = 0.5", "Sim.rfi.tone.stations = [CS002LBA]",
+            "Sim.rfi.burst.period = 0.25", "Sim.rfi.burst.duration = 0.02",
+            "Sim.rfi.burst.power = 4", "Sim.rfi.burst.stations = [CS002LBA]",
+        ]) + "\n"
+        flagging = "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n"
+
+        def observe(name, obs_id, extra, recordings=None):
+            return Observation(self.tmp.name, name, obs_id, stations, "[300]", 2, extra,
+                               recordings=recordings, block=65536)
+
+        clean = observe("rfi-clean", 3107, common + flagging)
+        flagged = observe("rfi-flagged", 3108, common + rfi + flagging)
+        unflagged = observe("rfi-unflagged", 3109, common + rfi, flagged.recordings)
+
+        def flagged_fraction(obs):
+            """Per station the largest fraction any rank's log says it flagged."""
+            with open(os.path.join(obs.obs, "summary.json")) as f:
+                lines = json.load(f)["flagging"]
+            fractions = {}
+            for line in lines:
+                if "pre-correlation flagging" not in line:
+                    continue
+                for part in line.split(":")[-1].split(","):
+                    station, percent, _ = part.split()
+                    fractions[station] = max(fractions.get(station, 0.0), float(percent) / 100)
+            return fractions
+
+        fractions = flagged_fraction(flagged)
+        note("flagged per station: %s (clean: %s)" % (fractions, flagged_fraction(clean)))
+        self.assertGreater(fractions["CS002LBA"], 0.05)
+        for station in stations:
+            if station != "CS002":
+                self.assertLess(fractions[station + "LBA"], 0.01)
+        columns = inner_channels(16, 1)
+        for tab in (0, 1):
+            data, w, _, _ = read(flagged, 0, tab)
+            clean_data, clean_w, _, _ = read(clean, 0, tab)
+            off_data, off_w, _, _ = read(unflagged, 0, tab)
+            rows = slice(1, min(len(w), len(clean_w), len(off_w)))  # row 0: the fresh filter
+            # The drop in valid fraction: each station's flagged fraction of its 63 flagged
+            # channels' samples, over the n stations.
+            expected_drop = sum(f * 63 / 64 for f in fractions.values()) / n
+            drop = 1 - w[rows].mean()
+            note("TAB %d: valid fractions drop %.5f, flagged %.5f" % (tab, drop, expected_drop))
+            self.assertAlmostEqual(drop, expected_drop, delta=0.02 * expected_drop + 1e-4)
+            other = np.delete(np.arange(16), [0, tone_channel])
+            tone_drop = w[rows][:, other].mean() - w[rows][:, tone_channel].mean()
+            # The tone fills delay channel 48 of 64, a quarter of final channel 12's band
+            # (delay channels 46 .. 50, the outer two by half): 1/4 of CS002's quarter,
+            # less where the bursts flagged every channel anyway.
+            note("TAB %d: the tone's channel's valid fraction %.4f below the others'"
+                 % (tab, tone_drop))
+            self.assertAlmostEqual(tone_drop, 1.0 / (4 * n), delta=0.01, msg="tone's channel")
+            # Stokes over valid fractions, against the clean run's.
+            reference = weighted_mean(clean_data[rows], clean_w[rows], columns)
+            values = clean_data[rows][:, columns] / clean_w[rows][:, columns]
+            sigma = values.std() / math.sqrt(values.size) * reference / values.mean()
+            with_flags = weighted_mean(data[rows], w[rows], columns)
+            lost = 1 - w[rows][:, columns].mean()
+            predicted = reference * (1 - s / (n * s + noise) * n * lost) if tab == 0 else reference
+            note("TAB %d: flagged %.2f, clean %.2f, predicted %.2f (sigma %.2f)"
+                 % (tab, with_flags, reference, predicted, sigma))
+            self.assertAlmostEqual(with_flags, predicted, delta=4 * sigma)
+            if tab == 1:
+                without = weighted_mean(off_data[rows], off_w[rows], columns)
+                note("incoherent without flagging %.2f" % without)
+                self.assertGreater(abs(without - reference), 10 * sigma)
 
 
 if __name__ == "__main__":
