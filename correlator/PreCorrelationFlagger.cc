@@ -10,25 +10,87 @@ namespace rtcp::correlator {
 
 namespace {
 
-constexpr int kLanes = 8;
+constexpr int kLanes = 16;
+/// 16 floats as one value (GCC's vector extension: one AVX-512 register, two AVX2 or four
+/// SSE ones, whichever the clone compiling it has).
+typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
+typedef float HalfLanes __attribute__((vector_size(kLanes / 2 * sizeof(float))));
+typedef float QuarterLanes __attribute__((vector_size(kLanes / 4 * sizeof(float))));
 
-/// Σ over the four rows (X re, X im, Y re, Y im) of x² over [begin, end), 8 lanes at a
-/// time (independent partial sums the compiler keeps in one vector register).
-float rowsPower(const float* rows, size_t rowStride, int begin, int end) {
+/// Power of one channel's cells: cells[k] = Σ over the four rows (X re, X im, Y re, Y im,
+/// rowStride floats apart) of x² over spectra [k S, min((k + 1) S, nrSpectra)), 16 lanes at
+/// a time (independent partial sums in one vector, then a tree), the rest one by one.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void channelCellPowers(
+    const float* __restrict rows, size_t rowStride, int nrSpectra, int spectraPerCell,
+    float* __restrict cells) {
   const float* a = rows;
   const float* b = rows + rowStride;
   const float* c = rows + 2 * rowStride;
   const float* d = rows + 3 * rowStride;
-  float lanes[kLanes] = {};
-  int t = begin;
-  for (; t + kLanes <= end; t += kLanes)
-    for (int l = 0; l < kLanes; ++l)
-      lanes[l] +=
-          a[t + l] * a[t + l] + b[t + l] * b[t + l] + c[t + l] * c[t + l] + d[t + l] * d[t + l];
-  float sum = 0;
-  for (int l = 0; l < kLanes; ++l) sum += lanes[l];
-  for (; t < end; ++t) sum += a[t] * a[t] + b[t] * b[t] + c[t] * c[t] + d[t] * d[t];
-  return sum;
+  for (int begin = 0, k = 0; begin < nrSpectra; begin += spectraPerCell, ++k) {
+    const int end = std::min(nrSpectra, begin + spectraPerCell);
+    Lanes lanes = {};
+    int t = begin;
+    for (; t + kLanes <= end; t += kLanes) {
+      Lanes x, y, z, w;  // unaligned loads
+      std::memcpy(&x, a + t, sizeof x);
+      std::memcpy(&y, b + t, sizeof y);
+      std::memcpy(&z, c + t, sizeof z);
+      std::memcpy(&w, d + t, sizeof w);
+      lanes += x * x + y * y + z * z + w * w;
+    }
+    // the lanes summed as a tree of halves, the same order in every clone
+    const HalfLanes half = __builtin_shufflevector(lanes, lanes, 0, 1, 2, 3, 4, 5, 6, 7) +
+                           __builtin_shufflevector(lanes, lanes, 8, 9, 10, 11, 12, 13, 14, 15);
+    const QuarterLanes quarter = __builtin_shufflevector(half, half, 0, 1, 2, 3) +
+                                 __builtin_shufflevector(half, half, 4, 5, 6, 7);
+    float sum = (quarter[0] + quarter[2]) + (quarter[1] + quarter[3]);
+    for (; t < end; ++t) sum += a[t] * a[t] + b[t] * b[t] + c[t] * c[t] + d[t] * d[t];
+    cells[k] = sum;
+  }
+}
+
+/// out[s] += the power of spectrum s of one channel (its four rows), s < nrSpectra.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void addSpectrumPowers(
+    const float* __restrict rows, size_t rowStride, int nrSpectra, float* __restrict out) {
+  const float* a = rows;
+  const float* b = rows + rowStride;
+  const float* x = rows + 2 * rowStride;
+  const float* y = rows + 3 * rowStride;
+  for (int t = 0; t < nrSpectra; ++t)
+    out[t] += a[t] * a[t] + b[t] * b[t] + x[t] * x[t] + y[t] * y[t];
+}
+
+constexpr size_t kColumnLanes = 16;  ///< sumThresholdColumns's columns: a multiple of this
+
+size_t paddedLanes(size_t columns) {
+  return (columns + kColumnLanes - 1) / kColumnLanes * kColumnLanes;
+}
+
+/// The grid [row][column] (rows × columns, row stride `columns`) as the columns of
+/// sumThresholdColumns: out[row][lane] (transpose false) or out[column][lane] (true), lanes
+/// the padded width; the padding is 0 and flagged.
+void toLanes(const float* values, const uint8_t* flags, size_t rows, size_t columns, bool transpose,
+             size_t lanes, float* outValues, uint8_t* outFlags) {
+  const size_t outRows = transpose ? columns : rows, width = transpose ? rows : columns;
+  for (size_t r = 0; r < outRows; ++r) {
+    std::fill(outValues + r * lanes + width, outValues + (r + 1) * lanes, 0.0f);
+    std::fill(outFlags + r * lanes + width, outFlags + (r + 1) * lanes, uint8_t(1));
+  }
+  for (size_t i = 0; i < rows; ++i)
+    for (size_t j = 0; j < columns; ++j) {
+      const size_t to = transpose ? j * lanes + i : i * lanes + j;
+      outValues[to] = values[i * columns + j];
+      outFlags[to] = flags[i * columns + j];
+    }
+}
+
+/// The flags back from toLanes's layout into the grid's.
+void fromLanes(const uint8_t* laneFlags, size_t rows, size_t columns, bool transpose, size_t lanes,
+               uint8_t* flags) {
+  for (size_t i = 0; i < rows; ++i)
+    for (size_t j = 0; j < columns; ++j)
+      flags[i * columns + j] = laneFlags[transpose ? j * lanes + i : i * lanes + j];
 }
 
 }  // namespace
@@ -57,9 +119,15 @@ PreCorrelationFlagger::Workspace PreCorrelationFlagger::makeWorkspace() const {
   w.cellSpectra.resize(size_t(nrCells_));
   w.series.resize(size_t(std::max(nrChannels_, nrCells_)));
   w.seriesFlags.resize(w.series.size());
+  w.seriesBefore.resize(w.series.size());
+  const size_t lanes = std::max(size_t(nrCells_) * paddedLanes(size_t(nrChannels_)),
+                                size_t(nrChannels_) * paddedLanes(size_t(nrCells_)));
+  w.laneValues.resize(lanes);
+  w.laneFlags.resize(lanes);
   w.spectrumPower.resize(size_t(nrSpectra_));
   w.spectrumFlags.resize(size_t(nrSpectra_));
-  w.scratch.reserve(std::max(cells, size_t(nrSpectra_)));
+  w.keys.reserve(std::max(cells, size_t(nrSpectra_)));
+  w.levels.resize(paddedLanes(size_t(nrChannels_)));
   w.passScratch.reserve(std::max(cells, size_t(nrSpectra_)));
   return w;
 }
@@ -69,26 +137,15 @@ void PreCorrelationFlagger::cellPowers(const float* samples, std::span<float> po
   const size_t stride = size_t(paddedSpectra_);
   for (int c = 0; c < nrChannels_; ++c) {
     float* row = power.data() + size_t(c) * size_t(nrCells_);
-    if (c < firstChannel_) {
+    if (c < firstChannel_)
       std::fill(row, row + nrCells_, 0.0f);
-      continue;
-    }
-    const float* rows = samples + size_t(c) * 4 * stride;
-    for (int k = 0; k < nrCells_; ++k)
-      row[k] = rowsPower(rows, stride, k * spectraPerCell_,
-                         std::min(nrSpectra_, (k + 1) * spectraPerCell_));
+    else
+      channelCellPowers(samples + size_t(c) * 4 * stride, stride, nrSpectra_, spectraPerCell_, row);
   }
   if (spectrumPower.empty()) return;
   std::fill(spectrumPower.begin(), spectrumPower.end(), 0.0f);
-  for (int c = firstChannel_; c < nrChannels_; ++c) {
-    const float* a = samples + size_t(c) * 4 * stride;
-    const float* b = a + stride;
-    const float* x = a + 2 * stride;
-    const float* y = a + 3 * stride;
-    float* out = spectrumPower.data();
-    for (int t = 0; t < nrSpectra_; ++t)
-      out[t] += a[t] * a[t] + b[t] * b[t] + x[t] * x[t] + y[t] * y[t];
-  }
+  for (int c = firstChannel_; c < nrChannels_; ++c)
+    addSpectrumPowers(samples + size_t(c) * 4 * stride, stride, nrSpectra_, spectrumPower.data());
 }
 
 void PreCorrelationFlagger::flag(const float* samples, const SpectrumMask& valid,
@@ -141,20 +198,34 @@ void PreCorrelationFlagger::flag(const float* samples, const SpectrumMask& valid
 void PreCorrelationFlagger::detectOnGrid(Workspace& w, size_t maxWindow) const {
   const size_t K = size_t(nrCells_);
   const size_t first = size_t(firstChannel_), C = size_t(nrChannels_);
-  for (size_t c = first; c < C; ++c) {
-    const float level = median(w.power.data() + c * K, w.flags.data() + c * K, K, 1, w.scratch);
-    for (size_t k = 0; k < K; ++k)
-      w.normalised[c * K + k] = level > 0 ? w.power[c * K + k] / level : 0.0f;
-  }
+  const size_t n = C - first;  // channels flagged
   float* grid = w.normalised.data() + first * K;
   uint8_t* flags = w.flags.data() + first * K;
+  // Each channel's level: the median of its cells, the channels as the lanes of [cell][channel].
+  const size_t channelLanes = paddedLanes(n);
+  toLanes(w.power.data() + first * K, flags, n, K, true, channelLanes, w.laneValues.data(),
+          w.laneFlags.data());
+  columnMedians(w.laneValues.data(), w.laneFlags.data(), K, channelLanes, w.levels.data(),
+                w.medians);
+  for (size_t c = 0; c < n; ++c) {
+    const float level = w.levels[c];
+    for (size_t k = 0; k < K; ++k)
+      grid[c * K + k] = level > 0 ? w.power[(first + c) * K + k] / level : 0.0f;
+  }
   const RobustStatistics all =
-      robustStatistics(grid, flags, (C - first) * K, 1, settings_.preStatistics, w.scratch);
+      robustStatistics(grid, flags, n * K, 1, settings_.preStatistics, w.keys);
   const float threshold = float(settings_.preThreshold);
-  for (size_t c = 0; c < C - first; ++c)
-    sumThreshold({grid + c * K, flags + c * K, K, 1}, all, threshold, maxWindow, w.passScratch);
-  for (size_t k = 0; k < K; ++k)
-    sumThreshold({grid + k, flags + k, C - first, K}, all, threshold, maxWindow, w.passScratch);
+  // In time: each channel a column of [cell][channel lane].
+  toLanes(grid, flags, n, K, true, channelLanes, w.laneValues.data(), w.laneFlags.data());
+  sumThresholdColumns(w.laneValues.data(), w.laneFlags.data(), K, channelLanes, all, threshold,
+                      maxWindow, w.columns);
+  fromLanes(w.laneFlags.data(), n, K, true, channelLanes, flags);
+  // In frequency: each cell a column of [channel][cell lane].
+  const size_t cellLanes = paddedLanes(K);
+  toLanes(grid, flags, n, K, false, cellLanes, w.laneValues.data(), w.laneFlags.data());
+  sumThresholdColumns(w.laneValues.data(), w.laneFlags.data(), n, cellLanes, all, threshold,
+                      maxWindow, w.columns);
+  fromLanes(w.laneFlags.data(), n, K, false, cellLanes, flags);
 }
 
 void PreCorrelationFlagger::detectInSpectrum(Workspace& w, size_t maxWindow) const {
@@ -173,12 +244,12 @@ void PreCorrelationFlagger::detectInSpectrum(Workspace& w, size_t maxWindow) con
     w.seriesFlags[c - first] = used == 0;
   }
   const RobustStatistics spectrum = robustStatistics(w.series.data(), w.seriesFlags.data(), n, 1,
-                                                     settings_.preStatistics, w.scratch);
-  std::vector<uint8_t> before(w.seriesFlags.begin(), w.seriesFlags.begin() + long(n));
+                                                     settings_.preStatistics, w.keys);
+  std::copy_n(w.seriesFlags.begin(), n, w.seriesBefore.begin());
   sumThreshold({w.series.data(), w.seriesFlags.data(), n, 1}, spectrum,
                float(settings_.preThreshold), maxWindow, w.passScratch);
   for (size_t i = 0; i < n; ++i)
-    if (w.seriesFlags[i] && !before[i])
+    if (w.seriesFlags[i] && !w.seriesBefore[i])
       std::fill(w.flags.begin() + long((first + i) * K),
                 w.flags.begin() + long((first + i + 1) * K), uint8_t(1));
 }
@@ -198,12 +269,12 @@ void PreCorrelationFlagger::detectInTime(Workspace& w) const {
     w.seriesFlags[k] = used == 0;
   }
   const RobustStatistics time = robustStatistics(w.series.data(), w.seriesFlags.data(), K, 1,
-                                                 settings_.preStatistics, w.scratch);
-  std::vector<uint8_t> before(w.seriesFlags.begin(), w.seriesFlags.begin() + long(K));
+                                                 settings_.preStatistics, w.keys);
+  std::copy_n(w.seriesFlags.begin(), K, w.seriesBefore.begin());
   sumThreshold({w.series.data(), w.seriesFlags.data(), K, 1}, time, float(settings_.preThreshold),
                size_t(settings_.maxWindow), w.passScratch);
   for (size_t k = 0; k < K; ++k)
-    if (w.seriesFlags[k] && !before[k])
+    if (w.seriesFlags[k] && !w.seriesBefore[k])
       for (size_t c = first; c < C; ++c) w.flags[c * K + k] = 1;
 }
 
@@ -211,7 +282,7 @@ void PreCorrelationFlagger::detectSpectra(const SpectrumMask& valid, Workspace& 
   const size_t n = size_t(nrSpectra_);
   for (size_t s = 0; s < n; ++s) w.spectrumFlags[s] = !valid.valid(int(s));
   const RobustStatistics power = robustStatistics(w.spectrumPower.data(), w.spectrumFlags.data(), n,
-                                                  1, settings_.preStatistics, w.scratch);
+                                                  1, settings_.preStatistics, w.keys);
   sumThreshold({w.spectrumPower.data(), w.spectrumFlags.data(), n, 1}, power,
                float(settings_.preThreshold), size_t(settings_.maxWindow), w.passScratch);
 }

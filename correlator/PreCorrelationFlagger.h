@@ -32,15 +32,19 @@
 /// or only a tone, once the tone is flagged) or only interference (more than
 /// brokenFlaggedFraction of their cells flagged); they are flagged whole.
 ///
-/// cellPowers() is the optimised kernel (rows of the kernel layout summed 8 lanes at a
-/// time); the reference twin (reference/Reference.h, flagStation) does the whole step with
-/// plain loops and windows summed afresh, and the tests compare them on random data.
+/// The optimised parts, each beside a plain twin the tests compare it with on random data:
+/// cellPowers() (16 lanes of the kernel layout's rows at a time), SumThreshold on every
+/// channel or cell column at once as vector lanes (sumThresholdColumns, SumThreshold.h) and
+/// the medians and percentiles by bisection on the values' bits (OrderStatistics.h): no
+/// sorting, no data-dependent branch. The reference twin of the whole (reference/Reference.h,
+/// flagStation) does the step with plain loops, sorting and windows summed afresh.
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "ChannelFlags.h"
+#include "OrderStatistics.h"
 #include "SpectrumMask.h"
 #include "SumThreshold.h"
 #include "rtcp/FlaggingSettings.h"
@@ -84,9 +88,17 @@ class PreCorrelationFlagger {
     std::vector<int> cellSpectra;   ///< [cell]: valid spectra in the cell
     std::vector<float> series;      ///< a channel's or a column's values
     std::vector<uint8_t> seriesFlags;
+    std::vector<uint8_t> seriesBefore;  ///< seriesFlags before a detection
+    /// The grid as sumThresholdColumns's columns, padded to 16 lanes: [cell][channel] (in
+    /// time) or [channel][cell] (in frequency), channels from firstChannel()
+    std::vector<float> laneValues;
+    std::vector<uint8_t> laneFlags;
+    ColumnScratch columns;
     std::vector<float> spectrumPower;  ///< [spectrum]: power summed over channels
     std::vector<uint8_t> spectrumFlags;
-    std::vector<float> scratch;
+    std::vector<uint32_t> keys;  ///< robustStatistics's
+    std::vector<float> levels;   ///< [channel from firstChannel()]: the channel's median cell
+    MedianScratch medians;
     std::vector<uint8_t> passScratch;
   };
   Workspace makeWorkspace() const;

@@ -3,76 +3,124 @@
 #include <algorithm>
 #include <cmath>
 
+#include "OrderStatistics.h"
+
 namespace rtcp::correlator {
 
 namespace {
 
-/// The unflagged values, copied into scratch (their order is lost).
-size_t gather(const float* values, const uint8_t* flags, size_t n, size_t stride,
-              std::vector<float>& scratch) {
-  scratch.resize(n);
-  size_t count = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (!flags[i * stride]) scratch[count++] = values[i * stride];
-  return count;
-}
-
 /// Mean and σ with the values clipped to their 10th and 90th percentiles; σ scaled by
 /// 1.54 in variance, which makes it the standard deviation of Gaussian noise (BG/P's).
-/// data is partitioned around its median (at count / 2): the 10th percentile lies in the
-/// lower part, the 90th in the upper one, so each is found there.
-void winsorize(float* data, size_t count, RobustStatistics& result) {
-  const size_t mid = count / 2;
+/// keys: the unflagged values (OrderStatistics.h); result.median set here too.
+void winsorize(const uint32_t* keys, size_t count, RobustStatistics& result) {
   const size_t low = size_t(std::floor(0.1 * double(count)));
   const size_t high = std::max<size_t>(size_t(std::ceil(0.9 * double(count))), 1) - 1;
-  if (low < mid) std::nth_element(data, data + low, data + mid);
-  const float lowValue = data[low];
-  if (high > mid) std::nth_element(data + mid + 1, data + high, data + count);
-  const float highValue = data[high];
+  const size_t ranks[] = {low, count / 2, high};
+  float selected[3];
+  selectRanks(keys, count, ranks, selected);
+  const float lowValue = selected[0], highValue = selected[2];
+  result.median = selected[1];
   double sum = 0;
-  for (size_t i = 0; i < count; ++i) sum += std::clamp(data[i], lowValue, highValue);
+  for (size_t i = 0; i < count; ++i) sum += std::clamp(keyValue(keys[i]), lowValue, highValue);
   const double mean = sum / double(count);
   double squares = 0;
   for (size_t i = 0; i < count; ++i) {
-    const double d = std::clamp(data[i], lowValue, highValue) - mean;
+    const double d = std::clamp(keyValue(keys[i]), lowValue, highValue) - mean;
     squares += d * d;
   }
   result.sigma = float(std::sqrt(1.54 * squares / double(count)));
 }
 
-void normal(const float* data, size_t count, RobustStatistics& result) {
+void normal(const uint32_t* keys, size_t count, RobustStatistics& result) {
+  const size_t middle[] = {count / 2};
+  selectRanks(keys, count, middle, std::span<float>(&result.median, 1));
   double sum = 0, squares = 0;
-  for (size_t i = 0; i < count; ++i) sum += data[i];
+  for (size_t i = 0; i < count; ++i) sum += keyValue(keys[i]);
   const double mean = sum / double(count);
-  for (size_t i = 0; i < count; ++i) squares += (data[i] - mean) * (data[i] - mean);
+  for (size_t i = 0; i < count; ++i) {
+    const double d = keyValue(keys[i]) - mean;
+    squares += d * d;
+  }
   result.sigma = float(std::sqrt(squares / double(count)));
+}
+
+/// Window 1 on every column: a value above the threshold (a flagged one stays flagged).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void columnsSingle(
+    const float* __restrict values, uint8_t* __restrict flags, size_t size, float threshold) {
+  for (size_t i = 0; i < size; ++i) flags[i] |= uint8_t(values[i] > threshold);
+}
+
+/// Window M > 1 on every column (lanes l < L): sumThresholdPass with the columns side by
+/// side, in one sweep down the rows. Row i: the window starting there is judged (lastHit[l]:
+/// the start of the column's last window flagged), the running sums move on a row (row i
+/// leaves, row i + M enters; a flagged value counts as 0, so values must be finite), and
+/// only then is row i flagged where a window covering it was (lastHit + M > i): every
+/// window sees the flags as they were before the pass, as in sumThresholdPass. Every
+/// lane is 32 bits wide (16 to an AVX-512 register).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void columnsPass(
+    const float* __restrict values, uint8_t* __restrict flags, size_t n, size_t L, size_t M,
+    float threshold, ColumnScratch& s) {
+  float* __restrict sum = s.sum.data();
+  float* __restrict count = s.count.data();
+  int32_t* __restrict lastHit = s.lastHit.data();
+  const int32_t window = int32_t(M);
+  for (size_t l = 0; l < L; ++l) {
+    sum[l] = count[l] = 0;
+    lastHit[l] = -window;
+  }
+  for (size_t i = 0; i < M; ++i)
+    for (size_t l = 0; l < L; ++l) {
+      const float keep = float(1 - int(flags[i * L + l]));
+      sum[l] += keep * values[i * L + l];
+      count[l] += keep;
+    }
+  for (size_t i = 0; i < n; ++i) {
+    if (i + M <= n) {  // the window starting at row i
+      const int32_t start = int32_t(i);
+      for (size_t l = 0; l < L; ++l) {
+        const bool any = count[l] > 0;
+        lastHit[l] = any && sum[l] > threshold * count[l] ? start : lastHit[l];
+        sum[l] = any ? sum[l] : 0.0f;  // no rounding residue carried over an all-flagged stretch
+      }
+      if (i + M < n) {
+        const float *out = values + i * L, *in = values + (i + M) * L;
+        const uint8_t *outFlags = flags + i * L, *inFlags = flags + (i + M) * L;
+        for (size_t l = 0; l < L; ++l) {
+          const float keepOut = float(1 - int(outFlags[l]));
+          const float keepIn = float(1 - int(inFlags[l]));
+          count[l] += keepIn - keepOut;
+          sum[l] = (sum[l] - keepOut * out[l]) + keepIn * in[l];
+        }
+      }
+    }
+    uint8_t* row = flags + i * L;
+    for (size_t l = 0; l < L; ++l) row[l] |= uint8_t(lastHit[l] + window > int32_t(i));
+  }
 }
 
 }  // namespace
 
 RobustStatistics robustStatistics(const float* values, const uint8_t* flags, size_t n,
                                   size_t stride, FlaggerStatistics kind,
-                                  std::vector<float>& scratch) {
+                                  std::vector<uint32_t>& keys) {
   RobustStatistics result;
-  result.count = gather(values, flags, n, stride, scratch);
+  result.count = gatherKeys(values, flags, n, stride, keys);
   if (result.count == 0) return result;
-  float* data = scratch.data();
-  std::nth_element(data, data + result.count / 2, data + result.count);
-  result.median = data[result.count / 2];
   if (kind == FlaggerStatistics::kWinsorized)
-    winsorize(data, result.count, result);
+    winsorize(keys.data(), result.count, result);
   else
-    normal(data, result.count, result);
+    normal(keys.data(), result.count, result);
   return result;
 }
 
 float median(const float* values, const uint8_t* flags, size_t n, size_t stride,
-             std::vector<float>& scratch) {
-  const size_t count = gather(values, flags, n, stride, scratch);
+             std::vector<uint32_t>& keys) {
+  const size_t count = gatherKeys(values, flags, n, stride, keys);
   if (count == 0) return 0;
-  std::nth_element(scratch.begin(), scratch.begin() + long(count / 2),
-                   scratch.begin() + long(count));
-  return scratch[count / 2];
+  const size_t middle[] = {count / 2};
+  float result;
+  selectRanks(keys.data(), count, middle, std::span<float>(&result, 1));
+  return result;
 }
 
 float windowFactor(size_t window) {
@@ -127,6 +175,23 @@ size_t sumThreshold(Series series, const RobustStatistics& statistics, float fir
         series, window,
         statistics.median + firstThreshold * windowFactor(window) * statistics.sigma, scratch);
   return added;
+}
+
+void sumThresholdColumns(const float* values, uint8_t* flags, size_t n, size_t columns,
+                         const RobustStatistics& statistics, float firstThreshold, size_t maxWindow,
+                         ColumnScratch& scratch) {
+  if (statistics.count == 0 || n == 0 || columns == 0) return;
+  scratch.sum.resize(columns);
+  scratch.count.resize(columns);
+  scratch.lastHit.resize(columns);
+  for (size_t window = 1; window <= maxWindow && window <= n; window *= 2) {
+    const float threshold =
+        statistics.median + firstThreshold * windowFactor(window) * statistics.sigma;
+    if (window == 1)
+      columnsSingle(values, flags, n * columns, threshold);
+    else
+      columnsPass(values, flags, n, columns, window, threshold, scratch);
+  }
 }
 
 }  // namespace rtcp::correlator

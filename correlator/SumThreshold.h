@@ -10,6 +10,8 @@
 ///
 /// Values and flags are read with a stride, so that one grid serves a row (time) and a
 /// column (frequency). Flags: 1 = flagged (skipped by the statistics and the sums).
+/// sumThresholdColumns() runs every column of a grid at once, the columns as vector lanes:
+/// the optimised form of sumThreshold() on each column, which the tests compare it with.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,14 +28,15 @@ struct RobustStatistics {
   size_t count = 0;  ///< unflagged values they were taken from
 };
 
-/// Statistics of values[i * stride] with flags[i * stride] == 0, i < n. scratch: reused.
+/// Statistics of values[i * stride] with flags[i * stride] == 0, i < n (not NaN); the
+/// median and percentiles exact (OrderStatistics.h). keys: reused.
 RobustStatistics robustStatistics(const float* values, const uint8_t* flags, size_t n,
                                   size_t stride, FlaggerStatistics kind,
-                                  std::vector<float>& scratch);
+                                  std::vector<uint32_t>& keys);
 
-/// The median alone (0 when every value is flagged).
+/// The median alone (0 when every value is flagged): the unflagged value of rank count / 2.
 float median(const float* values, const uint8_t* flags, size_t n, size_t stride,
-             std::vector<float>& scratch);
+             std::vector<uint32_t>& keys);
 
 /// The strided view SumThreshold works on: values[i * stride] and flags[i * stride], i < n.
 struct Series {
@@ -57,5 +60,22 @@ size_t sumThreshold(Series series, const RobustStatistics& statistics, float fir
 
 /// χ_M / χ_1 = 1.5^log2(M) / M.
 float windowFactor(size_t window);
+
+/// Buffers of sumThresholdColumns() (sized on first use, reused after).
+struct ColumnScratch {
+  std::vector<float> sum, count;  ///< [column]: the window's running sum and count
+  std::vector<int32_t> lastHit;   ///< [column]: the start of the last window flagged
+};
+
+/// sumThreshold() on every column of a grid of n rows × `columns`: column l is the series
+/// values[i * columns + l], flags[i * columns + l], i < n; one `statistics` for all. The
+/// columns are the vector lanes: a multiple of 16 columns keeps them all in full vectors
+/// (pad with flagged columns). Values finite. The running sums are in float (sumThreshold's
+/// in double): the values of a pass with M > 1 are those window 1 left, at most a few σ
+/// above the median, so a window's mean differs by about 1e-7 of itself, and only a mean
+/// that close to a threshold can be judged otherwise.
+void sumThresholdColumns(const float* values, uint8_t* flags, size_t n, size_t columns,
+                         const RobustStatistics& statistics, float firstThreshold, size_t maxWindow,
+                         ColumnScratch& scratch);
 
 }  // namespace rtcp::correlator

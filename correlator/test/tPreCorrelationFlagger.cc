@@ -5,14 +5,17 @@
 // the valid-sample counts drop by exactly what was flagged.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <iostream>
+#include <limits>
 #include <numbers>
 #include <random>
 
 #include "ChainTestData.h"
 #include "CorrelatorKernel.h"
+#include "OrderStatistics.h"
 #include "PreCorrelationFlagger.h"
 #include "Reference.h"
 #include "SubbandProcessor.h"
@@ -140,6 +143,8 @@ StationData withInterference(std::mt19937& random) {
 class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(PreCorrelationFlaggerTest);
   CPPUNIT_TEST(sumThresholdAgainstTwin);
+  CPPUNIT_TEST(columnsAgainstSeries);
+  CPPUNIT_TEST(orderStatisticsAgainstSorting);
   CPPUNIT_TEST(cellPowersAgainstTwin);
   CPPUNIT_TEST(flagsAgainstTwin);
   CPPUNIT_TEST(validCountsAgainstTwin);
@@ -175,6 +180,100 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
         for (size_t i = 0; i < n; ++i) CPPUNIT_ASSERT_EQUAL(bool(flags[i]), bool(bytes[i]));
       }
     }
+  }
+
+  /// sumThresholdColumns (every column at once, the lanes of a vector) against
+  /// sumThreshold on each column alone, on random exponential values with a few strong
+  /// ones and random flags; column counts that fill the vectors and ones that do not.
+  void columnsAgainstSeries() {
+    std::mt19937 random(13);
+    std::exponential_distribution<float> value(1.0);
+    std::bernoulli_distribution flagged(0.05), strong(0.02);
+    std::vector<uint8_t> passScratch;
+    ColumnScratch scratch;
+    size_t before = 0, after = 0;
+    for (size_t columns : {1, 16, 37, 64})
+      for (size_t rows : {1, 5, 48, 63}) {
+        std::vector<float> values(rows * columns);
+        std::vector<uint8_t> flags(rows * columns);
+        for (size_t i = 0; i < values.size(); ++i) {
+          values[i] = value(random) * (strong(random) ? 8.0f : 1.0f);
+          flags[i] = flagged(random);
+          before += flags[i];
+        }
+        const RobustStatistics statistics{1.0f, 0.5f, rows * columns};
+        std::vector<uint8_t> expected = flags;
+        for (size_t l = 0; l < columns; ++l)
+          sumThreshold({values.data() + l, expected.data() + l, rows, columns}, statistics, 4.0f,
+                       32, passScratch);
+        sumThresholdColumns(values.data(), flags.data(), rows, columns, statistics, 4.0f, 32,
+                            scratch);
+        for (size_t i = 0; i < flags.size(); ++i) {
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(columns) + " columns, " +
+                                           std::to_string(rows) + " rows, value " +
+                                           std::to_string(i),
+                                       expected[i], flags[i]);
+          after += flags[i];
+        }
+      }
+    CPPUNIT_ASSERT(after > before + before / 2);  // the strong values and their windows
+  }
+
+  /// selectRanks and columnMedians (bisection on the float keys) against sorting, on values
+  /// with negatives, zeros, duplicates, infinities and flags, and a column all flagged.
+  void orderStatisticsAgainstSorting() {
+    std::mt19937 random(14);
+    std::normal_distribution<float> gauss(0, 3);
+    std::bernoulli_distribution flagged(0.1), special(0.05);
+    const float specials[] = {0.0f,
+                              -0.0f,
+                              1.0f,
+                              std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(),
+                              1e-40f};
+    auto draw = [&] {
+      return special(random) ? specials[random() % std::size(specials)] : gauss(random);
+    };
+    auto sorted = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    std::vector<uint32_t> keys;
+    for (size_t n : {1, 2, 7, 100, 3024}) {
+      std::vector<float> values(n), kept;
+      std::vector<uint8_t> flags(n);
+      for (size_t i = 0; i < n; ++i) {
+        values[i] = draw();
+        flags[i] = n > 1 && flagged(random);
+        if (!flags[i]) kept.push_back(values[i]);
+      }
+      const size_t count = gatherKeys(values.data(), flags.data(), n, 1, keys);
+      CPPUNIT_ASSERT_EQUAL(kept.size(), count);
+      const std::vector<float> order = sorted(kept);
+      const size_t ranks[] = {0, count / 10, count / 2, count - 1};
+      float selected[4];
+      selectRanks(keys.data(), count, ranks, selected);
+      for (size_t j = 0; j < 4; ++j)
+        CPPUNIT_ASSERT_EQUAL(order[ranks[j]], selected[j]);  // -0 == +0: sort ties them
+    }
+    MedianScratch scratch;
+    for (size_t columns : {1, 16, 37})
+      for (size_t rows : {1, 4, 48}) {
+        std::vector<float> values(rows * columns), medians(columns);
+        std::vector<uint8_t> flags(rows * columns);
+        for (size_t i = 0; i < values.size(); ++i) {
+          values[i] = draw();
+          flags[i] = flagged(random) || i % columns == columns - 1;  // the last column: none
+        }
+        columnMedians(values.data(), flags.data(), rows, columns, medians.data(), scratch);
+        for (size_t l = 0; l < columns; ++l) {
+          std::vector<float> kept;
+          for (size_t i = 0; i < rows; ++i)
+            if (!flags[i * columns + l]) kept.push_back(values[i * columns + l]);
+          const float expected = kept.empty() ? 0.0f : sorted(kept)[kept.size() / 2];
+          CPPUNIT_ASSERT_EQUAL(expected, medians[l]);
+        }
+      }
   }
 
   void cellPowersAgainstTwin() {
