@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <stdexcept>
 
@@ -420,6 +421,13 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
     times_.lap(kTabKernel, t);
   }
 
+  // The TABs (not fly's eye) see the same stations, so their valid fractions are the same,
+  // delayed alike where dedispersed (one latency for every TAB): the first TAB of each kind,
+  // dedispersed or not, computes them (delay line, filter prologue, Stokes sums) and the
+  // others take its. Per TAB that was 5 passes over a block of floats (28 Nov 2026).
+  std::array<int, 2> carrier{-1, -1};  ///< [dedispersed]: the TAB that computes them
+  if (!parameters_.flysEye)
+    for (int i = nrBeams - 1; i >= 0; --i) carrier[state.dedispersion[size_t(i)] ? 1 : 0] = i;
   std::exception_ptr error;
 #pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
   for (int i = 0; i < nrBeams; ++i) {
@@ -428,6 +436,9 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
       const float* beam = parameters_.flysEye ? stationBuffer(flysEyeStation(sap, i))
                                               : beams_.data() + size_t(i) * floatsPerBeam();
       BeamFormedData& output = outputs[size_t(parameters_.flysEye ? i : tabs[size_t(i)])];
+      CoherentDedispersion* dedispersion = state.dedispersion[size_t(i)].get();
+      const bool carriesValid = parameters_.flysEye || carrier[dedispersion ? 1 : 0] == i;
+      float* valid = carriesValid ? scratch.valid.data() : nullptr;
       auto s = StepTimes::Clock::now();
       std::complex<float>* series =
           scratch.series.data() + 2 * size_t(coherentFilterBank_.nrHistorySamples());
@@ -436,20 +447,19 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
         const ChannelFlags* station = &validOf(flysEyeStation(sap, i));
         stationFractions({&station, 1}, nrSpectra_, scratch.cells.data());
         coherentMap_.map(scratch.cells.data(), scratch.valid.data(), scratch.mapScratch);
-      } else {
+      } else if (valid) {
         std::copy(coherentValid_.begin(), coherentValid_.end(), scratch.valid.begin());
       }
       s = times_.lap(kBackToTime, s);
-      if (CoherentDedispersion* dedispersion = state.dedispersion[size_t(i)].get()) {
-        dedispersion->process(*dedispersionFft_, series, scratch.valid.data(), nrSamples_,
-                              scratch.fft.data());
+      if (dedispersion) {
+        dedispersion->process(*dedispersionFft_, series, valid, nrSamples_, scratch.fft.data());
         s = times_.lap(kDedispersion, s);
       }
       channelise(coherentFilterBank_, state.tabHistory[size_t(i)], scratch);
-      if (state.fresh) flagFilterPrologue(coherentFilterBank_, scratch.valid.data());
+      if (valid && state.fresh) flagFilterPrologue(coherentFilterBank_, valid);
       s = times_.lap(kFinalChannels, s);
       coherentStokes_.detect(scratch.channels.data(), false, output);
-      coherentStokes_.validFraction(scratch.valid.data(), output);
+      if (valid) coherentStokes_.validFraction(valid, output);
       times_.lap(kStokes, s);
     } catch (...) {
 #pragma omp critical(rtcp_beam_former_error)
@@ -457,6 +467,14 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
     }
   }
   if (error) std::rethrow_exception(error);
+  if (parameters_.flysEye) return;
+  for (int i = 0; i < nrBeams; ++i) {
+    const int from = carrier[state.dedispersion[size_t(i)] ? 1 : 0];
+    if (from == i) continue;
+    const AlignedBuffer<float>& fractions = outputs[size_t(tabs[size_t(from)])].validFraction;
+    AlignedBuffer<float>& to = outputs[size_t(tabs[size_t(i)])].validFraction;
+    std::copy(fractions.begin(), fractions.end(), to.begin());
+  }
 }
 
 void BeamFormerProcessor::formIncoherent(int sap, SubbandState& state,

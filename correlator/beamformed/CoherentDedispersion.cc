@@ -94,6 +94,7 @@ void CoherentDedispersion::process(const DedispersionFft& fft, std::complex<floa
     }
   }
   // The valid fractions: a delay line of latency samples.
+  if (!valid) return;
   const size_t latency = size_t(latency_);
   validScratch_.resize(latency + size_t(nrSamples));
   std::copy(validHistory_.begin(), validHistory_.end(), validScratch_.begin());

@@ -47,7 +47,9 @@ class CoherentDedispersion {
 
   /// In place: samples[time][pol] and valid[time] (nrSamples each) become the stream's
   /// dedispersed samples and valid fractions latency() earlier. scratch: [pol][fftSize()]
-  /// complex, 64-byte aligned.
+  /// complex, 64-byte aligned. valid null: the samples alone (another TAB of the same
+  /// latency and stations carries the valid fractions); then give it null every call.
+
   void process(const DedispersionFft& fft, std::complex<float>* samples, float* valid,
                int nrSamples, std::complex<float>* scratch);
   /// Forgets the history (zeros, valid 0): the next call starts a new stream.

@@ -2,6 +2,7 @@
 // beams, coherent dedispersion, Stokes conventions, fly's eye and lost samples.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -160,6 +161,7 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(polarisation);
   CPPUNIT_TEST(flysEye);
   CPPUNIT_TEST(lostSamples);
+  CPPUNIT_TEST(sharedValidFractions);
   CPPUNIT_TEST(parametersFromSettings);
   CPPUNIT_TEST_SUITE_END();
 
@@ -571,6 +573,47 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("tab " + std::to_string(tab), wholeSum / data.nrSamples,
                                            sum / weight, 0.03 * wholeSum / data.nrSamples);
     }
+  }
+
+  /// The coherent TABs of a SAP share their valid fractions (the processor computes them once
+  /// for the dedispersed TABs and once for the others): each TAB's, with samples lost in two
+  /// stations over three blocks, is what the processor gives that TAB alone.
+  void sharedValidFractions() {
+    const int n = 4, samples = 8192, blocks = 3;
+    ObservationSettings settings = makeSettings(n, samples, 50e6);
+    std::mt19937 random(17);
+    std::vector<Stream> streams;
+    for (int s = 0; s < n; ++s) streams.push_back(gaussian(size_t(samples) * blocks, 900, random));
+    BeamFormerParameters parameters;
+    parameters.coherent = {StokesKind::kI, 16, 4};
+    parameters.incoherent = {StokesKind::kI, 16, 4};
+    for (double dm : {2.0, 0.0, 2.0, 0.0})
+      parameters.tabs.resize(1), parameters.tabs[0].push_back({settings.beams[0], true, dm});
+    auto lost = [](int s, int64_t t) {
+      return (s == 1 && t >= 7000 && t < 9500) || (s == 2 && t >= 20000 && t < 20100);
+    };
+    const auto together = run(settings, parameters, streams, blocks, lost);
+    std::vector<float> dedispersed, plain;  // block 1 of TABs 0 and 1
+    for (int tab = 0; tab < 4; ++tab) {
+      BeamFormerParameters alone = parameters;
+      alone.tabs[0] = {parameters.tabs[0][size_t(tab)]};
+      const auto expected = run(settings, alone, streams, blocks, lost);
+      for (int b = 0; b < blocks; ++b) {
+        const AlignedBuffer<float>& got = together[size_t(b)][size_t(tab)].validFraction;
+        const AlignedBuffer<float>& want = expected[size_t(b)][0].validFraction;
+        CPPUNIT_ASSERT_EQUAL(want.size(), got.size());
+        for (size_t i = 0; i < want.size(); ++i)
+          CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("TAB " + std::to_string(tab) + " block " +
+                                                   std::to_string(b) + " value " +
+                                                   std::to_string(i),
+                                               want[i], got[i], 1e-7);
+        if (b == 1 && tab < 2) (tab == 0 ? dedispersed : plain).assign(want.begin(), want.end());
+      }
+    }
+    // Samples were lost in block 1, and the dedispersed TABs see it later than the others.
+    CPPUNIT_ASSERT(*std::min_element(plain.begin(), plain.end()) < 1);
+    CPPUNIT_ASSERT(*std::min_element(dedispersed.begin(), dedispersed.end()) < 1);
+    CPPUNIT_ASSERT(dedispersed != plain);
   }
 };
 
