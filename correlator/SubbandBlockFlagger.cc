@@ -1,14 +1,18 @@
 #include "SubbandBlockFlagger.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 namespace rtcp::correlator {
 
 SubbandBlockFlagger::SubbandBlockFlagger(const FlaggingSettings& settings, int nrStations,
-                                         int nrChannels, int nrSpectra, int paddedSpectra)
+                                         int nrChannels, int nrSpectra, int paddedSpectra,
+                                         EdgeChannel edgeChannel)
     : settings_(settings),
+      edgeChannel_(edgeChannel),
       flagger_(settings, nrChannels, nrSpectra, paddedSpectra),
       statistics_(size_t(std::max(nrStations, 0))),
       totals_(size_t(std::max(nrStations, 0))) {
@@ -21,6 +25,24 @@ void SubbandBlockFlagger::flagStation(int station, const float* samples, const S
                                       PreCorrelationFlagger::Workspace& workspace) {
   flagger_.flag(samples, valid, flags_.at(size_t(station)), statistics_[size_t(station)],
                 workspace);
+  if (edgeChannel_ == EdgeChannel::kFollowsSpectra) flagEdgeChannel(station, valid);
+}
+
+void SubbandBlockFlagger::flagEdgeChannel(int station, const SpectrumMask& valid) {
+  ChannelFlags& flags = flags_[size_t(station)];
+  if (flags.nrChannels() < 2) return;
+  SpectrumMask& edge = flags.channel(0);
+  for (size_t w = 0; w < valid.nrWords(); ++w) {
+    uint64_t flaggedEverywhere = valid.word(w);
+    for (int c = 1; c < flags.nrChannels() && flaggedEverywhere; ++c)
+      flaggedEverywhere &= ~flags.channel(c).word(w);
+    for (; flaggedEverywhere; flaggedEverywhere &= flaggedEverywhere - 1)
+      edge.set(int(w * 64) + std::countr_zero(flaggedEverywhere), false);
+  }
+  StationFlagStatistics& statistics = statistics_[size_t(station)];
+  const uint64_t arrived = uint64_t(valid.count());
+  statistics.validSamples += arrived;
+  statistics.flaggedSamples += arrived - uint64_t(edge.count());
 }
 
 void SubbandBlockFlagger::settle(std::span<float* const> samples,

@@ -14,6 +14,12 @@
 ///
 /// flags()[s] then holds, per channel, the spectra of station s that enter the sums: what
 /// arrived and was not flagged.
+///
+/// Channel 0 (the subband's edges, where the station's filter bank aliases) is not judged
+/// by the flagger. The correlator flags it anyway (SpectrumFlagger); for the beam former,
+/// whose time series holds it, EdgeChannel::kFollowsSpectra flags it in the spectra whose
+/// every other channel is flagged (broadband interference, a broken station), and the
+/// station's counts include it.
 
 #include <span>
 #include <vector>
@@ -28,9 +34,15 @@ namespace rtcp::correlator {
 
 class SubbandBlockFlagger {
  public:
+  enum class EdgeChannel {
+    kLeftOut,         ///< channel 0 valid where it arrived, not counted (the correlator's)
+    kFollowsSpectra,  ///< flagged where every other channel is, counted (the beam former's)
+  };
+
   /// samples of a station: [channel][pol][reim][paddedSpectra] floats (the kernel layout).
   SubbandBlockFlagger(const FlaggingSettings& settings, int nrStations, int nrChannels,
-                      int nrSpectra, int paddedSpectra);
+                      int nrSpectra, int paddedSpectra,
+                      EdgeChannel edgeChannel = EdgeChannel::kLeftOut);
 
   /// A workspace per thread that calls flagStation().
   PreCorrelationFlagger::Workspace makeWorkspace() const { return flagger_.makeWorkspace(); }
@@ -52,7 +64,11 @@ class SubbandBlockFlagger {
   const std::vector<StationFlagTotals>& totals() const { return totals_; }
 
  private:
+  /// EdgeChannel::kFollowsSpectra: channel 0 of station's flags and counts.
+  void flagEdgeChannel(int station, const SpectrumMask& valid);
+
   FlaggingSettings settings_;
+  EdgeChannel edgeChannel_;
   PreCorrelationFlagger flagger_;
   std::vector<ChannelFlags> flags_;                ///< [input station]
   std::vector<StationFlagStatistics> statistics_;  ///< [input station], this block

@@ -163,7 +163,8 @@ BeamFormerProcessor::BeamFormerProcessor(const ObservationSettings& settings,
   }
   if (settings.flagging.anyPreCorrelation())
     rfiFlagger_ = std::make_unique<SubbandBlockFlagger>(
-        settings.flagging, nrStations_, parameters_.nrDelayChannels, nrSpectra_, paddedSpectra_);
+        settings.flagging, nrStations_, parameters_.nrDelayChannels, nrSpectra_, paddedSpectra_,
+        SubbandBlockFlagger::EdgeChannel::kFollowsSpectra);
   else
     for (int s = 0; s < nrStations_; ++s)
       arrived_.emplace_back(parameters_.nrDelayChannels, nrSpectra_);

@@ -83,14 +83,18 @@ struct Run {
   std::vector<StationFlagTotals> totals;
 };
 
-Run run(const std::vector<Stream>& streams, bool flagging) {
+/// flysEye: one beam per station instead of the two TABs.
+Run run(const std::vector<Stream>& streams, bool flagging, bool flysEye = false) {
   const ObservationSettings settings = makeSettings(flagging);
   BeamFormerParameters parameters;
   parameters.nrDelayChannels = kDelayChannels;
   parameters.coherent = {StokesKind::kI, kFinalChannels, kIntegration};
   parameters.incoherent = {StokesKind::kI, kFinalChannels, kIntegration};
-  parameters.tabs = {
-      {TabParameters{settings.beams[0], true, 0}, TabParameters{settings.beams[0], false, 0}}};
+  parameters.flysEye = flysEye;
+  parameters.tabs = {{}};
+  if (!flysEye)
+    parameters.tabs = {
+        {TabParameters{settings.beams[0], true, 0}, TabParameters{settings.beams[0], false, 0}}};
   BeamFormerProcessor processor(settings, parameters, 2);
   CPPUNIT_ASSERT_EQUAL(flagging, processor.flagsInterference());
   const int history = nrHistorySamples(settings);
@@ -168,6 +172,7 @@ class BeamFormerFlagsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(mapKeepsTheMean);
   CPPUNIT_TEST(fractionsOfStations);
   CPPUNIT_TEST(interferenceAtOneStation);
+  CPPUNIT_TEST(flysEye);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -320,6 +325,29 @@ class BeamFormerFlagsTest : public CppUnit::TestFixture {
                                  " against " + std::to_string(expected.mean),
                              std::abs(withoutFlags.mean - expected.mean) > 10 * expected.sigma);
     }
+  }
+
+  /// Fly's eye: each station's beam carries its own flags only; station 3's valid
+  /// fractions drop by its flagged fraction (of all 64 delay channels), the others' by
+  /// theirs, and station 3's power over its valid fractions is the others' (the tone and
+  /// the bursts taken out), within 4 sigma.
+  void flysEye() {
+    const Run flagged = run(skyStreams(true), true, true);
+    CPPUNIT_ASSERT_EQUAL(size_t(kStations), flagged.outputs[0].size());
+    for (int b = 1; b < kBlocks; ++b)
+      for (int s = 0; s < kStations; ++s)
+        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(
+            "station " + std::to_string(s) + " block " + std::to_string(b),
+            1.0 - double(flagged.flaggedPerBlock[size_t(b)][size_t(s)]) / kSamples,
+            meanValid(flagged, b, s), 1e-5);
+    CPPUNIT_ASSERT(meanValid(flagged, 1, kRfiStation) < 0.95);
+    const WeightedMean rfiStation = weightedMean(flagged, kRfiStation);
+    const WeightedMean other = weightedMean(flagged, 0);
+    std::cout << "\nfly's eye:";
+    for (int s = 0; s < kStations; ++s) std::cout << " " << weightedMean(flagged, s).mean;
+    std::cout << " (sigma " << other.sigma << ")";
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(other.mean, rfiStation.mean,
+                                 4 * std::hypot(other.sigma, rfiStation.sigma));
   }
 };
 
