@@ -47,7 +47,12 @@ std::string stationJson(const StationSummary& s) {
          ", \"packetsAfterWindow\": " + std::to_string(s.packetsAfterWindow) +
          ", \"packetsRecorded\": " + std::to_string(s.packetsRecorded) +
          ", \"packetsNotRecorded\": " + std::to_string(s.packetsNotRecorded) +
-         ", \"flaggedFraction\": " + jsonNumber(s.flaggedFraction) + ", \"ports\": " + ports + "]}";
+         ", \"flaggedFraction\": " + jsonNumber(s.flaggedFraction) +
+         ", \"preCorrelationFlagged\": " + jsonNumber(s.preCorrelationFlagged) +
+         ", \"postCorrelationFlagged\": " + jsonNumber(s.postCorrelationFlagged) +
+         ", \"brokenSubbandBlocks\": " + std::to_string(s.brokenSubbandBlocks) +
+         ", \"incoherentIntegrations\": " + std::to_string(s.incoherentIntegrations) +
+         ", \"ports\": " + ports + "]}";
 }
 
 std::string percent(double fraction) {
@@ -262,7 +267,15 @@ std::string ObservationSummary::toText() const {
         << " after";
     if (s.packetsRecorded || s.packetsNotRecorded)
       t << "; recorded " << s.packetsRecorded << ", not recorded " << s.packetsNotRecorded;
-    t << "; " << percent(s.flaggedFraction) << " flagged\n";
+    t << "; " << percent(s.flaggedFraction) << " flagged";
+    if (!flagging.empty()) {
+      t << "; flagged online: " << percent(s.preCorrelationFlagged) << " before correlation, "
+        << percent(s.postCorrelationFlagged) << " after (AOFlagger)";
+      if (s.brokenSubbandBlocks) t << ", broken in " << s.brokenSubbandBlocks << " subband-blocks";
+      if (s.incoherentIntegrations)
+        t << ", no sky in " << s.incoherentIntegrations << " subband-integrations";
+    }
+    t << "\n";
   }
   if (!recordingDirectory.empty())
     t << "  recorded      " << recordingBytes << " bytes of input in " << recordingDirectory
@@ -353,6 +366,10 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
         station.packetsRecorded = number<uint64_t>(st, "packetsRecorded");
         station.packetsNotRecorded = number<uint64_t>(st, "packetsNotRecorded");
         station.flaggedFraction = number<double>(st, "flaggedFraction");
+        station.preCorrelationFlagged = number<double>(st, "preCorrelationFlagged");
+        station.postCorrelationFlagged = number<double>(st, "postCorrelationFlagged");
+        station.brokenSubbandBlocks = number<uint64_t>(st, "brokenSubbandBlocks");
+        station.incoherentIntegrations = number<uint64_t>(st, "incoherentIntegrations");
         s.stations.push_back(station);
       }
     s.blocksDropped = number<uint64_t>(tree, "blocksDropped");

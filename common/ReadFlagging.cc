@@ -200,7 +200,7 @@ std::string FlaggingSettings::summaryLine() const {
   if (preCorrelationNoChannels) line << " in time over the whole subband;";
   if (detectBrokenStations)
     line << " broken stations (flagged beyond " << brokenFlaggedFraction << ", or power below "
-         << brokenPowerRatio << " of the median);";
+         << brokenPowerRatio << " of the median, or no sky in their cross-correlations);";
   if (postCorrelation)
     line << " post-correlation AOFlagger (" << (strategy.empty() ? "LOFAR's strategy" : strategy)
          << ", windows of " << postWindow << " integrations overlapping by " << postOverlap << ")";

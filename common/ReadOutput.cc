@@ -178,6 +178,18 @@ void readRfi(const Parset& p, Problems& problems, const ObservationSettings& s, 
     rfi.burstStations = readStationList(p, "Sim.rfi.burst.stations", s);
   });
   problems.guard([&] { rfi.silentStations = readStationList(p, "Sim.rfi.silentStations", s); });
+  problems.guard([&] {
+    rfi.driftFrequency = p.getDouble("Sim.rfi.drift.frequency", 0.0);
+    rfi.driftRate = p.getDouble("Sim.rfi.drift.rate", 0.0);
+    rfi.driftPeriod = p.getDouble("Sim.rfi.drift.period", 0.0);
+    rfi.driftAmplitude = p.getDouble("Sim.rfi.drift.amplitude", 0.0);
+    if (rfi.driftFrequency < 0) p.fail("Sim.rfi.drift.frequency", "must not be negative");
+    if (rfi.driftFrequency > 0 && !(rfi.driftPeriod > 0))
+      p.fail("Sim.rfi.drift.period", "must be positive with Sim.rfi.drift.frequency");
+    rfi.driftStations = readStationList(p, "Sim.rfi.drift.stations", s);
+  });
+  problems.guard(
+      [&] { rfi.noiseOnlyStations = readStationList(p, "Sim.rfi.noiseOnlyStations", s); });
 }
 
 }  // namespace

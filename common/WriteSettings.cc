@@ -175,6 +175,12 @@ void writeSim(const ObservationSettings& s, Parset& p) {
   p.set("Sim.rfi.burst.power", formatNumber(sim.rfi.burstPower));
   p.set("Sim.rfi.burst.stations", fields(sim.rfi.burstStations));
   p.set("Sim.rfi.silentStations", fields(sim.rfi.silentStations));
+  p.set("Sim.rfi.drift.frequency", formatNumber(sim.rfi.driftFrequency));
+  p.set("Sim.rfi.drift.rate", formatNumber(sim.rfi.driftRate));
+  p.set("Sim.rfi.drift.period", formatNumber(sim.rfi.driftPeriod));
+  p.set("Sim.rfi.drift.amplitude", formatNumber(sim.rfi.driftAmplitude));
+  p.set("Sim.rfi.drift.stations", fields(sim.rfi.driftStations));
+  p.set("Sim.rfi.noiseOnlyStations", fields(sim.rfi.noiseOnlyStations));
   for (size_t st = 0; st < sim.signalPaths.size() && st < s.stations.size(); ++st)
     for (int pol = 0; pol < 2; ++pol) {
       const std::string prefix = "Sim." + s.stations[st].name + (pol ? ".delay.Y" : ".delay.X");

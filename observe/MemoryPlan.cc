@@ -64,7 +64,8 @@ std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalPart
          << " samples a block (Cobalt.blockSize, Observation.channelsPerSubband), twice";
     plan.push_back({"the correlator ranks' blocks", 2 * blockBytes + visibilities, keys.str()});
   }
-  if (local.ionprocStations > 0 && s.flagging.postCorrelation) {
+  if (local.ionprocStations > 0 &&
+      (s.flagging.postCorrelation || s.flagging.detectBrokenStations)) {
     // The post-correlation flagger holds a window of integrations of every subband
     // (output/PostCorrelationFlagger.h): visibilities and valid counts.
     const double integration =

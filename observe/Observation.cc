@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "Executables.h"
+#include "FlaggingReport.h"
 #include "LocalHost.h"
 #include "LocalRankEnvironment.h"
 #include "MeasurementSetHoldings.h"
@@ -50,15 +51,15 @@ std::string hostName() {
 }
 
 /// The online flaggers' final lines in a part's log (correlator/README.md, output/README.md):
-/// from "rank N: pre-correlation flagging", "rank N: broken stations" and "post-correlation
-/// flagging" to the end of the line.
+/// from "rank N: pre-correlation flagging", "rank N: broken stations", "post-correlation
+/// flagging" and "post-correlation broken stations" to the end of the line.
 std::vector<std::string> flaggingLines(const std::string& logPath) {
   std::vector<std::string> lines;
   std::ifstream log(logPath);
   std::string line;
   static const std::regex report(
-      "(rank [0-9]+: (pre-correlation flagging|broken stations).*|post-correlation flagging "
-      "\\(.*)");
+      "(rank [0-9]+: (pre-correlation flagging|broken stations).*|"
+      "post-correlation (flagging|broken stations).*)");
   std::smatch match;
   while (std::getline(log, line))
     if (std::regex_search(line, match, report)) lines.push_back(match.str(1));
@@ -686,6 +687,7 @@ ObservationSummary Observation::summarise() {
   for (const auto& p : parts_)
     if (p->name().starts_with("correlator") || p->name().starts_with("ionproc"))
       for (std::string& line : flaggingLines(p->logPath())) summary.flagging.push_back(line);
+  addFlaggingReports(summary.flagging, summary.stations);
   for (const auto& p : parts_)
     if (const int code = summary.exitCodes[p->name()];
         code != 0 && failure_.empty() && !p->name().starts_with("rtcp-inspect"))

@@ -1,6 +1,7 @@
 #include "OutputPath.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 
@@ -94,7 +95,7 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
     dump_.open(options_.dumpPath, std::ios::binary | std::ios::trunc);
     if (!dump_) throw std::runtime_error("cannot write the dump file " + options_.dumpPath);
   }
-  if (settings.flagging.postCorrelation)
+  if (settings.flagging.postCorrelation || settings.flagging.detectBrokenStations)
     postFlagger_ = std::make_unique<PostCorrelationFlagger>(
         settings.flagging,
         [this](std::unique_ptr<CorrelatedData> integration) { deliver(std::move(integration)); });
@@ -225,19 +226,51 @@ std::vector<std::string> OutputPath::summary() const {
     }
     lines.push_back(beamFormed.str());
   }
-  if (postFlagger_) {
-    const auto f = postFlagger_->statistics();
-    std::ostringstream flags;
-    flags << "post-correlation flagging (AOFlagger, " << postFlagger_->strategyFile()
-          << "): " << f.flagged << " of " << f.visibilities << " cross-correlation visibilities ("
-          << (f.visibilities ? 100.0 * double(f.flagged) / double(f.visibilities) : 0.0)
-          << " %) in " << f.integrations << " integrations, " << f.windows << " baseline windows, "
-          << f.seconds << " s";
-    lines.push_back(flags.str());
-  }
+  if (postFlagger_)
+    for (std::string& line : postFlaggingReport()) lines.push_back(std::move(line));
   if (!options_.dumpPath.empty())
     lines.push_back("dump: " + std::to_string(dumped_) + " integrations to " + options_.dumpPath);
   lines.push_back("output steps: " + times_.report());
+  return lines;
+}
+
+std::vector<std::string> OutputPath::postFlaggingReport() const {
+  std::vector<std::string> lines;
+  const auto f = postFlagger_->statistics();
+  auto name = [&](size_t s) {
+    return s < settings_.stations.size() ? settings_.stations[s].name
+                                         : "station " + std::to_string(s);
+  };
+  auto percent = [](uint64_t part, uint64_t whole) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(2)
+         << (whole ? 100.0 * double(part) / double(whole) : 0.0) << " %";
+    return text.str();
+  };
+  if (!postFlagger_->strategyFile().empty()) {
+    std::ostringstream flags;
+    flags << "post-correlation flagging (AOFlagger, " << postFlagger_->strategyFile()
+          << "): " << f.flagged << " of " << f.visibilities << " cross-correlation visibilities ("
+          << percent(f.flagged, f.visibilities) << ") in " << f.integrations << " integrations, "
+          << f.windows << " baseline windows, " << f.seconds << " s";
+    lines.push_back(flags.str());
+    std::ostringstream stations;
+    stations << "post-correlation flagging per station, of its cross-correlation visibilities:";
+    for (size_t s = 0; s < f.stationVisibilities.size(); ++s)
+      stations << (s ? ", " : " ") << name(s) << " "
+               << percent(f.stationFlagged[s], f.stationVisibilities[s]) << " ("
+               << f.stationFlagged[s] << " of " << f.stationVisibilities[s] << ")";
+    lines.push_back(stations.str());
+  }
+  std::ostringstream broken;
+  for (size_t s = 0; s < f.incoherent.size(); ++s)
+    if (f.incoherent[s] > 0)
+      broken << (broken.tellp() > 0 ? "; " : "") << name(s) << " in " << f.incoherent[s] << " of "
+             << f.integrations << " subband-integrations";
+  lines.push_back(
+      "post-correlation broken stations (no sky in their cross-correlations), "
+      "flagged whole: " +
+      (broken.tellp() > 0 ? broken.str() : std::string("none")));
   return lines;
 }
 

@@ -77,7 +77,7 @@ class OutputPath : public VisibilitySink {
   const StorageSender* storage() const { return storage_.get(); }
   /// Lines for the final log: integration, storage and dump counts, time per step.
   std::vector<std::string> summary() const;
-  /// The post-correlation flagger; nullptr when it does not run.
+  /// The post-correlation flagger (AOFlagger, broken stations); nullptr when it does not run.
   const PostCorrelationFlagger* postFlagger() const { return postFlagger_.get(); }
   /// Per block: adding it into its integration; per integration: the dump file write,
   /// handing it to the storage sender (in a replay, waiting for room in its queue).
@@ -90,6 +90,9 @@ class OutputPath : public VisibilitySink {
   void emit(std::unique_ptr<CorrelatedData> integration);
   /// To the dump file and storage (after flagging).
   void deliver(std::unique_ptr<CorrelatedData> integration);
+  /// The post-correlation flagger's final lines: AOFlagger's count in all and per station,
+  /// and the stations flagged whole as incoherent (observe's summary takes them).
+  std::vector<std::string> postFlaggingReport() const;
 
   const ObservationSettings& settings_;
   int64_t observationId_;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "IncoherentStations.h"
 #include "rtcp/Baselines.h"
 
 namespace rtcp::ion {
@@ -29,7 +30,9 @@ struct PostCorrelationFlagger::Aoflagger {
 };
 
 PostCorrelationFlagger::PostCorrelationFlagger(const FlaggingSettings& settings, Emit emit)
-    : settings_(settings), emit_(std::move(emit)), aoflagger_(std::make_unique<Aoflagger>()) {
+    : settings_(settings), emit_(std::move(emit)) {
+  if (!settings_.postCorrelation) return;
+  aoflagger_ = std::make_unique<Aoflagger>();
   strategyFile_ = settings_.strategy;
   if (strategyFile_.empty()) {
     strategyFile_ = aoflagger_->library.FindStrategyFile(aoflagger::TelescopeId::LOFAR_TELESCOPE);
@@ -80,6 +83,44 @@ void PostCorrelationFlagger::flush() {
 
 void PostCorrelationFlagger::flagWindow(Subband& subband, size_t from, size_t to) {
   const double start = threadSeconds();
+  const size_t N = size_t(subband.held.front()->nrStations);
+  if (statistics_.stationVisibilities.size() < N) {
+    statistics_.stationVisibilities.resize(N);
+    statistics_.stationFlagged.resize(N);
+    statistics_.incoherent.resize(N);
+  }
+  // The broken stations first: AOFlagger would flag parts of their baselines (zeros,
+  // noise bursts) and leave their autocorrelations, which the check needs beside them.
+  if (settings_.detectBrokenStations) flagIncoherentStations(subband, from, to);
+  if (aoflagger_) runAoflagger(subband, from, to);
+  subband.decided = int(to);
+  statistics_.seconds += threadSeconds() - start;
+}
+
+void PostCorrelationFlagger::flagIncoherentStations(Subband& subband, size_t from, size_t to) {
+  const int N = subband.held.front()->nrStations, C = subband.held.front()->nrChannels;
+  std::vector<CorrelatedData*> window;
+  for (const auto& integration : subband.held) window.push_back(integration.get());
+  const std::vector<bool> incoherent = findIncoherentStations(coherenceSignificance(window), N);
+  for (int s = 0; s < N; ++s) {
+    if (!incoherent[size_t(s)]) continue;
+    for (size_t t = from; t < to; ++t) {
+      CorrelatedData& d = *subband.held[t];
+      bool anyData = false;
+      for (int other = 0; other < N; ++other) {
+        const int baseline = baselineIndex(std::min(s, other), std::max(s, other));
+        for (int c = 0; c < C; ++c) {
+          anyData |= d.valid(baseline, c) > 0;
+          d.valid(baseline, c) = 0;
+          for (int p = 0; p < 4; ++p) d.visibility(baseline, c, p) = 0;
+        }
+      }
+      statistics_.incoherent[size_t(s)] += anyData;
+    }
+  }
+}
+
+void PostCorrelationFlagger::runAoflagger(Subband& subband, size_t from, size_t to) {
   const CorrelatedData& first = *subband.held.front();
   const size_t T = subband.held.size();
   const int N = first.nrStations, C = first.nrChannels;
@@ -114,15 +155,17 @@ void PostCorrelationFlagger::flagWindow(Subband& subband, size_t from, size_t to
         for (int c = 0; c < C; ++c) {
           if (d.valid(baseline, c) == 0) continue;
           ++statistics_.visibilities;
+          ++statistics_.stationVisibilities[size_t(s1)];
+          ++statistics_.stationVisibilities[size_t(s2)];
           if (!found.Buffer()[size_t(c) * foundStride + t]) continue;
           ++statistics_.flagged;
+          ++statistics_.stationFlagged[size_t(s1)];
+          ++statistics_.stationFlagged[size_t(s2)];
           d.valid(baseline, c) = 0;
           for (int p = 0; p < 4; ++p) d.visibility(baseline, c, p) = 0;
         }
       }
     }
-  subband.decided = int(to);
-  statistics_.seconds += threadSeconds() - start;
 }
 
 void PostCorrelationFlagger::handOn(Subband& subband, size_t count) {

@@ -19,6 +19,13 @@
 /// WEIGHT_SPECTRUM 0 there (storage-sink/README.md). Autocorrelations are not flagged
 /// (AOFlagger's strategies are for cross-correlations).
 ///
+/// With OLAP.CNProc.onlinePostCorrelationFlaggingDetectBrokenStations each window is first
+/// checked for stations whose cross-correlations carry no sky while other baselines do
+/// (IncoherentStations.h); such a station is flagged whole in the integrations the window
+/// decides, autocorrelation included, before AOFlagger runs on what is left (AOFlagger
+/// would flag parts of a dead station's baselines and leave its autocorrelation). Either stage runs
+/// without the other (AOFlagger only with onlinePostCorrelationFlagging).
+///
 /// Where it runs: in the output path (OutputPath), between the Integrator and the storage
 /// sender — in ionproc, or in a rank of the correlator's local mode: the one place that
 /// holds whole integrations of a subband (every baseline) before they are serialised, so
@@ -44,8 +51,9 @@ class PostCorrelationFlagger {
  public:
   using Emit = std::function<void(std::unique_ptr<CorrelatedData>)>;
 
-  /// Loads the strategy (LOFAR's, or settings.strategy); throws std::runtime_error naming
-  /// Rtcp.Flagging.postCorrelation.strategy when it cannot be found or loaded.
+  /// With settings.postCorrelation, loads the strategy (LOFAR's, or settings.strategy);
+  /// throws std::runtime_error naming Rtcp.Flagging.postCorrelation.strategy when it cannot
+  /// be found or loaded.
   PostCorrelationFlagger(const FlaggingSettings& settings, Emit emit);
   ~PostCorrelationFlagger();
 
@@ -60,11 +68,15 @@ class PostCorrelationFlagger {
     uint64_t windows = 0;       ///< AOFlagger runs per baseline, summed
     uint64_t visibilities =
         0;  ///< cross-correlation visibilities (baseline × channel) handed on with data
-    uint64_t flagged = 0;  ///< of those, flagged here
-    double seconds = 0;    ///< thread time in AOFlagger and the conversions
+    uint64_t flagged = 0;  ///< of those, flagged here by AOFlagger
+    double seconds = 0;    ///< thread time in AOFlagger, the coherence check, the conversions
+    /// [station]: the visibilities and AOFlagger's flags above of its cross-correlations
+    std::vector<uint64_t> stationVisibilities, stationFlagged;
+    /// [station]: subband-integrations in which it was flagged whole as incoherent
+    std::vector<uint64_t> incoherent;
   };
   Statistics statistics() const;
-  /// The strategy file in use.
+  /// The strategy file in use; empty when AOFlagger does not run.
   const std::string& strategyFile() const { return strategyFile_; }
 
  private:
@@ -74,6 +86,10 @@ class PostCorrelationFlagger {
   };
   /// Flags held[from, to) of a subband, with every held integration as context.
   void flagWindow(Subband& subband, size_t from, size_t to);
+  /// AOFlagger on each cross-correlation baseline of the window.
+  void runAoflagger(Subband& subband, size_t from, size_t to);
+  /// The coherence check: stations without sky flagged whole in held[from, to).
+  void flagIncoherentStations(Subband& subband, size_t from, size_t to);
   void handOn(Subband& subband, size_t count);
 
   FlaggingSettings settings_;

@@ -73,16 +73,25 @@ SignalGenerator::SignalGenerator(const SkyModel& sky, const ChunkGeometry& geome
   rfiTone_ = stationsOf(rfi.toneStations, stationIds.size(), true);
   rfiBursts_ = stationsOf(rfi.burstStations, stationIds.size(), true);
   silent_ = stationsOf(rfi.silentStations, stationIds.size(), false);
+  drift_ = stationsOf(rfi.driftStations, stationIds.size(), true);
+  noiseOnly_ = stationsOf(rfi.noiseOnlyStations, stationIds.size(), false);
   burst_ = AlignedBuffer<std::complex<float>>(size_t(geometry.nrSamples()));
   for (int id : stationIds)
     for (int p = 0; p < kPolarisations; ++p)
       rfiRandom_.emplace_back(
           deriveSeed(seed, {kRfiSeed, uint64_t(id), uint64_t(subband.number), uint64_t(p)}));
-  for (int id : stationIds)
+  // A noise-only station's noise has the power of the sky and noise it lacks: its sources'
+  // bands pass the same filter response as the noise (aliased power P).
+  double skyAndNoise = sky.noisePower();
+  for (size_t k = 0; k < sky.sources().size(); ++k) {
+    const double gain = subband.sourceGains.empty() ? 1.0 : subband.sourceGains[k];
+    skyAndNoise += sky.sources()[k].flux / 2 * gain * gain;
+  }
+  for (size_t s = 0; s < stationIds.size(); ++s)
     for (int p = 0; p < kPolarisations; ++p)
-      noise_.emplace_back(
-          deriveSeed(seed, {kNoiseSeed, uint64_t(id), uint64_t(subband.number), uint64_t(p)}),
-          sky.noisePower(), response.noiseTaps());
+      noise_.emplace_back(deriveSeed(seed, {kNoiseSeed, uint64_t(stationIds[s]),
+                                            uint64_t(subband.number), uint64_t(p)}),
+                          noiseOnly_[s] ? skyAndNoise : sky.noisePower(), response.noiseTaps());
 }
 
 SignalGenerator::SourceForm SignalGenerator::formOf(const SimSource& source) const {
@@ -172,7 +181,7 @@ void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<flo
     noise_[size_t(s * kPolarisations + p)].generate(white_.data(), pol[p], size_t(n));
 
   const int first = response_.firstAliasBin(), last = response_.lastAliasBin();
-  for (int k = 0; k < sky_.nrSources(); ++k) {
+  for (int k = 0; k < sky_.nrSources() && !noiseOnly_[size_t(s)]; ++k) {
     const double gain = subband_.sourceGains.empty() ? 1.0 : subband_.sourceGains[size_t(k)];
     if (gain == 0) continue;
     std::complex<float> below, above;
@@ -204,7 +213,7 @@ void SignalGenerator::station(int s, const ChunkDelays& delays, std::complex<flo
       multiplyAdd(shifted_.data() + geometry_.margin, timeRamp_.data(), pol[p], n);
     }
   }
-  if (toneGain_ != 0) addTone(s, delays, out);
+  if (toneGain_ != 0 && !noiseOnly_[size_t(s)]) addTone(s, delays, out);
   addInterference(s, delays.firstSample, out);
 }
 
@@ -221,6 +230,8 @@ void SignalGenerator::addInterference(int s, int64_t firstSample, std::complex<f
     add(timeRamp_.data(), out, n);
     add(timeRamp_.data(), out + n, n);
   }
+  if (rfi.driftFrequency > 0 && rfi.driftAmplitude != 0 && drift_[size_t(s)])
+    addDrift(s, firstSample, out);
   if (!(rfi.burstPeriod > 0 && rfi.burstPower > 0 && rfi.burstDuration > 0) ||
       !rfiBursts_[size_t(s)])
     return;
@@ -241,6 +252,30 @@ void SignalGenerator::addInterference(int s, int64_t firstSample, std::complex<f
       add(burst_.data(), out + size_t(p) * n + i, end - i);
     }
     i = end;
+  }
+}
+
+void SignalGenerator::addDrift(int s, int64_t firstSample, std::complex<float>* out) {
+  // f(τ) = f0 + r τ, τ = t mod period: phase 2π ((f0 - f_b) τ + r τ² / 2) from the sweep's start.
+  const SimRfi& rfi = sky_.rfi();
+  const size_t n = size_t(geometry_.nrSamples());
+  const double fs = subband_.sampleRate, offset = rfi.driftFrequency - subband_.frequency;
+  // τ of the chunk's first sample in long double (sample numbers of 10^14: a double's time
+  // would be 0.2 µs coarse, 0.02 turns at 100 kHz), then sample by sample.
+  const long double first = fmodl((long double)firstSample / fs, (long double)rfi.driftPeriod);
+  const double middle = std::fmod(double(first) + 0.5 * double(n) / fs, rfi.driftPeriod);
+  const double gain =
+      rfi.driftAmplitude * SubbandResponse::toneGain((offset + rfi.driftRate * middle) / fs);
+  if (gain == 0) return;
+  const double phase0 = 0.137 * s;  // a phase of each station's own
+  double tau = double(first);
+  for (size_t i = 0; i < n; ++i, tau += 1 / fs) {
+    if (tau >= rfi.driftPeriod) tau -= rfi.driftPeriod;
+    const double turns = offset * tau + 0.5 * rfi.driftRate * tau * tau + phase0;
+    const std::complex<float> v =
+        std::polar(float(gain), float(2 * M_PI * (turns - std::floor(turns))));
+    out[i] += v;
+    out[n + i] += v;
   }
 }
 

@@ -17,8 +17,12 @@
 /// filter bank (ReceiverNoise); a tone is scaled by H at its offset from the subband centre.
 /// Interference made at the station (Sim.rfi.*) comes last: a silent station's signal is
 /// zeroed, then a local tone (H at its offset, a phase of each station's own, no geometric
-/// delay) and broadband bursts (white noise of their own per station, during the first
-/// burst.duration seconds of every burst.period, on the sample clock) are added.
+/// delay), a drifting narrow-band signal (a linear sweep in frequency, restarting every
+/// drift.period on the sample clock; H at its offset in the chunk's middle, a phase of each
+/// station's own) and broadband bursts (white noise of their own per station, during the
+/// first burst.duration seconds of every burst.period, on the sample clock) are added. A
+/// noise-only station gets neither sky nor sky tone, and receiver noise of the power they
+/// and its noise would have had (the same autocorrelation, no correlation with the others).
 /// A polarised source's X and Y spectra are mixed from its two signals (Polarisation.h); a
 /// pulsar's signal is gated by its pulse envelope in time, each band's at its own
 /// dispersion delay, and its spectrum multiplied by the band's residual chirp (Pulsar.h).
@@ -90,6 +94,7 @@ class SignalGenerator {
   void transformSky(int k, int m, int p);
   void addTone(int s, const ChunkDelays& delays, std::complex<float>* out);
   void addInterference(int s, int64_t firstSample, std::complex<float>* out);
+  void addDrift(int s, int64_t firstSample, std::complex<float>* out);
   /// The spectrum of band m of source k, pol p: [source][band][pol].
   AlignedBuffer<std::complex<float>>& skySpectrum(int k, int m, int p) {
     return skySpectrum_[size_t((k * SubbandResponse::kNrBands + m + 1) * kPolarisations + p)];
@@ -105,7 +110,7 @@ class SignalGenerator {
   double toneGain_ = 0;     ///< H at the tone's offset; 0: no tone here
   double rfiToneGain_ = 0;  ///< H at the interfering tone's offset; 0: not here
   /// [station]: which of the interference Sim.rfi.* puts there.
-  std::vector<uint8_t> rfiTone_, rfiBursts_, silent_;
+  std::vector<uint8_t> rfiTone_, rfiBursts_, silent_, drift_, noiseOnly_;
   std::vector<Xoshiro256> rfiRandom_;         ///< [station][pol]: the bursts' noise
   AlignedBuffer<std::complex<float>> burst_;  ///< [nrSamples]
   int64_t nextSample_;

@@ -69,7 +69,10 @@ struct FlaggingSettings {
   /// OLAP.CNProc.onlinePostCorrelationFlaggingDetectBrokenStations, and online: a station
   /// of a subband and block with no signal, or flagged beyond brokenFlaggedFraction by the
   /// pre-correlation flagger, is flagged whole (in the compute ranks, which see every
-  /// station of the subband). Default: on with pre-correlation flagging.
+  /// station of the subband); and, after correlation, a station whose cross-correlations
+  /// carry no sky while the other baselines do (noise alone: its autocorrelation looks
+  /// right) is flagged whole in a window of integrations (the output path:
+  /// output/IncoherentStations.h). Default: on with pre-correlation flagging.
   bool detectBrokenStations = false;
 
   PreFlaggerType preType = PreFlaggerType::kSumThreshold;  ///< ...onlinePreCorrelationFlaggingType

@@ -97,6 +97,17 @@ struct SimRfi {
   std::vector<int> burstStations;   ///< Sim.rfi.burst.stations: fields; empty: all
   std::vector<int> silentStations;  ///< Sim.rfi.silentStations: fields sending zeros (a dead
                                     ///< receiver; with the tone: only the tone)
+  /// A drifting narrow-band signal (Sim.rfi.drift.*): at sky frequency
+  /// `driftFrequency + driftRate × τ`, τ the time since the start of the current period of
+  /// `driftPeriod` seconds on the sample clock (a sweep that starts again every period).
+  double driftFrequency = 0;       ///< Sim.rfi.drift.frequency: sky Hz at τ = 0; 0 = none
+  double driftRate = 0;            ///< Sim.rfi.drift.rate: Hz per second
+  double driftPeriod = 0;          ///< Sim.rfi.drift.period: seconds (> 0 with a drift)
+  double driftAmplitude = 0;       ///< Sim.rfi.drift.amplitude (as Sim.tone.amplitude)
+  std::vector<int> driftStations;  ///< Sim.rfi.drift.stations: fields; empty: all
+  /// Sim.rfi.noiseOnlyStations: fields that send receiver noise alone, of the power their
+  /// sky and noise would have (no sky signal: uncorrelated with every other station)
+  std::vector<int> noiseOnlyStations;
   bool operator==(const SimRfi&) const = default;
 };
 

@@ -41,6 +41,16 @@ struct StationSummary {
   /// recordings, and those that could not be (no free buffer, over the bound, a failed write).
   uint64_t packetsRecorded = 0;
   uint64_t packetsNotRecorded = 0;
+  /// Online RFI flagging (DESIGN §2.3), added up from the flaggers' final reports
+  /// (observe/FlaggingReport.h): of its samples that arrived, the fraction the
+  /// pre-correlation flagger flagged (every rank; broken subband-blocks included); of its
+  /// cross-correlation visibilities, the fraction AOFlagger flagged after correlation;
+  /// subband-blocks flagged whole as broken before correlation, and subband-integrations
+  /// flagged whole after it because its cross-correlations had no sky.
+  double preCorrelationFlagged = 0;
+  double postCorrelationFlagged = 0;
+  uint64_t brokenSubbandBlocks = 0;
+  uint64_t incoherentIntegrations = 0;
 };
 
 /// One beam-formed file (.h5, its samples in the .raw beside it), as its storage-sink

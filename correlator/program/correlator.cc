@@ -44,7 +44,8 @@ using namespace rtcp::correlator;
 namespace {
 
 /// The pre-correlation flagging's final lines: per station the fraction of the samples
-/// that arrived which were flagged, and the subband-blocks flagged whole as broken.
+/// that arrived which were flagged (and the counts, which observe adds up over the ranks:
+/// observe/FlaggingReport.h), and the subband-blocks flagged whole as broken.
 std::vector<std::string> flaggingReport(const ObservationSettings& settings,
                                         const std::vector<StationFlagTotals>& totals) {
   std::vector<std::string> lines;
@@ -56,7 +57,7 @@ std::vector<std::string> flaggingReport(const ObservationSettings& settings,
     flagged << (s ? ", " : " ") << settings.stations[s].name << " " << std::fixed
             << std::setprecision(2)
             << (t.validSamples ? 100.0 * double(t.flaggedSamples) / double(t.validSamples) : 0.0)
-            << " %";
+            << " % (" << t.flaggedSamples << " of " << t.validSamples << ")";
     if (t.brokenNoSignal + t.brokenInterference > 0)
       broken << (broken.tellp() > 0 ? "; " : "") << settings.stations[s].name << " in "
              << t.brokenNoSignal + t.brokenInterference << " of " << t.subbandBlocks

@@ -32,6 +32,7 @@ SmallObservation observation(const TempDir& dir) {
   o.stations = {"CS001", "CS002", "RS106", "RS205"};
   o.subbands = "[300]";
   o.seconds = 4;
+  o.steps = 2048;  // blocks and integrations of 0.17 s: 23 of them, for AOFlagger's windows
   o.realTime = false;
   o.outputDir = dir.path() + "/out";
   // Subband 300 at 58.59375 MHz; 16 channels of 12207.03125 Hz, channel c at (c - 8) of them.
@@ -57,12 +58,14 @@ std::string replay(const TempDir& dir, SmallObservation o, const std::string& na
   return obs;
 }
 
-MsContents theMs(const std::string& outputDir) {
+std::string msPath(const std::string& outputDir) {
   for (const auto& entry : std::filesystem::directory_iterator(outputDir))
-    if (entry.path().extension() == ".MS") return readMeasurementSet(entry.path().string());
+    if (entry.path().extension() == ".MS") return entry.path().string();
   CPPUNIT_FAIL("no MS in " + outputDir);
   return {};
 }
+
+MsContents theMs(const std::string& outputDir) { return readMeasurementSet(msPath(outputDir)); }
 
 /// Mean over the rows of baseline (a1, a2) of channel c's WEIGHT_SPECTRUM (pol 0), its
 /// flagged fraction, and the mean amplitude of its XX.
@@ -113,8 +116,8 @@ class FlaggingTest : public CppUnit::TestFixture {
         replay(dir, o, "on",
                "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n"
                "OLAP.CNProc.onlinePostCorrelationFlagging = T\n"
-               "Rtcp.Flagging.postCorrelation.window = 4\n"
-               "Rtcp.Flagging.postCorrelation.overlap = 1\n");
+               "Rtcp.Flagging.postCorrelation.window = 12\n"
+               "Rtcp.Flagging.postCorrelation.overlap = 3\n");
     const std::string off = replay(dir, o, "off", "");
     const MsContents flagged = theMs(dir.path() + "/on-out");
     const MsContents plain = theMs(dir.path() + "/off-out");
@@ -165,7 +168,7 @@ class FlaggingTest : public CppUnit::TestFixture {
     const std::string parset = readFile(on + "/observation.parset");
     CPPUNIT_ASSERT(parset.find("OLAP.CNProc.onlinePreCorrelationFlagging = T") !=
                    std::string::npos);
-    CPPUNIT_ASSERT(parset.find("Rtcp.Flagging.postCorrelation.window = 4") != std::string::npos);
+    CPPUNIT_ASSERT(parset.find("Rtcp.Flagging.postCorrelation.window = 12") != std::string::npos);
   }
 };
 

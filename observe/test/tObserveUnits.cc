@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "ChildProcess.h"
+#include "FlaggingReport.h"
 #include "HydraLaunch.h"
 #include "MemoryPlan.h"
 #include "ObservationPlan.h"
@@ -56,6 +57,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testNowLeavesTimeToFaultBuffersIn);
   CPPUNIT_TEST(testChildProcess);
   CPPUNIT_TEST(testSummaryJson);
+  CPPUNIT_TEST(testFlaggingReportsPerStation);
   CPPUNIT_TEST(testProgressLine);
   CPPUNIT_TEST(testMergedStatus);
   CPPUNIT_TEST(testCheckerAcrossHosts);
@@ -260,6 +262,52 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("to-the-log\n"), readFile(dir.path() + "/remote.log"));
   }
 
+  /// Two ranks' pre-correlation counts are added up per station; AOFlagger's per-station
+  /// counts, broken subband-blocks and incoherent subband-integrations land on the stations
+  /// they name; the JSON carries them back.
+  void testFlaggingReportsPerStation() {
+    const std::vector<std::string> lines = {
+        "rank 0: pre-correlation flagging: flagged of the samples that arrived: CS001LBA 1.00 % "
+        "(10 of 1000), RS106LBA 100.00 % (1000 of 1000)",
+        "rank 0: broken stations, flagged whole: RS106LBA in 3 of 3 subband-blocks (3 no "
+        "signal, 0 only interference)",
+        "rank 1: pre-correlation flagging: flagged of the samples that arrived: CS001LBA 3.00 % "
+        "(30 of 1000), RS106LBA 50.00 % (500 of 1000)",
+        "rank 1: broken stations, flagged whole: RS106LBA in 1 of 3 subband-blocks (1 no "
+        "signal, 0 only interference)",
+        "post-correlation flagging (AOFlagger, /usr/share/aoflagger/strategies/lofar-default.lua):"
+        " 5 of 400 cross-correlation visibilities (1.25 %) in 8 integrations, 12 baseline "
+        "windows, 0.1 s",
+        "post-correlation flagging per station, of its cross-correlation visibilities: CS001LBA "
+        "2.50 % (5 of 200), RS106LBA 0.00 % (0 of 200)",
+        "post-correlation broken stations (no sky in their cross-correlations), flagged whole: "
+        "RS106LBA in 7 of 8 subband-integrations"};
+    std::vector<StationSummary> stations(3);
+    stations[0].name = "CS001LBA";
+    stations[1].name = "RS106LBA";
+    stations[2].name = "RS205LBA";
+    addFlaggingReports(lines, stations);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(0.02, stations[0].preCorrelationFlagged, 1e-12);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(0.75, stations[1].preCorrelationFlagged, 1e-12);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(0.025, stations[0].postCorrelationFlagged, 1e-12);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(4), stations[1].brokenSubbandBlocks);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(7), stations[1].incoherentIntegrations);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), stations[0].brokenSubbandBlocks);
+    CPPUNIT_ASSERT_EQUAL(0.0, stations[2].preCorrelationFlagged);
+    ObservationSummary summary;
+    summary.ok = true;
+    summary.stations = stations;
+    summary.flagging = lines;
+    const ObservationSummary back = ObservationSummary::fromJson(summary.toJson(), "test");
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(0.75, back.stations[1].preCorrelationFlagged, 1e-9);
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(0.025, back.stations[0].postCorrelationFlagged, 1e-9);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(7), back.stations[1].incoherentIntegrations);
+    const std::string text = summary.toText();
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("flagged online: 75 % before correlation, 0 % after "
+                                           "(AOFlagger), broken in 4 subband-blocks, no sky in "
+                                           "7 subband-integrations") != std::string::npos);
+  }
+
   void testSummaryJson() {
     TempDir dir;
     ObservationSummary s;
@@ -280,8 +328,9 @@ class ObserveUnitTest : public CppUnit::TestFixture {
                     "\"packetsDuplicated\": 1, \"packetsRejected\": 2, \"packetsImplausible\": 3, "
                     "\"packetsBeforeStart\": 0, \"packetsBeforeWindow\": 0, "
                     "\"packetsAfterWindow\": 0, \"packetsRecorded\": 0, \"packetsNotRecorded\": 0, "
-                    "\"flaggedFraction\": 0.125, "
-                    "\"ports\": [{\"packetsReceived\": 90, "
+                    "\"flaggedFraction\": 0.125, \"preCorrelationFlagged\": 0, "
+                    "\"postCorrelationFlagged\": 0, \"brokenSubbandBlocks\": 0, "
+                    "\"incoherentIntegrations\": 0, \"ports\": [{\"packetsReceived\": 90, "
                     "\"packetsExpected\": 100, \"packetsLost\": 10}, {\"packetsReceived\": 0, "
                     "\"packetsExpected\": 0, \"packetsLost\": 0}]}]"),
         summaryValue(dir.path(), "stations"));

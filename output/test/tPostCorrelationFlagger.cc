@@ -3,13 +3,16 @@
 // over a few integrations, a broadband one in one integration, one at a window's edge) is
 // flagged, clean Gaussian visibilities hardly; every integration is handed on once, in
 // order; a flagged visibility has count 0 and value 0; a missing strategy file is an error
-// naming the key.
+// naming the key. The coherence check (IncoherentStations.h): stations sending noise without
+// the sky, correlated from samples here, are found and flagged whole; nothing is decided
+// without a sky to see.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <iostream>
 #include <random>
 #include <set>
 
+#include "IncoherentStations.h"
 #include "PostCorrelationFlagger.h"
 #include "rtcp/Baselines.h"
 
@@ -61,12 +64,59 @@ std::vector<std::unique_ptr<CorrelatedData>> makeIntegrations(Injected& injected
   return all;
 }
 
+/// Integrations correlated from complex Gaussian samples (n a channel): every station hears
+/// the sky (power `sky` per polarisation, common to all) plus its own noise (power 1), but
+/// those in `noiseOnly` hear noise alone, of the same total power.
+std::vector<std::unique_ptr<CorrelatedData>> correlateSamples(int stations, double sky,
+                                                              const std::set<int>& noiseOnly,
+                                                              int integrations, int seed) {
+  const int channels = 16, n = 100;
+  std::mt19937 random{uint32_t(seed)};
+  std::normal_distribution<double> gauss(0, std::sqrt(0.5));
+  auto draw = [&](double power) {
+    return std::sqrt(power) * std::complex<double>(gauss(random), gauss(random));
+  };
+  std::vector<std::unique_ptr<CorrelatedData>> all;
+  std::vector<std::complex<double>> x(size_t(stations) * 2);
+  for (int i = 0; i < integrations; ++i) {
+    auto d = std::make_unique<CorrelatedData>(stations, channels);
+    d->integration = i;
+    d->subband = 0;
+    std::vector<std::complex<double>> sums(d->visibilities.size());
+    for (int c = 0; c < channels; ++c)
+      for (int t = 0; t < n; ++t) {
+        const std::complex<double> common[2] = {draw(sky), draw(sky)};
+        for (int s = 0; s < stations; ++s)
+          for (int p = 0; p < 2; ++p)
+            x[size_t(2 * s + p)] = noiseOnly.count(s) ? draw(1 + sky) : common[p] + draw(1);
+        for (int q = 0; q < stations; ++q)
+          for (int p = 0; p <= q; ++p)
+            for (int pol = 0; pol < 4; ++pol)
+              sums[(size_t(baselineIndex(p, q)) * channels + size_t(c)) * 4 + size_t(pol)] +=
+                  x[size_t(2 * p + pol / 2)] * std::conj(x[size_t(2 * q + pol % 2)]);
+      }
+    for (size_t k = 0; k < sums.size(); ++k) d->visibilities[k] = std::complex<float>(sums[k]);
+    for (auto& v : d->validSamples) v = n;
+    all.push_back(std::move(d));
+  }
+  return all;
+}
+
+std::vector<bool> incoherentIn(const std::vector<std::unique_ptr<CorrelatedData>>& window) {
+  std::vector<CorrelatedData*> pointers;
+  for (const auto& d : window) pointers.push_back(d.get());
+  return findIncoherentStations(coherenceSignificance(pointers), window.front()->nrStations);
+}
+
 }  // namespace
 
 class PostCorrelationFlaggerTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(PostCorrelationFlaggerTest);
   CPPUNIT_TEST(testInterferenceFlagged);
   CPPUNIT_TEST(testMissingStrategy);
+  CPPUNIT_TEST(testIncoherentStationsFound);
+  CPPUNIT_TEST(testNoSkyNothingDecided);
+  CPPUNIT_TEST(testIncoherentStationFlaggedWhole);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -130,6 +180,68 @@ class PostCorrelationFlaggerTest : public CppUnit::TestFixture {
           message, message.find("Rtcp.Flagging.postCorrelation.strategy") != std::string::npos);
       CPPUNIT_ASSERT(message.find("/nonexistent/strategy.lua") != std::string::npos);
     }
+  }
+
+  /// A sky of 0.2 of the noise's power (ρ = 0.17): one noise-only station of 4, two of 6,
+  /// found in a window of 8 integrations; healthy baselines far above the threshold, the
+  /// noise-only ones below it.
+  void testIncoherentStationsFound() {
+    const auto four = correlateSamples(4, 0.2, {2}, 8, 21);
+    std::vector<CorrelatedData*> pointers;
+    for (const auto& d : four) pointers.push_back(d.get());
+    const std::vector<double> z = coherenceSignificance(pointers);
+    std::cout << "\ncoherence significance, station 2 noise only:";
+    for (int q = 1; q < 4; ++q)
+      for (int p = 0; p < q; ++p)
+        std::cout << " " << p << "-" << q << " " << z[size_t(baselineIndex(p, q))];
+    std::cout << "\n";
+    for (int q = 1; q < 4; ++q)
+      for (int p = 0; p < q; ++p) {
+        const double zpq = z[size_t(baselineIndex(p, q))];
+        if (p == 2 || q == 2)
+          CPPUNIT_ASSERT(std::abs(zpq) < kNoCoherence);
+        else
+          CPPUNIT_ASSERT(zpq > kSkyCoherence);
+      }
+    CPPUNIT_ASSERT((incoherentIn(four) == std::vector<bool>{false, false, true, false}));
+    const auto six = correlateSamples(6, 0.2, {0, 4}, 8, 22);
+    CPPUNIT_ASSERT(
+        (incoherentIn(six) == std::vector<bool>{true, false, false, false, true, false}));
+  }
+
+  /// Noise alone everywhere, or a sky too weak to see: nobody is judged; two stations:
+  /// nobody either (which of them would it be?).
+  void testNoSkyNothingDecided() {
+    CPPUNIT_ASSERT((incoherentIn(correlateSamples(4, 0.0, {}, 8, 23)) == std::vector<bool>(4)));
+    CPPUNIT_ASSERT((incoherentIn(correlateSamples(4, 0.01, {1}, 8, 24)) == std::vector<bool>(4)));
+    CPPUNIT_ASSERT((incoherentIn(correlateSamples(2, 0.2, {1}, 8, 25)) == std::vector<bool>(2)));
+  }
+
+  /// Through the flagger with only the broken-station switch on (no AOFlagger): the
+  /// noise-only station's baselines and autocorrelation are flagged in every integration,
+  /// nothing else; the statistics count it per station.
+  void testIncoherentStationFlaggedWhole() {
+    FlaggingSettings settings;
+    settings.online = settings.detectBrokenStations = true;
+    std::vector<std::unique_ptr<CorrelatedData>> out;
+    PostCorrelationFlagger flagger(
+        settings, [&](std::unique_ptr<CorrelatedData> d) { out.push_back(std::move(d)); });
+    CPPUNIT_ASSERT(flagger.strategyFile().empty());
+    for (auto& d : correlateSamples(4, 0.2, {3}, 24, 26)) flagger.add(std::move(d));
+    flagger.flush();
+    CPPUNIT_ASSERT_EQUAL(size_t(24), out.size());
+    for (const auto& d : out)
+      for (int q = 0; q < 4; ++q)
+        for (int p = 0; p <= q; ++p)
+          for (int c = 0; c < d->nrChannels; ++c) {
+            const bool flagged = d->valid(baselineIndex(p, q), c) == 0;
+            CPPUNIT_ASSERT_EQUAL(q == 3, flagged);
+            if (flagged)
+              CPPUNIT_ASSERT(d->visibility(baselineIndex(p, q), c, 0) == std::complex<float>());
+          }
+    const auto st = flagger.statistics();
+    CPPUNIT_ASSERT((st.incoherent == std::vector<uint64_t>{0, 0, 0, 24}));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.flagged);
   }
 };
 

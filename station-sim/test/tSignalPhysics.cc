@@ -1,7 +1,8 @@
 // The simulator's physics, checked on its recordings without any filter bank: delays
 // compensated independently (rtcp::DelayModel here) give zero-phase fringes with the
 // source's power; uncompensated, the fringes have the phase the geometry predicts; a
-// tone lands at its frequency, delayed like the sky.
+// tone lands at its frequency, delayed like the sky; interference (Sim.rfi.*): a drifting
+// signal follows its sweep, a noise-only station has the others' power and no correlation.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cmath>
@@ -75,6 +76,8 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testUncompensatedFringesFollowGeometry);
   CPPUNIT_TEST(testNoiselessFringesStayAtZeroPhaseEveryBlock);
   CPPUNIT_TEST(testToneLandsAtItsFrequencyWithItsDelay);
+  CPPUNIT_TEST(testDriftFollowsItsSweep);
+  CPPUNIT_TEST(testNoiseOnlyStationIsUncorrelated);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -242,7 +245,87 @@ class SignalPhysicsTest : public CppUnit::TestFixture {
     }
   }
 
+  /// Sim.rfi.drift.*: in every 1024-sample window of CS001 the strongest bin is the sweep's
+  /// frequency f0 + r τ (τ on the sample clock, modulo the period) within 2 bins; RS106,
+  /// not listed in drift.stations, has none.
+  void testDriftFollowsItsSweep() {
+    const Recorded& r = interfered();
+    const double fs = r.settings.subbandWidth(), f = r.settings.subbands[0].frequency;
+    const SimRfi& rfi = r.settings.sim.rfi;
+    const int size = 1024;
+    Fftw fft(size);
+    int windows = 0;
+    for (int64_t start = 0; start + size <= r.stations[0].nrSamples; start += size, ++windows) {
+      const int64_t middle = r.stations[0].firstSample + start + size / 2;
+      const long double tau = fmodl((long double)middle / fs, (long double)rfi.driftPeriod);
+      const double expected = (rfi.driftFrequency + rfi.driftRate * double(tau) - f) / fs * size;
+      for (int s = 0; s < 2; ++s) {
+        const auto& x = fft(r.stations[size_t(s)].at(0, 0) + start);
+        int peak = 0;
+        double total = 0;
+        for (int k = 0; k < size; ++k) {
+          total += std::norm(x[size_t(k)]);
+          if (std::norm(x[size_t(k)]) > std::norm(x[size_t(peak)])) peak = k;
+        }
+        const double peakToMean = std::norm(x[size_t(peak)]) * size / total;
+        const double bin = fft.frequency(peak) * size;
+        if (s == 0) {
+          CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(std::to_string(start), expected, bin, 2.0);
+          CPPUNIT_ASSERT(peakToMean > 20);
+        } else {
+          CPPUNIT_ASSERT(peakToMean < 20);
+        }
+      }
+    }
+    CPPUNIT_ASSERT(windows >= 40);
+  }
+
+  /// Sim.rfi.noiseOnlyStations: RS310 has the power of a station with sky and noise, and
+  /// correlates with no other station at any lag (|ρ| < 0.02), where CS001 and RS106 do
+  /// (> 0.3 at the lag of their delay difference).
+  void testNoiseOnlyStationIsUncorrelated() {
+    const Recorded& r = interfered();
+    const int64_t n = r.stations[0].nrSamples;
+    auto power = [&](int s) {
+      double sum = 0;
+      for (int64_t t = 0; t < n; ++t) sum += std::norm(r.stations[size_t(s)].at(0, 1)[t]);
+      return sum / double(n);
+    };
+    auto bestCorrelation = [&](int s1, int s2) {
+      const cf* x = r.stations[size_t(s1)].at(0, 1);
+      const cf* y = r.stations[size_t(s2)].at(0, 1);
+      double best = 0;
+      for (int lag = -64; lag <= 64; ++lag) {
+        cd sum;
+        for (int64_t t = 64; t < n - 64; ++t) sum += cd(x[t]) * std::conj(cd(y[t + lag]));
+        best = std::max(best, std::abs(sum) / double(n - 128));
+      }
+      return best / std::sqrt(power(s1) * power(s2));
+    };
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, power(2) / power(1), 0.05);
+    CPPUNIT_ASSERT(bestCorrelation(1, 0) > 0.3);
+    CPPUNIT_ASSERT(bestCorrelation(2, 0) < 0.02);
+    CPPUNIT_ASSERT(bestCorrelation(2, 1) < 0.02);
+  }
+
  private:
+  /// CS001 with a drifting signal, RS106 plain, RS310 noise only: subband 300, 0.25 s.
+  static const Recorded& interfered() {
+    static std::unique_ptr<Recorded> r;
+    if (!r) {
+      const double fs = 195312.5, f = 300 * fs;
+      r = std::make_unique<Recorded>(
+          record(makeParset({"CS001", "RS106", "RS310"}, "[300]", 16,
+                            std::string(kSky) +
+                                "Sim.rfi.drift.frequency = " + std::to_string(f - 0.3 * fs) +
+                                "\nSim.rfi.drift.rate = " + std::to_string(0.3 * fs) +
+                                "\nSim.rfi.drift.period = 2\nSim.rfi.drift.amplitude = 1\n"
+                                "Sim.rfi.drift.stations = [CS001LBA]\n"
+                                "Sim.rfi.noiseOnlyStations = [RS310LBA]\n"),
+                 0.25));
+    }
+    return *r;
+  }
   static std::unique_ptr<Recorded> recorded_;
 };
 
