@@ -179,7 +179,15 @@ class InspectTest : public CppUnit::TestFixture {
                "0  BEAM_0     phase centre RA 19:59:28.358 Dec +40.44.02.42 (J2000)",
                "Spectral windows (1)",
                "0  SB-0       8 channels of 24.4141 kHz, 58.4961 MHz to 58.667 MHz",
-               "Polarisations XX XY YX YY", "Stations (4)", "0   CS001", "3   RS106", "LBA 48/96"});
+               "Polarisations XX XY YX YY", "Stations (4)", "0   CS001", "3   RS106", "LBA 48/96",
+               "LOFAR fields (elements used) flagged"});
+    // Per station, the rows with it: channel 0 of 8 flagged everywhere.
+    for (const char* station : {"CS001", "RS106"}) {
+      const size_t at = text.find(std::string(station) + "LBA  ");
+      CPPUNIT_ASSERT_MESSAGE(text, at != std::string::npos);
+      const std::string line = text.substr(at, text.find('\n', at) - at);
+      CPPUNIT_ASSERT_MESSAGE(line, line.ends_with("12.50 %"));
+    }
     // A missing MS: said so, non-zero.
     const std::string missing = msoverview(dir.path(), {ms[0], dir.path() + "/none.MS"}, code);
     CPPUNIT_ASSERT_EQUAL(2, code);
