@@ -26,13 +26,14 @@
 
 namespace rtcp::correlator::beamformed {
 
-/// The forward and inverse FFT plans of one FFT size, shared by every CoherentDedispersion
-/// of that size: fftSize points, the two polarisations one after the other (contiguous
-/// transforms: FFTW copied strided ones through buffers, 30 % slower at 65536 points).
+/// The FFT plan of one FFT size, shared by every CoherentDedispersion of that size:
+/// fftSize points, the two polarisations one after the other (contiguous transforms: FFTW
+/// copied strided ones through buffers, 30 % slower at 65536 points). Forward only: the
+/// inverse is taken as conj(FFT(conj(x))).
 struct DedispersionFft {
   explicit DedispersionFft(int fftSize);
   int size;
-  FftPlan forward, backward;
+  FftPlan forward;
 };
 
 class CoherentDedispersion {
@@ -67,8 +68,8 @@ class CoherentDedispersion {
   int latency_;
   int overlap_;  ///< 2 latency
   double dispersionMeasure_;
-  /// spectrum[k] *= chirp_[k] for one polarisation's fftSize() bins.
-  void multiplyByChirp(std::complex<float>* spectrum) const;
+  /// spectrum[k] = conj(spectrum[k] chirp_[k]) for one polarisation's fftSize() bins.
+  void multiplyByChirpConjugated(std::complex<float>* spectrum) const;
 
   std::vector<std::complex<float>> chirp_;
   AlignedBuffer<std::complex<float>> history_;  ///< the last overlap_ input samples [pol][time]
