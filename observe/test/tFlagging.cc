@@ -1,19 +1,21 @@
-// Online RFI flagging through the real executables: station-sim records 4 stations with
+// Online RFI flagging through the real executables: station-sim records 5 stations with
 // interference (Sim.rfi.*: a tone at CS002 in channel 12, a 4 ms broadband burst every
-// second at every station, RS106 silent), observe replays the recordings twice (file:
-// inputs, OLAP.realTime = F) — with OLAP.CNProc.onlineFlagging = T and the pre- and
-// post-correlation keys on, and with flagging off — and the MSs say: the tone's channel at
-// CS002 is flagged (FLAG, WEIGHT_SPECTRUM 0) with flagging and stands out of its
+// second at every station, RS106 silent, RS306 noise only), observe replays the recordings
+// twice (file: inputs, OLAP.realTime = F) — with OLAP.CNProc.onlineFlagging = T and the
+// pre- and post-correlation keys on, and with flagging off — and the MSs say: the tone's
+// channel at CS002 is flagged (FLAG, WEIGHT_SPECTRUM 0) with flagging and stands out of its
 // neighbours without; the bursts take their share off every station's weights; the silent
-// station is flagged whole and the correlator's log names it; AOFlagger ran in ionproc.
-// And against AOFlagger offline: the `aoflagger` command (LOFAR's strategy) on a copy of the
-// MS written without flagging; agreement of the two on the cross-correlations measured and
-// bounded (output/README.md).
+// station is flagged whole and the correlator's log names it; the noise-only station is
+// flagged whole after correlation and ionproc's log names it; the summary gives every
+// station's figures per stage; AOFlagger ran in ionproc. And against AOFlagger offline: the
+// `aoflagger` command (LOFAR's strategy) on a copy of the MS written without flagging;
+// agreement of the two on the cross-correlations measured and bounded (output/README.md).
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "MsReader.h"
 #include "ObserveTestUtil.h"
@@ -32,7 +34,7 @@ constexpr int kToneChannel = 12;
 SmallObservation observation(const TempDir& dir) {
   SmallObservation o;
   o.obsId = 4731;
-  o.stations = {"CS001", "CS002", "RS106", "RS205"};
+  o.stations = {"CS001", "CS002", "RS106", "RS205", "RS306"};
   o.subbands = "[300]";
   o.seconds = 4;
   o.steps = 2048;  // blocks and integrations of 0.17 s: 23 of them, for AOFlagger's windows
@@ -43,7 +45,8 @@ SmallObservation observation(const TempDir& dir) {
   o.extra = "Sim.rfi.tone.frequency = " + std::to_string(tone) +
             "\nSim.rfi.tone.amplitude = 0.5\nSim.rfi.tone.stations = [CS002LBA]\n"
             "Sim.rfi.burst.period = 1.0\nSim.rfi.burst.duration = 0.004\n"
-            "Sim.rfi.burst.power = 4\nSim.rfi.silentStations = [RS106LBA]\n";
+            "Sim.rfi.burst.power = 4\nSim.rfi.silentStations = [RS106LBA]\n"
+            "Sim.rfi.noiseOnlyStations = [RS306LBA]\n";
   return o;
 }
 
@@ -71,7 +74,7 @@ std::string msPath(const std::string& outputDir) {
 MsContents theMs(const std::string& outputDir) { return readMeasurementSet(msPath(outputDir)); }
 
 /// Cells (cross-correlation row, channel, XX) flagged by both, one alone, neither; rows of
-/// station `left` out; channels 2..C-2 (`edges` false) or the subband's edge channels 1 and
+/// the stations `left` out; channels 2..C-2 (`edges` false) or the subband's edge channels 1 and
 /// C-1 (true), where the neighbours' aliases add the source with their own delay phase.
 struct Agreement {
   uint64_t both = 0, onlineOnly = 0, offlineOnly = 0, neither = 0;
@@ -83,12 +86,13 @@ struct Agreement {
   }
 };
 
-Agreement agreement(const MsContents& online, const MsContents& offline, int left, bool edges) {
+Agreement agreement(const MsContents& online, const MsContents& offline, std::set<int> left,
+                    bool edges) {
   CPPUNIT_ASSERT_EQUAL(online.nrRows, offline.nrRows);
   Agreement a;
   for (size_t r = 0; r < online.nrRows; ++r) {
     if (online.antenna1[r] == online.antenna2[r]) continue;
-    if (online.antenna1[r] == left || online.antenna2[r] == left) continue;
+    if (left.count(online.antenna1[r]) || left.count(online.antenna2[r])) continue;
     for (int c = 1; c < online.nrChannels; ++c) {
       if ((c == 1 || c == online.nrChannels - 1) != edges) continue;
       const size_t i = (r * size_t(online.nrChannels) + size_t(c)) * 4;
@@ -153,7 +157,7 @@ class FlaggingTest : public CppUnit::TestFixture {
     const std::string off = replay(dir, o, "off", "");
     const MsContents flagged = theMs(dir.path() + "/on-out");
     const MsContents plain = theMs(dir.path() + "/off-out");
-    // Antennas in station-list order: CS001 0, CS002 1, RS106 2, RS205 3.
+    // Antennas in station-list order: CS001 0, CS002 1, RS106 2, RS205 3, RS306 4.
 
     // Without flagging the tone is in the data: CS002's channel 12 stands out, unflagged.
     const Cell toneOff = cell(plain, 1, 1, kToneChannel);
@@ -186,7 +190,37 @@ class FlaggingTest : public CppUnit::TestFixture {
         logs, logs.find("broken stations, flagged whole: RS106LBA") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(logs,
                            logs.find("post-correlation flagging (AOFlagger") != std::string::npos);
-    // The summary says so too, with the fraction flagged per station.
+    // RS306 sent noise alone: its autocorrelation looks right, its cross-correlations have no
+    // sky; flagged whole after correlation and named.
+    for (int c = 1; c < 16; ++c) {
+      CPPUNIT_ASSERT(cell(flagged, 4, 4, c).weight <= 0.05);
+      CPPUNIT_ASSERT(cell(flagged, 0, 4, c).weight <= 0.05);
+      CPPUNIT_ASSERT(cell(plain, 4, 4, c).weight > 0.99);
+    }
+    const size_t incoherent = logs.find(
+        "post-correlation broken stations (no sky in their "
+        "cross-correlations), flagged whole: ");
+    CPPUNIT_ASSERT_MESSAGE(logs, incoherent != std::string::npos);
+    const std::string line = logs.substr(incoherent, logs.find('\n', incoherent) - incoherent);
+    CPPUNIT_ASSERT_MESSAGE(line, line.find("RS306LBA in 23 of 23") != std::string::npos);
+    // The summary says so too, with the fraction flagged per station and stage.
+    const std::string stations = summaryValue(on, "stations");
+    std::cout << "summary's stations: " << stations << "\n";
+    auto field = [&](const std::string& station, const std::string& key) {
+      const size_t at = stations.find("\"name\": \"" + station + "\"");
+      CPPUNIT_ASSERT_MESSAGE(stations, at != std::string::npos);
+      const size_t value = stations.find("\"" + key + "\": ", at);
+      CPPUNIT_ASSERT_MESSAGE(stations, value != std::string::npos);
+      return std::stod(stations.substr(value + key.size() + 4));
+    };
+    CPPUNIT_ASSERT(field("RS306LBA", "incoherentIntegrations") >= 20);  // of 23
+    CPPUNIT_ASSERT_EQUAL(0.0, field("CS001LBA", "incoherentIntegrations"));
+    CPPUNIT_ASSERT(field("CS002LBA", "preCorrelationFlagged") >
+                   field("CS001LBA", "preCorrelationFlagged"));
+    CPPUNIT_ASSERT(field("CS001LBA", "preCorrelationFlagged") > 0.003);  // the bursts
+    // RS106: zeros flagged before correlation; where its bursts gave it power, after.
+    CPPUNIT_ASSERT(field("RS106LBA", "brokenSubbandBlocks") >= 15);
+    CPPUNIT_ASSERT(field("RS106LBA", "incoherentIntegrations") >= 1);
     const std::string summary = summaryValue(on, "flagging");
     std::cout << "summary's flagging: " << summary << "\n";
     CPPUNIT_ASSERT_MESSAGE(summary, summary.find("RS106LBA in ") != std::string::npos);
@@ -213,7 +247,7 @@ class FlaggingTest : public CppUnit::TestFixture {
         0, runProgram({"/usr/bin/aoflagger", offlineMs}, dir.path() + "/aoflagger.log"));
     const MsContents offline = readMeasurementSet(offlineMs);
     for (bool edges : {false, true}) {
-      const Agreement a = agreement(flagged, offline, 2, edges);
+      const Agreement a = agreement(flagged, offline, {2, 4}, edges);
       std::cout << "online against AOFlagger offline, " << a.cells() << " cross-correlation cells ("
                 << (edges ? "the edge channels 1 and 15" : "channels 2..14") << "): both "
                 << a.percent(a.both) << " %, online only " << a.percent(a.onlineOnly)
