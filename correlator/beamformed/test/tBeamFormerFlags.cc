@@ -63,8 +63,11 @@ std::vector<Stream> skyStreams(bool rfi) {
   return streams;
 }
 
-ObservationSettings makeSettings(bool flagging) {
+/// superstation: stations 3 and 4 merged into one (OLAP.tiedArrayStationNames).
+ObservationSettings makeSettings(bool flagging, bool superstation = false) {
   ObservationSettings settings = test::makeSettings(kStations, 16, kSamples / 16);
+  if (superstation)
+    settings.tiedArrayStationNames = {settings.stations[3].name, settings.stations[4].name};
   settings.startTime = 1.7e9;
   settings.correctBandPass = false;
   settings.subbands[0].frequency = 150e6;
@@ -84,8 +87,9 @@ struct Run {
 };
 
 /// flysEye: one beam per station instead of the two TABs.
-Run run(const std::vector<Stream>& streams, bool flagging, bool flysEye = false) {
-  const ObservationSettings settings = makeSettings(flagging);
+Run run(const std::vector<Stream>& streams, bool flagging, bool flysEye = false,
+        bool superstation = false) {
+  const ObservationSettings settings = makeSettings(flagging, superstation);
   BeamFormerParameters parameters;
   parameters.nrDelayChannels = kDelayChannels;
   parameters.coherent = {StokesKind::kI, kFinalChannels, kIntegration};
@@ -173,6 +177,7 @@ class BeamFormerFlagsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(fractionsOfStations);
   CPPUNIT_TEST(interferenceAtOneStation);
   CPPUNIT_TEST(flysEye);
+  CPPUNIT_TEST(superstation);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -348,6 +353,27 @@ class BeamFormerFlagsTest : public CppUnit::TestFixture {
     std::cout << " (sigma " << other.sigma << ")";
     CPPUNIT_ASSERT_DOUBLES_EQUAL(other.mean, rfiStation.mean,
                                  4 * std::hypot(other.sigma, rfiStation.sigma));
+  }
+
+  /// Stations 3 (the interference) and 4 merged into a superstation: a sample either member
+  /// flagged is flagged in the merged one, so over the 7 output stations the valid
+  /// fractions drop by the union of the members' flags and the others': at least the larger
+  /// member's, at most both.
+  void superstation() {
+    const Run flagged = run(skyStreams(true), true, false, true);
+    const int outputStations = kStations - 1;
+    for (int b = 1; b < kBlocks; ++b) {
+      const std::vector<uint64_t>& f = flagged.flaggedPerBlock[size_t(b)];
+      uint64_t others = 0;
+      for (int s = 0; s < kStations; ++s)
+        if (s != 3 && s != 4) others += f[size_t(s)];
+      const double drop = 1 - meanValid(flagged, b, 1);
+      const double samples = double(outputStations) * kSamples;
+      CPPUNIT_ASSERT(drop > 0.05 / outputStations);
+      CPPUNIT_ASSERT(drop >= (double(others + std::max(f[3], f[4])) - 0.5) / samples - 1e-6);
+      CPPUNIT_ASSERT(drop <= (double(others + f[3] + f[4]) + 0.5) / samples + 1e-6);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(drop, 1 - meanValid(flagged, b, 0), 1e-6);
+    }
   }
 };
 
