@@ -30,6 +30,7 @@ import glob
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -551,17 +552,20 @@ class BeamFormedPhysicsTest(unittest.TestCase):
         unflagged = observe("rfi-unflagged", 3109, common + rfi, flagged.recordings)
 
         def flagged_fraction(obs):
-            """Per station the largest fraction any rank's log says it flagged."""
+            """Per station the samples the ranks' logs say were flagged over those that
+            arrived ("CS001LBA 0.41 % (F of V)"), added up over the ranks."""
             with open(os.path.join(obs.obs, "summary.json")) as f:
                 lines = json.load(f)["flagging"]
-            fractions = {}
+            counts = {}
             for line in lines:
                 if "pre-correlation flagging" not in line:
                     continue
-                for part in line.split(":")[-1].split(","):
-                    station, percent, _ = part.split()
-                    fractions[station] = max(fractions.get(station, 0.0), float(percent) / 100)
-            return fractions
+                for station, part, whole in re.findall(r"([^ ,;:]+) [0-9.]+ % \((\d+) of (\d+)\)",
+                                                        line):
+                    c = counts.setdefault(station, [0, 0])
+                    c[0] += int(part)
+                    c[1] += int(whole)
+            return {station: c[0] / c[1] if c[1] else 0.0 for station, c in counts.items()}
 
         fractions = flagged_fraction(flagged)
         note("flagged per station: %s (clean: %s)" % (fractions, flagged_fraction(clean)))
