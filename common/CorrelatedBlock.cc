@@ -60,15 +60,22 @@ uint64_t CorrelatedHeader::expectedPayloadSize() const {
 void DurableReply::write(uint8_t* bytes) const {
   put(bytes, 0, kMagic);
   put(bytes, 4, uint16_t(kSize));
-  put(bytes, 6, uint16_t(0));
-  put(bytes, 8, subband);
-  put(bytes, 12, uint32_t(0));
-  put(bytes, 16, integration);
+  put(bytes, 6, uint16_t(stream.kind));
+  put(bytes, 8, stream.subband);
+  put(bytes, 12, stream.sap);
+  put(bytes, 14, stream.tab);
+  put(bytes, 16, sequence);
 }
 
 std::optional<DurableReply> DurableReply::read(const uint8_t* bytes) {
   if (get<uint32_t>(bytes, 0) != kMagic || get<uint16_t>(bytes, 4) != kSize) return std::nullopt;
-  return DurableReply{get<uint32_t>(bytes, 8), get<uint64_t>(bytes, 16)};
+  const uint16_t kind = get<uint16_t>(bytes, 6);
+  if (kind > uint16_t(DurableStream::Kind::kBeamFormed)) return std::nullopt;
+  DurableReply reply;
+  reply.stream = {DurableStream::Kind(kind), get<uint16_t>(bytes, 12), get<uint16_t>(bytes, 14),
+                  get<uint32_t>(bytes, 8)};
+  reply.sequence = get<uint64_t>(bytes, 16);
+  return reply;
 }
 
 std::optional<std::string> checkCorrelatedHeader(const CorrelatedHeader& h, uint32_t maxStations,

@@ -426,7 +426,8 @@ void readFiles(const Parset& p, Problems& problems, const ObservationSettings& s
     std::string raw = f.filename;
     if (raw.ends_with(".h5")) raw.resize(raw.size() - 3);
     const bool fresh = written.emplace(f.host, f.directory, f.filename).second &&
-                       written.emplace(f.host, f.directory, raw + ".raw").second;
+                       written.emplace(f.host, f.directory, raw + ".raw").second &&
+                       written.emplace(f.host, f.directory, raw + ".weight.raw").second;
     if (!fresh) {
       problems.error((f.coherent ? kCoherent : kIncoherent).output("filenames"),
                      "two files would write " + f.host + ":" + f.directory + "/" + f.filename);

@@ -54,6 +54,9 @@ void forEachCounter(StatusT& s, Visit visit) {
   visit("beamformed.queued", s.beamFormedQueued);
   visit("beamformed.sent", s.beamFormedSent);
   visit("beamformed.dropped", s.beamFormedDropped);
+  visit("beamformed.spooled", s.beamFormedSpooled);
+  visit("beamformed.resent", s.beamFormedResent);
+  visit("beamformed.unprotected", s.beamFormedUnprotected);
   visit("link.connectionsRefused", s.linkConnectionsRefused);
 }
 

@@ -259,9 +259,12 @@ IonStatus collectStatus(const ObservationSettings& settings, std::vector<IonStat
     status.storageSent = st.sent;
     status.storageDropped = st.dropped;
     status.storageConnections = st.connects;
-    status.beamFormedQueued = st.beamFormedQueued;
-    status.beamFormedSent = st.beamFormedSent;
-    status.beamFormedDropped = st.beamFormedDropped;
+    status.beamFormedQueued = st.beamFormed.queued;
+    status.beamFormedSent = st.beamFormed.sent;
+    status.beamFormedDropped = st.beamFormed.dropped;
+    status.beamFormedSpooled = st.beamFormed.spooled;
+    status.beamFormedResent = st.beamFormed.resent;
+    status.beamFormedUnprotected = st.beamFormed.unprotected;
   }
   return status;
 }

@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "BeamFormedHoldings.h"
 #include "Executables.h"
 #include "FlaggingReport.h"
 #include "LocalHost.h"
@@ -793,25 +794,19 @@ void Observation::countStoredIntegrations(ObservationSummary& summary) {
 void Observation::listBeamFormedFiles(ObservationSummary& summary) {
   const ObservationSettings& s = plan_.settings;
   if (s.beamFormed.files.empty()) return;
-  // This host's files as its storage-sink reported them at its end (in its log: `--report`,
-  // each run of a restarted sink in a log of its own), the others' as theirs did.
-  std::map<std::string, WrittenBeamFormedFile> local;
-  std::vector<std::string> logs{plan_.directory + "/storage-sink.log"};
-  for (int restart = 1; restart <= kMaxStorageSinkRestarts; ++restart)
-    logs.push_back(plan_.directory + "/storage-sink.restart" + std::to_string(restart) + ".log");
-  for (const std::string& log : logs) {
-    PartOutput output(log, 1);
-    output.update();
-    for (const WrittenBeamFormedFile& file : output.beamFormedFiles()) local[file.path] = file;
-  }
+  // This host's files as they are on disk now that every storage-sink has stopped (a sink
+  // killed and restarted continued them: BeamFormedHoldings.h); the others' as their
+  // storage-sinks reported them at their end (`--report`, counted from the files there; a
+  // restarted one's last report).
   const int64_t expected = nrProcessedBlocks(s);
-  for (const BeamFormedFile& file : s.beamFormed.files) {
+  for (size_t f = 0; f < s.beamFormed.files.size(); ++f) {
+    const BeamFormedFile& file = s.beamFormed.files[f];
     const std::string path = file.directory + "/" + file.filename;
     std::optional<WrittenBeamFormedFile> written;
     BeamFormedFileSummary entry;
     entry.path = path;
     if (isLocalHost(file.host)) {
-      if (const auto it = local.find(path); it != local.end()) written = it->second;
+      written = localBeamFormedFile(int(f));
     } else {
       entry.path = file.host + ":" + path;
       if (const auto it = remote_.find("storage-sink@" + file.host); it != remote_.end())
@@ -829,6 +824,24 @@ void Observation::listBeamFormedFiles(ObservationSummary& summary) {
       warnings_.push_back("not written: " + entry.path);
     }
     summary.beamFormedFiles.push_back(entry);
+  }
+}
+
+std::optional<WrittenBeamFormedFile> Observation::localBeamFormedFile(int index) {
+  const ObservationSettings& s = plan_.settings;
+  const BeamFormedFile& file = s.beamFormed.files.at(size_t(index));
+  const storage::BeamFormedFileLayout layout(s, index, file.directory);
+  std::error_code error;
+  if (!fs::exists(layout.h5Path, error)) return std::nullopt;
+  try {
+    const storage::BeamFormedHoldings held =
+        storage::readBeamFormedHoldings(layout, nrProcessedBlocks(s));
+    return WrittenBeamFormedFile{layout.h5Path, held.blocks, nrProcessedBlocks(s),
+                                 held.subbandBlocksLost, held.bytes};
+  } catch (const std::exception& e) {
+    warnings_.push_back(e.what());
+    RTCP_LOG_WARN("observe", e.what());
+    return std::nullopt;
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -129,6 +130,9 @@ class Observation {
   void countStoredIntegrations(ObservationSummary& summary);
   /// Every beam-formed file of the parset with what its storage-sink reported of it.
   void listBeamFormedFiles(ObservationSummary& summary);
+  /// This host's beam-formed file `index` (of settings.beamFormed.files) as it is on disk;
+  /// nullopt when it is not there (or cannot be read: a warning).
+  std::optional<WrittenBeamFormedFile> localBeamFormedFile(int index);
   /// What the storage-sinks' status says went wrong in writing (a full disk): the failure,
   /// or a warning when nothing was lost.
   void noteStorageFailure();

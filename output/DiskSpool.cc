@@ -49,7 +49,7 @@ DiskSpool::~DiskSpool() {
   ::unlink(path_.c_str());
 }
 
-bool DiskSpool::push(const std::vector<uint8_t>& bytes) {
+bool DiskSpool::push(std::span<const uint8_t> bytes) {
   const uint64_t size = kLengthBytes + bytes.size();
   if (capacity_ == 0 || writeOffset_ + size > capacity_) return false;
   if (fd_ < 0) {

@@ -1,6 +1,7 @@
 #pragma once
 /// \file DiskSpool.h
-/// The second level of StorageSender's write-back cache: serialised integrations that did
+/// The second level of StorageSender's write-back cache: serialised blocks (integrations,
+/// beam-formed blocks) that did
 /// not fit in its memory queue while storage-sink was away, kept in order in a file and
 /// read back, first in first out, once it takes data again. Bounded: the file never grows
 /// beyond capacityBytes; it is emptied (truncated) whenever the reader has caught up, so
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,7 @@ class DiskSpool {
 
   /// Appends one item; false (nothing written) when it does not fit or the file cannot
   /// be written (logged once, naming the file).
-  bool push(const std::vector<uint8_t>& bytes);
+  bool push(std::span<const uint8_t> bytes);
   /// The oldest item, taken out; nullopt when empty. Throws std::runtime_error naming the
   /// file when it cannot be read back.
   std::optional<std::vector<uint8_t>> pop();

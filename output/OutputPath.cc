@@ -219,8 +219,11 @@ std::vector<std::string> OutputPath::summary() const {
     beamFormed << "beam-formed: " << beamFormedReceived_ << " TAB-subband-blocks received";
     if (storage_) {
       const auto st = storage_->statistics();
-      beamFormed << ", " << st.beamFormedQueued << " blocks queued for storage, "
-                 << st.beamFormedSent << " sent, " << st.beamFormedDropped << " dropped";
+      const StorageSender::Counters& bf = st.beamFormed;
+      beamFormed << ", " << bf.queued << " blocks queued for storage, " << bf.sent << " sent, "
+                 << bf.dropped << " dropped, " << bf.resent << " resent, " << bf.durable
+                 << " said on disk, " << bf.unprotected
+                 << " not kept to resend (beyond --retain-mb), " << bf.spooled << " spooled";
     } else {
       beamFormed << ", " << beamFormedNotStored_ << " not stored (no storage output)";
     }

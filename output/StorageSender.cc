@@ -13,12 +13,42 @@
 
 #include "DiskSpool.h"
 #include "SerialisedSlots.h"
+#include "rtcp/LittleEndian.h"
 #include "rtcp/Logger.h"
 #include "rtcp/Stream.h"
 
 namespace rtcp::ion {
 
-/// One storage host:port: a bounded queue and the thread that sends it.
+namespace {
+
+enum Kind { kIntegration = 0, kBeamFormed = 1 };
+const char* const kItemNames[] = {"integrations", "beam-formed blocks"};
+
+Kind kindOf(const uint8_t* bytes) {
+  return wire::get<uint32_t>(bytes, 0) == kBeamFormedMagic ? kBeamFormed : kIntegration;
+}
+
+/// The stream a serialised block belongs to and its place in it (DurableReply's terms).
+std::pair<DurableStream, int64_t> streamOf(const uint8_t* bytes) {
+  if (kindOf(bytes) == kBeamFormed) {
+    const BeamFormedHeader h = BeamFormedHeader::read(bytes);
+    return {{DurableStream::Kind::kBeamFormed, h.sap, h.tab, h.subband}, int64_t(h.block)};
+  }
+  const CorrelatedHeader h = CorrelatedHeader::read(bytes);
+  return {{DurableStream::Kind::kIntegrations, 0, 0, h.subband}, int64_t(h.integration)};
+}
+
+}  // namespace
+
+StorageSender::Counters& StorageSender::Counters::operator+=(const Counters& o) {
+  queued += o.queued, sent += o.sent, dropped += o.dropped, spooled += o.spooled;
+  resent += o.resent, durable += o.durable, unprotected += o.unprotected;
+  return *this;
+}
+
+/// One storage host:port: a bounded queue and the thread that sends it. Integrations and
+/// beam-formed blocks take the same way (queue, spool, in flight, retained), each kind with
+/// its own queue bound and counters.
 class StorageSender::Connection {
  public:
   Connection(uint64_t observationId, StorageDestination destination, Options options)
@@ -34,60 +64,43 @@ class StorageSender::Connection {
 
   void write(std::unique_ptr<CorrelatedData> data) {
     std::unique_lock lock(mutex_);
-    if (options_.waitWhenFull)
-      room_.wait(lock, [&] { return integrationsPending() < options_.queueCapacity || stopping_; });
-    const bool queueFull = integrationsPending() >= options_.queueCapacity;
-    // In order: once something is in the spool, what comes later goes there too.
-    if (!stopping_ && !queueFull && spool_.empty()) {
-      ++statistics_.queued;
-      queue_.push_back({std::move(data), {}, 0, false});
-      wake_.notify_all();
+    const Way way = admit(kIntegration, lock);
+    if (way != Way::kQueue) {
+      if (way == Way::kSpool && spool_.push(data->serialise(observationId_)))
+        return spooled(kIntegration);
+      if (dropped(kIntegration))
+        RTCP_LOG_WARN("storage", name_ << ": output queue (" << options_.queueCapacity
+                                       << " integrations) and spool (" << spool_.bytes()
+                                       << " bytes) full; dropped integration " << data->integration
+                                       << " of subband index " << data->subband << " ("
+                                       << statistics_.dropped << " dropped so far)");
       return;
     }
-    if (!stopping_ && spool_.push(data->serialise(observationId_))) {
-      ++statistics_.queued;
-      ++statistics_.spooled;
-      statistics_.spoolHighWaterBytes = spool_.highWaterBytes();
-      if (!spoolWarned_)
-        RTCP_LOG_WARN("storage", name_ << ": output queue full (" << options_.queueCapacity
-                                       << " integrations); spooling to " << spool_.path());
-      spoolWarned_ = true;
-      wake_.notify_all();
-      return;
-    }
-    ++statistics_.dropped;
-    // A long outage drops one integration per subband per integration time: logged once
-    // a second, with the count (every one is counted and flagged).
-    if (dropLog_.allow())
-      RTCP_LOG_WARN("storage", name_ << ": output queue (" << options_.queueCapacity
-                                     << " integrations) and spool (" << spool_.bytes()
-                                     << " bytes) full; dropped integration " << data->integration
-                                     << " of subband index " << data->subband << " ("
-                                     << statistics_.dropped << " dropped so far)");
+    queue_.push_back({std::move(data), {}, 0, false, kIntegration});
+    wake_.notify_all();
   }
 
-  /// One serialised beam-formed block, behind what is queued (never spooled).
+  /// One serialised beam-formed block, behind what is queued (or spooled).
   void writeBeamFormed(SerialisedBytes bytes) {
     std::unique_lock lock(mutex_);
-    if (options_.waitWhenFull)
-      room_.wait(
-          lock, [&] { return beamFormedPending_ < options_.beamFormedQueueCapacity || stopping_; });
-    if (!stopping_ && beamFormedPending_ < options_.beamFormedQueueCapacity) {
-      ++statistics_.beamFormedQueued;
-      ++beamFormedPending_;
-      queue_.push_back({nullptr, std::move(bytes), 0, false, true});
-      wake_.notify_all();
+    const Way way = admit(kBeamFormed, lock);
+    if (way != Way::kQueue) {
+      if (way == Way::kSpool && spool_.push({bytes.data(), bytes.size()}))
+        return spooled(kBeamFormed);
+      if (dropped(kBeamFormed)) {
+        const BeamFormedHeader h = BeamFormedHeader::read(bytes.data());
+        RTCP_LOG_WARN("storage", name_ << ": beam-formed queue ("
+                                       << options_.beamFormedQueueCapacity << " blocks) and spool ("
+                                       << spool_.bytes() << " bytes) full; dropped SAP " << h.sap
+                                       << " TAB " << h.tab << " subband index " << h.subband
+                                       << " block " << h.block << " ("
+                                       << statistics_.beamFormed.dropped
+                                       << " beam-formed blocks dropped so far)");
+      }
       return;
     }
-    ++statistics_.beamFormedDropped;
-    if (dropLog_.allow()) {
-      const BeamFormedHeader h = BeamFormedHeader::read(bytes.data());
-      RTCP_LOG_WARN("storage", name_ << ": beam-formed queue (" << options_.beamFormedQueueCapacity
-                                     << " blocks) full; dropped SAP " << h.sap << " TAB " << h.tab
-                                     << " subband index " << h.subband << " block " << h.block
-                                     << " (" << statistics_.beamFormedDropped
-                                     << " beam-formed blocks dropped so far)");
-    }
+    queue_.push_back({nullptr, std::move(bytes), 0, false, kBeamFormed});
+    wake_.notify_all();
   }
 
   bool drain(std::chrono::steady_clock::time_point deadline) {
@@ -108,16 +121,14 @@ class StorageSender::Connection {
     }
     thread_.join();
     std::lock_guard lock(mutex_);
-    const size_t left = integrationsPending() + spool_.size();
-    if (left) {
-      statistics_.dropped += left;
-      RTCP_LOG_ERROR("storage", name_ << ": " << left << " integrations could not be sent");
-    }
-    if (beamFormedPending_) {
-      statistics_.beamFormedDropped += beamFormedPending_;
-      RTCP_LOG_ERROR("storage", name_ << ": " << beamFormedPending_
-                                      << " beam-formed blocks could not be sent");
-    }
+    size_t left[2] = {pending_[kIntegration], pending_[kBeamFormed]};
+    dropSpooled(left);
+    for (const Kind kind : {kIntegration, kBeamFormed})
+      if (left[kind]) {
+        counters(kind).dropped += left[kind];
+        RTCP_LOG_ERROR("storage", name_ << ": " << left[kind] << " " << kItemNames[kind]
+                                        << " could not be sent");
+      }
   }
 
   Statistics statistics() const {
@@ -133,13 +144,59 @@ class StorageSender::Connection {
     SerialisedBytes bytes;                 ///< serialised on first send, kept for a resend
     uint64_t endOffset = 0;                ///< stream offset after its last byte
     bool delivered = false;                ///< counted sent already (a retained one resent)
-    bool beamFormed = false;               ///< a §2.4b block (never retained)
+    Kind kind = kIntegration;
   };
+  enum class Way { kQueue, kSpool, kDrop };
 
-  /// Integrations queued or unacknowledged (the rest of the two deques is beam-formed).
-  /// Mutex held.
-  size_t integrationsPending() const {
-    return queue_.size() + inFlight_.size() - beamFormedPending_ + (sendingBeamFormed_ ? 1 : 0);
+  Counters& counters(Kind kind) {
+    return kind == kBeamFormed ? statistics_.beamFormed : static_cast<Counters&>(statistics_);
+  }
+  size_t capacity(Kind kind) const {
+    return kind == kBeamFormed ? options_.beamFormedQueueCapacity : options_.queueCapacity;
+  }
+
+  /// Where a new item of `kind` goes: into the queue (counted queued and pending), behind a
+  /// full queue or anything spooled into the spool, nowhere once stopping. With
+  /// waitWhenFull, waits for room in the queue first. Mutex held.
+  Way admit(Kind kind, std::unique_lock<std::mutex>& lock) {
+    if (options_.waitWhenFull)
+      room_.wait(lock, [&] { return pending_[kind] < capacity(kind) || stopping_; });
+    if (stopping_) return Way::kDrop;
+    // In order: once something is in the spool, what comes later goes there too.
+    if (pending_[kind] >= capacity(kind) || !spool_.empty()) return Way::kSpool;
+    ++counters(kind).queued;
+    ++pending_[kind];
+    return Way::kQueue;
+  }
+
+  /// An item of `kind` went into the spool. Mutex held.
+  void spooled(Kind kind) {
+    ++counters(kind).queued;
+    ++counters(kind).spooled;
+    statistics_.spoolHighWaterBytes = spool_.highWaterBytes();
+    if (!spoolWarned_)
+      RTCP_LOG_WARN("storage", name_ << ": output queue full (" << capacity(kind) << " "
+                                     << kItemNames[kind] << "); spooling to " << spool_.path());
+    spoolWarned_ = true;
+    wake_.notify_all();
+  }
+
+  /// An item of `kind` found queue and spool full: counted; true when it is to be logged (a
+  /// long outage drops one per subband per integration time: once a second, with the count).
+  bool dropped(Kind kind) {
+    ++counters(kind).dropped;
+    return dropLog_.allow();
+  }
+
+  /// Empties the spool at the end, adding its items to left[kind]. Mutex held.
+  void dropSpooled(size_t left[2]) {
+    try {
+      while (const std::optional<std::vector<uint8_t>> bytes = spool_.pop())
+        ++left[kindOf(bytes->data())];
+    } catch (const std::exception& e) {
+      left[kIntegration] += spool_.clear();  // of either kind; unreadable
+      RTCP_LOG_ERROR("storage", name_ << ": " << e.what());
+    }
   }
 
   void run() {
@@ -182,7 +239,6 @@ class StorageSender::Connection {
       }
       std::unique_ptr<CorrelatedData> spent = std::move(item.data);  // the bytes are sent, kept
       sending_ = true;  // in neither deque while it is written: drain() must not see idle
-      sendingBeamFormed_ = item.beamFormed;
       lock.unlock();
       if (spent && options_.recycle) options_.recycle(std::move(spent));
       spent.reset();
@@ -196,7 +252,6 @@ class StorageSender::Connection {
       }
       lock.lock();
       sending_ = false;
-      sendingBeamFormed_ = false;
       if (ok) {
         offset_ += item.bytes.size();
         item.endOffset = offset_;
@@ -237,13 +292,15 @@ class StorageSender::Connection {
   /// on its disk; false, with why, when the sink closed its end or sent what is not a reply.
   bool readReplies(std::string& why) {
     uint8_t bytes[64 * DurableReply::kSize];
-    for (;;) {
+    bool open = true;
+    while (open) {
       const ssize_t n = ::recv(stream_->fileDescriptor(), bytes, sizeof bytes, MSG_DONTWAIT);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-      if (n <= 0) {
+      if (n <= 0) {  // what it said before it closed (or died) still counts
         why = n == 0 ? "storage-sink closed the connection" : std::strerror(errno);
-        return false;
+        open = false;
+        break;
       }
       replyBytes_.insert(replyBytes_.end(), bytes, bytes + n);
     }
@@ -256,39 +313,46 @@ class StorageSender::Connection {
         replyBytes_.clear();
         return false;
       }
-      int64_t& durable = durable_.try_emplace(reply->subband, -1).first->second;
-      advanced |= int64_t(reply->integration) > durable;
-      durable = std::max(durable, int64_t(reply->integration));
+      int64_t& durable = durable_.try_emplace(reply->stream, -1).first->second;
+      advanced |= int64_t(reply->sequence) > durable;
+      durable = std::max(durable, int64_t(reply->sequence));
     }
     replyBytes_.erase(replyBytes_.begin(), replyBytes_.begin() + ptrdiff_t(used));
     if (advanced) forgetDurable();
-    return true;
+    if (!open) replyBytes_.clear();  // a partial reply of a connection that ended
+    return open;
   }
 
   /// Forgets the retained items the sink said are on its disk.
   void forgetDurable() {
     const auto onDisk = [&](const Item& item) {
-      const CorrelatedHeader h = CorrelatedHeader::read(item.bytes.data());
-      const auto it = durable_.find(h.subband);
-      return it != durable_.end() && int64_t(h.integration) <= it->second;
+      const auto [stream, sequence] = streamOf(item.bytes.data());
+      const auto it = durable_.find(stream);
+      return it != durable_.end() && sequence <= it->second;
     };
     const auto end = std::remove_if(retained_.begin(), retained_.end(), onDisk);
-    for (auto it = end; it != retained_.end(); ++it) retainedBytes_ -= it->bytes.size();
-    statistics_.durable += uint64_t(retained_.end() - end);
+    for (auto it = end; it != retained_.end(); ++it) {
+      retainedBytes_ -= it->bytes.size();
+      ++counters(it->kind).durable;
+    }
     retained_.erase(end, retained_.end());
   }
 
-  /// Moves spooled items into the queue while it has room (they are newer than what it
-  /// holds: write() spools everything while the spool is not empty).
+  /// Moves spooled items into the queue while it has room for either kind (they are newer
+  /// than what it holds: write() spools everything while the spool is not empty).
   void refillFromSpool() {
-    while (!spool_.empty() && integrationsPending() < options_.queueCapacity) {
+    while (!spool_.empty() && pending_[kIntegration] < capacity(kIntegration) &&
+           pending_[kBeamFormed] < capacity(kBeamFormed)) {
       try {
-        queue_.push_back({nullptr, SerialisedBytes(*spool_.pop()), 0, false});
+        SerialisedBytes bytes(*spool_.pop());
+        const Kind kind = kindOf(bytes.data());
+        ++pending_[kind];
+        queue_.push_back({nullptr, std::move(bytes), 0, false, kind});
       } catch (const std::exception& e) {
         const size_t lost = spool_.clear();
-        statistics_.dropped += lost;
-        RTCP_LOG_ERROR("storage", name_ << ": " << e.what() << "; " << lost
-                                        << " spooled integrations dropped");
+        statistics_.dropped += lost;  // of either kind: unreadable, counted as integrations
+        RTCP_LOG_ERROR("storage",
+                       name_ << ": " << e.what() << "; " << lost << " spooled blocks dropped");
       }
     }
     if (spool_.empty()) spoolWarned_ = false;
@@ -302,14 +366,8 @@ class StorageSender::Connection {
     const uint64_t acknowledged = offset_ - uint64_t(unacknowledged);
     while (!inFlight_.empty() && inFlight_.front().endOffset <= acknowledged) {
       Item& item = inFlight_.front();
-      if (item.beamFormed) {
-        ++statistics_.beamFormedSent;
-        --beamFormedPending_;
-        inFlight_.pop_front();
-        room_.notify_all();
-        continue;
-      }
-      if (!item.delivered) ++statistics_.sent;
+      --pending_[item.kind];
+      if (!item.delivered) ++counters(item.kind).sent;
       item.delivered = true;
       retain(std::move(item));
       inFlight_.pop_front();
@@ -321,15 +379,15 @@ class StorageSender::Connection {
   /// says it is on its disk: a sink that dies loses what it took in but had not flushed.
   void retain(Item&& item) {
     if (item.bytes.size() > options_.retainBytes) {
-      ++statistics_.unprotected;
+      ++counters(item.kind).unprotected;
       return;
     }
     retainedBytes_ += item.bytes.size();
     retained_.push_back(std::move(item));
     while (retainedBytes_ > options_.retainBytes) {
       retainedBytes_ -= retained_.front().bytes.size();
+      ++counters(retained_.front().kind).unprotected;
       retained_.pop_front();
-      ++statistics_.unprotected;
     }
   }
 
@@ -353,18 +411,18 @@ class StorageSender::Connection {
   /// order.
   void connectionBroke(const std::string& why) {
     confirmDelivered();
-    RTCP_LOG_WARN("storage",
-                  name_ << ": connection lost (" << why << "); " << inFlight_.size()
-                        << " unacknowledged and " << retained_.size()
-                        << " acknowledged integrations not yet on its disk will be sent again");
-    statistics_.resent += inFlight_.size() + retained_.size() -
-                          size_t(std::count_if(inFlight_.begin(), inFlight_.end(),
-                                               [](const Item& i) { return i.beamFormed; }));
+    RTCP_LOG_WARN("storage", name_
+                                 << ": connection lost (" << why << "); " << inFlight_.size()
+                                 << " unacknowledged and " << retained_.size()
+                                 << " acknowledged blocks not yet on its disk will be sent again");
+    for (const std::deque<Item>* items : {&inFlight_, &retained_})
+      for (const Item& item : *items) ++counters(item.kind).resent;
     while (!inFlight_.empty()) {
       queue_.push_front(std::move(inFlight_.back()));
       inFlight_.pop_back();
     }
     while (!retained_.empty()) {
+      ++pending_[retained_.back().kind];  // waiting again
       queue_.push_front(std::move(retained_.back()));
       retained_.pop_back();
     }
@@ -385,13 +443,12 @@ class StorageSender::Connection {
   std::deque<Item> retained_;  ///< acknowledged, not yet on the sink's disk, oldest first
   uint64_t retainedBytes_ = 0;
   static constexpr size_t kInFlightBytes = size_t(16) << 20;  ///< in the socket's buffers
-  static constexpr size_t kMaxSlots = 4096;  ///< more (tiny ones) come from the heap
-  std::map<uint32_t, int64_t> durable_;      ///< [subband index]: newest integration on its disk
-  std::vector<uint8_t> replyBytes_;          ///< the sink's replies, a partial one at the end
-  bool sending_ = false;                     ///< an item taken from queue_ is being written
-  bool sendingBeamFormed_ = false;           ///< ... and it is a beam-formed block
-  /// Beam-formed blocks in queue_, in inFlight_ or being written.
-  size_t beamFormedPending_ = 0;
+  static constexpr size_t kMaxSlots = 4096;   ///< more (tiny ones) come from the heap
+  std::map<DurableStream, int64_t> durable_;  ///< [stream]: newest block on its disk
+  std::vector<uint8_t> replyBytes_;           ///< the sink's replies, a partial one at the end
+  bool sending_ = false;                      ///< an item taken from queue_ is being written
+  /// [kind]: items in queue_, in inFlight_ or being written (not retained ones)
+  size_t pending_[2] = {0, 0};
   std::unique_ptr<Stream> stream_;
   uint64_t offset_ = 0;
   bool stopping_ = false, warned_ = false, spoolWarned_ = false;
@@ -424,11 +481,13 @@ StorageSender::StorageSender(uint64_t observationId,
   for (const StorageDestination& destination : beamFormedDestinations)
     byFile_.push_back(connectionTo(destination, beamFormedOnly));
   if (!beamFormedDestinations.empty()) {
-    // Every block a connection may hold at once; those beyond (a resend) from the heap.
+    // What a connection holds in the steady state: its queue, and as much again kept until
+    // the sink says it wrote them (it does once a file's block has all its subbands,
+    // within a block or two); those beyond (an outage, a resend) from the heap.
     std::set<Connection*> beamFormedConnections(byFile_.begin(), byFile_.end());
     beamFormedSlots_ = std::make_unique<SerialisedSlots>(
         std::max<size_t>(options.beamFormedBytes, 64),
-        std::min<size_t>(4096, options.beamFormedQueueCapacity * beamFormedConnections.size()));
+        std::min<size_t>(4096, 2 * options.beamFormedQueueCapacity * beamFormedConnections.size()));
   }
 }
 
@@ -505,21 +564,13 @@ StorageSender::Statistics StorageSender::statistics() const {
   Statistics total;
   for (const auto& c : connections_) {
     const Statistics s = c->statistics();
-    total.queued += s.queued;
-    total.sent += s.sent;
-    total.dropped += s.dropped;
-    total.resent += s.resent;
-    total.durable += s.durable;
-    total.unprotected += s.unprotected;
+    total += s;
+    total.beamFormed += s.beamFormed;
     total.connects += s.connects;
     total.recycledBuffers += s.recycledBuffers;
-    total.spooled += s.spooled;
     total.spoolHighWaterBytes = std::max(total.spoolHighWaterBytes, s.spoolHighWaterBytes);
-    total.beamFormedQueued += s.beamFormedQueued;
-    total.beamFormedSent += s.beamFormedSent;
-    total.beamFormedDropped += s.beamFormedDropped;
   }
-  total.beamFormedDropped += beamFormedUnrouted_;
+  total.beamFormed.dropped += beamFormedUnrouted_;
   return total;
 }
 

@@ -17,6 +17,12 @@
 /// had not flushed. When a connection breaks, what was not acknowledged and what was kept
 /// is sent again, in order, on the next one; a restarted sink refuses what it has as
 /// duplicates. A sink that closed is noticed before the next send.
+///
+/// Beam-formed blocks (DESIGN §2.4b) take the same way, in the same order on the same
+/// connections: their own queue bound (Options::beamFormedQueueCapacity), then the same
+/// spool, kept after they were sent until the sink says they are in its files (a
+/// DurableReply of kind beam-formed) within the same retainBytes, sent again after a broken
+/// connection; counted apart (Statistics::beamFormed).
 
 #include <atomic>
 #include <condition_variable>
@@ -80,27 +86,30 @@ class StorageSender {
     /// Proves each connection belongs to the observation before anything is sent, and
     /// that the sink knows the secret too (Handshake.h); required.
     std::shared_ptr<const Handshake> handshake;
-    /// Beam-formed blocks waiting or unacknowledged per connection (beside the
-    /// integrations' queueCapacity), and the bytes of the largest one (0: no beam-formed
-    /// output).
+    /// Beam-formed blocks waiting or unacknowledged per connection in memory (beside the
+    /// integrations' queueCapacity; the rest go to the spool), and the bytes of the
+    /// largest one (0: no beam-formed output).
     size_t beamFormedQueueCapacity = 64;
     size_t beamFormedBytes = 0;
   };
-  struct Statistics {
-    uint64_t queued = 0;               ///< integrations accepted by write()
-    uint64_t sent = 0;                 ///< acknowledged by the sink's TCP stack
-    uint64_t dropped = 0;              ///< queue and spool full, or left over at finish()
-    uint64_t spooled = 0;              ///< went through the spool file (the queue was full)
+  /// What happened to one kind of block (integrations, or beam-formed blocks: per storage
+  /// connection, as a TAB-subband-block goes to each host holding one of its files).
+  struct Counters {
+    uint64_t queued = 0;       ///< accepted by write() / writeBeamFormed()
+    uint64_t sent = 0;         ///< acknowledged by the sink's TCP stack
+    uint64_t dropped = 0;      ///< queue and spool full, no location, or left over at finish()
+    uint64_t spooled = 0;      ///< went through the spool file (the queue was full)
+    uint64_t resent = 0;       ///< sent again after a connection broke (and retained)
+    uint64_t durable = 0;      ///< the sink said they are on its disk
+    uint64_t unprotected = 0;  ///< forgotten before that (beyond retainBytes)
+    Counters& operator+=(const Counters& other);
+  };
+  /// The integrations' counters, and the beam-formed blocks' apart.
+  struct Statistics : Counters {
+    Counters beamFormed;
     uint64_t spoolHighWaterBytes = 0;  ///< the most a spool file held
-    uint64_t resent = 0;               ///< sent again after a connection broke (and retained)
-    uint64_t durable = 0;              ///< the sink said they are on its disk
-    uint64_t unprotected = 0;          ///< forgotten before that (beyond retainBytes)
     uint64_t connects = 0;             ///< connections made
     uint64_t recycledBuffers = 0;      ///< serialised into a buffer an earlier one used
-    /// Beam-formed blocks (per storage connection: a TAB-subband-block goes to each host
-    /// holding one of its files): accepted by writeBeamFormed(), acknowledged by the sink's
-    /// TCP stack, dropped (queue full in real time, no location, or left over at finish()).
-    uint64_t beamFormedQueued = 0, beamFormedSent = 0, beamFormedDropped = 0;
   };
 
   /// destinations: storage host and port per subband index (correlated output);
@@ -125,8 +134,9 @@ class StorageSender {
   void write(std::unique_ptr<CorrelatedData> data);
   /// Queues one TAB's beam-formed data of a subband-block (header: its labels and shape;
   /// size and CRC are filled in) for the storage-sinks of `files` (indices in
-  /// settings.beamFormed.files; one block per distinct connection). Real time: dropped
-  /// when its queue is full; with waitWhenFull, waits for room.
+  /// settings.beamFormed.files; one block per distinct connection). Real time: spooled
+  /// when its queue is full, dropped when the spool is full too; with waitWhenFull, waits
+  /// for room.
   void writeBeamFormed(const std::vector<int>& files, const BeamFormedHeader& header,
                        std::span<const float> samples, std::span<const float> validFraction);
   /// Waits up to timeoutSeconds for everything queued to be sent, then stops; what is

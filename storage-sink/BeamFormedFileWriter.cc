@@ -1,6 +1,7 @@
 #include "BeamFormedFileWriter.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,9 +73,10 @@ double realStopTime(const ObservationSettings& s) {
   return firstSampleTime(s) + double(s.nrBlocks()) * s.blockDuration();
 }
 
-int createRaw(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
+/// Opens (creating it when it is not there, never truncating it) a .raw file.
+int openRaw(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
   return fd;
 }
 
@@ -106,37 +108,31 @@ std::string formatIsoUtc(double unixTime) {
 double toMjd(double unixTime) { return 40587.0 + unixTime / 86400.0; }
 
 BeamFormedFileWriter::BeamFormedFileWriter(const ObservationSettings& s, int fileIndex,
-                                           const std::string& directory)
+                                           const std::string& directory, const std::string& runId)
     : file_(s.beamFormed.files.at(size_t(fileIndex))),
       tab_(s.beamFormed.saps.at(size_t(file_.sap)).tabs.at(size_t(file_.tab))),
       stokes_(s.beamFormed.stokes(tab_)),
+      layout_(s, fileIndex, directory),
       startTime_(firstSampleTime(s)),
       samplingTime_(double(stokes_.inputSamplesPerSample()) / s.subbandWidth()) {
-  nrColumns_ = file_.nrSubbands * stokes_.nrChannels;
-  samplesPerBlock_ = stokes_.outputSamplesPerBlock(s.samplesPerBlock());
-  const int64_t delay = beamFormedDelay(s, tab_);
-  rowShift_ = delay / stokes_.inputSamplesPerSample();
-  firstRowOffset_ = -double(delay - rowShift_ * stokes_.inputSamplesPerSample()) / s.subbandWidth();
-  plannedRows_ = std::max<int64_t>(0, s.nrBlocks() * samplesPerBlock_ - rowShift_);
-  h5Path_ = (std::filesystem::path(directory) / file_.filename).string();
-  std::string stem = file_.filename;
-  if (stem.ends_with(".h5")) stem.resize(stem.size() - 3);
-  rawPath_ = (std::filesystem::path(directory) / (stem + ".raw")).string();
-  raw_ = createRaw(rawPath_);
+  const bool existed = std::filesystem::exists(layout_.h5Path);
   try {
+    raw_ = openRaw(layout_.rawPath);
+    weightRaw_ = openRaw(layout_.weightPath);
     const std::lock_guard lock(hdf5Mutex());
-    h5_ = Handle(H5Fcreate(h5Path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                 "create " + h5Path_);
-    writeRootAttributes(s);
-    sap_ = createGroup(h5_, numbered("SUB_ARRAY_POINTING_", file_.sap, 3));
-    writeSapAttributes(s, sap_);
-    beam_ = createGroup(sap_, numbered("BEAM_", file_.tab, 3));
-    writeBeamAttributes(s, beam_);
-    writeCoordinates(s, beam_);
-    createDataSets(beam_);
-    check(H5Fflush(h5_, H5F_SCOPE_LOCAL), "flush " + h5Path_);
+    if (!existed || !reopen(runId)) {
+      if (::ftruncate(raw_, 0) != 0 || ::ftruncate(weightRaw_, 0) != 0)
+        throw std::runtime_error("cannot empty " + layout_.rawPath + ": " + std::strerror(errno));
+      h5_ = Handle(H5Fcreate(layout_.h5Path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Fclose, "create " + layout_.h5Path);
+      if (!runId.empty()) setString(h5_, "RTCP_RUN_ID", runId);
+      create(s);
+    }
+    check(H5Fflush(h5_, H5F_SCOPE_LOCAL), "flush " + layout_.h5Path);
   } catch (...) {
-    ::close(raw_);
+    if (raw_ >= 0) ::close(raw_);
+    if (weightRaw_ >= 0) ::close(weightRaw_);
+    raw_ = weightRaw_ = -1;
     const std::lock_guard lock(hdf5Mutex());
     weights_.reset(), samples_.reset(), beam_.reset(), sap_.reset(), h5_.reset();
     throw;
@@ -147,17 +143,59 @@ BeamFormedFileWriter::~BeamFormedFileWriter() {
   try {
     finish();
   } catch (const std::exception& e) {
-    RTCP_LOG_ERROR("storage", h5Path_ << ": " << e.what());
+    RTCP_LOG_ERROR("storage", layout_.h5Path << ": " << e.what());
   }
   if (raw_ >= 0) ::close(raw_);
+  if (weightRaw_ >= 0) ::close(weightRaw_);
   const std::lock_guard lock(hdf5Mutex());  // what a failed finish() left open
   weights_.reset(), samples_.reset(), beam_.reset(), sap_.reset(), h5_.reset();
+}
+
+void BeamFormedFileWriter::create(const ObservationSettings& s) {
+  writeRootAttributes(s);
+  sap_ = createGroup(h5_, numbered("SUB_ARRAY_POINTING_", file_.sap, 3));
+  writeSapAttributes(s, sap_);
+  beam_ = createGroup(sap_, numbered("BEAM_", file_.tab, 3));
+  writeBeamAttributes(s, beam_);
+  writeCoordinates(s, beam_);
+  createDataSets(beam_);
+}
+
+bool BeamFormedFileWriter::reopen(const std::string& runId) {
+  struct stat raw {
+  }, weight{};
+  if (::fstat(raw_, &raw) != 0 || ::fstat(weightRaw_, &weight) != 0)
+    throw std::runtime_error("cannot read " + layout_.rawPath + ": " + std::strerror(errno));
+  const hid_t file = H5Fopen(layout_.h5Path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0 && weight.st_size == 0) {
+    // Killed while it made the .h5 (before its first flush), with nothing written: made anew.
+    RTCP_LOG_WARN("storage", layout_.h5Path << " does not open and holds no data: made again");
+    std::filesystem::remove(layout_.h5Path);
+    return false;
+  }
+  h5_ = Handle(file, H5Fclose, "open " + layout_.h5Path + " to continue it");
+  const std::string written = readString(h5_, "RTCP_RUN_ID");
+  if (written != runId)
+    throw std::runtime_error("cannot continue " + layout_.h5Path + ": it was written by " +
+                             (written.empty() ? std::string("no recorded run") : "run " + written) +
+                             ", this is " +
+                             (runId.empty() ? std::string("no recorded run") : "run " + runId));
+  sap_ = openGroup(h5_, numbered("SUB_ARRAY_POINTING_", file_.sap, 3));
+  beam_ = openGroup(sap_, numbered("BEAM_", file_.tab, 3));
+  samples_ = openDataSet(beam_, numbered("STOKES_", file_.component, 1));
+  weights_ = openDataSet(beam_, numbered("WEIGHT_", file_.component, 1));
+  // A row's samples are written before its valid fractions: the weights say what is there.
+  rowsAtOpen_ = int64_t(uint64_t(std::min(raw.st_size, weight.st_size)) / layout_.rowBytes());
+  rows_ = rowsAtOpen_;
+  RTCP_LOG_INFO("storage",
+                layout_.h5Path << ": reopened, holding " << rowsAtOpen_ << " rows; continued");
+  return true;
 }
 
 void BeamFormedFileWriter::writeRootAttributes(const ObservationSettings& s) {
   const BeamFormedSettings& bf = s.beamFormed;
   setString(h5_, "GROUPTYPE", "Root");
-  setString(h5_, "FILENAME", std::filesystem::path(h5Path_).filename().string());
+  setString(h5_, "FILENAME", std::filesystem::path(layout_.h5Path).filename().string());
   setString(h5_, "FILEDATE", formatIsoUtc(double(std::time(nullptr))));
   setString(h5_, "FILETYPE", "bf");
   setString(h5_, "TELESCOPE", "LOFAR");
@@ -264,7 +302,7 @@ void BeamFormedFileWriter::writeBeamAttributes(const ObservationSettings& s, hid
                  : std::vector<std::string>{""});
   setUnsigned(beam, "NOF_STATIONS", unsigned(stations.size()));
   setStrings(beam, "STATIONS_LIST", stations);
-  setUnsigned(beam, "NOF_SAMPLES", unsigned(plannedRows_));
+  setUnsigned(beam, "NOF_SAMPLES", unsigned(layout_.plannedRows));
   setDouble(beam, "SAMPLING_RATE", 1.0 / samplingTime_);
   setString(beam, "SAMPLING_RATE_UNIT", "Hz");
   setDouble(beam, "SAMPLING_TIME", samplingTime_);
@@ -327,7 +365,7 @@ void BeamFormedFileWriter::writeCoordinates(const ObservationSettings& s, hid_t 
   setStrings(coordinates, "COORDINATE_TYPES", {"Time", "Spectral"});
 
   // Time: linear from the start (COBALT writes the increment in seconds under the unit
-  // "us"; here the unit says what the value is); row 0 starts firstRowOffset_ seconds
+  // "us"; here the unit says what the value is); row 0 starts layout_.firstRowOffset seconds
   // after REF_TIME_VALUE (the part of the beam former's delay below one output sample).
   const Handle time = createGroup(coordinates, "COORDINATE_0");
   setString(time, "GROUPTYPE", "TimeCoord");
@@ -336,12 +374,12 @@ void BeamFormedFileWriter::writeCoordinates(const ObservationSettings& s, hid_t 
   setUnsigned(time, "NOF_AXES", 1);
   setStrings(time, "AXIS_NAMES", {"Time"});
   setStrings(time, "AXIS_UNITS", {"s"});
-  setDouble(time, "REFERENCE_VALUE", firstRowOffset_);
+  setDouble(time, "REFERENCE_VALUE", layout_.firstRowOffset);
   setDouble(time, "REFERENCE_PIXEL", 0);
   setDouble(time, "INCREMENT", samplingTime_);
   setDoubles(time, "PC", {1.0});
   setUnsigneds(time, "AXIS_VALUES_PIXEL", {0});
-  setDoubles(time, "AXIS_VALUES_WORLD", {firstRowOffset_});
+  setDoubles(time, "AXIS_VALUES_WORLD", {layout_.firstRowOffset});
 
   // Frequency: tabular, the centre of each column's channel.
   const Handle spectral = createGroup(coordinates, "COORDINATE_1");
@@ -355,7 +393,7 @@ void BeamFormedFileWriter::writeCoordinates(const ObservationSettings& s, hid_t 
   setDouble(spectral, "REFERENCE_PIXEL", 0);
   setDouble(spectral, "INCREMENT", 0);
   setDoubles(spectral, "PC", {1.0});
-  std::vector<unsigned> pixels(static_cast<size_t>(nrColumns_));
+  std::vector<unsigned> pixels(static_cast<size_t>(layout_.nrColumns));
   std::iota(pixels.begin(), pixels.end(), 0u);
   std::vector<double> world;
   for (int sb = 0; sb < file_.nrSubbands; ++sb)
@@ -366,14 +404,14 @@ void BeamFormedFileWriter::writeCoordinates(const ObservationSettings& s, hid_t 
 }
 
 void BeamFormedFileWriter::createDataSets(hid_t beam) {
-  const hsize_t dims[2] = {hsize_t(plannedRows_), hsize_t(nrColumns_)};
-  const hsize_t maxDims[2] = {H5S_UNLIMITED, hsize_t(nrColumns_)};
+  const hsize_t dims[2] = {hsize_t(layout_.plannedRows), hsize_t(layout_.nrColumns)};
+  const hsize_t maxDims[2] = {H5S_UNLIMITED, hsize_t(layout_.nrColumns)};
   const Handle space(H5Screate_simple(2, dims, maxDims), H5Sclose, "create a dataspace");
   const std::string name = numbered("STOKES_", file_.component, 1);
 
   // The samples: contiguous in the .raw (named relative to the .h5, as COBALT does).
   const Handle external(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create properties");
-  const std::string rawName = std::filesystem::path(rawPath_).filename().string();
+  const std::string rawName = std::filesystem::path(layout_.rawPath).filename().string();
   check(H5Pset_external(external, rawName.c_str(), 0, H5F_UNLIMITED), "use " + rawName);
   samples_ = Handle(
       H5Dcreate2(beam, name.c_str(), H5T_IEEE_F32LE, space, H5P_DEFAULT, external, H5P_DEFAULT),
@@ -385,19 +423,17 @@ void BeamFormedFileWriter::createDataSets(hid_t beam) {
   setUnsigneds(samples_, "NOF_CHANNELS",
                std::vector<unsigned>(size_t(file_.nrSubbands), unsigned(stokes_.nrChannels)));
   setUnsigned(samples_, "NOF_SUBBANDS", unsigned(file_.nrSubbands));
-  setUnsigned(samples_, "NOF_SAMPLES", unsigned(plannedRows_));
+  setUnsigned(samples_, "NOF_SAMPLES", unsigned(layout_.plannedRows));
 
-  // The valid fractions: chunked in the .h5 (unwritten chunks read as 0: nothing valid).
-  const Handle chunked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create properties");
-  const hsize_t chunkRows =
-      hsize_t(std::clamp<int64_t>((1 << 20) / nrColumns_, 1, samplesPerBlock_));
-  const hsize_t chunk[2] = {chunkRows, hsize_t(nrColumns_)};
-  check(H5Pset_chunk(chunked, 2, chunk), "set weight chunks");
-  const float zero = 0;
-  check(H5Pset_fill_value(chunked, H5T_NATIVE_FLOAT, &zero), "set weight fill value");
+  // The valid fractions: contiguous in the .weight.raw likewise (a row never written reads
+  // as 0: nothing valid).
+  const Handle weightExternal(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create properties");
+  const std::string weightRawName = std::filesystem::path(layout_.weightPath).filename().string();
+  check(H5Pset_external(weightExternal, weightRawName.c_str(), 0, H5F_UNLIMITED),
+        "use " + weightRawName);
   const std::string weightName = numbered("WEIGHT_", file_.component, 1);
   weights_ = Handle(H5Dcreate2(beam, weightName.c_str(), H5T_IEEE_F32LE, space, H5P_DEFAULT,
-                               chunked, H5P_DEFAULT),
+                               weightExternal, H5P_DEFAULT),
                     H5Dclose, "create data set " + weightName);
   setString(weights_, "GROUPTYPE", "bfWeight");
   setString(weights_, "DATATYPE", "float");
@@ -409,55 +445,69 @@ void BeamFormedFileWriter::createDataSets(hid_t beam) {
 
 void BeamFormedFileWriter::writeBlock(int64_t block, std::span<const float> samples,
                                       std::span<const float> validFraction) {
-  const size_t values = size_t(samplesPerBlock_) * size_t(nrColumns_);
+  const size_t values = size_t(layout_.samplesPerBlock) * size_t(layout_.nrColumns);
   if (samples.size() != values || validFraction.size() != values || block < 0)
-    throw std::invalid_argument(h5Path_ + ": block " + std::to_string(block) + " of " +
+    throw std::invalid_argument(layout_.h5Path + ": block " + std::to_string(block) + " of " +
                                 std::to_string(samples.size()) + " values, expected " +
                                 std::to_string(values));
   // The block's rows less the delay's whole output samples; those before row 0 (the
   // observation's first block, the dedispersion's start-up) are not written.
-  const int64_t blockRow = block * samplesPerBlock_ - rowShift_;
-  const int64_t skipped = std::clamp<int64_t>(-blockRow, 0, samplesPerBlock_);
-  const int64_t firstRow = blockRow + skipped, nrRows = samplesPerBlock_ - skipped;
-  if (nrRows == 0) return;
-  const size_t first = size_t(skipped) * size_t(nrColumns_);
-  const size_t bytes = size_t(nrRows) * size_t(nrColumns_) * sizeof(float);
+  const auto [firstRow, end] = layout_.rowsOf(block);
+  if (firstRow == end) return;
+  const size_t first = size_t(samplesPerBlock() - (end - firstRow)) * size_t(layout_.nrColumns);
+  const size_t bytes = size_t(end - firstRow) * layout_.rowBytes();
+  const off_t offset = off_t(firstRow) * off_t(layout_.rowBytes());
   static_assert(std::endian::native == std::endian::little, "the .raw holds little-endian float32");
-  writeAll(raw_, samples.data() + first, bytes, off_t(firstRow) * nrColumns_ * off_t(sizeof(float)),
-           rawPath_);
-
-  const std::lock_guard lock(hdf5Mutex());
-  const int64_t end = firstRow + nrRows;
-  if (end > std::max(rows_, plannedRows_)) setLengths(end);
-  const Handle fileSpace(H5Dget_space(weights_), H5Sclose, "get the weight space");
-  const hsize_t start[2] = {hsize_t(firstRow), 0},
-                count[2] = {hsize_t(nrRows), hsize_t(nrColumns_)};
-  check(H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, start, nullptr, count, nullptr),
-        "select block " + std::to_string(block));
-  const Handle memorySpace(H5Screate_simple(2, count, nullptr), H5Sclose, "create a dataspace");
-  check(H5Dwrite(weights_, H5T_NATIVE_FLOAT, memorySpace, fileSpace, H5P_DEFAULT,
-                 validFraction.data() + first),
-        "write the weights of block " + std::to_string(block));
+  // Samples first: a valid fraction on disk says its sample is there too.
+  writeAll(raw_, samples.data() + first, bytes, offset, layout_.rawPath);
+  writeAll(weightRaw_, validFraction.data() + first, bytes, offset, layout_.weightPath);
   rows_ = std::max(rows_, end);
   bytes_ += 2 * bytes;
 }
 
+void BeamFormedFileWriter::keepWhatIsOnDisk(int64_t block, std::span<float> samples,
+                                            std::span<float> validFraction,
+                                            const std::vector<bool>& present) const {
+  const auto [firstRow, end] = layout_.rowsOf(block);
+  const int64_t onDisk = std::min(end, rowsAtOpen_);
+  if (firstRow >= onDisk) return;
+  const int channels = layout_.nrChannels, columns = layout_.nrColumns;
+  const size_t skipped = size_t(samplesPerBlock() - (end - firstRow));
+  std::vector<float> row(static_cast<size_t>(columns)), weights(static_cast<size_t>(columns));
+  for (int64_t r = firstRow; r < onDisk; ++r) {
+    const off_t offset = off_t(r) * off_t(layout_.rowBytes());
+    if (::pread(raw_, row.data(), layout_.rowBytes(), offset) != ssize_t(layout_.rowBytes()) ||
+        ::pread(weightRaw_, weights.data(), layout_.rowBytes(), offset) !=
+            ssize_t(layout_.rowBytes()))
+      throw std::runtime_error("cannot read row " + std::to_string(r) + " of " + layout_.rawPath);
+    const size_t at = (skipped + size_t(r - firstRow)) * size_t(columns);
+    for (size_t sb = 0; sb < present.size(); ++sb) {
+      if (present[sb]) continue;
+      const size_t column = sb * size_t(channels);
+      std::copy_n(row.data() + column, channels, samples.data() + at + column);
+      std::copy_n(weights.data() + column, channels, validFraction.data() + at + column);
+    }
+  }
+}
+
 void BeamFormedFileWriter::setLengths(int64_t rows) {
-  const hsize_t dims[2] = {hsize_t(rows), hsize_t(nrColumns_)};
-  check(H5Dset_extent(samples_, dims), "set the length of " + h5Path_);
-  check(H5Dset_extent(weights_, dims), "set the weight length of " + h5Path_);
+  const hsize_t dims[2] = {hsize_t(rows), hsize_t(layout_.nrColumns)};
+  check(H5Dset_extent(samples_, dims), "set the length of " + layout_.h5Path);
+  check(H5Dset_extent(weights_, dims), "set the weight length of " + layout_.h5Path);
 }
 
 void BeamFormedFileWriter::finish() {
   if (finished_) return;
   finished_ = true;
-  // The .raw holds every row the data set says it has (holes read as zeros).
-  if (::ftruncate(raw_, off_t(rows_) * nrColumns_ * off_t(sizeof(float))) != 0 ||
-      ::fsync(raw_) != 0)
-    throw std::runtime_error("cannot finish " + rawPath_ + ": " + std::strerror(errno));
+  // The .raw files hold every row the data sets say they have (holes read as zeros).
+  const off_t size = off_t(rows_) * off_t(layout_.rowBytes());
+  if (::ftruncate(raw_, size) != 0 || ::fsync(raw_) != 0)
+    throw std::runtime_error("cannot finish " + layout_.rawPath + ": " + std::strerror(errno));
+  if (::ftruncate(weightRaw_, size) != 0 || ::fsync(weightRaw_) != 0)
+    throw std::runtime_error("cannot finish " + layout_.weightPath + ": " + std::strerror(errno));
   const std::lock_guard lock(hdf5Mutex());
   setLengths(rows_);
-  const double end = startTime_ + firstRowOffset_ + double(rows_) * samplingTime_;
+  const double end = startTime_ + layout_.firstRowOffset + double(rows_) * samplingTime_;
   setUnsigned(beam_, "NOF_SAMPLES", unsigned(rows_));
   setUnsigned(samples_, "NOF_SAMPLES", unsigned(rows_));
   setString(sap_, "EXPTIME_END_UTC", formatIsoUtc(end));
@@ -468,7 +518,7 @@ void BeamFormedFileWriter::finish() {
   samples_.reset();
   beam_.reset();
   sap_.reset();
-  check(H5Fflush(h5_, H5F_SCOPE_LOCAL), "flush " + h5Path_);
+  check(H5Fflush(h5_, H5F_SCOPE_LOCAL), "flush " + layout_.h5Path);
   h5_.reset();
 }
 

@@ -34,7 +34,7 @@ std::optional<std::string> BeamFormedIngest::check(const BeamFormedHeader& h) co
 }
 
 bool BeamFormedIngest::receive(ReceiveBuffer& input, std::vector<uint8_t>& payload,
-                               const std::string& peer) {
+                               const std::string& peer, DurableReplies* replies) {
   const BeamFormedHeader header = BeamFormedHeader::read(input.data());
   input.consume(kBeamFormedHeaderSize);
   bytes += kBeamFormedHeaderSize;
@@ -59,10 +59,14 @@ bool BeamFormedIngest::receive(ReceiveBuffer& input, std::vector<uint8_t>& paylo
                                   << header.block << ": checksum differs, dropped");
     return true;
   }
-  if (writer_.accept(beamFormedFromPayload(header, payload.data())))
-    ++blocks;
-  else
+  if (!writer_.accept(beamFormedFromPayload(header, payload.data()))) {
     ++rejected;  // none of its files lies on this host
+    return true;
+  }
+  ++blocks;
+  if (replies)
+    replies->stagedBeamFormed(
+        {DurableStream::Kind::kBeamFormed, header.sap, header.tab, header.subband});
   return true;
 }
 

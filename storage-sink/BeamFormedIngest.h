@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "BeamFormedWriter.h"
+#include "DurableReplies.h"
 #include "ReceiveBuffer.h"
 #include "rtcp/BeamFormedWire.h"
 #include "rtcp/ObservationSettings.h"
@@ -28,8 +29,10 @@ class BeamFormedIngest {
   std::optional<std::string> check(const BeamFormedHeader& header) const;
   /// Receives the block whose header starts input's data (at least 64 bytes buffered):
   /// false when the connection must close (a header whose length cannot be trusted, or the
-  /// stream ended inside the block). `payload` is the connection's buffer, grown as needed.
-  bool receive(ReceiveBuffer& input, std::vector<uint8_t>& payload, const std::string& peer);
+  /// stream ended inside the block). `payload` is the connection's buffer, grown as needed;
+  /// `replies` (nullptr: none) tells the connection's sender what is in the files.
+  bool receive(ReceiveBuffer& input, std::vector<uint8_t>& payload, const std::string& peer,
+               DurableReplies* replies = nullptr);
 
   std::atomic<uint64_t> blocks{0};    ///< accepted and written to their files
   std::atomic<uint64_t> rejected{0};  ///< bad header, checksum or not stored here

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 
 #include "rtcp/Integrations.h"
@@ -11,21 +12,39 @@ namespace rtcp::storage {
 
 BeamFormedWriter::BeamFormedWriter(const ObservationSettings& settings,
                                    const std::vector<Target>& targets, int blocksInFlight,
-                                   std::function<void()> written)
+                                   std::function<void()> written, const std::string& runId)
     : settings_(settings),
       blocksInFlight_(std::max(1, blocksInFlight)),
       toWrite_("beam-formed blocks"),
-      written_(std::move(written)) {
+      written_(std::move(written)),
+      durable_(std::make_unique<std::atomic<int64_t>[]>(targets.size())) {
   files_.reserve(targets.size());
   for (const Target& target : targets) {
     File file;
     file.description = settings.beamFormed.files.at(size_t(target.file));
-    file.writer = std::make_unique<BeamFormedFileWriter>(settings, target.file, target.directory);
+    file.writer =
+        std::make_unique<BeamFormedFileWriter>(settings, target.file, target.directory, runId);
     file.report.path = file.writer->h5Path();
+    file.written.assign(size_t(blocksPerFile()), false);
+    if (file.writer->rowsAtOpen() > 0) {  // continued: what the file holds is written
+      const BeamFormedHoldings held =
+          readBeamFormedHoldings(file.writer->layout(), blocksPerFile());
+      for (size_t b = 0; b < file.written.size(); ++b) file.written[b] = held.subbandsHeld[b] > 0;
+      file.report.blocks = held.blocks;
+      file.report.rows = held.rows;
+    }
+    durable_[files_.size()] = -1;
     fileOfSettings_[target.file] = int(files_.size());
     files_.push_back(std::move(file));
+    advanceDurable(files_.back(), int(files_.size() - 1));
   }
   writer_ = std::thread([this] { writeLoop(); });
+}
+
+void BeamFormedWriter::advanceDurable(const File& file, int index) {
+  int64_t mark = durable_[size_t(index)];
+  while (size_t(mark + 1) < file.written.size() && file.written[size_t(mark + 1)]) ++mark;
+  durable_[size_t(index)] = mark;
 }
 
 BeamFormedWriter::~BeamFormedWriter() {
@@ -92,7 +111,9 @@ void BeamFormedWriter::place(const BeamFormedData& data, int component, int inde
   std::unique_lock lock(mutex_);
   File& file = files_[size_t(index)];
   if (size_t(data.block) < file.queued.size() && file.queued[size_t(data.block)]) {
-    ++file.report.subbandBlocksLate;
+    // A block that went whole to the writer: this is sent again (a connection broke); else
+    // the subband came too late.
+    if (!file.queuedWhole[size_t(data.block)]) ++file.report.subbandBlocksLate;
     return;
   }
   auto it = file.pending.find(data.block);
@@ -136,6 +157,9 @@ void BeamFormedWriter::queue(File& file, std::map<int64_t, Block>::iterator bloc
   file.report.subbandBlocksLost += file.description.nrSubbands - block->second.nrPresent;
   if (file.queued.size() <= size_t(block->first)) file.queued.resize(size_t(block->first) + 1);
   file.queued[size_t(block->first)] = true;
+  if (file.queuedWhole.size() <= size_t(block->first))
+    file.queuedWhole.resize(size_t(block->first) + 1);
+  file.queuedWhole[size_t(block->first)] = block->second.nrPresent == file.description.nrSubbands;
   Block ready = std::move(block->second);
   file.pending.erase(block);
   toWrite_.push(std::move(ready));
@@ -146,8 +170,12 @@ void BeamFormedWriter::writeLoop() {
     File& file = files_[size_t(block->file)];
     const auto start = std::chrono::steady_clock::now();
     try {
-      if (!writeError_)
+      if (!writeError_) {
+        if (block->nrPresent < file.description.nrSubbands)
+          file.writer->keepWhatIsOnDisk(block->number, block->samples.span(), block->weights.span(),
+                                        block->present);
         file.writer->writeBlock(block->number, block->samples.span(), block->weights.span());
+      }
     } catch (...) {
       const std::lock_guard lock(mutex_);
       if (!writeError_) writeError_ = std::current_exception();
@@ -155,15 +183,19 @@ void BeamFormedWriter::writeLoop() {
     }
     {
       const std::lock_guard lock(mutex_);
-      ++file.report.blocks;
+      const size_t number = size_t(block->number);
+      if (number >= file.written.size() || !file.written[number]) ++file.report.blocks;
       file.report.writeSeconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       file.report.bytes = file.writer->bytesWritten();
       file.report.rows = file.writer->nrRows();
+      if (!writeError_ && number < file.written.size()) {
+        file.written[number] = true;
+        advanceDurable(file, block->file);
+      }
       file.spare.push_back(std::move(*block));
       spareReturned_.notify_all();
     }
-    ++blocksWritten_;
     if (written_) written_();
   }
 }
@@ -171,7 +203,23 @@ void BeamFormedWriter::writeLoop() {
 int64_t BeamFormedWriter::blocksPerFile() const { return nrProcessedBlocks(settings_); }
 
 bool BeamFormedWriter::complete() const {
-  return blocksWritten_ >= int64_t(files_.size()) * blocksPerFile();
+  for (size_t f = 0; f < files_.size(); ++f)
+    if (durable_[f] < blocksPerFile() - 1) return false;
+  return true;
+}
+
+int64_t BeamFormedWriter::durableBlock(int sap, int tab, int subband) const {
+  const BeamFormedSettings& bf = settings_.beamFormed;
+  const TabSettings& t = bf.saps.at(size_t(sap)).tabs.at(size_t(tab));
+  int64_t mark = std::numeric_limits<int64_t>::max();
+  bool here = false;
+  for (int component = 0; component < bf.stokes(t).nrComponents(); ++component) {
+    const auto local = fileOfSettings_.find(bf.fileOf(sap, tab, component, subband));
+    if (local == fileOfSettings_.end()) continue;
+    mark = std::min(mark, durable_[size_t(local->second)].load());
+    here = true;
+  }
+  return here ? mark : -1;
 }
 
 void BeamFormedWriter::finish() {
@@ -186,15 +234,16 @@ void BeamFormedWriter::finish() {
   if (writer_.joinable()) writer_.join();
   for (File& file : files_) {
     const auto start = std::chrono::steady_clock::now();
-    file.writer->finish();  // the .raw synced to disk, the lengths set
+    file.writer->finish();  // the .raw files synced to disk, the lengths set
+    // What the file holds, whatever this sink or one before it wrote: blocks of the
+    // observation never written are lost whole.
+    const BeamFormedHoldings held = readBeamFormedHoldings(file.writer->layout(), blocksPerFile());
+    const std::lock_guard lock(mutex_);
     file.report.writeSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    file.report.rows = file.writer->nrRows();
-    // Blocks of the observation that never began are lost whole.
-    int64_t missing = 0;
-    for (int64_t b = 0; b < blocksPerFile(); ++b)
-      missing += size_t(b) >= file.queued.size() || !file.queued[size_t(b)];
-    file.report.subbandBlocksLost += missing * file.description.nrSubbands;
+    file.report.rows = held.rows;
+    file.report.blocks = held.blocks;
+    file.report.subbandBlocksLost = held.subbandBlocksLost;
   }
   if (writeError_) std::rethrow_exception(writeError_);
 }

@@ -9,6 +9,13 @@
 /// newer blocks of its file have begun, or at finish(), is written with the missing
 /// subbands as zeros of weight 0, and the loss counted. Block buffers are reused (allocated
 /// up to blocksInFlight + 2 per file).
+///
+/// Restarted (a storage-sink that died, started again for the same run), it continues the
+/// files it finds (BeamFormedFileWriter reopens them): a block sent again is written again,
+/// its subbands not sent again taken from the file; what is on disk stays. durableBlock()
+/// says what of a TAB's subband is in its files (every block up to it written, now or
+/// before the restart), which storage-sink tells the sender (DurableReplies.h). The report
+/// at finish() counts blocks and losses from the files themselves (BeamFormedHoldings.h).
 
 #include <atomic>
 #include <condition_variable>
@@ -31,10 +38,12 @@ namespace rtcp::storage {
 
 /// What happened to one beam-formed file.
 struct BeamFormedFileReport {
-  std::string path;               ///< the .h5
-  uint64_t bytes = 0;             ///< samples and weights written
-  int64_t blocks = 0;             ///< blocks written
-  int64_t subbandBlocksLost = 0;  ///< (subband, block) pairs written as zeros of weight 0
+  std::string path;    ///< the .h5
+  uint64_t bytes = 0;  ///< samples and weights written by this writer
+  int64_t blocks = 0;  ///< blocks in the file (from the file at finish(), a restart's included)
+  /// (subband, block) pairs the file does not hold (zeros of weight 0: never came, came too
+  /// late, or their block was never written); from the file at finish()
+  int64_t subbandBlocksLost = 0;
   int64_t subbandBlocksLate = 0;  ///< arrived after their block was written: dropped
   int64_t rows = 0;               ///< time samples in the file
   double writeSeconds = 0;        ///< time writing its blocks and finishing it (its sync), wall
@@ -49,9 +58,10 @@ class BeamFormedWriter {
   };
 
   /// written: called on the writer thread after each block is written (e.g. to see
-  /// whether everything arrived).
+  /// whether everything arrived). runId: the run the files belong to (RTCP_RUN_ID).
   BeamFormedWriter(const ObservationSettings& settings, const std::vector<Target>& targets,
-                   int blocksInFlight = 4, std::function<void()> written = {});
+                   int blocksInFlight = 4, std::function<void()> written = {},
+                   const std::string& runId = "");
   ~BeamFormedWriter();
   BeamFormedWriter(const BeamFormedWriter&) = delete;
   BeamFormedWriter& operator=(const BeamFormedWriter&) = delete;
@@ -68,8 +78,11 @@ class BeamFormedWriter {
   int64_t blocksPerFile() const;
   /// Files written here.
   size_t nrFiles() const { return files_.size(); }
-  /// Every block of every file written (nothing more to come).
+  /// Every block of every file written (nothing more to come), now or before a restart.
   bool complete() const;
+  /// The newest block of SAP sap's TAB tab of subband index `subband` such that it and
+  /// every block before it are in each of its files here (-1: none yet, or no file here).
+  int64_t durableBlock(int sap, int tab, int subband) const;
 
  private:
   struct Block {
@@ -86,6 +99,8 @@ class BeamFormedWriter {
     std::map<int64_t, Block> pending;  ///< blocks being filled, by number
     std::vector<Block> spare;          ///< written blocks' buffers, for reuse
     std::vector<bool> queued;          ///< [block]: went to the writer
+    std::vector<bool> queuedWhole;     ///< [block]: ... with every subband
+    std::vector<bool> written;         ///< [block]: in the file (now, or before a restart)
     int allocated = 0;
     BeamFormedFileReport report;
   };
@@ -94,6 +109,9 @@ class BeamFormedWriter {
   void place(const BeamFormedData& data, int component, int file);
   void queue(File& file, std::map<int64_t, Block>::iterator block);
   void writeLoop();
+  /// Moves file index's durable mark over the blocks written since. Mutex held (or before
+  /// the writer thread runs).
+  void advanceDurable(const File& file, int index);
 
   const ObservationSettings& settings_;
   const int blocksInFlight_;
@@ -106,7 +124,8 @@ class BeamFormedWriter {
   std::exception_ptr writeError_;
   bool finished_ = false;
   std::function<void()> written_;
-  std::atomic<int64_t> blocksWritten_{0};
+  /// [file]: the newest block such that it and all before it are written (durableBlock)
+  std::unique_ptr<std::atomic<int64_t>[]> durable_;
 };
 
 }  // namespace rtcp::storage

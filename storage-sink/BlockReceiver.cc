@@ -28,7 +28,7 @@ bool BlockReceiver::receiveBlock(ReceiveBuffer& input, const std::string& peer) 
     return false;
   }
   if (beamFormed_ && wire::get<uint32_t>(input.data(), 0) == kBeamFormedMagic)
-    return beamFormed_->receive(input, beamFormedPayload_, peer);
+    return beamFormed_->receive(input, beamFormedPayload_, peer, replies_);
   ++statistics_.blocksReceived;
   const CorrelatedHeader header = CorrelatedHeader::read(input.data());
   input.consume(kCorrelatedHeaderSize);

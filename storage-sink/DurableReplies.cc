@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "rtcp/CorrelatedBlock.h"
+#include "BeamFormedWriter.h"
 
 namespace rtcp::storage {
 
@@ -31,6 +31,16 @@ void DurableMarks::flushed(int output) {
 void DurableReplies::staged(int output, uint32_t subband) {
   if (socket_ < 0) return;
   outputs_.try_emplace(output, Sent{subband, -1});
+  replyDue();
+}
+
+void DurableReplies::stagedBeamFormed(const DurableStream& stream) {
+  if (socket_ < 0 || !beamFormed_) return;
+  beamFormedSent_.try_emplace(stream, -1);
+  replyDue();
+}
+
+void DurableReplies::replyDue() {
   const auto now = std::chrono::steady_clock::now();
   if (now < nextCheck_) return;
   nextCheck_ = now + kInterval;
@@ -38,11 +48,22 @@ void DurableReplies::staged(int output, uint32_t subband) {
     const int64_t durable = marks_.durable(out);
     if (durable <= sent.durable || pending_.size() >= kMaxPendingBytes) continue;
     sent.durable = durable;
-    const size_t at = pending_.size();
-    pending_.resize(at + DurableReply::kSize);
-    DurableReply{sent.subband, uint64_t(durable)}.write(pending_.data() + at);
+    add({DurableStream::Kind::kIntegrations, 0, 0, sent.subband}, durable);
+  }
+  for (auto& [stream, sent] : beamFormedSent_) {
+    const int64_t durable =
+        beamFormed_->durableBlock(int(stream.sap), int(stream.tab), int(stream.subband));
+    if (durable <= sent || pending_.size() >= kMaxPendingBytes) continue;
+    sent = durable;
+    add(stream, durable);
   }
   sendPending();
+}
+
+void DurableReplies::add(const DurableStream& stream, int64_t mark) {
+  const size_t at = pending_.size();
+  pending_.resize(at + DurableReply::kSize);
+  DurableReply{stream, uint64_t(mark)}.write(pending_.data() + at);
 }
 
 void DurableReplies::sendPending() {

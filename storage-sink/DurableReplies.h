@@ -1,8 +1,9 @@
 #pragma once
 /// \file DurableReplies.h
 /// What storage-sink has on disk, told back to the sender (DurableReply, DESIGN §2.4): a
-/// sender keeps what it sent until the sink says it is in its MS on disk, and sends it
-/// again to a restarted sink should this one die before (output/StorageSender.h).
+/// sender keeps what it sent until the sink says it is in its MS on disk, or in its
+/// beam-formed files, and sends it again to a restarted sink should this one die before
+/// (output/StorageSender.h).
 
 #include <atomic>
 #include <chrono>
@@ -11,7 +12,11 @@
 #include <memory>
 #include <vector>
 
+#include "rtcp/CorrelatedBlock.h"
+
 namespace rtcp::storage {
+
+class BeamFormedWriter;
 
 /// Per output (MS): the newest integration written into it before its last successful
 /// flush (-1: none yet). Blocks of one MS reach its writer in the order they were
@@ -29,19 +34,28 @@ class DurableMarks {
   std::unique_ptr<std::atomic<int64_t>[]> written_, durable_;  // [output]
 };
 
-/// The replies of one connection: for each subband it sent, the newest durable mark, sent
-/// when it advanced. Never blocks: replies the sender does not read wait in a small
-/// buffer and are dropped when it is full (a later reply says more).
+/// The replies of one connection: for each subband it sent, and each TAB's subband of its
+/// beam-formed blocks, the newest durable mark, sent when it advanced. Never blocks:
+/// replies the sender does not read wait in a small buffer and are dropped when it is full
+/// (a later reply says more).
 class DurableReplies {
  public:
-  DurableReplies(const DurableMarks& marks, int socket) : marks_(marks), socket_(socket) {}
+  /// beamFormed: this host's beam-formed files (nullptr: none).
+  DurableReplies(const DurableMarks& marks, int socket,
+                 const BeamFormedWriter* beamFormed = nullptr)
+      : marks_(marks), socket_(socket), beamFormed_(beamFormed) {}
   /// A block of output (subband index subband) was staged: sends the replies due (at
   /// most every kInterval).
   void staged(int output, uint32_t subband);
+  /// A beam-formed block of `stream` was taken into its files' blocks: likewise.
+  void stagedBeamFormed(const DurableStream& stream);
 
   static constexpr std::chrono::milliseconds kInterval{100};
 
  private:
+  /// Queues the replies whose marks advanced and sends what it can (at most every kInterval).
+  void replyDue();
+  void add(const DurableStream& stream, int64_t mark);
   void sendPending();
 
   struct Sent {
@@ -50,7 +64,9 @@ class DurableReplies {
   };
   const DurableMarks& marks_;
   int socket_;
-  std::map<int, Sent> outputs_;  ///< [output] this connection carries
+  const BeamFormedWriter* beamFormed_;
+  std::map<int, Sent> outputs_;                      ///< [output] this connection carries
+  std::map<DurableStream, int64_t> beamFormedSent_;  ///< [stream it carries]: last mark sent
   std::vector<uint8_t> pending_;
   std::chrono::steady_clock::time_point nextCheck_{};
 };

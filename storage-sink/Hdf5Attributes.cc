@@ -37,6 +37,14 @@ Handle createGroup(hid_t parent, const std::string& name) {
                 "create group " + name);
 }
 
+Handle openGroup(hid_t parent, const std::string& name) {
+  return Handle(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), H5Gclose, "open group " + name);
+}
+
+Handle openDataSet(hid_t parent, const std::string& name) {
+  return Handle(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, "open data set " + name);
+}
+
 namespace {
 
 Handle scalarSpace() { return Handle(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace"); }
@@ -70,6 +78,18 @@ void setString(hid_t object, const std::string& name, const std::string& value) 
   const Handle type = stringType();
   const char* text = value.c_str();
   write(object, name, type, type, scalarSpace(), &text);
+}
+
+std::string readString(hid_t object, const std::string& name) {
+  if (H5Aexists(object, name.c_str()) <= 0) return "";
+  const Handle attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT), H5Aclose,
+                         "open attribute " + name);
+  const Handle type = stringType();
+  char* text = nullptr;
+  check(H5Aread(attribute, type, &text), "read attribute " + name);
+  std::string value = text ? text : "";
+  H5free_memory(text);
+  return value;
 }
 
 void setStrings(hid_t object, const std::string& name, const std::vector<std::string>& values) {

@@ -43,6 +43,11 @@ class Handle {
 void check(herr_t status, const std::string& what);
 
 Handle createGroup(hid_t parent, const std::string& name);
+/// An existing group or data set of `parent`.
+Handle openGroup(hid_t parent, const std::string& name);
+Handle openDataSet(hid_t parent, const std::string& name);
+/// A scalar string attribute; "" when `object` has no attribute `name`.
+std::string readString(hid_t object, const std::string& name);
 
 void setString(hid_t object, const std::string& name, const std::string& value);
 void setStrings(hid_t object, const std::string& name, const std::vector<std::string>& values);

@@ -211,9 +211,12 @@ void StorageSink::openBeamFormedFiles() {
       if (!files[f].directory.empty()) std::filesystem::create_directories(files[f].directory);
     }
   if (targets.empty()) return;
-  beamFormed_ = std::make_unique<BeamFormedWriter>(settings_, targets, 4, [this] {
-    if (allArrived()) requestStop("every integration and beam-formed block arrived");
-  });
+  beamFormed_ = std::make_unique<BeamFormedWriter>(
+      settings_, targets, 4,
+      [this] {
+        if (allArrived()) requestStop("every integration and beam-formed block arrived");
+      },
+      options_.secret->runId());
   beamFormedIngest_ = std::make_unique<BeamFormedIngest>(settings_, *beamFormed_);
 }
 
@@ -314,7 +317,7 @@ void StorageSink::serveConnection(Stream& stream, int source) {
   }
   RTCP_LOG_DEBUG("storage", peer << " opened");
   BlockReceiver receiver(*validator_, *staging_, statistics_);
-  DurableReplies replies(*durable_, stream.fileDescriptor());
+  DurableReplies replies(*durable_, stream.fileDescriptor(), beamFormed_.get());
   receiver.replyWith(&replies);
   receiver.fromSource(source);
   receiver.receiveBeamFormedWith(beamFormedIngest_.get());

@@ -138,8 +138,8 @@ int main(int argc, char** argv) {
       for (const rtcp::storage::BeamFormedFileReport& file : summary.beamFormedFiles)
         std::cout << "rtcp-bf blocks=" << file.blocks
                   << " expected=" << summary.beamFormedBlocksExpected
-                  << " lost=" << file.subbandBlocksLost + file.subbandBlocksLate
-                  << " bytes=" << file.bytes << " path=" << file.path << std::endl;
+                  << " lost=" << file.subbandBlocksLost << " bytes=" << file.bytes
+                  << " path=" << file.path << std::endl;
     if (const std::string error = sink.statusError(); !error.empty()) {
       RTCP_LOG_ERROR("storage", "the status file could not be written (" << error
                                                                          << "): observe could "

@@ -173,6 +173,13 @@ class TabFile:
             self.raw_offset = int(external[0][1])
             self.weight_name = "%s/%s/WEIGHT_%d" % (sap_name[0], beam_name, self.component)
             self.has_weights = ("WEIGHT_%d" % self.component) in beam
+            # The valid fractions: external too (<name>.weight.raw), or inside the .h5.
+            weight_external = beam["WEIGHT_%d" % self.component].external if self.has_weights \
+                else None
+            self.weight_raw = (os.path.join(os.path.dirname(os.path.abspath(path)),
+                                            text(weight_external[0][0]))
+                               if weight_external else None)
+            self.weight_offset = int(weight_external[0][1]) if weight_external else 0
             coordinates = beam["COORDINATES"]
             time = coordinates["COORDINATE_0"].attrs
             self.start = (float(coordinates.attrs["REF_TIME_VALUE"]) * 86400.0 - MJD_UNIX_OFFSET +
@@ -210,6 +217,10 @@ class TabFile:
         step = max(1, CHUNK_VALUES // max(1, self.columns))
         with h5py.File(self.path, "r") as f:
             weights = f[self.weight_name] if self.has_weights else None
+            if self.weight_raw is not None:
+                weights = np.memmap(self.weight_raw, dtype="<f4", mode="r",
+                                    offset=self.weight_offset, shape=(self.rows, self.columns)) \
+                    if self.rows else np.zeros((0, self.columns))
             for first in range(0, self.rows, step):
                 last = min(self.rows, first + step)
                 w = (np.asarray(weights[first:last], dtype=np.float64) if weights is not None

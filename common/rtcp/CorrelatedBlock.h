@@ -45,20 +45,32 @@ std::optional<std::string> checkCorrelatedHeader(const CorrelatedHeader& header,
                                                  uint32_t maxStations = 4096,
                                                  uint32_t maxChannels = 1u << 16);
 
-/// storage-sink's reply on the same connection (DESIGN §2.4, the other way): every
-/// integration up to and including `integration` of subband index `subband` is in its
-/// MeasurementSet on disk (flushed, or final as a flagged gap), so the sender need not keep
-/// it to send again should storage-sink die. 24 bytes, little-endian: magic "RTCD", size
-/// (uint16, 24), reserved (uint16, 0), subband (uint32), reserved (uint32, 0), integration
-/// (uint64).
+/// A stream of blocks a sender sends and storage-sink writes in order: one subband's
+/// integrations (DESIGN §2.4), or one TAB's beam-formed blocks of one subband (§2.4b).
+struct DurableStream {
+  enum class Kind : uint16_t { kIntegrations = 0, kBeamFormed = 1 };
+  Kind kind = Kind::kIntegrations;
+  uint16_t sap = 0;      ///< beam-formed: the SAP (Observation.Beam index); else 0
+  uint16_t tab = 0;      ///< beam-formed: the TAB within its SAP; else 0
+  uint32_t subband = 0;  ///< subband index in the observation's list
+  auto operator<=>(const DurableStream&) const = default;
+};
+
+/// storage-sink's reply on the same connection (DESIGN §2.4, the other way): every block of
+/// `stream` up to and including `sequence` (an integration, or a beam-formed block number)
+/// is on its disk (integrations: in the MS, flushed, or final as a flagged gap; beam-formed
+/// blocks: written into their files), so the sender need not keep it to send again should
+/// storage-sink die. 24 bytes, little-endian: magic "RTCD", size (uint16, 24), kind
+/// (uint16: 0 integrations, 1 beam-formed), subband (uint32), SAP (uint16), TAB (uint16),
+/// sequence (uint64). Kind 0 has SAP and TAB 0.
 struct DurableReply {
   static constexpr uint32_t kMagic = 0x44435452;  ///< the bytes "RTCD"
   static constexpr size_t kSize = 24;
-  uint32_t subband = 0;
-  uint64_t integration = 0;
+  DurableStream stream;
+  uint64_t sequence = 0;
 
   void write(uint8_t* bytes) const;
-  /// The reply in bytes (kSize of them); nullopt when its magic or size is wrong.
+  /// The reply in bytes (kSize of them); nullopt when its magic, size or kind is wrong.
   static std::optional<DurableReply> read(const uint8_t* bytes);
 };
 

@@ -64,8 +64,12 @@ struct IonStatus {
   uint64_t storageConnections = 0;      ///< storage.connections: made to storage-sinks so far
   /// Beam-formed blocks (DESIGN §2.4b) for the storage-sinks of their files: queued
   /// (beamformed.queued), acknowledged by a storage-sink (beamformed.sent), dropped
-  /// (beamformed.dropped: queue full in real time, or not sent by the end).
+  /// (beamformed.dropped: queue and spool full in real time, or not sent by the end),
+  /// through the spool (beamformed.spooled), sent again after a connection broke
+  /// (beamformed.resent), forgotten before the sink said they were in its files, beyond
+  /// --retain-mb (beamformed.unprotected: a sink dying then loses them).
   uint64_t beamFormedQueued = 0, beamFormedSent = 0, beamFormedDropped = 0;
+  uint64_t beamFormedSpooled = 0, beamFormedResent = 0, beamFormedUnprotected = 0;
   /// link.connectionsRefused: connections to the link closed because they did not prove
   /// they belong to the observation (Handshake.h); the log names each peer.
   uint64_t linkConnectionsRefused = 0;

@@ -217,12 +217,12 @@ def read(obs, sap, tab, component=0, part=0):
     with obs.file(sap, tab, component, part) as f:
         beam = f["SUB_ARRAY_POINTING_%03d/BEAM_%03d" % (sap, tab)]
         cwd = os.getcwd()
-        os.chdir(obs.out)  # the external .raw is found relative to the working directory
+        os.chdir(obs.out)  # the external .raw files are found relative to the working directory
         try:
             data = beam["STOKES_%d" % component][...].astype(np.float64)
+            weights = beam["WEIGHT_%d" % component][...].astype(np.float64)
         finally:
             os.chdir(cwd)
-        weights = beam["WEIGHT_%d" % component][...].astype(np.float64)
         frequencies = beam["COORDINATES/COORDINATE_1"].attrs["AXIS_VALUES_WORLD"]
         attrs = dict(beam.attrs)
     return data, weights, np.asarray(frequencies), attrs

@@ -7,18 +7,24 @@
 #include <cppunit/extensions/HelperMacros.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
+#include "BeamFormedHoldings.h"
 #include "DiskSpace.h"
 #include "MsReader.h"
 #include "ObserveTestUtil.h"
 #include "SmallFileSystem.h"
 #include "StorageTestUtil.h"
+#include "TestData.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/StorageStatus.h"
 
@@ -53,6 +59,7 @@ pid_t childNamed(pid_t parent, const std::string& program) {
 class ObserveStorageFaultsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(ObserveStorageFaultsTest);
   CPPUNIT_TEST(testKilledStorageSinkIsRestarted);
+  CPPUNIT_TEST(testKilledStorageSinkKeepsBeamFormedFiles);
   CPPUNIT_TEST(testStoppedStorageSinkLosesNothing);
   CPPUNIT_TEST(testDiskFullFailsTheObservation);
   CPPUNIT_TEST(testReadOnlyOutputDirectory);
@@ -115,6 +122,123 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::to_string(gaps), summaryValue(obs, "integrationsDropped"));
     CPPUNIT_ASSERT_EQUAL(int64_t(0), gaps);
     CPPUNIT_ASSERT_EQUAL(2 * nrIntegrations, present);
+  }
+
+  /// The storage-sink writing beam-formed files (a coherent TAB and an incoherent one,
+  /// Stokes I) killed after a few blocks: the restarted one continues the files, ionproc
+  /// sends it what it kept (queued, spooled, and what the killed one had not said was in
+  /// its files). Read back with h5py: every block of both files, from before the kill and
+  /// after it, with its valid fractions and the same power; the summary's counts are what
+  /// the files hold.
+  void testKilledStorageSinkKeepsBeamFormedFiles() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4744;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.seconds = 5;
+    o.steps = 3072;  // blocks of 16 x 3072 samples, 0.25 s
+    o.outputDir = dir.path() + "/out";
+    std::ostringstream extra;
+    extra.precision(17);
+    extra << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
+          << "Observation.DataProducts.Output_CoherentStokes.locations = [localhost:" << dir.path()
+          << "/bf]\n"
+          << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
+          << "Observation.DataProducts.Output_IncoherentStokes.locations = [localhost:"
+          << dir.path() << "/bf]\n"
+          << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
+          << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
+          << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 4\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.which = I\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 4\n"
+          << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
+          << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[1].angle1 = " << o.beamRa << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[1].angle2 = " << o.beamDec << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
+    o.extra = extra.str();
+    const std::string parset = writeParset(dir.path() + "/obs.parset", o);
+    const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
+    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+    // Killed once it wrote 4 blocks of each file (a second of data).
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    uint64_t writtenBeforeTheKill = 0;
+    for (;;) {
+      const std::string status = obs + "/storage-sink.status";
+      if (std::filesystem::exists(status))
+        writtenBeforeTheKill = storage::StorageStatus::read(status).beamFormedBlocksWritten;
+      if (writtenBeforeTheKill >= 8) break;
+      CPPUNIT_ASSERT_MESSAGE(readFile(log), std::chrono::steady_clock::now() < giveUp);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    const pid_t sink = childNamed(observer, "storage-sink");
+    CPPUNIT_ASSERT_MESSAGE(readFile(log), sink > 0);
+    kill(sink, SIGKILL);
+    const int code = waitProgram(observer);
+    const std::string text = readFile(log);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, code);
+    const std::string warnings = summaryValue(obs, "warnings");
+    CPPUNIT_ASSERT_MESSAGE(warnings,
+                           warnings.find("storage-sink died (SIGKILL") != std::string::npos);
+    const std::string restarted = readFile(obs + "/storage-sink.restart1.log");
+    CPPUNIT_ASSERT_MESSAGE(restarted, restarted.find("reopened, holding") != std::string::npos);
+    const std::string ionprocLog = readFile(obs + "/ionproc.log");
+    const size_t sent = ionprocLog.find("beam-formed: ");
+    CPPUNIT_ASSERT_MESSAGE(ionprocLog, sent != std::string::npos);
+    std::cerr << "ionproc: " << ionprocLog.substr(sent, ionprocLog.find('\n', sent) - sent) << "\n";
+
+    // Each file, block by block, from h5py; the summary's figures are what they hold.
+    const ObservationSettings settings = ObservationSettings::fromFile(obs + "/observation.parset");
+    const int64_t blocks = nrProcessedBlocks(settings);
+    const std::string listed = summaryValue(obs, "beamFormedFiles");
+    for (int tab = 0; tab < 2; ++tab) {
+      const storage::BeamFormedFileLayout layout(settings, tab, dir.path() + "/bf");
+      const std::string name = std::filesystem::path(layout.h5Path).filename();
+      const std::string out = dir.path() + "/" + name + ".blocks.txt";
+      const std::string command = "/usr/bin/python3 " + rtcp::test::sourceDir() +
+                                  "/observe/test/check_beamformed_blocks.py " + dir.path() +
+                                  "/bf " + name + " " + std::to_string(layout.samplesPerBlock) +
+                                  " " + std::to_string(layout.rowShift) + " " +
+                                  std::to_string(blocks) + " > " + out + " 2>&1";
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(command + "\n" + readFile(out), 0, std::system(command.c_str()));
+      std::istringstream lines(readFile(out));
+      std::string word;
+      int64_t rows = 0, held = 0, subbands = 0, heldBlocks = 0, lost = 0;
+      lines >> word >> rows >> word >> subbands;
+      CPPUNIT_ASSERT_EQUAL(blocks * layout.samplesPerBlock - layout.rowShift, rows);
+      std::vector<double> means;
+      for (int64_t b = 0; b < blocks; ++b) {
+        double mean = 0;
+        int64_t number = -1;
+        lines >> word >> number >> word >> held >> word >> mean;
+        CPPUNIT_ASSERT_EQUAL(b, number);
+        heldBlocks += held > 0;
+        lost += subbands - held;
+        means.push_back(mean);
+      }
+      std::cerr << name << ": " << heldBlocks << " of " << blocks << " blocks, " << lost
+                << " subband-blocks lost; storage-sink killed after " << writtenBeforeTheKill
+                << " blocks written\n"
+                << readFile(out);
+      // Every block, before the kill and after it, whole, and the sky's power in each.
+      CPPUNIT_ASSERT_EQUAL(blocks, heldBlocks);
+      CPPUNIT_ASSERT_EQUAL(int64_t(0), lost);
+      std::vector<double> sorted = means;
+      std::sort(sorted.begin(), sorted.end());
+      const double median = sorted[sorted.size() / 2];
+      CPPUNIT_ASSERT(median > 0);
+      for (int64_t b = 1; b < blocks; ++b)  // block 0: the filter banks' start-up
+        CPPUNIT_ASSERT_MESSAGE(readFile(out), std::abs(means[size_t(b)] / median - 1) < 0.05);
+      // The summary counts what the file holds.
+      const size_t at = listed.find("\"" + layout.h5Path + "\"");
+      CPPUNIT_ASSERT_MESSAGE(listed, at != std::string::npos);
+      const std::string figures = listed.substr(at, listed.find('}', at) - at);
+      for (const std::string& expected : {"\"blocksWritten\": " + std::to_string(heldBlocks),
+                                          "\"subbandBlocksLost\": " + std::to_string(lost)})
+        CPPUNIT_ASSERT_MESSAGE(figures, figures.find(expected) != std::string::npos);
+    }
   }
 
   /// storage-sink stopped (SIGSTOP) for 5 s: ionproc's queue overflows into its spool,

@@ -14,8 +14,10 @@
 #include "OutputPath.h"
 #include "StorageSender.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/BeamFormedWire.h"
 #include "rtcp/Crc64.h"
 #include "rtcp/Handshake.h"
+#include "rtcp/LittleEndian.h"
 #include "rtcp/Stream.h"
 
 using namespace rtcp;
@@ -59,8 +61,9 @@ const std::shared_ptr<const Handshake>& testHandshake() {
 }
 
 /// A storage-sink stand-in: accepts connections on a fixed port that prove they belong to
-/// observation 42, reads DESIGN §2.4 blocks, checks header and CRC, and counts every
-/// (subband, integration) it got.
+/// observation 42, reads DESIGN §2.4 blocks and §2.4b beam-formed blocks, checks header and
+/// CRC, and counts every (subband, integration) and beam-formed (subband, block) it got;
+/// with replyDurable, says after each beam-formed block that it is on its disk.
 class TestSink {
  public:
   explicit TestSink(uint16_t port = 0) { start(port); }
@@ -102,6 +105,23 @@ class TestSink {
     std::lock_guard lock(mutex_);
     return received_;
   }
+  std::map<std::pair<int, int64_t>, int> beamFormedReceived() {
+    std::lock_guard lock(mutex_);
+    return beamFormedReceived_;
+  }
+  bool waitForBeamFormed(size_t n, double seconds = 10) {
+    for (int i = 0; i < seconds * 100; ++i) {
+      {
+        std::lock_guard lock(mutex_);
+        size_t total = 0;
+        for (const auto& [key, count] : beamFormedReceived_) total += size_t(count);
+        if (total >= n) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  std::atomic<bool> replyDurable{false};
   size_t total() {
     std::lock_guard lock(mutex_);
     size_t n = 0;
@@ -122,6 +142,10 @@ class TestSink {
     try {
       uint8_t headerBytes[kCorrelatedHeaderSize];
       while (stream.readExact(headerBytes, sizeof headerBytes)) {
+        if (wire::get<uint32_t>(headerBytes, 0) == kBeamFormedMagic) {
+          if (!readBeamFormed(stream, headerBytes)) return;
+          continue;
+        }
         const CorrelatedHeader header = CorrelatedHeader::read(headerBytes);
         if (checkCorrelatedHeader(header)) {
           ++bad_;
@@ -142,12 +166,39 @@ class TestSink {
     }
   }
 
+  bool readBeamFormed(Stream& stream, const uint8_t* headerBytes) {
+    const BeamFormedHeader header = BeamFormedHeader::read(headerBytes);
+    if (checkBeamFormedHeader(header)) {
+      ++bad_;
+      return false;
+    }
+    std::vector<uint8_t> payload(header.payloadSize);
+    if (!stream.readExact(payload.data(), payload.size())) return false;
+    if (crc64(payload.data(), payload.size()) != header.payloadCrc || header.observationId != 42) {
+      ++bad_;
+      return true;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      ++beamFormedReceived_[{int(header.subband), int64_t(header.block)}];
+    }
+    if (replyDurable) {
+      uint8_t reply[DurableReply::kSize];
+      DurableReply{{DurableStream::Kind::kBeamFormed, header.sap, header.tab, header.subband},
+                   header.block}
+          .write(reply);
+      stream.write(reply, sizeof reply);
+    }
+    return true;
+  }
+
   std::unique_ptr<TcpListener> listener_;
   uint16_t port_ = 0;
   std::thread thread_;
   std::mutex mutex_;
   Stream* stream_ = nullptr;
   std::map<std::pair<int, int64_t>, int> received_;
+  std::map<std::pair<int, int64_t>, int> beamFormedReceived_;
   std::atomic<int> bad_{0};
 };
 
@@ -163,6 +214,45 @@ std::unique_ptr<CorrelatedData> integration(int subband, int64_t number) {
 
 }  // namespace
 
+/// A TAB's block of subband 0: Stokes I, 4 channels, 8 samples, its values from its number.
+void writeBeamFormedBlock(StorageSender& sender, int64_t block) {
+  BeamFormedHeader header;
+  header.observationId = 42;
+  header.stokes = uint8_t(StokesKind::kI);
+  header.nrChannels = 4;
+  header.nrSamples = 8;
+  header.block = uint64_t(block);
+  std::vector<float> samples(32, float(block)), valid(32, 1.0f);
+  sender.writeBeamFormed({0}, header, samples, valid);
+}
+
+/// Three beam-formed blocks to `sink`, which then goes away while five more are written
+/// (a queue of 2, the rest spooled) and comes back on the same port; the sender's
+/// statistics once everything went.
+StorageSender::Statistics sendBeamFormedAcrossARestart(TestSink& sink) {
+  const uint16_t port = sink.port();
+  const std::string spool = std::filesystem::temp_directory_path().string();
+  StorageSender::Options options;
+  options.handshake = testHandshake();
+  options.beamFormedQueueCapacity = 2;
+  options.beamFormedBytes = kBeamFormedHeaderSize + 2 * 32 * sizeof(float);
+  options.spoolBytes = 1 << 20;
+  options.spoolDirectory = spool;
+  options.retainBytes = 1 << 20;
+  options.initialRetrySeconds = 0.02;
+  options.maxRetrySeconds = 0.1;
+  StorageSender sender(42, {}, options, {{"127.0.0.1", port}});
+  for (int64_t b = 0; b < 3; ++b) writeBeamFormedBlock(sender, b);
+  CPPUNIT_ASSERT(sink.waitForBeamFormed(3));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // acknowledged, replies read
+  sink.stop();
+  for (int64_t b = 3; b < 8; ++b) writeBeamFormedBlock(sender, b);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // retries fail meanwhile
+  sink.start(port);
+  CPPUNIT_ASSERT(sender.finish(10));
+  return sender.statistics();
+}
+
 class OutputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(OutputTest);
   CPPUNIT_TEST(testIntegrationSumsAndCounts);
@@ -173,6 +263,8 @@ class OutputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testDestinations);
   CPPUNIT_TEST(testSinkRestart);
   CPPUNIT_TEST(testReplayWaitsForLateSink);
+  CPPUNIT_TEST(testBeamFormedSpooledAndSentAgain);
+  CPPUNIT_TEST(testBeamFormedOnDiskNotSentAgain);
   CPPUNIT_TEST(testOutputPathToStorageAndDump);
   CPPUNIT_TEST(testOutputPathWithoutStorage);
   CPPUNIT_TEST_SUITE_END();
@@ -341,6 +433,39 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(16), s.sent);
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.dropped);
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.connects);
+  }
+
+  /// Beam-formed blocks take the integrations' way: a sink that goes away leaves them in
+  /// the queue and then the spool; what it had taken in but not said was on its disk is
+  /// sent again to the sink that comes back, in order, and nothing is dropped.
+  void testBeamFormedSpooledAndSentAgain() {
+    TestSink sink;
+    const auto s = sendBeamFormedAcrossARestart(sink);
+    const auto received = sink.beamFormedReceived();
+    CPPUNIT_ASSERT_EQUAL(0, sink.bad());
+    for (int64_t b = 0; b < 8; ++b)  // the three before the outage twice: never said on disk
+      CPPUNIT_ASSERT_EQUAL(b < 3 ? 2 : 1, received.count({0, b}) ? received.at({0, b}) : 0);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(8), s.beamFormed.queued);
+    CPPUNIT_ASSERT(s.beamFormed.spooled >= 3);  // beyond its queue of 2 while the sink was away
+    CPPUNIT_ASSERT_EQUAL(uint64_t(3), s.beamFormed.resent);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(8), s.beamFormed.sent);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.beamFormed.dropped);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.beamFormed.unprotected);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.queued);  // the integrations' counters: none
+  }
+
+  /// ... and what the sink said was in its files (a DurableReply of kind beam-formed) is
+  /// forgotten, not sent again.
+  void testBeamFormedOnDiskNotSentAgain() {
+    TestSink sink;
+    sink.replyDurable = true;
+    const auto s = sendBeamFormedAcrossARestart(sink);
+    const auto received = sink.beamFormedReceived();
+    for (int64_t b = 0; b < 8; ++b) CPPUNIT_ASSERT_EQUAL(1, received.at({0, b}));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.beamFormed.resent);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(8), s.beamFormed.sent);
+    CPPUNIT_ASSERT(s.beamFormed.durable >= 3);  // those before the outage at least
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.beamFormed.dropped);
   }
 
   /// A replay (waitWhenFull) whose storage-sink comes up late loses nothing: write()
