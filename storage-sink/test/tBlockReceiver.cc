@@ -94,6 +94,7 @@ class BlockReceiverTest : public CppUnit::TestFixture {
         connection.insert(connection.end(), correlated.begin(), correlated.end());
         BeamFormedData beamFormed(StokesKind::kI, 1, samples);
         beamFormed.subband = s, beamFormed.block = i;
+        for (float& f : beamFormed.validFraction.span()) f = 1;  // a file holds what is valid
         std::vector<uint8_t> bytes(beamFormedSerialisedSize(beamFormed));
         serialiseBeamFormed(beamFormed, uint64_t(settings.observationId), bytes);
         connection.insert(connection.end(), bytes.begin(), bytes.end());
