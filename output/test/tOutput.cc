@@ -441,6 +441,7 @@ class OutputTest : public CppUnit::TestFixture {
   void testBeamFormedSpooledAndSentAgain() {
     TestSink sink;
     const auto s = sendBeamFormedAcrossARestart(sink);
+    CPPUNIT_ASSERT(sink.waitForBeamFormed(8 + 3));  // acknowledged by TCP; read by the sink now
     const auto received = sink.beamFormedReceived();
     CPPUNIT_ASSERT_EQUAL(0, sink.bad());
     for (int64_t b = 0; b < 8; ++b)  // the three before the outage twice: never said on disk
@@ -460,6 +461,8 @@ class OutputTest : public CppUnit::TestFixture {
     TestSink sink;
     sink.replyDurable = true;
     const auto s = sendBeamFormedAcrossARestart(sink);
+    CPPUNIT_ASSERT(sink.waitForBeamFormed(8));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // none more comes
     const auto received = sink.beamFormedReceived();
     for (int64_t b = 0; b < 8; ++b) CPPUNIT_ASSERT_EQUAL(1, received.at({0, b}));
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.beamFormed.resent);
