@@ -111,6 +111,22 @@ std::map<std::string, T> numbers(const ptree& tree, const std::string& key) {
   return values;
 }
 
+StationDataSummary stationData(const ptree& tree) {
+  StationDataSummary d;
+  d.directory = tree.get<std::string>("directory", "");
+  d.parset = tree.get<std::string>("parset", "");
+  d.status = tree.get<std::string>("status", "");
+  d.from = tree.get<std::string>("from", "");
+  d.to = tree.get<std::string>("to", "");
+  d.stations = strings(tree, "stations");
+  d.nrSubbands = number<int>(tree, "subbands");
+  d.bytes = number<uint64_t>(tree, "bytes");
+  d.packets = number<uint64_t>(tree, "packets");
+  d.packetsNotRecorded = number<uint64_t>(tree, "packetsNotRecorded");
+  d.missing = strings(tree, "missing");
+  return d;
+}
+
 }  // namespace
 
 std::string jsonString(const std::string& text) {
@@ -130,6 +146,17 @@ std::string jsonString(const std::string& text) {
     }
   }
   return out + "\"";
+}
+
+std::string StationDataSummary::line() const {
+  std::ostringstream t;
+  t << directory << ": " << status << ", " << bytes << " bytes, " << from << " .. " << to
+    << " UTC, " << stations.size() << " station(s) (";
+  for (size_t i = 0; i < stations.size(); ++i) t << (i ? ", " : "") << stations[i];
+  t << "), " << nrSubbands << " subband(s); " << packets << " packets recorded, "
+    << packetsNotRecorded << " not recorded";
+  if (!missing.empty()) t << "; " << missing.size() << " part(s) missing";
+  return t.str();
 }
 
 const char* toString(ObservationStatus status) {
@@ -176,6 +203,26 @@ std::string beamFormedFileJson(const BeamFormedFileSummary& f) {
   return j.str();
 }
 
+std::string stationDataJson(const StationDataSummary& d) {
+  if (d.directory.empty()) return "null";
+  std::ostringstream j;
+  j << "{\"directory\": " << jsonString(d.directory) << ", \"parset\": " << jsonString(d.parset)
+    << ", \"status\": " << jsonString(d.status) << ", \"from\": " << jsonString(d.from)
+    << ", \"to\": " << jsonString(d.to) << ", \"stations\": [";
+  for (size_t i = 0; i < d.stations.size(); ++i) j << (i ? ", " : "") << jsonString(d.stations[i]);
+  j << "], \"subbands\": " << d.nrSubbands << ", \"bytes\": " << d.bytes
+    << ", \"packets\": " << d.packets << ", \"packetsNotRecorded\": " << d.packetsNotRecorded
+    << ", \"missing\": " << jsonList(d.missing, "    ") << "}";
+  return j.str();
+}
+
+/// Its line() and the parts it lacks, a line each.
+std::string stationDataText(const StationDataSummary& d) {
+  std::string text = d.line() + "\n";
+  for (const std::string& line : d.missing) text += "    missing     " + line + "\n";
+  return text;
+}
+
 }  // namespace
 
 std::string ObservationSummary::toJson() const {
@@ -216,10 +263,12 @@ std::string ObservationSummary::toJson() const {
     j << (n++ ? ", " : "") << jsonString(part) << ": " << jsonNumber(seconds);
   j << "},\n"
     << "  \"plots\": " << jsonList(plots, "  ") << ",\n"
-    << "  \"recordingDirectory\": " << jsonString(recordingDirectory) << ",\n"
-    << "  \"recordingBytes\": " << recordingBytes << ",\n"
-    << "  \"dumps\": " << jsonList(dumps, "  ") << ",\n"
-    << "  \"flagging\": " << jsonList(flagging, "  ") << ",\n"
+    << "  \"recording\": " << stationDataJson(recording) << ",\n"
+    << "  \"dumps\": [";
+  for (size_t i = 0; i < dumps.size(); ++i)
+    j << (i ? ",\n    " : "\n    ") << stationDataJson(dumps[i]);
+  j << (dumps.empty() ? "],\n" : "\n  ],\n") << "  \"flagging\": " << jsonList(flagging, "  ")
+    << ",\n"
     << "  \"warnings\": " << jsonList(warnings, "  ") << "\n"
     << "}\n";
   return j.str();
@@ -277,10 +326,8 @@ std::string ObservationSummary::toText() const {
     }
     t << "\n";
   }
-  if (!recordingDirectory.empty())
-    t << "  recorded      " << recordingBytes << " bytes of input in " << recordingDirectory
-      << " (replay.parset replays them)\n";
-  for (const std::string& dump : dumps) t << "  dump          " << dump << "\n";
+  if (!recording.directory.empty()) t << "  recording     " << stationDataText(recording);
+  for (const StationDataSummary& dump : dumps) t << "  dump          " << stationDataText(dump);
   t << "  exit codes   ";
   for (const auto& [part, code] : exitCodes) t << " " << part << "=" << code;
   t << "\n";
@@ -381,9 +428,11 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.exitCodes = numbers<int>(tree, "exitCodes");
     s.cpuSeconds = numbers<double>(tree, "cpuSeconds");
     s.plots = strings(tree, "plots");
-    s.recordingDirectory = tree.get<std::string>("recordingDirectory", "");
-    s.recordingBytes = number<uint64_t>(tree, "recordingBytes");
-    s.dumps = strings(tree, "dumps");
+    if (const auto recording = tree.get_child_optional("recording");
+        recording && !recording->empty())
+      s.recording = stationData(*recording);
+    if (const auto dumps = tree.get_child_optional("dumps"))
+      for (const auto& [unused, d] : *dumps) s.dumps.push_back(stationData(d));
     s.flagging = strings(tree, "flagging");
     s.warnings = strings(tree, "warnings");
   } catch (const std::exception& e) {

@@ -32,8 +32,13 @@ Parset replayParset(const Parset& observed, const ObservationSettings& s,
   }
   p.set("Cobalt.realTime", "F");
   if (p.isDefined("OLAP.realTime")) p.set("OLAP.realTime", "F");
-  p.set("Observation.DataProducts.Output_Correlated.locations",
-        "[localhost:" + settings::quoted(outputDirectory) + "]");
+  const std::string here = "[localhost:" + settings::quoted(outputDirectory) + "]";
+  p.set("Observation.DataProducts.Output_Correlated.locations", here);
+  // The beam-formed files too (the same names, never over the live observation's).
+  if (s.beamFormed.coherentEnabled)
+    p.set("Observation.DataProducts.Output_CoherentStokes.locations", here);
+  if (s.beamFormed.incoherentEnabled)
+    p.set("Observation.DataProducts.Output_IncoherentStokes.locations", here);
   if (p.isDefined("Rtcp.recordInput.directory")) p.set("Rtcp.recordInput.directory", "''");
   if (window) {
     if (window->firstBlock < 0 || window->nrBlocks <= 0 ||

@@ -131,6 +131,12 @@ TriggerAnswer TriggerAnswer::parse(const std::string& text) {
   return a;
 }
 
+std::string TriggerAnswer::Gap::describe(const SampleClock& clock) const {
+  return station + " stream " + std::to_string(stream) + " " +
+         formatUtc(clock.unixTime(firstSample)) + " .. " + formatUtc(clock.unixTime(endSample)) +
+         " UTC: " + why;
+}
+
 std::string readTriggerMessage(Stream& stream) {
   std::string text;
   char buffer[4096];

@@ -39,9 +39,14 @@ InputRecorder::InputRecorder(RecorderOptions options, const std::vector<std::str
     }
     streams_.push_back(std::move(s));
   }
-  for (size_t i = 0; i < options_.bufferBytes / options_.chunkBytes; ++i) {
+  // One mapping for all chunks (from 8 MB: huge pages, faulted in now): the kernel pins a
+  // direct write's pages far cheaper in huge pages than in the heap's 4 KiB ones.
+  const size_t stride = options_.chunkBytes + kDirectIoAlignment;
+  const size_t nrChunks = options_.bufferBytes / options_.chunkBytes;
+  arena_ = AlignedBuffer<uint8_t, kDirectIoAlignment>(nrChunks * stride);
+  for (size_t i = 0; i < nrChunks; ++i) {
     auto chunk = std::make_unique<Chunk>();
-    chunk->bytes = AlignedBuffer<uint8_t, kDirectIoAlignment>(options_.chunkBytes);  // faulted in
+    chunk->bytes = arena_.data() + i * stride;
     pool_.add(std::move(chunk));
   }
   staging_ = AlignedBuffer<uint8_t, kDirectIoAlignment>(options_.chunkBytes + kDirectIoAlignment);
@@ -74,8 +79,9 @@ bool InputRecorder::takeChunk(StreamState& s, int stream, size_t bytes) {
       return false;
     }
   } while (!granted_.compare_exchange_weak(before, before + grant));
-  (*chunk)->used = 0;
-  (*chunk)->limit = size_t(grant);
+  (*chunk)->lead = size_t(s.appended % kDirectIoAlignment);
+  (*chunk)->used = (*chunk)->lead;
+  (*chunk)->limit = (*chunk)->lead + size_t(grant);
   (*chunk)->packets = 0;
   (*chunk)->stream = stream;
   s.current = std::move(*chunk);
@@ -87,14 +93,15 @@ void InputRecorder::append(int stream, std::span<const uint8_t> packet) {
   if (s.current && s.current->used + packet.size() > s.current->limit) handOver(s);
   if (!s.current && !takeChunk(s, stream, packet.size())) return;
   Chunk& c = *s.current;
-  std::memcpy(c.bytes.data() + c.used, packet.data(), packet.size());
+  std::memcpy(c.bytes + c.used, packet.data(), packet.size());
   c.used += packet.size();
+  s.appended += packet.size();
   ++c.packets;
 }
 
 void InputRecorder::handOver(StreamState& s) {
   if (!s.current) return;
-  if (s.current->used) {
+  if (s.current->used > s.current->lead) {
     pool_.filled.push(std::move(s.current));
   } else {
     pool_.free.push(std::move(s.current));
@@ -117,18 +124,38 @@ bool InputRecorder::writeAll(int fd, const uint8_t* data, size_t bytes, int& err
   return true;
 }
 
-bool InputRecorder::writeChunk(StreamState& s, const Chunk& c, int& error) {
+bool InputRecorder::reserveBlock(int fd, uint64_t offset, int& error) {
+  if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(kDirectIoAlignment)) == 0 ||
+      errno == EOPNOTSUPP)
+    return true;
+  error = errno;
+  return false;
+}
+
+bool InputRecorder::writeChunk(StreamState& s, Chunk& c, int& error) {
+  const size_t packetBytes = c.used - c.lead;
   if (!s.direct) {
-    if (writeAll(s.fd, c.bytes.data(), c.used, error)) return (s.onDisk += c.used), true;
+    if (writeAll(s.fd, c.bytes + c.lead, packetBytes, error))
+      return (s.onDisk += packetBytes), true;
   } else {
     // Direct I/O takes whole blocks: the tail of the last chunk, this chunk, and the bytes
-    // after the last whole block wait for the next (or for finish()).
-    const size_t n = s.tail.size() + c.used;
-    if (!s.tail.empty()) std::memcpy(staging_.data(), s.tail.data(), s.tail.size());
-    std::memcpy(staging_.data() + s.tail.size(), c.bytes.data(), c.used);
+    // after the last whole block wait for the next (or for finish()). The tail goes into
+    // the room the chunk kept for it; only after a failed write, when the tail is not what
+    // the chunk expected, both are copied into the staging buffer.
+    uint8_t* data = c.bytes;
+    const size_t n = s.tail.size() + packetBytes;
+    if (s.tail.size() != c.lead) {
+      data = staging_.data();
+      std::memcpy(data + s.tail.size(), c.bytes + c.lead, packetBytes);
+    }
+    if (!s.tail.empty()) std::memcpy(data, s.tail.data(), s.tail.size());
     const size_t whole = n / kDirectIoAlignment * kDirectIoAlignment;
-    if (writeAll(s.fd, staging_.data(), whole, error)) {
-      s.tail.assign(staging_.data() + whole, staging_.data() + n);
+    if (writeAll(s.fd, data, whole, error)) {
+      if (whole > 0 && whole < n && !reserveBlock(s.fd, s.onDisk + whole, error)) {
+        cutBack(s);  // no room for the new tail's block: the chunk is not recorded
+        return false;
+      }
+      s.tail.assign(data + whole, data + n);
       s.onDisk += whole;
       return true;
     }
@@ -136,13 +163,19 @@ bool InputRecorder::writeChunk(StreamState& s, const Chunk& c, int& error) {
       s.direct = false;  // opened, but not written so: through the page cache from here on
       s.tail.clear();
       ::lseek(s.fd, off_t(s.onDisk), SEEK_SET);
-      if (writeAll(s.fd, staging_.data(), n, error)) return (s.onDisk += n), true;
+      if (writeAll(s.fd, data, n, error)) return (s.onDisk += n), true;
     }
   }
-  // What was written of it is cut off again: the recording stays whole records (with
-  // direct I/O the tail still waits, so that the record it holds the end of is completed).
-  if (::ftruncate(s.fd, off_t(s.onDisk)) == 0) ::lseek(s.fd, off_t(s.onDisk), SEEK_SET);
+  cutBack(s);
   return false;
+}
+
+void InputRecorder::cutBack(StreamState& s) {
+  if (::ftruncate(s.fd, off_t(s.onDisk)) == 0) ::lseek(s.fd, off_t(s.onDisk), SEEK_SET);
+  int ignored = 0;  // the cut freed the tail's reserved block: taken again (room was just freed)
+  if (s.direct && !s.tail.empty() && !reserveBlock(s.fd, s.onDisk, ignored))
+    RTCP_LOG_WARN("ionproc",
+                  "recording " << s.path << ": no room for its last " << s.tail.size() << " bytes");
 }
 
 void InputRecorder::writeChunks() {
@@ -152,7 +185,7 @@ void InputRecorder::writeChunks() {
     int error = 0;
     if (writeChunk(s, c, error)) {
       s.packets += c.packets;
-      s.bytes += c.used;
+      s.bytes += c.used - c.lead;
     } else {
       s.writeFailed += c.packets;
       if (failureLog_.allow())

@@ -25,6 +25,7 @@
 #include "MemoryPlan.h"
 #include "PacketCounts.h"
 #include "ProgressMonitor.h"
+#include "StationDataListing.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
@@ -730,13 +731,8 @@ ObservationSummary Observation::summarise() {
 void Observation::noteRecordings(ObservationSummary& summary) {
   const std::string& dir = plan_.recordingDirectory;
   if (dir.empty()) return;
-  summary.recordingDirectory = dir;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(dir, error))
-    if (entry.path().extension() == ".rsp") summary.recordingBytes += entry.file_size(error);
-  uint64_t notRecorded = 0;
-  for (const StationSummary& st : summary.stations) notRecorded += st.packetsNotRecorded;
-  if (notRecorded)
+  summary.recording = describeRecording(dir, plan_.settings, summary.stations);
+  if (const uint64_t notRecorded = summary.recording.packetsNotRecorded)
     warnings_.push_back(std::to_string(notRecorded) +
                         " valid packets could not be recorded (no free buffer, the bound on disk "
                         "use, or a failed write: see the ionproc logs)");
@@ -754,9 +750,15 @@ void Observation::noteRecordings(ObservationSummary& summary) {
 
 void Observation::listDumps(ObservationSummary& summary) {
   std::error_code error;
+  std::vector<std::string> directories;
   for (const auto& entry : fs::directory_iterator(plan_.directory + "/dumps", error))
-    if (fs::exists(entry.path() / "dump.parset")) summary.dumps.push_back(entry.path().string());
-  std::sort(summary.dumps.begin(), summary.dumps.end());
+    if (fs::exists(entry.path() / "dump.parset")) directories.push_back(entry.path().string());
+  std::sort(directories.begin(), directories.end());
+  for (const std::string& dir : directories) try {  // partial ones say what they lack
+      summary.dumps.push_back(describeDump(dir));
+    } catch (const std::exception& e) {
+      warnings_.push_back(std::string("dump ") + dir + ": " + e.what());
+    }
 }
 
 void Observation::countStoredIntegrations(ObservationSummary& summary) {

@@ -3,8 +3,16 @@
 /// A beam or source direction (J2000, AZELGEO, or a solar-system body such as SUN, MOON,
 /// JUPITER) at a time, as casacore measures give it: a unit vector in ITRF (for delays),
 /// or J2000 angles (for UVW and the MS FIELD of a direction that moves on the sky).
-/// Conversion engines are built once per direction type; not thread-safe (one converter
-/// per thread).
+/// Conversion engines are built per direction type; not thread-safe (one converter per
+/// thread).
+///
+/// A conversion is a function of its direction and time alone, to the last bit: casacore's
+/// engines compute nutation, precession, aberration and the sun's position at the first
+/// epoch they are asked and extrapolate them linearly from there for up to 0.04-0.1 days
+/// (aipsrc measures.*.d_interval), so an engine asked first at another time gives delays
+/// differing by about 1e-18 s, and a replay of part of an observation other visibility bits
+/// than the live observation. The engines (and their frame) are made anew at each multiple
+/// of kEpochAnchorSeconds of Unix time and first asked at that epoch.
 
 #include <array>
 #include <map>
@@ -14,6 +22,9 @@
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp {
+
+/// The grid of epochs casacore's engines extrapolate from (far inside casacore's 0.04 d).
+constexpr double kEpochAnchorSeconds = 600;
 
 class DirectionConverter {
  public:
@@ -33,6 +44,10 @@ class DirectionConverter {
 
  private:
   struct Engines;
+  /// The engines anchored at the multiple of kEpochAnchorSeconds at or before unixTime.
+  Engines& enginesAt(double unixTime);
+
+  std::array<double, 3> position_;
   std::unique_ptr<Engines> engines_;
 };
 

@@ -66,6 +66,29 @@ struct BeamFormedFileSummary {
   bool operator==(const BeamFormedFileSummary&) const = default;
 };
 
+/// Station data kept (DESIGN §2.4): the recording of the live input (observe
+/// --record-input) or a triggered dump (rtcp-trigger), as observe found it at the end.
+struct StationDataSummary {
+  std::string directory;  ///< the recordings (FIELD-K.rsp) and the parset that replays them
+  std::string parset;     ///< that parset: DIR/replay.parset, DIR/dump.parset
+  /// "complete"; "partial": packets not recorded, or (a dump) part of the window missing
+  /// or an ionproc that did not answer; "unknown": a dump without rtcp-trigger's answer
+  std::string status;
+  std::string from, to;               ///< UTC: the window its parset replays
+  std::vector<std::string> stations;  ///< antenna fields recorded
+  int nrSubbands = 0;                 ///< subbands its parset replays
+  uint64_t bytes = 0;                 ///< the recordings on disk
+  uint64_t packets = 0;               ///< packets written
+  uint64_t packetsNotRecorded = 0;    ///< valid packets that could not be written
+  /// What a dump lacks, a part of a stream a line ("CS001LBA stream 0 FROM .. TO UTC:
+  /// gone from the buffer" or "... not received"), and an ionproc that did not answer.
+  std::vector<std::string> missing;
+  /// "DIR: STATUS, BYTES bytes, FROM .. TO UTC, N station(s) (A, B), M subband(s); P packets
+  /// recorded, Q not recorded[; K part(s) missing]"
+  std::string line() const;
+  bool operator==(const StationDataSummary&) const = default;
+};
+
 /// The status of an observation: ok; degraded (its data are usable, but more than
 /// kDegradedFraction of them were flagged or dropped, or packets were implausible or
 /// duplicated: ObservationSummary::degradations says why); failed.
@@ -104,11 +127,9 @@ struct ObservationSummary {
   std::map<std::string, double>
       cpuSeconds;                  ///< per part: user + system CPU (mpirun: with its ranks)
   std::vector<std::string> plots;  ///< PNGs made by tools/rtcp-inspect
-  /// observe --record-input: the recordings' directory (with replay.parset), their bytes
-  std::string recordingDirectory;
-  uint64_t recordingBytes = 0;
-  std::vector<std::string>
-      dumps;  ///< triggered dumps' directories (rtcp-trigger), each with dump.parset
+  /// observe --record-input: the recordings (directory empty without)
+  StationDataSummary recording;
+  std::vector<StationDataSummary> dumps;  ///< rtcp-trigger's dumps in DIR/dumps, by directory
   /// Online RFI flagging, as the parts reported it at their end: per rank the fraction
   /// flagged per station before correlation and the stations flagged whole (broken), and
   /// the post-correlation flagger's count (DESIGN §2.3); empty when flagging was off.

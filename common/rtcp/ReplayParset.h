@@ -4,7 +4,8 @@
 /// (observe PARSET): the observation's effective parset with every antenna field's
 /// RSP.ports set to its recordings (input/InputRecorder.h: FIELD-K.rsp, one per input
 /// stream), as fast as the chain goes (Cobalt.realTime = F: the recordings keep their
-/// time stamps, so the rows keep theirs), and the MSs written elsewhere. observe
+/// time stamps, so the rows keep theirs), and the MSs and beam-formed files written
+/// elsewhere (outputDirectory, under their own names). observe
 /// --record-input writes one beside the recordings (replay.parset); a triggered dump
 /// one for its window (dump.parset), whose blocks are the live observation's.
 

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "rtcp/SampleTime.h"
 #include "rtcp/Stream.h"
 
 namespace rtcp {
@@ -51,6 +52,8 @@ struct TriggerAnswer {
     int stream = 0;
     int64_t firstSample = 0, endSample = 0;
     std::string why;
+    /// "CS001LBA stream 0 FROM .. TO UTC: why" (FROM, TO: formatUtc)
+    std::string describe(const SampleClock& clock) const;
   };
   std::string status = "refused";  ///< complete, partial, refused
   std::string error;               ///< why refused
@@ -62,6 +65,11 @@ struct TriggerAnswer {
   std::string format() const;
   static TriggerAnswer parse(const std::string& text);
 };
+
+/// rtcp-trigger's record of a dump, beside its dump.parset: the ionprocs' answers merged
+/// into one (TriggerAnswer::format; status `partial` also when an ionproc did not answer,
+/// then an `error` line says which). observe reads it for the summary.
+constexpr const char* kDumpAnswerFile = "dump.answer";
 
 constexpr size_t kMaxTriggerMessageBytes = 1 << 20;
 

@@ -152,21 +152,31 @@ int run(const Options& o) {
   }
   int code = 0;
   std::optional<BlockWindow> window;
+  TriggerAnswer all;  // the answers merged: dump.answer
+  auto failed = [&](const std::string& why) {
+    RTCP_LOG_ERROR("rtcp-trigger", why);
+    all.error += (all.error.empty() ? "" : "; ") + why;
+    code = 2;
+  };
   for (size_t i = 0; i < answers.size(); ++i) {
     TriggerAnswer a;
     try {
       a = answers[i].get();
     } catch (const std::exception& e) {
-      RTCP_LOG_ERROR("rtcp-trigger", "ionproc at " << asked[i] << ": " << e.what());
-      code = 2;
+      failed("ionproc at " + asked[i] + ": " + e.what());
       continue;
     }
     if (a.status == "refused") {
-      RTCP_LOG_ERROR("rtcp-trigger", "ionproc at " << asked[i] << " refused: " << a.error);
-      code = 2;
+      failed("ionproc at " + asked[i] + " refused: " + a.error);
       continue;
     }
     window = BlockWindow{a.firstBlock, a.nrBlocks};
+    all.firstBlock = a.firstBlock;
+    all.nrBlocks = a.nrBlocks;
+    all.firstSample = a.firstSample;
+    all.endSample = a.endSample;
+    all.recordings.insert(all.recordings.end(), a.recordings.begin(), a.recordings.end());
+    all.gaps.insert(all.gaps.end(), a.gaps.begin(), a.gaps.end());
     for (const auto& r : a.recordings)
       std::cout << "recording " << r.path << ": " << r.packets << " packets, " << r.bytes
                 << " bytes"
@@ -174,9 +184,7 @@ int run(const Options& o) {
                 << "\n";
     const SampleClock clock(settings.clockMHz);
     for (const auto& g : a.gaps) {
-      std::cout << "missing " << g.station << " stream " << g.stream << " "
-                << formatUtc(clock.unixTime(g.firstSample)) << " .. "
-                << formatUtc(clock.unixTime(g.endSample)) << ": " << g.why << "\n";
+      std::cout << "missing " << g.describe(clock) << "\n";
       if (g.why == "gone from the buffer") code = std::max(code, 1);
     }
     if (a.status == "partial") code = std::max(code, 1);
@@ -199,6 +207,11 @@ int run(const Options& o) {
        << dump.toString();
   file.close();
   if (!file) throw std::runtime_error("cannot write " + out + "/dump.parset");
+  all.status = code == 0 ? "complete" : "partial";
+  std::ofstream answer(out + "/" + kDumpAnswerFile);
+  answer << all.format();
+  answer.close();
+  if (!answer) throw std::runtime_error("cannot write " + out + "/" + kDumpAnswerFile);
   std::cout << "dump "
             << (code == 0   ? "complete"
                 : code == 1 ? "partial"

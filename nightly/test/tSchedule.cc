@@ -39,6 +39,7 @@ class ScheduleTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testSummary);
   CPPUNIT_TEST(testErrorLines);
   CPPUNIT_TEST(testReportShowsPlotsHereAndNamesThoseElsewhere);
+  CPPUNIT_TEST(testReportListsRecordingsAndDumps);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -145,6 +146,52 @@ class ScheduleTest : public CppUnit::TestFixture {
         html, html.find("plot on st1:/data/L7_inspect/flags.png") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(html,
                            html.find("st1:/data/L7_inspect/flags.png\"") == std::string::npos);
+  }
+
+  /// The station data an observation kept, a line each in both reports: the recording and
+  /// each dump with its window, size and what it lacks.
+  void testReportListsRecordingsAndDumps() {
+    Fixture f;
+    NightlyReport report(f.dir, "night.schedule", 0);
+    ObservationResult result;
+    result.directory = f.dir + "/01_a";
+    result.summary.emplace();
+    result.summary->recording = {"/rec",
+                                 "/rec/replay.parset",
+                                 "complete",
+                                 "2026-11-22 20:00:00",
+                                 "2026-11-22 20:00:30",
+                                 {"CS001LBA"},
+                                 2,
+                                 4096,
+                                 16,
+                                 0,
+                                 {}};
+    result.summary->dumps = {{"/obs/dumps/a",
+                              "/obs/dumps/a/dump.parset",
+                              "partial",
+                              "2026-11-22 20:00:01",
+                              "2026-11-22 20:00:03",
+                              {"CS001LBA"},
+                              2,
+                              2048,
+                              8,
+                              0,
+                              {"CS001LBA stream 0 ..: gone from the buffer"}}};
+    report.add(result);
+    std::ifstream textFile(report.textPath());
+    const std::string text((std::istreambuf_iterator<char>(textFile)),
+                           std::istreambuf_iterator<char>());
+    CPPUNIT_ASSERT_MESSAGE(
+        text, text.find("recording:       /rec: complete, 4096 bytes, "
+                        "2026-11-22 20:00:00 .. 2026-11-22 20:00:30 UTC") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        text, text.find("dump:            /obs/dumps/a: partial, 2048 bytes") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("1 part(s) missing") != std::string::npos);
+    std::ifstream file(report.htmlPath());
+    const std::string html((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+    CPPUNIT_ASSERT_MESSAGE(html, html.find("<li>dump: /obs/dumps/a: partial") != std::string::npos);
   }
 
   void testErrorLines() {

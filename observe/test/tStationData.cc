@@ -3,9 +3,10 @@
 // (DIR/replay.parset) to the same MS rows: times, visibilities, weights and flags equal,
 // bit for bit (the chain is deterministic for the same samples); a dump asked with
 // rtcp-trigger during a live observation replays (its dump.parset) to the live rows of
-// its integrations (times, weights and flags equal, visibilities within float rounding),
-// a trigger without the secret is refused, and a window partly gone from the buffer is
-// dumped as far as it is there, with the missing part said.
+// its integrations bit for bit, a trigger without the secret is refused, a window partly
+// gone from the buffer is dumped as far as it is there, with the missing part said, and
+// the summary lists the recording and the dumps with their windows, sizes and losses; a
+// disk that fills during a recording costs the recording, counted, not the observation.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <chrono>
@@ -16,7 +17,9 @@
 
 #include "MsReader.h"
 #include "ObserveTestUtil.h"
+#include "SmallFileSystem.h"
 #include "StorageTestUtil.h"
+#include "rtcp/Baselines.h"
 #include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
@@ -79,6 +82,7 @@ class StationDataTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(StationDataTest);
   CPPUNIT_TEST(testRecordedInputReplaysToTheSameRows);
   CPPUNIT_TEST(testTriggersDuringAnObservation);
+  CPPUNIT_TEST(testFullDiskDuringRecording);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -95,8 +99,22 @@ class StationDataTest : public CppUnit::TestFixture {
                         {"--now", "--record-input", recordings}, dir.path() + "/live.log");
     const ObservationSummary live =
         ObservationSummary::fromFile(dir.path() + "/live-obs/summary.json");
-    CPPUNIT_ASSERT_EQUAL(recordings, live.recordingDirectory);
-    CPPUNIT_ASSERT(live.recordingBytes > 0);
+    // The summary's recording: the whole observation, its stations and subbands, its size.
+    const StationDataSummary& recorded = live.recording;
+    CPPUNIT_ASSERT_EQUAL(recordings, recorded.directory);
+    CPPUNIT_ASSERT_EQUAL(std::string("complete"), recorded.status);
+    CPPUNIT_ASSERT_EQUAL(live.start, recorded.from);
+    CPPUNIT_ASSERT_EQUAL(live.stop, recorded.to);
+    CPPUNIT_ASSERT_EQUAL(size_t(3), recorded.stations.size());
+    CPPUNIT_ASSERT_EQUAL(2, recorded.nrSubbands);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), recorded.packetsNotRecorded);
+    uint64_t onDisk = 0, packets = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(recordings))
+      if (entry.path().extension() == ".rsp") onDisk += entry.file_size();
+    for (const StationSummary& st : live.stations) packets += st.packetsRecorded;
+    CPPUNIT_ASSERT_EQUAL(onDisk, recorded.bytes);
+    CPPUNIT_ASSERT_EQUAL(packets, recorded.packets);
+    CPPUNIT_ASSERT(recorded.bytes > 0 && recorded.bytes % recorded.packets == 0);
     for (const StationSummary& st : live.stations) {
       CPPUNIT_ASSERT_EQUAL_MESSAGE(st.name, uint64_t(0), st.packetsNotRecorded);
       CPPUNIT_ASSERT_EQUAL_MESSAGE(st.name, uint64_t(0), st.packetsLate);
@@ -155,15 +173,24 @@ class StationDataTest : public CppUnit::TestFixture {
                                     dir.path() + "/complete.log");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir.path() + "/complete.log"), 0, complete);
 
-    sleepUntil(start + 6.6);
-    const int partial = runProgram(
-        {trigger, obs, "--from", utc(1), "--to", utc(3), "--out", dir.path() + "/partial"},
-        dir.path() + "/partial.log");
+    sleepUntil(start + 6.6);  // one station only: its recordings alone, its name alone
+    const std::string partialDir = obs + "/dumps/partial";
+    const int partial = runProgram({trigger, obs, "--from", utc(1), "--to", utc(3), "--stations",
+                                    "CS002", "--out", partialDir},
+                                   dir.path() + "/partial.log");
     const std::string partialLog = readFile(dir.path() + "/partial.log");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(partialLog, 1, partial);
     CPPUNIT_ASSERT_MESSAGE(partialLog,
                            partialLog.find("gone from the buffer") != std::string::npos);
-    CPPUNIT_ASSERT(std::filesystem::exists(dir.path() + "/partial/dump.parset"));
+    const ObservationSettings ps = ObservationSettings::fromFile(partialDir + "/dump.parset");
+    CPPUNIT_ASSERT_EQUAL(1, ps.nrStations());
+    const std::string cs002 = ps.stations[0].name;
+    CPPUNIT_ASSERT_MESSAGE(cs002, cs002.starts_with("CS002"));
+    for (const auto& entry : std::filesystem::directory_iterator(partialDir))
+      if (entry.path().extension() == ".rsp")
+        CPPUNIT_ASSERT_MESSAGE(entry.path().string(),
+                               entry.path().filename().string().starts_with(cs002 + "-"));
+    CPPUNIT_ASSERT(std::filesystem::exists(partialDir + "/" + cs002 + "-0.rsp"));
 
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir.path() + "/live.log"), 0, waitProgram(observer));
     const ObservationSummary live = ObservationSummary::fromFile(obs + "/summary.json");
@@ -173,15 +200,37 @@ class StationDataTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL_MESSAGE(st.name, uint64_t(0), st.packetsLate);
       CPPUNIT_ASSERT_EQUAL_MESSAGE(st.name, uint64_t(0), st.packetsLost);
     }
-    CPPUNIT_ASSERT_EQUAL(size_t(1), live.dumps.size());
+    // The summary's dumps, by directory: the complete one (OBSDIR/dumps/FROM) and the
+    // partial one, each with its window, stations, subbands, size and what it lacks.
+    CPPUNIT_ASSERT_EQUAL(size_t(2), live.dumps.size());
+    const StationDataSummary& whole = live.dumps[0];
+    const StationDataSummary& part = live.dumps[1];
+    CPPUNIT_ASSERT_EQUAL(partialDir, part.directory);
+    CPPUNIT_ASSERT_EQUAL(std::string("complete"), whole.status);
+    CPPUNIT_ASSERT_EQUAL(size_t(3), whole.stations.size());
+    CPPUNIT_ASSERT_EQUAL(2, whole.nrSubbands);
+    CPPUNIT_ASSERT(whole.missing.empty() && whole.packets > 0 && whole.bytes > 0);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), whole.packetsNotRecorded);
+    CPPUNIT_ASSERT_EQUAL(std::string("partial"), part.status);
+    CPPUNIT_ASSERT(part.stations == std::vector<std::string>{cs002});
+    CPPUNIT_ASSERT(!part.missing.empty());
+    for (const std::string& line : part.missing)
+      CPPUNIT_ASSERT_MESSAGE(line, line.starts_with(cs002 + " stream "));
+    CPPUNIT_ASSERT_MESSAGE(part.missing[0],
+                           part.missing[0].find("gone from the buffer") != std::string::npos);
+    const std::string text = readFile(obs + "/summary.txt");
+    CPPUNIT_ASSERT_MESSAGE(
+        text, text.find("dump          " + partialDir + ": partial") != std::string::npos);
     const std::string ionprocLog = readFile(obs + "/ionproc.log");
     CPPUNIT_ASSERT_MESSAGE(ionprocLog,
                            ionprocLog.find("trigger: connection from") != std::string::npos);
 
-    // The complete dump replayed: the live rows of its integrations, with their times,
-    // weights and flags; the visibilities within float rounding (1e-6 of the largest: the
-    // same samples, but the replay's chain starts at the dump's first block).
-    const std::string dump = live.dumps.front();
+    // The complete dump replayed: the live rows of its integrations, bit for bit (times,
+    // visibilities, weights, flags). The chain is deterministic for the same samples and
+    // the same delays, and the delays are a function of time alone (DirectionConverter.h:
+    // casacore's engines, first asked at the dump's first block instead of the
+    // observation's start, gave delays 1e-15 s apart, visibilities 1e-6 apart).
+    const std::string dump = whole.directory;
     observeSuccessfully(dump + "/dump.parset", dir.path() + "/dump-obs", {},
                         dir.path() + "/dump.log");
     const ObservationSettings ls = ObservationSettings::fromFile(obs + "/observation.parset");
@@ -191,6 +240,9 @@ class StationDataTest : public CppUnit::TestFixture {
     const int64_t firstBlock = offset / ls.samplesPerBlock();
     CPPUNIT_ASSERT_EQUAL(int64_t(1), firstBlock);     // the block holding 1 s
     CPPUNIT_ASSERT_EQUAL(int64_t(4), ds.nrBlocks());  // up to 4.5 s: blocks 1 .. 4
+    const SampleClock clock(ls.clockMHz);             // the summary's window: those blocks
+    CPPUNIT_ASSERT_EQUAL(formatUtc(clock.unixTime(ls.blockStartSample(1))), whole.from);
+    CPPUNIT_ASSERT_EQUAL(formatUtc(clock.unixTime(ls.blockStartSample(5))), whole.to);
     const std::vector<MsContents> a = readOutputs(obs);
     const std::vector<MsContents> b = readOutputs(dir.path() + "/dump-obs");
     CPPUNIT_ASSERT_EQUAL(a.size(), b.size());
@@ -198,8 +250,67 @@ class StationDataTest : public CppUnit::TestFixture {
     for (size_t sb = 0; sb < a.size(); ++sb) {
       CPPUNIT_ASSERT_EQUAL(size_t(4) * baselines, b[sb].nrRows);
       const std::string problem =
-          compareRows(a[sb], size_t(firstBlock) * baselines, b[sb], b[sb].nrRows, 1e-6);
+          compareRows(a[sb], size_t(firstBlock) * baselines, b[sb], b[sb].nrRows);
       CPPUNIT_ASSERT_MESSAGE("subband " + std::to_string(sb) + ": " + problem, problem.empty());
+    }
+  }
+
+  /// The recording's disk (a tmpfs of 4 MiB) fills within a second of a 3 s live
+  /// observation, the bound on disk use set above it: every valid packet is recorded or
+  /// counted as not recorded, in ionproc's status and in the summary (a warning, the
+  /// recording partial); the recordings hold whole packets; the observation is unharmed:
+  /// status ok, no packet late or lost, no block dropped, its MSs complete and unflagged.
+  void testFullDiskDuringRecording() {
+    TempDir dir;
+    rtcp::test::SmallFileSystem disk(dir.path() + "/disk", 4 << 20);  // before any thread
+    SmallObservation o;
+    o.obsId = 4733;
+    o.stations = {"CS001", "CS002", "RS106"};
+    o.seconds = 3;
+    o.outputDir = dir.path() + "/live";
+    o.extra = "OLAP.maxNetworkDelay = 1\nRtcp.recordInput.maxGB = 1\n";
+    const std::string recordings = disk.path() + "/recorded", obs = dir.path() + "/live-obs";
+    observeSuccessfully(writeParset(dir.path() + "/live.parset", o), obs,
+                        {"--now", "--record-input", recordings}, dir.path() + "/live.log");
+    const ObservationSummary live = ObservationSummary::fromFile(obs + "/summary.json");
+    CPPUNIT_ASSERT_EQUAL(std::string("ok"), std::string(toString(live.status())));
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), live.blocksDropped);
+    const ion::IonStatus status = ion::IonStatus::read(obs + "/ionproc.status");
+    uint64_t notRecorded = 0;
+    for (size_t i = 0; i < live.stations.size(); ++i) {
+      const StationSummary& st = live.stations[i];
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(st.name, uint64_t(0), st.packetsLate);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(st.name, uint64_t(0), st.packetsLost);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(
+          st.name, st.packetsReceived + st.packetsBeforeWindow + st.packetsAfterWindow,
+          st.packetsRecorded + st.packetsNotRecorded);
+      CPPUNIT_ASSERT_EQUAL(status.stations[i].packetsNotRecorded, st.packetsNotRecorded);
+      notRecorded += st.packetsNotRecorded;
+    }
+    CPPUNIT_ASSERT(notRecorded > 0);
+    const StationDataSummary& recorded = live.recording;
+    CPPUNIT_ASSERT_EQUAL(std::string("partial"), recorded.status);
+    CPPUNIT_ASSERT_EQUAL(notRecorded, recorded.packetsNotRecorded);
+    CPPUNIT_ASSERT(recorded.packets > 0);
+    const uint64_t packetBytes = recorded.bytes / recorded.packets;  // station-sim's: all alike
+    CPPUNIT_ASSERT_EQUAL(recorded.packets * packetBytes, recorded.bytes);  // whole packets
+    for (const auto& entry : std::filesystem::directory_iterator(recordings))
+      if (entry.path().extension() == ".rsp")
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(entry.path().string(), uint64_t(0),
+                                     entry.file_size() % packetBytes);
+    bool warned = false;
+    for (const std::string& w : live.warnings)
+      warned = warned || w.find(std::to_string(notRecorded) +
+                                " valid packets could not be "
+                                "recorded") != std::string::npos;
+    CPPUNIT_ASSERT_MESSAGE(readFile(obs + "/summary.txt"), warned);
+    const std::string ionprocLog = readFile(obs + "/ionproc.log");
+    CPPUNIT_ASSERT_MESSAGE(ionprocLog,
+                           ionprocLog.find("No space left on device") != std::string::npos);
+    const ObservationSettings s = ObservationSettings::fromFile(obs + "/observation.parset");
+    for (const MsContents& ms : readOutputs(obs)) {
+      CPPUNIT_ASSERT_EQUAL(size_t(s.nrIntegrations()) * size_t(nrBaselines(3)), ms.nrRows);
+      for (size_t row = 0; row < ms.nrRows; ++row) CPPUNIT_ASSERT(!ms.flagRow[row]);
     }
   }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "SettingsTestUtil.h"
+#include "rtcp/ReplayParset.h"
 
 namespace {
 
@@ -91,6 +92,7 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testNothingByDefault);
   CPPUNIT_TEST(testCoherentTabsAndFiles);
   CPPUNIT_TEST(testFileNamesAndPlaces);
+  CPPUNIT_TEST(testReplayWritesTheBeamFormedFilesElsewhere);
   CPPUNIT_TEST(testRefusedAfterParsing);
   CPPUNIT_TEST(testBgpKeys);
   CPPUNIT_TEST(testAbsoluteAngleKeys);
@@ -172,6 +174,26 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(contains(
         errorOn(errorsOf(keys), keys, "Observation.DataProducts.Output_CoherentStokes.locations"),
         "expected HOST:DIR"));
+  }
+
+  /// A replay's parset (a recording's replay.parset, a dump's dump.parset) writes the
+  /// beam-formed files under their names into its own directory, never over the live ones.
+  void testReplayWritesTheBeamFormedFilesElsewhere() {
+    Keys keys = twoCoherentTabs();
+    keys.set("Cobalt.BeamFormer.CoherentStokes.which", "I")
+        .set("Observation.DataProducts.Output_CoherentStokes.filenames", "[a.h5, b.h5, c.h5, d.h5]")
+        .set("Observation.DataProducts.Output_CoherentStokes.locations",
+             "[node1:/data/L42, node2:/data/L42, node1:/data/L42, node2:/data/L42]");
+    const Parset live = Parset::fromString(keys.text(), "test.parset");
+    const ObservationSettings s = accepted(keys);
+    const ObservationSettings replay = ObservationSettings::fromParset(
+        rtcp::replayParset(live, s, "/rec", "/rec/replay"), table());
+    CPPUNIT_ASSERT_EQUAL(s.beamFormed.files.size(), replay.beamFormed.files.size());
+    for (size_t i = 0; i < s.beamFormed.files.size(); ++i) {
+      CPPUNIT_ASSERT_EQUAL(s.beamFormed.files[i].filename, replay.beamFormed.files[i].filename);
+      CPPUNIT_ASSERT_EQUAL(std::string("localhost"), replay.beamFormed.files[i].host);
+      CPPUNIT_ASSERT_EQUAL(std::string("/rec/replay"), replay.beamFormed.files[i].directory);
+    }
   }
 
   void testRefusedAfterParsing() {

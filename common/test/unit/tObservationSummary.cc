@@ -43,6 +43,24 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     s.plots = {"/out/plots/autocorrelations.png"};
     s.flagging = {"rank 0: broken stations, flagged whole: RS106LBA in 4 of 4 subband-blocks"};
     s.warnings = {"CS001 lost 1 % of its packets"};
+    s.recording = {"/rec",    "/rec/replay.parset",
+                   "partial", s.start,
+                   s.stop,    {"CS001", "RS106"},
+                   2,         123456,
+                   990,       10,
+                   {}};
+    s.dumps = {{"/obs/dumps/a",
+                "/obs/dumps/a/dump.parset",
+                "partial",
+                "2026-11-22 20:00:01",
+                "2026-11-22 20:00:03",
+                {"CS001"},
+                2,
+                4096,
+                12,
+                0,
+                {"CS001 stream 0 2026-11-22 20:00:01 .. 2026-11-22 20:00:02 UTC: gone from the "
+                 "buffer"}}};
 
     const ObservationSummary r = ObservationSummary::fromJson(s.toJson(), "summary.json");
     CPPUNIT_ASSERT_EQUAL(s.observationId, r.observationId);
@@ -83,6 +101,20 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(s.plots == r.plots);
     CPPUNIT_ASSERT(s.flagging == r.flagging);
     CPPUNIT_ASSERT(s.warnings == r.warnings);
+    CPPUNIT_ASSERT(s.recording == r.recording);
+    CPPUNIT_ASSERT(s.dumps == r.dumps);
+    const std::string text = s.toText();  // the windows, sizes and losses said
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("recording     /rec: partial, 123456 bytes, "
+                                           "2026-11-22 20:00:00 .. 2026-11-22 20:00:30 UTC, 2 "
+                                           "station(s) (CS001, RS106), 2 subband(s); 990 packets "
+                                           "recorded, 10 not recorded") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        text, text.find("missing     CS001 stream 0 2026-11-22 20:00:01 .. "
+                        "2026-11-22 20:00:02 UTC: gone from the buffer") != std::string::npos);
+    // Without recordings or dumps: "recording": null, read back as none.
+    const ObservationSummary none =
+        ObservationSummary::fromJson(ObservationSummary{}.toJson(), "none.json");
+    CPPUNIT_ASSERT(none.recording.directory.empty() && none.dumps.empty());
   }
 
   void testStatus() {
