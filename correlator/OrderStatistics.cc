@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace rtcp::correlator {
 
@@ -11,45 +13,85 @@ namespace {
 
 constexpr uint32_t kFlaggedKey = std::numeric_limits<uint32_t>::max();  ///< above every value
 
+constexpr int kBinBits = 10;  ///< selectRanks's histogram: up to 2^10 bins (fewer for few keys)
+
 /// Bisection steps that narrow [low, high] to one key.
 int stepsFor(uint32_t low, uint32_t high) { return high > low ? std::bit_width(high - low) : 0; }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) size_t countAtOrBelow(
-    const uint32_t* __restrict keys, size_t count, uint32_t limit) {
-  uint32_t below = 0;
-  for (size_t i = 0; i < count; ++i) below += keys[i] <= limit;
-  return below;
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default"))) void keysOfColumns(
-    const float* __restrict values, const uint8_t* __restrict flags, size_t size,
-    uint32_t* __restrict keys) {
-  for (size_t i = 0; i < size; ++i) {
-    const uint32_t key = keyOf(values[i]);
-    keys[i] = flags[i] ? kFlaggedKey : key;
+/// The lowest and the highest of keys[0, count), count > 0 (vector reductions).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void keyRange(
+    const uint32_t* __restrict keys, size_t count, uint32_t& lowest, uint32_t& highest) {
+  uint32_t low = keys[0], high = keys[0];
+  for (size_t i = 0; i < count; ++i) {
+    low = std::min(low, keys[i]);
+    high = std::max(high, keys[i]);
   }
+  lowest = low;
+  highest = high;
 }
 
-/// One bisection step on every column: middle = the bracket's middle, below = the keys of
-/// the column at or below it; the bracket keeps the half that holds the rank.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void bisectColumns(
-    const uint32_t* __restrict keys, size_t n, size_t L, MedianScratch& s) {
-  uint32_t* __restrict low = s.low.data();
-  uint32_t* __restrict high = s.high.data();
-  uint32_t* __restrict middle = s.middle.data();
-  uint32_t* __restrict below = s.below.data();
-  const uint32_t* __restrict rank = s.rank.data();
+/// The keys of a grid of n rows × L columns (flagged: kFlaggedKey) and each column's
+/// bracket: its lowest and highest unflagged key, and their number.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void keysOfColumns(
+    const float* __restrict values, const uint8_t* __restrict flags, size_t n, size_t L,
+    uint32_t* __restrict keys, uint32_t* __restrict low, uint32_t* __restrict high,
+    uint32_t* __restrict count) {
   for (size_t l = 0; l < L; ++l) {
-    middle[l] = low[l] + (high[l] - low[l]) / 2;
-    below[l] = 0;
+    low[l] = kFlaggedKey;
+    high[l] = count[l] = 0;
   }
   for (size_t i = 0; i < n; ++i)
-    for (size_t l = 0; l < L; ++l) below[l] += keys[i * L + l] <= middle[l];
-  for (size_t l = 0; l < L; ++l) {
-    const bool over = below[l] > rank[l];
-    high[l] = over ? middle[l] : high[l];
-    low[l] = over ? low[l] : middle[l] + 1;
+    for (size_t l = 0; l < L; ++l) {
+      const bool valid = flags[i * L + l] == 0;
+      const uint32_t key = keyOf(values[i * L + l]);
+      keys[i * L + l] = valid ? key : kFlaggedKey;
+      low[l] = std::min(low[l], valid ? key : kFlaggedKey);
+      high[l] = std::max(high[l], valid ? key : 0u);
+      count[l] += valid;
+    }
+}
+
+/// 16 keys as one value (GCC's vector extension: one AVX-512 register, two AVX2 or four
+/// SSE ones, whichever the clone compiling it has).
+typedef uint32_t KeyLanes __attribute__((vector_size(16 * sizeof(uint32_t))));
+constexpr size_t kKeyLanes = 16;
+
+/// `steps` bisection steps on every column: the bracket [low, high] of each column keeps
+/// the half that holds its rank, by the column's keys at or below its middle. 16 columns at
+/// a time, their brackets and counts held in registers across the rows.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void bisectColumns(
+    const uint32_t* __restrict keys, size_t n, size_t L, int steps, MedianScratch& s) {
+  size_t l0 = 0;
+  for (; l0 + kKeyLanes <= L; l0 += kKeyLanes) {
+    KeyLanes low, high, rank;
+    std::memcpy(&low, s.low.data() + l0, sizeof low);
+    std::memcpy(&high, s.high.data() + l0, sizeof high);
+    std::memcpy(&rank, s.rank.data() + l0, sizeof rank);
+    for (int step = 0; step < steps; ++step) {
+      const KeyLanes middle = low + ((high - low) >> 1);
+      KeyLanes below = {};
+      for (size_t i = 0; i < n; ++i) {
+        KeyLanes row;
+        std::memcpy(&row, keys + i * L + l0, sizeof row);
+        below -= KeyLanes(row <= middle);  // a true comparison is all ones: -1
+      }
+      const auto over = below > rank;
+      high = over ? middle : high;
+      low = over ? low : middle + 1;
+    }
+    std::memcpy(s.low.data() + l0, &low, sizeof low);
+    std::memcpy(s.high.data() + l0, &high, sizeof high);
   }
+  for (size_t l = l0; l < L; ++l)  // the columns past the last 16
+    for (int step = 0; step < steps; ++step) {
+      const uint32_t middle = s.low[l] + (s.high[l] - s.low[l]) / 2;
+      uint32_t below = 0;
+      for (size_t i = 0; i < n; ++i) below += keys[i * L + l] <= middle;
+      if (below > s.rank[l])
+        s.high[l] = middle;
+      else
+        s.low[l] = middle + 1;
+    }
 }
 
 }  // namespace
@@ -66,21 +108,40 @@ size_t gatherKeys(const float* values, const uint8_t* flags, size_t n, size_t st
 }
 
 void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ranks,
-                 std::span<float> out) {
-  if (count == 0 || ranks.size() != out.size())
-    throw std::invalid_argument("selectRanks: no values, or ranks and results differ in number");
-  const auto [lowest, highest] = std::minmax_element(keys, keys + count);
+                 std::span<float> out, SelectionScratch& scratch) {
+  if (count == 0 || ranks.size() != out.size() || ranks.size() > kMaxRanks)
+    throw std::invalid_argument("selectRanks: " + std::to_string(count) + " values, " +
+                                std::to_string(ranks.size()) + " ranks for " +
+                                std::to_string(out.size()) + " results");
+  uint32_t first, last;
+  keyRange(keys, count, first, last);
+  // Bins of 2^shift keys from the lowest: at most kBins of them.
+  const int binBits = std::clamp(int(std::bit_width(count)), 4, kBinBits);  // ~1 key a bin
+  const int shift = std::max(0, int(std::bit_width(last - first)) - binBits);
+  const size_t bins = size_t((last - first) >> shift) + 1;
+  std::vector<uint32_t>& histogram = scratch.histogram;
+  histogram.assign(bins, 0);
+  for (size_t i = 0; i < count; ++i) ++histogram[(keys[i] - first) >> shift];
+  // Each rank's bin and the keys below it.
+  size_t bin[kMaxRanks], below[kMaxRanks];
   for (size_t j = 0; j < ranks.size(); ++j) {
-    // the smallest key with more than ranks[j] keys at or below it
-    uint32_t low = *lowest, high = *highest;
-    while (low < high) {
-      const uint32_t middle = low + (high - low) / 2;
-      if (countAtOrBelow(keys, count, middle) > ranks[j])
-        high = middle;
-      else
-        low = middle + 1;
-    }
-    out[j] = keyValue(low);
+    size_t b = 0, sum = 0;
+    while (sum + histogram[b] <= ranks[j]) sum += histogram[b++];
+    bin[j] = b;
+    below[j] = sum;
+  }
+  // The keys of each rank's bin (few), gathered in one sweep, and the rank among them.
+  for (size_t j = 0; j < ranks.size(); ++j) scratch.candidates[j].clear();
+  for (size_t i = 0; i < count; ++i) {
+    const size_t b = (keys[i] - first) >> shift;
+    for (size_t j = 0; j < ranks.size(); ++j)
+      if (b == bin[j]) scratch.candidates[j].push_back(keys[i]);
+  }
+  for (size_t j = 0; j < ranks.size(); ++j) {
+    std::vector<uint32_t>& candidates = scratch.candidates[j];
+    const auto nth = candidates.begin() + long(ranks[j] - below[j]);
+    std::nth_element(candidates.begin(), nth, candidates.end());
+    out[j] = keyValue(*nth);
   }
 }
 
@@ -88,28 +149,18 @@ void columnMedians(const float* values, const uint8_t* flags, size_t n, size_t c
                    float* medians, MedianScratch& s) {
   const size_t L = columns;
   s.keys.resize(n * L);
-  s.low.assign(L, kFlaggedKey);
-  s.high.assign(L, 0);
-  s.count.assign(L, 0);
+  s.low.resize(L);
+  s.high.resize(L);
+  s.count.resize(L);
   s.rank.resize(L);
-  s.middle.resize(L);
-  s.below.resize(L);
-  keysOfColumns(values, flags, n * L, s.keys.data());
-  for (size_t i = 0; i < n; ++i)  // each column's bracket: its lowest and highest key
-    for (size_t l = 0; l < L; ++l) {
-      const uint32_t key = s.keys[i * L + l];
-      const bool valid = key != kFlaggedKey;
-      s.low[l] = std::min(s.low[l], key);
-      s.high[l] = std::max(s.high[l], valid ? key : 0u);
-      s.count[l] += valid;
-    }
+  keysOfColumns(values, flags, n, L, s.keys.data(), s.low.data(), s.high.data(), s.count.data());
   int steps = 0;
   for (size_t l = 0; l < L; ++l) {
     s.rank[l] = s.count[l] / 2;
     if (s.count[l] == 0) s.low[l] = s.high[l] = 0;
     steps = std::max(steps, stepsFor(s.low[l], s.high[l]));
   }
-  for (int step = 0; step < steps; ++step) bisectColumns(s.keys.data(), n, L, s);
+  bisectColumns(s.keys.data(), n, L, steps, s);
   for (size_t l = 0; l < L; ++l) medians[l] = s.count[l] ? keyValue(s.low[l]) : 0.0f;
 }
 

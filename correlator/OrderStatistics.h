@@ -1,12 +1,16 @@
 #pragma once
 /// \file OrderStatistics.h
 /// Exact order statistics (the median, percentiles) of the flagger's grids without sorting
-/// and without data-dependent branches: the value of rank r (the r-th smallest, from 0) is
-/// found by bisection on the values' keys (their float bits, made to order as unsigned
-/// integers), each step counting the keys at or below the middle of the bracket in one
-/// vectorised sweep. 32 steps, each exact: the result is the very value nth_element would
-/// give, in a time that does not depend on the data (std::nth_element on a grid of 3000
-/// powers mispredicted most of its comparisons).
+/// and without branches that depend on the data's order. Values become keys (their float
+/// bits, made to order as unsigned integers).
+///  - selectRanks: a histogram of the keys in at most 1024 bins between the lowest and the
+///    highest (the float bits are nearly logarithmic, so a bin is a fixed fraction of its
+///    value), the bin that holds each rank, then nth_element among that bin's few keys.
+///  - columnMedians: many small columns at once (the grid's channels), the columns as vector
+///    lanes: bisection on the keys, each step counting every column's keys at or below the
+///    middle of its bracket.
+/// Both give the very value nth_element would (std::nth_element on a grid of 3000 powers
+/// mispredicted most of its comparisons).
 ///
 /// Values must not be NaN; every other float (±0, ±inf, negatives) orders as it should.
 
@@ -35,16 +39,25 @@ inline float keyValue(uint32_t key) {
 size_t gatherKeys(const float* values, const uint8_t* flags, size_t n, size_t stride,
                   std::vector<uint32_t>& keys);
 
-/// out[j] = the value of rank ranks[j] (< count) among keys[0, count).
+constexpr size_t kMaxRanks = 4;  ///< ranks selectRanks finds in one call
+
+/// Buffers of selectRanks (sized on first use, reused after).
+struct SelectionScratch {
+  std::vector<uint32_t> keys;                   ///< the caller's (gatherKeys)
+  std::vector<uint32_t> histogram;              ///< [bin]
+  std::vector<uint32_t> candidates[kMaxRanks];  ///< [rank]: the keys of its bin
+};
+
+/// out[j] = the value of rank ranks[j] (< count) among keys[0, count); at most kMaxRanks.
 void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ranks,
-                 std::span<float> out);
+                 std::span<float> out, SelectionScratch& scratch);
 
 /// Buffers of columnMedians (sized on first use, reused after).
 struct MedianScratch {
   std::vector<uint32_t> keys;  ///< [row][column]
-  /// [column]: the bracket [low, high] of the rank's key, the column's unflagged values,
-  /// the rank, the bracket's middle and the keys at or below it
-  std::vector<uint32_t> low, high, count, rank, middle, below;
+  /// [column]: the bracket [low, high] of the rank's key, the column's unflagged values and
+  /// the rank
+  std::vector<uint32_t> low, high, count, rank;
 };
 
 /// Per column l < columns of the grid values[i * columns + l], flags likewise (i < n): the

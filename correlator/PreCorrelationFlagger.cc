@@ -61,6 +61,32 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void addSpectrumPow
     out[t] += a[t] * a[t] + b[t] * b[t] + x[t] * x[t] + y[t] * y[t];
 }
 
+/// sum = Σ values[i] where flags[i] == 0 (8 double lanes added in a fixed order),
+/// flagged = the number of flags set.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void sumUnflagged(
+    const float* __restrict values, const uint8_t* __restrict flags, size_t size, double& sum,
+    size_t& flagged) {
+  constexpr size_t kSumLanes = 8;
+  double lanes[kSumLanes] = {};
+  uint32_t set[kSumLanes] = {};
+  size_t i = 0;
+  for (; i + kSumLanes <= size; i += kSumLanes)
+    for (size_t l = 0; l < kSumLanes; ++l) {
+      lanes[l] += flags[i + l] ? 0.0 : double(values[i + l]);
+      set[l] += flags[i + l];
+    }
+  sum = 0;
+  flagged = 0;
+  for (size_t l = 0; l < kSumLanes; ++l) {
+    sum += lanes[l];
+    flagged += set[l];
+  }
+  for (; i < size; ++i) {
+    sum += flags[i] ? 0.0 : double(values[i]);
+    flagged += flags[i];
+  }
+}
+
 constexpr size_t kColumnLanes = 16;  ///< sumThresholdColumns's columns: a multiple of this
 
 size_t paddedLanes(size_t columns) {
@@ -117,6 +143,8 @@ PreCorrelationFlagger::Workspace PreCorrelationFlagger::makeWorkspace() const {
   w.normalised.resize(cells);
   w.flags.resize(cells);
   w.cellSpectra.resize(size_t(nrCells_));
+  w.cellDivisors.resize(size_t(nrCells_));
+  w.emptyCells.resize(size_t(nrCells_));
   w.series.resize(size_t(std::max(nrChannels_, nrCells_)));
   w.seriesFlags.resize(w.series.size());
   w.seriesBefore.resize(w.series.size());
@@ -126,7 +154,7 @@ PreCorrelationFlagger::Workspace PreCorrelationFlagger::makeWorkspace() const {
   w.laneFlags.resize(lanes);
   w.spectrumPower.resize(size_t(nrSpectra_));
   w.spectrumFlags.resize(size_t(nrSpectra_));
-  w.keys.reserve(std::max(cells, size_t(nrSpectra_)));
+  w.selection.keys.reserve(std::max(cells, size_t(nrSpectra_)));
   w.levels.resize(paddedLanes(size_t(nrChannels_)));
   w.passScratch.reserve(std::max(cells, size_t(nrSpectra_)));
   return w;
@@ -160,13 +188,19 @@ void PreCorrelationFlagger::flag(const float* samples, const SpectrumMask& valid
   }
   const bool noChannels = settings_.preCorrelationNoChannels;
   cellPowers(samples, w.power, noChannels ? std::span<float>(w.spectrumPower) : std::span<float>());
-  for (int c = 0; c < nrChannels_; ++c)
-    for (size_t k = 0; k < K; ++k) {
-      const size_t i = size_t(c) * K + k;
-      const int n = w.cellSpectra[k];
-      w.flags[i] = c < firstChannel_ || n == 0;
-      w.power[i] = n > 0 ? w.power[i] / float(n) : 0.0f;
-    }
+  for (size_t k = 0; k < K; ++k) {
+    w.emptyCells[k] = w.cellSpectra[k] == 0;
+    w.cellDivisors[k] = float(std::max(w.cellSpectra[k], 1));  // a cell with none sums 0
+  }
+  for (size_t c = 0; c < size_t(nrChannels_); ++c) {
+    float* power = w.power.data() + c * K;
+    uint8_t* cellFlags = w.flags.data() + c * K;
+    if (c < size_t(firstChannel_))
+      std::fill_n(cellFlags, K, uint8_t(1));
+    else
+      std::copy_n(w.emptyCells.data(), K, cellFlags);
+    for (size_t k = 0; k < K; ++k) power[k] /= w.cellDivisors[k];
+  }
   if (settings_.preCorrelation) {
     const size_t longest = size_t(settings_.maxWindow);
     switch (settings_.preType) {
@@ -209,11 +243,14 @@ void PreCorrelationFlagger::detectOnGrid(Workspace& w, size_t maxWindow) const {
                 w.medians);
   for (size_t c = 0; c < n; ++c) {
     const float level = w.levels[c];
-    for (size_t k = 0; k < K; ++k)
-      grid[c * K + k] = level > 0 ? w.power[(first + c) * K + k] / level : 0.0f;
+    const float* power = w.power.data() + (first + c) * K;
+    if (level > 0)
+      for (size_t k = 0; k < K; ++k) grid[c * K + k] = power[k] / level;
+    else
+      std::fill_n(grid + c * K, K, 0.0f);
   }
   const RobustStatistics all =
-      robustStatistics(grid, flags, n * K, 1, settings_.preStatistics, w.keys);
+      robustStatistics(grid, flags, n * K, 1, settings_.preStatistics, w.selection);
   const float threshold = float(settings_.preThreshold);
   // In time: each channel a column of [cell][channel lane].
   toLanes(grid, flags, n, K, true, channelLanes, w.laneValues.data(), w.laneFlags.data());
@@ -244,7 +281,7 @@ void PreCorrelationFlagger::detectInSpectrum(Workspace& w, size_t maxWindow) con
     w.seriesFlags[c - first] = used == 0;
   }
   const RobustStatistics spectrum = robustStatistics(w.series.data(), w.seriesFlags.data(), n, 1,
-                                                     settings_.preStatistics, w.keys);
+                                                     settings_.preStatistics, w.selection);
   std::copy_n(w.seriesFlags.begin(), n, w.seriesBefore.begin());
   sumThreshold({w.series.data(), w.seriesFlags.data(), n, 1}, spectrum,
                float(settings_.preThreshold), maxWindow, w.passScratch);
@@ -269,7 +306,7 @@ void PreCorrelationFlagger::detectInTime(Workspace& w) const {
     w.seriesFlags[k] = used == 0;
   }
   const RobustStatistics time = robustStatistics(w.series.data(), w.seriesFlags.data(), K, 1,
-                                                 settings_.preStatistics, w.keys);
+                                                 settings_.preStatistics, w.selection);
   std::copy_n(w.seriesFlags.begin(), K, w.seriesBefore.begin());
   sumThreshold({w.series.data(), w.seriesFlags.data(), K, 1}, time, float(settings_.preThreshold),
                size_t(settings_.maxWindow), w.passScratch);
@@ -282,7 +319,7 @@ void PreCorrelationFlagger::detectSpectra(const SpectrumMask& valid, Workspace& 
   const size_t n = size_t(nrSpectra_);
   for (size_t s = 0; s < n; ++s) w.spectrumFlags[s] = !valid.valid(int(s));
   const RobustStatistics power = robustStatistics(w.spectrumPower.data(), w.spectrumFlags.data(), n,
-                                                  1, settings_.preStatistics, w.keys);
+                                                  1, settings_.preStatistics, w.selection);
   sumThreshold({w.spectrumPower.data(), w.spectrumFlags.data(), n, 1}, power,
                float(settings_.preThreshold), size_t(settings_.maxWindow), w.passScratch);
 }
@@ -293,11 +330,10 @@ void PreCorrelationFlagger::fillFlags(const SpectrumMask& valid, const Workspace
   const size_t K = size_t(nrCells_);
   for (int c = firstChannel_; c < nrChannels_; ++c) {
     SpectrumMask& mask = flags.channel(c);
+    const uint8_t* cellFlags = w.flags.data() + size_t(c) * K;
     for (size_t k = 0; k < K; ++k)
-      if (w.flags[size_t(c) * K + k] && w.cellSpectra[k] > 0)
-        for (int s = int(k) * spectraPerCell_;
-             s < std::min(nrSpectra_, (int(k) + 1) * spectraPerCell_); ++s)
-          mask.set(s, false);
+      if (cellFlags[k] && w.cellSpectra[k] > 0)
+        mask.clear(int(k) * spectraPerCell_, std::min(nrSpectra_, (int(k) + 1) * spectraPerCell_));
   }
   if (!settings_.preCorrelationNoChannels) return;
   for (int s = 0; s < nrSpectra_; ++s)
@@ -309,20 +345,15 @@ void PreCorrelationFlagger::count(const SpectrumMask& valid, const Workspace& w,
                                   const ChannelFlags& flags,
                                   StationFlagStatistics& statistics) const {
   statistics = {};
-  const size_t K = size_t(nrCells_);
+  const size_t K = size_t(nrCells_), n = size_t(nrChannels_ - firstChannel_);
+  const size_t empty = size_t(std::count(w.emptyCells.begin(), w.emptyCells.end(), uint8_t(1)));
   double powerSum = 0;
-  uint64_t powerCells = 0;
-  for (size_t c = size_t(firstChannel_); c < size_t(nrChannels_); ++c)
-    for (size_t k = 0; k < K; ++k) {
-      if (w.cellSpectra[k] == 0) continue;
-      ++statistics.cells;
-      if (w.flags[c * K + k]) {
-        ++statistics.flaggedCells;
-      } else {
-        powerSum += w.power[c * K + k];
-        ++powerCells;
-      }
-    }
+  size_t flagged = 0;  // an empty cell is flagged from the start
+  sumUnflagged(w.power.data() + size_t(firstChannel_) * K,
+               w.flags.data() + size_t(firstChannel_) * K, n * K, powerSum, flagged);
+  statistics.cells = n * (K - empty);
+  statistics.flaggedCells = flagged - n * empty;
+  const uint64_t powerCells = statistics.cells - statistics.flaggedCells;
   statistics.power = powerCells ? powerSum / double(powerCells) : 0.0;
   const uint64_t arrived = uint64_t(valid.count());
   for (int c = firstChannel_; c < nrChannels_; ++c) {
@@ -339,10 +370,12 @@ void PreCorrelationFlagger::zeroFlagged(float* samples, const SpectrumMask& vali
     float* rows = samples + size_t(c) * 4 * stride;
     for (size_t word = 0; word < valid.nrWords(); ++word) {
       uint64_t lost = valid.word(word) & ~mask.word(word);
-      while (lost) {
-        const size_t s = word * 64 + size_t(std::countr_zero(lost));
-        lost &= lost - 1;
-        for (size_t r = 0; r < 4; ++r) rows[r * stride + s] = 0.0f;
+      while (lost) {  // a run of lost spectra at a time (a flagged cell is one)
+        const int first = std::countr_zero(lost);
+        const int length = std::countr_one(lost >> first);
+        const size_t s = word * 64 + size_t(first);
+        for (size_t r = 0; r < 4; ++r) std::fill_n(rows + r * stride + s, length, 0.0f);
+        lost &= length + first >= 64 ? 0 : ~uint64_t(0) << (first + length);
       }
     }
   }

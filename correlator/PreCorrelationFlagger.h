@@ -82,11 +82,13 @@ class PreCorrelationFlagger {
 
   /// Per-thread buffers of one station's grid.
   struct Workspace {
-    std::vector<float> power;       ///< [channel][cell]: mean power per valid spectrum
-    std::vector<float> normalised;  ///< [channel][cell]: power / channel median
-    std::vector<uint8_t> flags;     ///< [channel][cell]: 1 = flagged
-    std::vector<int> cellSpectra;   ///< [cell]: valid spectra in the cell
-    std::vector<float> series;      ///< a channel's or a column's values
+    std::vector<float> power;         ///< [channel][cell]: mean power per valid spectrum
+    std::vector<float> normalised;    ///< [channel][cell]: power / channel median
+    std::vector<uint8_t> flags;       ///< [channel][cell]: 1 = flagged
+    std::vector<int> cellSpectra;     ///< [cell]: valid spectra in the cell
+    std::vector<float> cellDivisors;  ///< [cell]: max(cellSpectra, 1)
+    std::vector<uint8_t> emptyCells;  ///< [cell]: 1 = no valid spectrum
+    std::vector<float> series;        ///< a channel's or a column's values
     std::vector<uint8_t> seriesFlags;
     std::vector<uint8_t> seriesBefore;  ///< seriesFlags before a detection
     /// The grid as sumThresholdColumns's columns, padded to 16 lanes: [cell][channel] (in
@@ -96,7 +98,7 @@ class PreCorrelationFlagger {
     ColumnScratch columns;
     std::vector<float> spectrumPower;  ///< [spectrum]: power summed over channels
     std::vector<uint8_t> spectrumFlags;
-    std::vector<uint32_t> keys;  ///< robustStatistics's
+    SelectionScratch selection;  ///< robustStatistics's
     std::vector<float> levels;   ///< [channel from firstChannel()]: the channel's median cell
     MedianScratch medians;
     std::vector<uint8_t> passScratch;

@@ -2,6 +2,7 @@
 /// \file SpectrumMask.h
 /// Which spectra of a block are valid: one bit per spectrum (set = valid).
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 
@@ -33,6 +34,15 @@ class SpectrumMask {
     uint64_t& word = words_[size_t(spectrum) / 64];
     word = valid ? (word | bit) : (word & ~bit);
   }
+  /// Flags spectra [begin, end) (a word at a time).
+  void clear(int begin, int end) {
+    while (begin < end) {
+      const int offset = begin % 64, bits = std::min(64 - offset, end - begin);
+      const uint64_t run = (bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1) << offset;
+      words_[size_t(begin) / 64] &= ~run;
+      begin += bits;
+    }
+  }
   void setAll(bool valid) {
     for (size_t w = 0; w < words_.size(); ++w) words_[w] = valid ? ~uint64_t(0) : 0;
     clearTail();
@@ -48,6 +58,12 @@ class SpectrumMask {
     int n = 0;
     for (size_t w = 0; w < words_.size(); ++w) n += std::popcount(words_[w] & other.words_[w]);
     return n;
+  }
+  /// The same spectra valid in both (same size).
+  bool equals(const SpectrumMask& other) const {
+    for (size_t w = 0; w < words_.size(); ++w)
+      if (words_[w] != other.words_[w]) return false;
+    return true;
   }
   /// Keeps only the spectra valid in both.
   void intersect(const SpectrumMask& other) {

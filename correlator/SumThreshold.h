@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "OrderStatistics.h"
 #include "rtcp/FlaggingSettings.h"
 
 namespace rtcp::correlator {
@@ -29,14 +30,13 @@ struct RobustStatistics {
 };
 
 /// Statistics of values[i * stride] with flags[i * stride] == 0, i < n (not NaN); the
-/// median and percentiles exact (OrderStatistics.h). keys: reused.
+/// median and percentiles exact (OrderStatistics.h). scratch: reused.
 RobustStatistics robustStatistics(const float* values, const uint8_t* flags, size_t n,
-                                  size_t stride, FlaggerStatistics kind,
-                                  std::vector<uint32_t>& keys);
+                                  size_t stride, FlaggerStatistics kind, SelectionScratch& scratch);
 
 /// The median alone (0 when every value is flagged): the unflagged value of rank count / 2.
 float median(const float* values, const uint8_t* flags, size_t n, size_t stride,
-             std::vector<uint32_t>& keys);
+             SelectionScratch& scratch);
 
 /// The strided view SumThreshold works on: values[i * stride] and flags[i * stride], i < n.
 struct Series {

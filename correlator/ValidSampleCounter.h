@@ -7,7 +7,9 @@
 /// for every channel but channel 0 (which holds the subband
 /// edges: flagged, count 0, visibilities zeroed, when C > 1).
 
+#include <cstdint>
 #include <span>
+#include <vector>
 
 #include "ChannelFlags.h"
 #include "SpectrumMask.h"
@@ -22,7 +24,8 @@ class ValidSampleCounter {
   /// masks: one per (output) station. Fills block.validSamples[baseline][channel].
   void count(std::span<const SpectrumMask* const> masks, CorrelatedData& block) const;
   /// The same channel by channel, with the pre-correlation flagger's flags: a baseline's
-  /// count in channel c = the spectra valid in channel c at both stations.
+  /// count in channel c = the spectra valid in channel c at both stations (counted once
+  /// for the channels both stations left as their first). Not thread-safe.
   void count(std::span<const ChannelFlags* const> flags, CorrelatedData& block) const;
 
  private:
@@ -32,6 +35,9 @@ class ValidSampleCounter {
 
   int nrStations_;
   int nrChannels_;
+  /// [station][channel]: 1 = the channel's flags equal the station's first channel's
+  /// (count(flags)'s, kept to be reused)
+  mutable std::vector<uint8_t> sameAsFirst_;
 };
 
 }  // namespace rtcp::correlator

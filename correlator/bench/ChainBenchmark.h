@@ -3,14 +3,16 @@
 /// The whole signal chain's speed (SubbandProcessor, 16-bit input, 64 channels, one
 /// thread), for rtcp-bench filterbank and for the capacity benchmark's prediction.
 
+#include "rtcp/FlaggingSettings.h"
 #include "rtcp/StepTimes.h"
 
 namespace rtcp::correlator::bench {
 
 /// Subbands of nrStations stations one core processes in real time, hot: the same
 /// one-subband StationBlocks every call, so the input comes from cache. steps (optional):
-/// the processor's step times.
-double chainSubbandsPerCore(int nrStations, StepTimes* steps = nullptr);
+/// the processor's step times. flagging (optional): the online flagging it runs (none).
+double chainSubbandsPerCore(int nrStations, StepTimes* steps = nullptr,
+                            const FlaggingSettings* flagging = nullptr);
 
 /// Subbands per block of a rank in the chain figures: 48 subbands over 2 ranks.
 constexpr int kChainSubbandsPerBlock = 24;

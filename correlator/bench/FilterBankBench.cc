@@ -60,8 +60,10 @@ double realTimeStationSubbands(double stationBlocksPerSecond, const ObservationS
 /// rounds in wall time, or per second of the thread's CPU time.
 template <typename Blocks>
 double subbandsPerCore(Blocks& blocks, int spectraPerChunk, bool cpuTime,
-                       StepTimes* steps = nullptr) {
-  SubbandProcessor processor(blocks.settings(), 1, CorrelatorKernel::Isa::kAuto, spectraPerChunk);
+                       StepTimes* steps = nullptr, const FlaggingSettings* flagging = nullptr) {
+  ObservationSettings settings = blocks.settings();
+  if (flagging) settings.flagging = *flagging;
+  SubbandProcessor processor(settings, 1, CorrelatorKernel::Isa::kAuto, spectraPerChunk);
   CorrelatedData output = processor.makeOutput();
   auto call = [&] { blocks.processNext(processor, output); };
   const double seconds =
@@ -155,9 +157,9 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-double chainSubbandsPerCore(int nrStations, StepTimes* steps) {
+double chainSubbandsPerCore(int nrStations, StepTimes* steps, const FlaggingSettings* flagging) {
   HotBlocks blocks(nrStations);
-  return subbandsPerCore(blocks, SubbandProcessor::kSpectraPerChunk, false, steps);
+  return subbandsPerCore(blocks, SubbandProcessor::kSpectraPerChunk, false, steps, flagging);
 }
 
 ColdChainFigures chainSubbandsPerCoreCold(int nrStations, int subbandsPerBlock) {

@@ -20,6 +20,10 @@
 // station-subband, and the seconds per observed second each part's threads were ready to
 // run but waited for a core. station-sim's CPU is reported beside, not counted.
 //
+// --flagging: the same search for correlated observations with the pre-correlation RFI
+// flagger on (OLAP.CNProc.onlineFlagging and onlinePreCorrelationFlagging, broken stations
+// found), beside the search with it off, in the same run: the ratio of their subbands.
+//
 // --beamformed: the same search for beam-formed observations, replayed: 8 coherent TABs of
 // Stokes I (16 channels, 16 spectra a sample) coherently dedispersed at DM 26.76, plus
 // incoherent Stokes I, with no correlated output; then correlated and beam-formed at once.
@@ -77,6 +81,7 @@ struct CapacityOptions {
   bool lendRing = false;        ///< observe --lend-ring: ionproc lends its ring
   bool beamFormed = false;      ///< --beamformed: beam-formed, then correlated + beam-formed
   bool console = false;         ///< observe --console, its /status.json fetched once a second
+  bool flagging = false;        ///< --flagging: correlated with and without flagging
 };
 
 /// What a trial's observation makes.
@@ -84,7 +89,12 @@ enum class Products {
   kCorrelated,            ///< visibilities (MSs)
   kBeamFormed,            ///< 8 coherent TABs of Stokes I, dedispersed, and incoherent I
   kCorrelatedBeamFormed,  ///< both at once
+  kCorrelatedFlagged,     ///< visibilities, pre-correlation flagging on
 };
+
+bool hasBeamFormed(Products products) {
+  return products == Products::kBeamFormed || products == Products::kCorrelatedBeamFormed;
+}
 
 const char* productsName(Products products) {
   switch (products) {
@@ -94,6 +104,8 @@ const char* productsName(Products products) {
       return "beamformed";
     case Products::kCorrelatedBeamFormed:
       return "correlated_beamformed";
+    case Products::kCorrelatedFlagged:
+      return "correlated_flagged";
   }
   return "?";
 }
@@ -185,7 +197,9 @@ std::string parset(const CapacityOptions& o, Products products, int seconds, int
     << "Observation.DataProducts.Output_Correlated.locations = [localhost:" << output << "]\n"
     << "Sim.nrSources = 1\nSim.Source[0].angle1 = 5.24\nSim.Source[0].angle2 = 0.72\n"
     << "Sim.Source[0].flux = 2\nSim.noisePower = 1.0\nSim.seed = 5\n";
-  if (products != Products::kCorrelated) p << beamFormedKeys(products, output);
+  if (hasBeamFormed(products)) p << beamFormedKeys(products, output);
+  if (products == Products::kCorrelatedFlagged)
+    p << "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n";
   return p.str();
 }
 
@@ -454,13 +468,13 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   double beamFormedLost = 0;
   for (double n : numbersOf(json, "subbandBlocksLost")) beamFormedLost += n;
   const size_t filesWritten = numbersOf(json, "blocksWritten").size();
-  const bool filesComplete = products == Products::kCorrelated || filesWritten == kCoherentTabs + 1;
+  const bool filesComplete = !hasBeamFormed(products) || filesWritten == kCoherentTabs + 1;
   trial.sustained = code == 0 && lost == 0 && blocks == 0 && integrations == 0 && pace >= 1 &&
                     beamFormedLost == 0 && filesComplete;
   std::ostringstream why;
   why << "observe exit " << code << ", " << lost << " packets lost, " << blocks
       << " blocks dropped, " << integrations << " integrations dropped, ";
-  if (products != Products::kCorrelated)
+  if (hasBeamFormed(products))
     why << beamFormedLost << " beam-formed subband-blocks lost in " << filesWritten << " files, ";
   why << "slowest rank at " << std::setprecision(3) << pace << " of real time; "
       << linkPath(readFile(obs + "/ionproc.log"));
@@ -528,7 +542,11 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
       "incoherent Stokes I), then correlated and beam-formed at once; replayed unless --input "
       "says otherwise")("console", po::bool_switch(&o.console),
                         "observe --console, its /status.json fetched once a second as an "
-                        "operator's page does: cpu_per_observed_second.observe is its cost");
+                        "operator's page does: cpu_per_observed_second.observe is its cost")(
+      "flagging", po::bool_switch(&o.flagging),
+      "correlated observations with pre-correlation RFI flagging on (OLAP.CNProc.onlineFlagging, "
+      "onlinePreCorrelationFlagging) besides the same with it off: correlated_flagged figures "
+      "and their subbands_to_unflagged");
   po::variables_map vm;
   po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(),
             vm);
@@ -541,6 +559,7 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
     throw po::error("--stations: 2..24");
   if (o.seconds < 1 || o.seconds > 1799) throw po::error("--seconds: 1..1799");
   if (o.beamFormed && !vm.count("input")) o.input = "replayed";
+  if (o.beamFormed && o.flagging) throw po::error("--flagging: correlated trials only");
   if (o.input != "replayed" && o.input != "live" && o.input != "live-recorded" &&
       o.input != "both" && o.input != "all")
     throw po::error("--input: replayed, live, live-recorded, both or all");
@@ -666,7 +685,7 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, P
   printFigure(mode + "cpu_per_station_subband.chain", chain / (measured * o.nrStations));
   printFigure(mode + "chain_cpu_fraction_of_cores", chain / coresOfThisMachine());
   printWholeChainPrediction(mode, *budget, measured, good, predicted);
-  if (products != Products::kCorrelated) printStorageWrites(mode, trial, o.seconds);
+  if (hasBeamFormed(products)) printStorageWrites(mode, trial, o.seconds);
   // Time ready to run but waiting for a core: a part that falls behind with cores to
   // spare on average waits behind the others' bursts.
   if (const auto& wait = trials.at(measured).steadyWait)
@@ -689,6 +708,11 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, P
 /// the correlator's chain, of the beam former on the trial's own settings, or of both one
 /// after the other.
 double prediction(const CapacityOptions& o, Products products, int cores) {
+  if (products == Products::kCorrelatedFlagged) {
+    FlaggingSettings flagging;
+    flagging.online = flagging.preCorrelation = flagging.detectBrokenStations = true;
+    return cores * correlator::bench::chainSubbandsPerCore(o.nrStations, nullptr, &flagging);
+  }
   const double correlated = correlator::bench::chainSubbandsPerCore(o.nrStations);
   if (products == Products::kCorrelated) return cores * correlated;
   const ObservationSettings settings = ObservationSettings::fromParset(
@@ -709,6 +733,7 @@ int capacity(int argc, char** argv) {
   const int cores = coresOfThisMachine();
   const std::vector<Products> products =
       o.beamFormed ? std::vector<Products>{Products::kBeamFormed, Products::kCorrelatedBeamFormed}
+      : o.flagging ? std::vector<Products>{Products::kCorrelated, Products::kCorrelatedFlagged}
                    : std::vector<Products>{Products::kCorrelated};
   // The predictions first, on a quiet machine.
   std::map<Products, double> predicted;
@@ -742,6 +767,13 @@ int capacity(int argc, char** argv) {
     if (all || (both && input != Input::kLiveRecorded) || o.input == inputName(input))
       for (Products p : products)
         sustained[{input, p}] = measureMode(o, top, input, p, predicted.at(p));
+  if (o.flagging)  // the subbands with flagging on, of those with it off
+    for (const auto& [mode, good] : sustained)
+      if (mode.second == Products::kCorrelatedFlagged &&
+          sustained.at({mode.first, Products::kCorrelated}) > 0)
+        printFigure(
+            figurePrefix(mode.first, Products::kCorrelatedFlagged) + "subbands_to_unflagged",
+            double(good) / sustained.at({mode.first, Products::kCorrelated}));
   if (o.directory.empty()) fs::remove_all(top);
   // This guest's speed drifts with its host's load (the prediction moved from 110 to 128
   // subbands within an hour): the prediction again after the trials, and each mode's
