@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "SettingsReaders.h"
+#include "rtcp/Files.h"
 #include "rtcp/InputRecordingSettings.h"
 #include "rtcp/Logger.h"
 #include "rtcp/RspPacket.h"
@@ -110,11 +111,10 @@ ObservationSettings ObservationSettings::fromFile(const std::string& path) {
     text << std::cin.rdbuf();
     return fromText(text.str(), "<standard input>", std::filesystem::current_path().string());
   }
-  std::ifstream file(path);
+  const std::optional<std::string> file = tryReadFile(path);
   if (!file)
     throw ParsetError(path, 0, "", std::string("cannot open parset: ") + std::strerror(errno));
-  text << file.rdbuf();
-  return fromText(text.str(), path, std::filesystem::absolute(path).parent_path().string());
+  return fromText(*file, path, std::filesystem::absolute(path).parent_path().string());
 }
 
 ObservationSettings ObservationSettings::fromText(const std::string& text, const std::string& name,

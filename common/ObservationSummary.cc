@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rtcp/Files.h"
+
 namespace rtcp {
 namespace {
 
@@ -355,11 +357,9 @@ void ObservationSummary::write(const std::string& directory) const {
 }
 
 ObservationSummary ObservationSummary::fromFile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error(path + ": cannot open");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return fromJson(text.str(), path);
+  const std::optional<std::string> text = tryReadFile(path);
+  if (!text) throw std::runtime_error(path + ": cannot open");
+  return fromJson(*text, path);
 }
 
 ObservationSummary ObservationSummary::fromJson(const std::string& text, const std::string& name) {

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "rtcp/Files.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ParsetLimits.h"
 #include "rtcp/SampleTime.h"
@@ -282,12 +283,10 @@ Parset& Parset::operator=(Parset&& other) noexcept {
 }
 
 Parset Parset::fromFile(const std::string& path, SyntaxErrors mode) {
-  std::ifstream file(path);
-  if (!file)
+  const std::optional<std::string> text = tryReadFile(path);
+  if (!text)
     throw ParsetError(path, 0, "", std::string("cannot open parset: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << file.rdbuf();
-  return fromString(text.str(), path, mode);
+  return fromString(*text, path, mode);
 }
 
 namespace {

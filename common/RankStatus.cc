@@ -1,95 +1,49 @@
 #include "rtcp/RankStatus.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cstdio>
-#include <iomanip>
-#include <sstream>
-
-#include "rtcp/StatusFile.h"
-#include "rtcp/StatusWord.h"
+#include "rtcp/StatusText.h"
 
 namespace rtcp::correlator {
-namespace {
-
-/// Names in a list: ',' escaped besides what every status word escapes.
-std::string encode(const std::string& text) { return encodeStatusWord(text, ","); }
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> items;
-  if (text.empty()) return items;
-  std::istringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) items.push_back(item);
-  return items;
-}
-
-template <typename T>
-std::string joined(const std::vector<T>& values) {
-  std::ostringstream out;
-  out << std::setprecision(9);
-  for (size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << values[i];
-  return out.str();
-}
-
-}  // namespace
 
 std::string RankStatus::format() const {
-  std::ostringstream out;
-  out << std::setprecision(17);
-  std::vector<std::string> names;
-  for (const std::string& step : steps) names.push_back(encode(step));
-  out << "rank=" << rank << "\nhost=" << encode(host) << "\ntime=" << wallTime
-      << "\nfinished=" << int(finished) << "\nblocks=" << blocks << "\nnrBlocks=" << nrBlocks
-      << "\nsubbandBlocks=" << subbandBlocks << "\nprocessingSeconds=" << processingSeconds
-      << "\nblockDuration=" << blockDuration << "\nsteps=" << joined(names)
-      << "\nstepSeconds=" << joined(stepSeconds) << "\nstepCalls=" << joined(stepCalls) << "\n";
+  StatusWriter out;
+  out.add("rank", rank);
+  out.add("host", host);
+  out.add("time", wallTime);
+  out.add("finished", finished);
+  out.add("blocks", blocks);
+  out.add("nrBlocks", nrBlocks);
+  out.add("subbandBlocks", subbandBlocks);
+  out.add("processingSeconds", processingSeconds);
+  out.add("blockDuration", blockDuration);
+  out.addList("steps", steps);
+  out.addList("stepSeconds", stepSeconds);
+  out.addList("stepCalls", stepCalls);
   if (!tabs.empty()) {
-    std::vector<std::string> tabNames;
-    for (const std::string& tab : tabs) tabNames.push_back(encode(tab));
-    out << "tabs=" << joined(tabNames) << "\ntabPower=" << joined(tabPower)
-        << "\ntabBlock=" << tabBlock << "\n";
+    out.addList("tabs", tabs);
+    out.addList("tabPower", tabPower);
+    out.add("tabBlock", tabBlock);
   }
-  return out.str();
+  return out.text();
 }
 
 RankStatus RankStatus::parse(const std::string& text) {
-  const std::map<std::string, std::string> values = ion::parseStatusLines(text);
+  const StatusReader in(text);
   RankStatus s;
-  auto number = [&](const char* key, auto& value) {
-    if (const auto it = values.find(key); it != values.end())
-      ion::parseStatusValue(it->second, value, key);
-  };
-  auto text_ = [&](const char* key) {
-    const auto it = values.find(key);
-    return it == values.end() ? std::string() : it->second;
-  };
-  number("rank", s.rank);
-  s.host = decodeStatusWord(text_("host"));
-  number("time", s.wallTime);
-  number("finished", s.finished);
-  number("blocks", s.blocks);
-  number("nrBlocks", s.nrBlocks);
-  number("subbandBlocks", s.subbandBlocks);
-  number("processingSeconds", s.processingSeconds);
-  number("blockDuration", s.blockDuration);
-  for (const std::string& name : split(text_("steps"))) s.steps.push_back(decodeStatusWord(name));
-  for (const std::string& item : split(text_("stepSeconds"))) {
-    double value = 0;
-    ion::parseStatusValue(item, value, "stepSeconds");
-    s.stepSeconds.push_back(value);
-  }
-  for (const std::string& item : split(text_("stepCalls"))) {
-    uint64_t value = 0;
-    ion::parseStatusValue(item, value, "stepCalls");
-    s.stepCalls.push_back(value);
-  }
-  for (const std::string& name : split(text_("tabs"))) s.tabs.push_back(decodeStatusWord(name));
-  for (const std::string& item : split(text_("tabPower"))) {
-    double value = 0;
-    ion::parseStatusValue(item, value, "tabPower");
-    s.tabPower.push_back(value);
-  }
-  number("tabBlock", s.tabBlock);
+  in.take("rank", s.rank);
+  in.take("host", s.host);
+  in.take("time", s.wallTime);
+  in.take("finished", s.finished);
+  in.take("blocks", s.blocks);
+  in.take("nrBlocks", s.nrBlocks);
+  in.take("subbandBlocks", s.subbandBlocks);
+  in.take("processingSeconds", s.processingSeconds);
+  in.take("blockDuration", s.blockDuration);
+  in.takeList("steps", s.steps);
+  in.takeList("stepSeconds", s.stepSeconds);
+  in.takeList("stepCalls", s.stepCalls);
+  in.takeList("tabs", s.tabs);
+  in.takeList("tabPower", s.tabPower);
+  in.take("tabBlock", s.tabBlock);
   if (s.tabPower.size() != s.tabs.size())
     throw std::runtime_error("rank status: tabs and tabPower differ in length");
   if (s.stepSeconds.size() != s.steps.size() || s.stepCalls.size() != s.steps.size())
@@ -97,27 +51,14 @@ RankStatus RankStatus::parse(const std::string& text) {
   return s;
 }
 
-RankStatus RankStatus::read(const std::string& path) {
-  const std::string text = ion::readStatusText(path);
-  try {
-    return parse(text);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
-}
+RankStatus RankStatus::read(const std::string& path) { return readStatusFile(path, &parse); }
 
-std::string RankStatus::formatLine() const {
-  std::string line = format();  // every value one word
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  if (!line.empty()) line.pop_back();
-  return std::string(kLinePrefix) + line;
-}
+std::string RankStatus::formatLine() const { return statusLine(kLinePrefix, format()); }
 
 std::optional<RankStatus> RankStatus::parseLine(const std::string& line) {
-  if (!line.starts_with(kLinePrefix)) return std::nullopt;
-  std::string text = line.substr(kLinePrefix.size());
-  std::replace(text.begin(), text.end(), ' ', '\n');
-  return parse(text);
+  const std::optional<std::string> text = statusTextOfLine(kLinePrefix, line);
+  if (!text) return std::nullopt;
+  return parse(*text);
 }
 
 std::string rankStatusPath(const std::string& pattern, int rank) {

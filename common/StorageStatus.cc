@@ -1,14 +1,6 @@
 #include "rtcp/StorageStatus.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cstdio>
-#include <iomanip>
-#include <sstream>
-#include <type_traits>
-
-#include "rtcp/StatusFile.h"
-#include "rtcp/StatusWord.h"
+#include "rtcp/StatusText.h"
 
 namespace rtcp::storage {
 namespace {
@@ -49,52 +41,26 @@ void forEachField(StatusT& s, Visit visit) {
 }  // namespace
 
 std::string StorageStatus::format() const {
-  std::ostringstream out;
-  out << std::setprecision(17);
-  forEachField(*this, [&](const char* key, const auto& value) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
-      out << key << '=' << encodeStatusWord(value) << '\n';
-    else
-      out << key << '=' << value << '\n';
-  });
-  return out.str();
+  StatusWriter out;
+  forEachField(*this, [&](const char* key, const auto& value) { out.add(key, value); });
+  return out.text();
 }
 
 StorageStatus StorageStatus::parse(const std::string& text) {
-  const std::map<std::string, std::string> values = ion::parseStatusLines(text);
+  const StatusReader in(text);
   StorageStatus status;
-  forEachField(status, [&](const char* key, auto& value) {
-    const auto it = values.find(key);
-    if (it == values.end()) return;
-    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
-      value = decodeStatusWord(it->second);
-    else
-      ion::parseStatusValue(it->second, value, key);
-  });
+  forEachField(status, [&](const char* key, auto& value) { in.take(key, value); });
   return status;
 }
 
-StorageStatus StorageStatus::read(const std::string& path) {
-  const std::string text = ion::readStatusText(path);
-  try {
-    return parse(text);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
-}
+StorageStatus StorageStatus::read(const std::string& path) { return readStatusFile(path, &parse); }
 
-std::string StorageStatus::formatLine() const {
-  std::string line = format();  // numbers only: no spaces
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  if (!line.empty()) line.pop_back();
-  return std::string(kLinePrefix) + line;
-}
+std::string StorageStatus::formatLine() const { return statusLine(kLinePrefix, format()); }
 
 std::optional<StorageStatus> StorageStatus::parseLine(const std::string& line) {
-  if (!line.starts_with(kLinePrefix)) return std::nullopt;
-  std::string text = line.substr(kLinePrefix.size());
-  std::replace(text.begin(), text.end(), ' ', '\n');
-  return parse(text);
+  const std::optional<std::string> text = statusTextOfLine(kLinePrefix, line);
+  if (!text) return std::nullopt;
+  return parse(*text);
 }
 
 }  // namespace rtcp::storage

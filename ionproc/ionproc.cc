@@ -18,6 +18,7 @@
 #include "daemon/CallService.h"
 #include "daemon/PluginHost.h"
 #include "rtcp/CommandLine.h"
+#include "rtcp/Files.h"
 #include "rtcp/HostMemory.h"
 #include "rtcp/InputRecordingSettings.h"
 #include "rtcp/Integrations.h"

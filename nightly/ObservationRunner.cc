@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "rtcp/Files.h"
 #include "rtcp/Logger.h"
 #include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
@@ -28,11 +29,6 @@ namespace rtcp::nightly {
 namespace {
 
 std::atomic<bool> gStop{false};
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::string trim(const std::string& text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
@@ -173,7 +169,7 @@ void ObservationRunner::collect(ObservationResult& result) const {
   const bool summaryOk = result.summary && result.summary->ok;
   result.ok = result.reason.empty() && result.exitCode == 0 && summaryOk;
   if (result.ok || !result.reason.empty()) return;
-  const std::string errors = errorLines(readText(result.stderrPath));
+  const std::string errors = errorLines(tryReadFile(result.stderrPath).value_or(""));
   if (result.summary && !result.summary->ok)
     result.reason =
         result.summary->reason.empty() ? "observe reported a failure" : result.summary->reason;

@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "rtcp/Files.h"
 #include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
 
@@ -34,13 +35,11 @@ void readParsetTimes(ScheduleEntry& entry) {
 }  // namespace
 
 Schedule Schedule::fromFile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw ScheduleError(path + ": cannot open schedule");
-  std::ostringstream text;
-  text << file.rdbuf();
+  const std::optional<std::string> text = tryReadFile(path);
+  if (!text) throw ScheduleError(path + ": cannot open schedule");
   const std::filesystem::path base =
       std::filesystem::absolute(std::filesystem::path(path)).parent_path();
-  return fromString(text.str(), base.string(), path);
+  return fromString(*text, base.string(), path);
 }
 
 Schedule Schedule::fromString(const std::string& text, const std::string& baseDirectory,

@@ -27,6 +27,7 @@
 #include "ProgressMonitor.h"
 #include "StationDataListing.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/Files.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ReplayParset.h"
@@ -143,9 +144,8 @@ void Observation::relayRemoteOutput() {
     if (!updated || remote.statusPath.empty()) continue;
     try {
       const PartOutput& output = *remote.output;  // an ionproc's or a storage-sink's status
-      ion::writeFileAtomically(remote.statusPath, output.status()
-                                                      ? output.status()->format()
-                                                      : output.storageStatus()->format());
+      writeFileAtomically(remote.statusPath, output.status() ? output.status()->format()
+                                                             : output.storageStatus()->format());
     } catch (const std::exception& e) {
       RTCP_LOG_WARN("observe", e.what());
     }
@@ -157,12 +157,12 @@ void Observation::relayConsoleOutput(const std::string& name, const PartOutput& 
     if (name == "correlator")
       for (const auto& [rank, status] : output.rankStatuses())
         if (status.wallTime > relayedRanks_[rank]) {
-          ion::writeFileAtomically(correlator::rankStatusPath(rankStatusPattern(), rank),
-                                   status.format());
+          writeFileAtomically(correlator::rankStatusPath(rankStatusPattern(), rank),
+                              status.format());
           relayedRanks_[rank] = status.wallTime;
         }
     if (name == plan_.ionprocs.front().name && output.quickLook() != relayedQuickLook_) {
-      ion::writeFileAtomically(quickLookPath(), output.quickLook() + "\n");
+      writeFileAtomically(quickLookPath(), output.quickLook() + "\n");
       relayedQuickLook_ = output.quickLook();
     }
   } catch (const std::exception& e) {

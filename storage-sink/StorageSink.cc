@@ -16,8 +16,8 @@
 #include "FileSystemSync.h"
 #include "MeasurementSetTemplate.h"
 #include "ParallelFor.h"
+#include "rtcp/Files.h"
 #include "rtcp/Logger.h"
-#include "rtcp/StatusFile.h"
 #include "rtcp/WallClock.h"
 
 namespace rtcp::storage {
@@ -655,7 +655,7 @@ void StorageSink::writeStatus() const {
     if (options_.statusPath == "-") {
       std::cout << s.formatLine() << std::endl;
     } else {
-      ion::writeFileAtomically(options_.statusPath, s.format());
+      writeFileAtomically(options_.statusPath, s.format());
     }
   } catch (const std::exception& e) {
     // observe follows the sink by this file: one it cannot read is an error of the sink

@@ -9,6 +9,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "rtcp/Files.h"
+
 namespace rtcp::test {
 
 pid_t startProgram(const std::vector<std::string>& arguments, const std::string& log) {
@@ -35,12 +37,7 @@ int runProgram(const std::vector<std::string>& arguments, const std::string& log
   return waitProgram(startProgram(arguments, log));
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream file(path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+std::string readFile(const std::string& path) { return tryReadFile(path).value_or(""); }
 
 void skipTest(const std::string& why) {
   std::cerr << "SKIPPED: " << why << std::endl;

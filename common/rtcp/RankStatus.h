@@ -1,7 +1,7 @@
 #pragma once
 /// \file RankStatus.h
 /// A correlator rank's `--status`: how far it is and how fast it processes, rewritten
-/// atomically once a second as `key=value` lines (the format of StatusFile.h), for the
+/// atomically once a second as `key=value` lines (the codec of StatusText.h), for the
 /// operator's console (observe --console). Across hosts the ranks print it as one
 /// `rtcp-rank-status` line a second on standard output, which mpiexec forwards.
 

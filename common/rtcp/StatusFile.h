@@ -2,17 +2,13 @@
 /// \file StatusFile.h
 /// ionproc's `--status FILE`: a snapshot of the station input, the integrator and the
 /// storage writer, rewritten atomically once a second as `key=value` lines, for the
-/// `observe` launcher's progress line and summary. Plain counters only, so that readers
-/// need none of ionproc's classes.
+/// `observe` launcher's progress line and summary (the codec of StatusText.h). Plain
+/// counters only, so that readers need none of ionproc's classes.
 
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace rtcp::ion {
@@ -92,31 +88,5 @@ struct IonStatus {
   static constexpr std::string_view kLinePrefix = "rtcp-status ";
   bool operator==(const IonStatus&) const = default;
 };
-
-/// The `key=value` lines of a status text (empty lines skipped). Throws
-/// std::runtime_error naming the line of an entry without '='.
-std::map<std::string, std::string> parseStatusLines(const std::string& text);
-/// A status value of the key: numbers, and bools as 0 / 1. Throws std::runtime_error
-/// naming the key when the text is not one.
-template <typename T>
-void parseStatusValue(const std::string& text, T& value, const std::string& key) {
-  std::istringstream in(text);
-  if constexpr (std::is_same_v<T, bool>) {
-    int flag = 0;
-    in >> flag;
-    value = flag != 0;
-  } else {
-    in >> value;
-  }
-  if (in.fail() || !(in >> std::ws).eof())
-    throw std::runtime_error("status key '" + key + "': bad value '" + text + "'");
-}
-/// The text of a status file; throws std::runtime_error naming it when it cannot be read.
-std::string readStatusText(const std::string& path);
-
-/// Replaces path by text atomically (writes path.tmp, then renames it over path), so
-/// that a reader sees the old or the new file, never a partial one. Throws
-/// std::runtime_error naming the file.
-void writeFileAtomically(const std::string& path, const std::string& text);
 
 }  // namespace rtcp::ion

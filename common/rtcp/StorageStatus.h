@@ -1,7 +1,7 @@
 #pragma once
 /// \file StorageStatus.h
 /// storage-sink's `--status FILE`: what it has done so far, rewritten atomically once a
-/// second as `key=value` lines (the format of StatusFile.h), for `observe`'s progress line
+/// second as `key=value` lines (the codec of StatusText.h), for `observe`'s progress line
 /// and summary: the MeasurementSets made ready (created or reopened) before it listens,
 /// then the integrations received, written and flagged, the backlog waiting to be written
 /// and the bytes. Plain counters only.

@@ -28,13 +28,13 @@
 #include "StationBlockFetcher.h"
 #include "VisibilityOutput.h"
 #include "rtcp/CommandLine.h"
+#include "rtcp/Files.h"
 #include "rtcp/Handshake.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/RankStatus.h"
-#include "rtcp/StatusFile.h"
 #include "rtcp/WallClock.h"
 
 namespace po = boost::program_options;
@@ -254,7 +254,7 @@ class RankStatusWriter {
       if (target_ == "-")
         std::cout << status.formatLine() << std::endl;  // flushed: mpiexec forwards it now
       else
-        ion::writeFileAtomically(target_, status.format());
+        writeFileAtomically(target_, status.format());
     } catch (const std::exception& e) {  // the console's alone: not the observation's
       static RateLimiter limiter(60);
       if (limiter.allow()) RTCP_LOG_WARN("correlator", "cannot write the status: " << e.what());

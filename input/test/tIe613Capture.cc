@@ -11,6 +11,7 @@
 #include "InputTestUtil.h"
 #include "StationInput.h"
 #include "TestData.h"
+#include "rtcp/Files.h"
 
 namespace rtcp::ion {
 namespace {
@@ -71,8 +72,8 @@ class Ie613CaptureTest : public CppUnit::TestFixture {
     std::vector<std::vector<uint8_t>> files;
     std::vector<std::map<int64_t, const uint8_t*>> sent;
     for (int port = 0; port < kPorts; ++port) {
-      std::ifstream in(capture(port), std::ios::binary);
-      files.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      const std::string bytes = rtcp::readFile(capture(port));
+      files.emplace_back(bytes.begin(), bytes.end());
       sent.push_back(packetsOf(files.back()));
       CPPUNIT_ASSERT_EQUAL(size_t(64), sent.back().size());
     }

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "TestData.h"
+#include "rtcp/Files.h"
 #include "rtcp/ObservationSecret.h"
 #include "rtcp/StatusFile.h"
 

@@ -8,12 +8,11 @@
 #include <iterator>
 #include <string>
 
+#include "TestPrograms.h"
+
 namespace rtcp::nightly::test {
 
-inline std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using rtcp::test::readFile;
 
 /// Runs a shell command; its exit code (-1 when it did not exit normally).
 inline int run(const std::string& command) {

@@ -23,7 +23,7 @@ namespace {
 std::vector<double> rawPower() {
   std::vector<double> power;
   for (int port = 0; port < 4; ++port) {
-    const std::string bytes = readText(rtcp::test::testDataDir() + "/ie613-capture/udp_1613" +
+    const std::string bytes = readFile(rtcp::test::testDataDir() + "/ie613-capture/udp_1613" +
                                        std::to_string(port) + ".rsp");
     const size_t packet = 16 + 122 * 16 * 4;
     std::vector<double> sum(122, 0.0);
@@ -62,7 +62,7 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
     // The shipped parset with its output in a temporary directory and the recordings named
     // absolutely (observe resolves relative paths against its working directory).
     TempDir dir;
-    std::string text = readText(shipped);
+    std::string text = readFile(shipped);
     text = std::regex_replace(text, std::regex("localhost:ie613-output/L613"),
                               "localhost:" + dir.path + "/ms");
     text = std::regex_replace(text, std::regex("file:\\.\\./"),
@@ -73,7 +73,7 @@ class Ie613ObservationTest : public CppUnit::TestFixture {
     const int code = run(std::string(RTCP_OBSERVE_EXECUTABLE) + " " + dir.path +
                          "/ie613.parset --dir " + dir.path + "/obs --keep-going-seconds 5 > " +
                          dir.path + "/observe.out 2> " + dir.path + "/observe.err");
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(readText(dir.path + "/observe.err"), 0, code);
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir.path + "/observe.err"), 0, code);
 
     const std::vector<double> raw = rawPower();
     std::vector<double> inBand, below, above, logRatio;

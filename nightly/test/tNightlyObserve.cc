@@ -62,8 +62,8 @@ class NightlyObserveTest : public CppUnit::TestFixture {
     const int code = run(std::string(RTCP_NIGHTLY_EXECUTABLE) + " " + dir.path +
                          "/night.schedule --now --report " + report + " > " + dir.path +
                          "/nightly.out 2> " + dir.path + "/nightly.err");
-    const std::string text = readText(report + "/report.txt");
-    CPPUNIT_ASSERT_MESSAGE(readText(dir.path + "/nightly.err"), code == 1);
+    const std::string text = readFile(report + "/report.txt");
+    CPPUNIT_ASSERT_MESSAGE(readFile(dir.path + "/nightly.err"), code == 1);
     CPPUNIT_ASSERT_MESSAGE(text, text.find("[1] broken.parset  FAILED") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(text, text.find("XX999") != std::string::npos);  // the reason
     CPPUNIT_ASSERT_MESSAGE(text, text.find("[2] good.parset  OK") != std::string::npos);
@@ -72,7 +72,7 @@ class NightlyObserveTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(
         std::filesystem::exists(dir.path + "/good-out/L77_SAP000_SB000_uv.MS/table.dat"));
     CPPUNIT_ASSERT(!std::filesystem::exists(dir.path + "/broken-out/L77_SAP000_SB000_uv.MS"));
-    const std::string html = readText(report + "/report.html");
+    const std::string html = readFile(report + "/report.html");
     CPPUNIT_ASSERT(html.find("<img src=\"02_good/plots/") != std::string::npos);
     CPPUNIT_ASSERT(html.find("XX999") != std::string::npos);
   }
@@ -95,8 +95,8 @@ class NightlyObserveTest : public CppUnit::TestFixture {
         run(std::string(RTCP_NIGHTLY_EXECUTABLE) + " " + dir.path +
             "/night.schedule --now --max-overrun 12 --observe " + observe + " --report " + report +
             " > " + dir.path + "/nightly.out 2> " + dir.path + "/nightly.err");
-    const std::string text = readText(report + "/report.txt");
-    CPPUNIT_ASSERT_MESSAGE(text + readText(dir.path + "/nightly.err"), code == 0);
+    const std::string text = readFile(report + "/report.txt");
+    CPPUNIT_ASSERT_MESSAGE(text + readFile(dir.path + "/nightly.err"), code == 0);
     CPPUNIT_ASSERT_MESSAGE(text, text.find("[1] good.parset  OK") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(text, text.find("stopped by nightly") == std::string::npos);
   }

@@ -8,6 +8,7 @@
 #include "NightlyReport.h"
 #include "ObservationRunner.h"
 #include "Schedule.h"
+#include "rtcp/Files.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
 
@@ -137,9 +138,7 @@ class ScheduleTest : public CppUnit::TestFixture {
     result.summary.emplace();
     result.summary->plots = {f.dir + "/01_a/plots/flags.png", "st1:/data/L7_inspect/flags.png"};
     report.add(result);
-    std::ifstream file(report.htmlPath());
-    const std::string html((std::istreambuf_iterator<char>(file)),
-                           std::istreambuf_iterator<char>());
+    const std::string html = readFile(report.htmlPath());
     CPPUNIT_ASSERT_MESSAGE(html,
                            html.find("<img src=\"01_a/plots/flags.png\"") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(

@@ -59,6 +59,7 @@
 #include "Executables.h"
 #include "SteadyCpu.h"
 #include "rtcp/Benchmark.h"
+#include "rtcp/Files.h"
 #include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
 
@@ -209,12 +210,8 @@ void writeFile(const std::string& path, const std::string& text) {
   if (!file) throw std::runtime_error("cannot write " + path);
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+/// The whole file ("" when it cannot be read: a part that never started).
+std::string readFile(const std::string& path) { return tryReadFile(path).value_or(""); }
 
 /// Runs a program to its end with its output in a log; its exit code.
 int run(const std::string& name, const std::vector<std::string>& arguments,

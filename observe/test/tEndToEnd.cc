@@ -81,8 +81,7 @@ class EndToEndTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(weights > 0);
     const double meanPhase = weightedPhase / weights / kDegree;
     CPPUNIT_ASSERT_MESSAGE("mean |phase| " + std::to_string(meanPhase) + " degrees", meanPhase < 3);
-    std::ifstream log(dir.path() + "/obs/ionproc.log");
-    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    const std::string text = readFile(dir.path() + "/obs/ionproc.log");
     const bool lent = text.find("rows lent in the ring") != std::string::npos;
     CPPUNIT_ASSERT_EQUAL(SharedMemory::hugePages(), lent);
   }

@@ -18,6 +18,7 @@
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
 #include "TestData.h"
+#include "rtcp/Files.h"
 #include "rtcp/StationTable.h"
 
 namespace rtcp::observe::test {
@@ -138,9 +139,8 @@ std::string phaseDirection(const std::string& ms) {
 std::string editedProductionParset(const std::string& name, const std::string& edits,
                                    const std::vector<std::string>& fields,
                                    const std::string& outputDir) {
-  std::ifstream file(rtcp::test::testDataDir() + "/lofar-parsets/" + name);
   std::ostringstream text;
-  text << file.rdbuf();
+  text << rtcp::readFile(rtcp::test::testDataDir() + "/lofar-parsets/" + name);
   CPPUNIT_ASSERT_MESSAGE(name, text.str().size() > 1000);
   text << "\n# An operator's edits\n" << edits;
   for (const std::string& field : fields)

@@ -16,6 +16,7 @@
 #include "StorageSink.h"
 #include "StorageTestUtil.h"
 #include "TestData.h"
+#include "TestPrograms.h"
 #include "rtcp/Parset.h"
 
 namespace rtcp::storage::test {
@@ -23,10 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using rtcp::test::readFile;
 
 /// Writes the MSs of an observation through a StorageSink: every integration of every
 /// subband, or (flagged = true) nothing at all, so that the sink pads the grid with
@@ -76,10 +74,10 @@ Result inspect(const std::string& dir, const std::vector<std::string>& ms) {
   const int status = std::system(command.c_str());
   Result r;
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::istringstream out(readText(dir + "/inspect.out"));
+  std::istringstream out(readFile(dir + "/inspect.out"));
   for (std::string line; std::getline(out, line);)
     (line.ends_with(".png") ? r.pngs.emplace_back() : r.overview) = line;
-  r.errors = readText(dir + "/inspect.err");
+  r.errors = readFile(dir + "/inspect.err");
   return r;
 }
 
@@ -90,7 +88,7 @@ uint32_t bigEndian(const unsigned char* p) {
 /// Checks a PNG: the signature, an IHDR of a sensible size, and the IEND chunk.
 void checkPng(const std::string& path) {
   CPPUNIT_ASSERT_MESSAGE(path, std::filesystem::exists(path));
-  const std::string bytes = readText(path);
+  const std::string bytes = readFile(path);
   CPPUNIT_ASSERT_MESSAGE(path, bytes.size() > 5000);
   const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
   CPPUNIT_ASSERT_MESSAGE(path, bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
@@ -108,7 +106,7 @@ std::string msoverview(const std::string& dir, const std::vector<std::string>& m
   command += " > " + dir + "/overview.out 2> " + dir + "/overview.err";
   const int status = std::system(command.c_str());
   code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return readText(dir + "/overview.out") + readText(dir + "/overview.err");
+  return readFile(dir + "/overview.out") + readFile(dir + "/overview.err");
 }
 
 void checkContains(const std::string& text, const std::vector<std::string>& expected) {
@@ -153,7 +151,7 @@ class InspectTest : public CppUnit::TestFixture {
     for (const std::string& png : r.pngs) checkPng(png);
     // ...and writes the overview of both MSs beside them.
     CPPUNIT_ASSERT_EQUAL(dir.path() + "/plots/overview.txt", r.overview);
-    const std::string overview = readText(r.overview);
+    const std::string overview = readFile(r.overview);
     checkContains(overview,
                   {"L4242_SAP000_SB000_uv.MS", "L4242_SAP000_SB001_uv.MS", "Stations (4)"});
     // One line per MS: its window, integrations, rows and flagged data (channel 0 of 8).
@@ -232,7 +230,7 @@ class InspectTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL_MESSAGE(r.errors, 0, r.exitCode);
     CPPUNIT_ASSERT_EQUAL(size_t(3), r.pngs.size());
     for (const std::string& png : r.pngs) checkPng(png);
-    const std::string overview = readText(r.overview);
+    const std::string overview = readFile(r.overview);
     checkContains(overview, {"Subbands (1)", "(of the integrations read, every 2nd integration)",
                              "         300        900 100.00 %"});
   }

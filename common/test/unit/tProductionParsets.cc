@@ -8,17 +8,17 @@
 #include <sstream>
 
 #include "SettingsTestUtil.h"
+#include "rtcp/Files.h"
 
 namespace {
 
 using namespace rtcp::test::settings;
 
 std::string readParset(const std::string& name) {
-  std::ifstream file(rtcp::test::sourceDir() + "/test/data/lofar-parsets/" + name);
-  std::ostringstream text;
-  text << file.rdbuf();
-  CPPUNIT_ASSERT_MESSAGE(name, !text.str().empty());
-  return text.str();
+  const std::string text =
+      rtcp::readFile(rtcp::test::sourceDir() + "/test/data/lofar-parsets/" + name);
+  CPPUNIT_ASSERT_MESSAGE(name, !text.empty());
+  return text;
 }
 
 ObservationSettings settingsOfText(const std::string& text) {

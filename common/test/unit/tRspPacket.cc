@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "TestData.h"
+#include "rtcp/Files.h"
 #include "rtcp/RspPacket.h"
 
 namespace rtcp {
@@ -41,10 +42,9 @@ RspReject check(const std::vector<uint8_t>& packet, const RspExpectation& expect
   return validateRspPacket(packet, expect, h);
 }
 
-std::vector<uint8_t> readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  CPPUNIT_ASSERT_MESSAGE("cannot open " + path, in.good());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+std::vector<uint8_t> readBytes(const std::string& path) {
+  const std::string bytes = rtcp::readFile(path);
+  return {bytes.begin(), bytes.end()};
 }
 
 }  // namespace
@@ -267,7 +267,7 @@ class RspPacketTest : public CppUnit::TestFixture {
     for (int port = 0; port < 4; ++port) {
       const std::string path =
           test::testDataDir() + "/ie613-capture/udp_1613" + std::to_string(port) + ".rsp";
-      const std::vector<uint8_t> file = readFile(path);
+      const std::vector<uint8_t> file = readBytes(path);
       CPPUNIT_ASSERT_EQUAL(size_t(64) * packetSize, file.size());
       int64_t previous = -1;
       for (size_t offset = 0; offset < file.size(); offset += packetSize) {
@@ -298,7 +298,7 @@ class RspPacketTest : public CppUnit::TestFixture {
     }
     // The whole payload decodes to the raw bytes, too (first packet of port 0).
     const std::vector<uint8_t> file =
-        readFile(test::testDataDir() + "/ie613-capture/udp_16130.rsp");
+        readBytes(test::testDataDir() + "/ie613-capture/udp_16130.rsp");
     std::vector<Sample> samples(122 * 16 * 2);
     decodeRspPayload(file.data() + kRspHeaderSize, 8, 122, 16, samples.data());
     bool nonZero = false;
