@@ -10,7 +10,9 @@
 /// ionproc at 40 replayed subbands). Memory first touched costs this guest about 3 s per
 /// GB even in 2 MB pages, and memory in 4 KB pages about 2 s per GB at each first access
 /// after mapping (a throw-away program, 27 Nov 2026): the pool is faulted in once, at the
-/// start (populate()), and reused.
+/// start (populate()), and reused. Fixed slots in one mapping rather than BufferPool's
+/// buffers of exact sizes: one call faults the whole pool in before the observation, and
+/// its bound is the memory storage may hold back.
 
 #include <cstddef>
 #include <cstdint>

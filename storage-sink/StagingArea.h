@@ -7,7 +7,8 @@
 /// or write whatever is staged for them when their timer expires or writeAll() asks for
 /// it. A writer is woken only when it has something to do (its first block staged, the
 /// watermark, writeAll, close), not per block. When every buffer is taken the receivers
-/// block (TCP back-pressure); nothing is dropped.
+/// block (TCP back-pressure); nothing is dropped. A fixed set of buffers of one size, not
+/// BufferPool's shelf: their count is the write-behind bound the receivers wait on.
 
 #include <chrono>
 #include <condition_variable>

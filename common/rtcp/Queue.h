@@ -123,7 +123,9 @@ class Queue {
   uint64_t emptyPops_ = 0;
 };
 
-/// Preallocated buffers handed over by ownership between a producer and a consumer.
+/// Preallocated buffers handed over by ownership between a producer and a consumer. A
+/// fixed set, not BufferPool's shelf: the number of buffers is the pipeline's depth (how
+/// far the producer may run ahead), and a producer with none free waits for one.
 template <typename Buffer>
 class Pool {
  public:

@@ -13,40 +13,17 @@
 
 #include "CorrelatorFunctions.h"
 #include "daemon/Plugin.h"
+#include "rtcp/BufferPool.h"
 #include "rtcp/Logger.h"
 #include "rtcp/StepTimes.h"
 
 namespace rtcp::ion {
 namespace {
 
-/// StationBlocks kept for reuse: a served block's buffers are lent to the link and come
-/// back here once sent, so that serving allocates nothing per block.
-class StationBlockPool : public std::enable_shared_from_this<StationBlockPool> {
- public:
-  std::shared_ptr<StationBlock> take() {
-    std::unique_ptr<StationBlock> block;
-    {
-      std::lock_guard lock(mutex_);
-      if (!free_.empty()) {
-        block = std::move(free_.back());
-        free_.pop_back();
-      }
-    }
-    if (!block) block = std::make_unique<StationBlock>();
-    return std::shared_ptr<StationBlock>(block.release(),
-                                         [pool = shared_from_this()](StationBlock* b) {
-                                           std::lock_guard lock(pool->mutex_);
-                                           pool->free_.emplace_back(b);
-                                         });
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<StationBlock>> free_;
-};
-
 struct CorrelatorPlugin {
-  std::shared_ptr<StationBlockPool> pool = std::make_shared<StationBlockPool>();
+  /// Served blocks' buffers are lent to the link and come back here once sent, so that
+  /// serving allocates nothing per block.
+  Recycler<StationBlock> pool;
   const ObservationSettings* settings = nullptr;
   double leaseWaitSeconds = 30;  ///< PluginContext::leaseWaitSeconds
   BlockSource* blocks = nullptr;
@@ -98,7 +75,7 @@ struct CorrelatorPlugin {
     check(block, station, first, n);
     // The input never waits for slow ranks: a block that left the buffer comes back
     // flagged by ionproc (BlockSource::serveInto).
-    std::shared_ptr<StationBlock> result = pool->take();
+    std::shared_ptr<StationBlock> result = pool.take();
     serveInto(*result, block, station, first, n);
     ++served;
     header = result->header;
