@@ -19,7 +19,6 @@
 #include <stdexcept>
 
 #include "CasacoreLock.h"
-#include "CasacorePrivate.h"
 #include "MeasurementSetCreator.h"
 #include "TableRowCount.h"
 #include "TiledColumnFile.h"
@@ -124,13 +123,6 @@ struct TiledColumns {
 
 }  // namespace
 
-/// casacore::Table::baseTablePtr, private (CasacorePrivate.h): the way to doNotWrite.
-struct TableBase {
-  using Type = casacore::BaseTable* (casacore::Table::*)() const;
-  friend Type memberOf(TableBase);
-};
-template struct Reach<TableBase, &casacore::Table::baseTablePtr>;
-
 struct MeasurementSetWriter::Impl {
   Impl(const MeasurementSetDescription& description, const std::string& path, bool justCreated,
        TileWrites tileWrites);
@@ -214,8 +206,11 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   // Without table locking: this writer is the table's only user while it is open, and
   // casacore fsyncs a lock file at every flush and release.
   const casacore::TableLock noLocking(casacore::TableLock::NoLocking);
+  const casacore::TSMOption tsm = tileWrites == TileWrites::buffered
+                                      ? casacore::TSMOption(casacore::TSMOption::Buffer, 1 << 20)
+                                      : casacore::TSMOption();
   if (std::filesystem::exists(path)) {
-    ms_ = openRepairingRowCount(path, noLocking);
+    ms_ = openRepairingRowCount(path, noLocking, tsm);
     if (!justCreated) openExisting(d);  // else empty and of this run
   } else {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -261,7 +256,7 @@ MeasurementSetWriter::Impl::Impl(const MeasurementSetDescription& d, const std::
   // and an open MS holds one tile per column. Emptying the caches after every put instead
   // (clearCaches) made casacore build a new cache at the next put: a zeroed bucket buffer
   // and a slot table as long as the tiles in the file, which grows with the MS.
-  if (!tiles_)
+  if (!tiles_ && tileWrites != TileWrites::buffered)
     for (const char* column : TiledColumns::kNames)
       casacore::ROTiledStManAccessor(ms_, column, true).setHypercubeCacheSize(0, 1, true);
   if (runLength_ > 1) ownCells_.resize(nrChannels_, size_t(runLength_) * nrBaselines_);
@@ -539,8 +534,9 @@ MeasurementSetWriter::~MeasurementSetWriter() {
   try {
     flush();  // StorageSink syncs the file system once for all its MSs
     // casacore writes every file of the table again as it closes it, although the flush
-    // has just written them (StorageSink flushes before it closes): once is enough.
-    (impl_->ms_.*memberOf(TableBase{}))()->doNotWrite();
+    // has just written them (StorageSink flushes before it closes): once is enough where
+    // the fast path is built (TiledColumnFile.h).
+    if (impl_->tiles_) TiledColumnFile::skipWritingAtClose(impl_->ms_);
     std::lock_guard lock(casacoreMutex());  // only to close: nothing is left to write
     impl_.reset();                          // closes the MS
   } catch (const std::exception& e) {
@@ -575,6 +571,7 @@ void MeasurementSetWriter::flush(bool sync) {
   m.unsynced_ = !sync;
 }
 bool MeasurementSetWriter::reopened() const { return impl_->reopened_; }
+bool MeasurementSetWriter::writesTilesDirectly() const { return impl_->tiles_ != nullptr; }
 uint64_t MeasurementSetWriter::bytesWritten() const { return impl_->bytesWritten_; }
 
 }  // namespace rtcp::storage

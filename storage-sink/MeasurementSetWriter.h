@@ -18,9 +18,15 @@
 namespace rtcp::storage {
 
 /// How the main table's tiled columns (DATA, FLAG, WEIGHT_SPECTRUM, UVW, WEIGHT, SIGMA)
-/// are written: straight into their tile files (TiledColumnFile.h) where the MS allows it,
-/// or through casacore's put (the reference the direct writes are tested against).
-enum class TileWrites { direct, casacore };
+/// are written:
+/// - direct: straight into their tile files (TiledColumnFile.h), in a build with the fast
+///   path (TiledColumnFile::enabled) and an MS that allows it; casacore's put otherwise;
+/// - casacore: casacore's put, its public API, through a tile cache of one tile per column
+///   (the reference the direct writes are tested against);
+/// - buffered: casacore's put with its buffered tile access (TSMOption::Buffer, 1 MiB), no
+///   tile cache.
+/// rtcp-bench storage --tile-writes compares them (docs/PERFORMANCE.md §5).
+enum class TileWrites { direct, casacore, buffered };
 
 class MeasurementSetWriter {
  public:
@@ -49,6 +55,9 @@ class MeasurementSetWriter {
   void flush(bool sync = false);
 
   const std::string& path() const { return path_; }
+  /// Whether the tiled columns go straight into their tile files (TileWrites::direct, in a
+  /// build and an MS that allow it: TiledColumnFile::canWrite) rather than through casacore.
+  bool writesTilesDirectly() const;
   bool reopened() const;
   /// Integrations the grid holds, and how many of them were written (not gaps). Safe to
   /// call from any thread while another writes (as of the last write or extendTo).

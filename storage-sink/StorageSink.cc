@@ -226,7 +226,8 @@ StorageSink::~StorageSink() {
 
 void StorageSink::openWriter(size_t o, const MeasurementSetDescription& description,
                              const std::string& path, bool existed) {
-  auto writer = std::make_unique<MeasurementSetWriter>(description, path, !existed);
+  auto writer =
+      std::make_unique<MeasurementSetWriter>(description, path, !existed, options_.tileWrites);
   integrationsWritten_ += writer->nrWritten();
   missing_[o] = writer->nrMissing();
   if (existed) integrationsAtStart_ += writer->nrWritten();

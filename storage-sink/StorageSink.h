@@ -63,6 +63,9 @@ struct SinkOptions {
   /// The observation's secret: every connection must prove it knows it before a block is
   /// taken (Handshake.h); required.
   std::optional<ObservationSecret> secret;
+  /// How the main table's tiled columns are written (MeasurementSetWriter.h); the benchmark
+  /// compares them.
+  TileWrites tileWrites = TileWrites::direct;
 };
 
 /// Where a sink listens by default: the host its outputs' locations name (the name the

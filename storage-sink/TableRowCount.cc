@@ -83,11 +83,12 @@ void setTableDatRowCount(const std::string& path, uint64_t rows) {
     throw std::runtime_error(file + ": cannot replace");
 }
 
-casacore::Table openRepairingRowCount(const std::string& path, const casacore::TableLock& lock) {
+casacore::Table openRepairingRowCount(const std::string& path, const casacore::TableLock& lock,
+                                      const casacore::TSMOption& tiles) {
   std::optional<uint64_t> before;  // table.dat's row count before a repair
   for (;;) {
     try {
-      return casacore::Table(path, lock, casacore::Table::Update);
+      return casacore::Table(path, lock, casacore::Table::Update, tiles);
     } catch (const casacore::AipsError& e) {
       const auto counts = rowCountMismatch(e.what());
       if (before) {  // the storage managers disagree among themselves: as it was

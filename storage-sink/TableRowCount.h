@@ -7,6 +7,7 @@
 /// whole, so when all of them agree, setting table.dat's row count to theirs makes the
 /// table whole again with every row written.
 
+#include <casacore/tables/DataMan/TSMOption.h>
 #include <casacore/tables/Tables/Table.h>
 #include <casacore/tables/Tables/TableLock.h>
 
@@ -19,7 +20,8 @@ namespace rtcp::storage {
 /// Opens the table at path for update; repairs a row count left behind as above (logged
 /// as a warning naming the table and both counts). Throws what casacore throws for any
 /// other fault, or when the storage managers disagree among themselves.
-casacore::Table openRepairingRowCount(const std::string& path, const casacore::TableLock& lock);
+casacore::Table openRepairingRowCount(const std::string& path, const casacore::TableLock& lock,
+                                      const casacore::TSMOption& tiles = casacore::TSMOption());
 
 /// The row counts in casacore's "mismatch in #row; expected X, found Y": {X, Y}.
 std::optional<std::pair<uint64_t, uint64_t>> rowCountMismatch(const std::string& message);

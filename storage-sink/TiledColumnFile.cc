@@ -5,6 +5,7 @@
 #include <casacore/tables/DataMan/TSMCube.h>
 #include <casacore/tables/DataMan/TSMFile.h>
 #include <casacore/tables/DataMan/TiledColumnStMan.h>
+#include <casacore/tables/Tables/BaseTable.h>
 #include <casacore/tables/Tables/TableDesc.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,24 +17,23 @@
 #include <stdexcept>
 #include <utility>
 
-#include "CasacorePrivate.h"
-
 namespace rtcp::storage {
 
-// casacore has no public way to say "these tiles are in the file" or to ask where a cube's
-// tiles start (CasacorePrivate.h); TiledColumnFileTest compares every byte with what
-// casacore's own put writes.
+#if RTCP_DIRECT_TILE_WRITES
+// casacore has no public way to say "these tiles are in the file" (so that its flush
+// does not write zeroed tiles over them), nor to close a table without writing its files
+// again. A pointer to such a member is taken in an explicit instantiation, where access
+// is not checked (C++20 [temp.spec.general]/6): Reach<Tag, &Class::member> defines the
+// friend memberOf(Tag). The members are casacore 3.5's (CMakeLists.txt builds this only
+// with the releases it was verified with); TiledColumnFileTest compares every byte with
+// what casacore's own put writes.
+template <typename Tag, typename Tag::Type Member>
+struct Reach {
+  friend typename Tag::Type memberOf(Tag) { return Member; }
+};
 struct CubeCache {
   using Type = casacore::BucketCache* casacore::TSMCube::*;
   friend Type memberOf(CubeCache);
-};
-struct CubeFile {
-  using Type = casacore::TSMFile* casacore::TSMCube::*;
-  friend Type memberOf(CubeFile);
-};
-struct CubeFileOffset {
-  using Type = casacore::Int64 casacore::TSMCube::*;
-  friend Type memberOf(CubeFileOffset);
 };
 /// BucketCache's count of the buckets (tiles) that are in the file; it writes zeroed
 /// ones from there up to its count of buckets at its flush.
@@ -41,16 +41,35 @@ struct BucketsInFile {
   using Type = casacore::uInt casacore::BucketCache::*;
   friend Type memberOf(BucketsInFile);
 };
+struct TableBase {
+  using Type = casacore::BaseTable* (casacore::Table::*)() const;
+  friend Type memberOf(TableBase);
+};
 template struct Reach<CubeCache, &casacore::TSMCube::cache_p>;
-template struct Reach<CubeFile, &casacore::TSMCube::filePtr_p>;
-template struct Reach<CubeFileOffset, &casacore::TSMCube::fileOffset_p>;
 template struct Reach<BucketsInFile, &casacore::BucketCache::its_CurNrOfBuckets>;
+template struct Reach<TableBase, &casacore::Table::baseTablePtr>;
+#endif
+
 namespace {
 
-casacore::TSMCube* singleCube(const casacore::Table& table, const std::string& column) {
+casacore::TiledColumnStMan* singleCubeManager(const casacore::Table& table,
+                                              const std::string& column) {
   auto* stman = dynamic_cast<casacore::TiledColumnStMan*>(table.findDataManager(column, true));
-  if (stman == nullptr || stman->nhypercubes() != 1) return nullptr;
-  return stman->getTSMCube(0);
+  return stman != nullptr && stman->nhypercubes() == 1 ? stman : nullptr;
+}
+
+casacore::TSMCube* singleCube(const casacore::Table& table, const std::string& column) {
+  casacore::TiledColumnStMan* stman = singleCubeManager(table, column);
+  return stman == nullptr ? nullptr : stman->getTSMCube(0);
+}
+
+/// Tiles of a cube: its shape over its tile shape, rounded up on every axis.
+uint64_t nrTiles(const casacore::TSMCube& cube) {
+  uint64_t tiles = 1;
+  for (size_t axis = 0; axis < cube.cubeShape().size(); ++axis)
+    tiles *=
+        uint64_t((cube.cubeShape()[axis] + cube.tileShape()[axis] - 1) / cube.tileShape()[axis]);
+  return tiles;
 }
 
 size_t storedValueSize(casacore::DataType type) {
@@ -75,8 +94,10 @@ uint8_t packEight(const bool* values) {
 
 }  // namespace
 
+bool TiledColumnFile::enabled() { return RTCP_DIRECT_TILE_WRITES; }
+
 bool TiledColumnFile::canWrite(const casacore::Table& table, const std::string& column) {
-  if (!table.tableDesc().isColumn(column)) return false;
+  if (!enabled() || !table.tableDesc().isColumn(column)) return false;
   const casacore::ColumnDesc& desc = table.tableDesc()[column];
   const bool isBool = desc.dataType() == casacore::TpBool;
   if (!isBool && storedValueSize(desc.dataType()) == 0) return false;
@@ -110,8 +131,10 @@ TiledColumnFile::TiledColumnFile(const casacore::Table& table, const std::string
   valueSize_ = storedValueSize(table.tableDesc()[column].dataType());
   rowsPerTile_ = uint64_t(cube->tileShape()[last]);
   bucketSize_ = cube->bucketSize();
-  fileOffset_ = uint64_t(cube->*memberOf(CubeFileOffset{}));
-  path_ = (cube_->*memberOf(CubeFile{}))->bucketFile()->name();
+  // A TiledColumnStMan keeps its one cube in its file 0, which ends with the cube's tiles.
+  casacore::TSMFile* file = singleCubeManager(table, column)->getFile(0);
+  fileOffset_ = uint64_t(file->length()) - nrTiles(*cube) * bucketSize_;
+  path_ = file->bucketFile()->name();
   fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
   if (fd_ < 0) throw std::runtime_error(path_ + ": cannot open: " + std::strerror(errno));
   const off_t size = ::lseek(fd_, 0, SEEK_END);
@@ -237,8 +260,18 @@ void TiledColumnFile::markTilesInFile() {
       throw std::runtime_error(path_ + ": extending failed: " + std::strerror(errno));
     fileSize_ = tilesEnd;
   }
+#if RTCP_DIRECT_TILE_WRITES
   if (casacore::BucketCache* cache = cube_->*memberOf(CubeCache{}))
     cache->*memberOf(BucketsInFile{}) = cache->nBucket();
+#endif
+}
+
+void TiledColumnFile::skipWritingAtClose(casacore::Table& table) {
+#if RTCP_DIRECT_TILE_WRITES
+  (table.*memberOf(TableBase{}))()->doNotWrite();
+#else
+  (void)table;
+#endif
 }
 
 void TiledColumnFile::sync() {

@@ -49,7 +49,17 @@ struct BenchOptions {
   /// takes them), and how many of them warm up before the real-time figures are taken.
   int pacedIntegrations = 0;
   int warmUpIntegrations = 10;
+  /// How the MSs' tiled columns are written (storage-sink's MeasurementSetWriter.h).
+  TileWrites tileWrites = TileWrites::direct;
 };
+
+TileWrites tileWrites(const std::string& name) {
+  if (name == "direct") return TileWrites::direct;
+  if (name == "casacore") return TileWrites::casacore;
+  if (name == "buffered") return TileWrites::buffered;
+  throw std::invalid_argument("--tile-writes: '" + name +
+                              "' is none of direct, casacore and buffered");
+}
 
 /// CPU seconds of this process, and of the calling thread.
 double processCpuSeconds() {
@@ -168,6 +178,7 @@ SinkTimes writeThroughSink(const BenchOptions& o, const std::string& dir, SinkSu
   const ObservationSecret secret = ObservationSecret::generate();
   options.secret = secret;
   const Handshake handshake(secret, uint64_t(settings.observationId), ConnectionPurpose::kStorage);
+  options.tileWrites = o.tileWrites;
   CorrelatedData block(o.stations, o.channels);
   for (size_t i = 0; i < block.visibilities.size(); ++i)
     block.visibilities[i] = {float(i % 97), -float(i % 89)};
@@ -415,6 +426,8 @@ int storageBenchmark(int argc, char** argv) {
       custom.msFlushSeconds = lofar.msFlushSeconds = shortCase.msFlushSeconds = std::stod(value());
     else if (arg == "--paced-integrations")
       custom.pacedIntegrations = lofar.pacedIntegrations = std::stoi(value());
+    else if (arg == "--tile-writes")
+      custom.tileWrites = lofar.tileWrites = shortCase.tileWrites = tileWrites(value());
     else if (arg == "--sink-only")
       custom.sinkOnly = lofar.sinkOnly = shortCase.sinkOnly = true;
     else if (arg == "--help") {
@@ -422,11 +435,15 @@ int storageBenchmark(int argc, char** argv) {
           "rtcp-bench storage [--lofar-integrations 10] [--short-integrations 200] [--create 100]\n"
           "                   [--staging-mb 256] [--dir /tmp] [--sink-only]\n"
           "                   [--ms-flush-interval 10] [--paced-integrations 30]\n"
+          "                   [--tile-writes direct|casacore|buffered]\n"
           "rtcp-bench storage --stations S --channels C --integrations N --subbands B\n"
           "                   [--integration-seconds T]   (one case only)\n"
           "--sink-only: one round through the sink, no sequential writes (for profiling)\n"
           "--paced-integrations N: N integrations more, sent in real time, for the CPU\n"
-          "  seconds per observed second after a warm-up of 10 (LOFAR-like case; 0: none)\n");
+          "  seconds per observed second after a warm-up of 10 (LOFAR-like case; 0: none)\n"
+          "--tile-writes: the MS's tiled columns straight into their files (direct, in a\n"
+          "  build with the fast path) or through casacore's put, with its tile cache\n"
+          "  (casacore) or its buffered tile access (buffered)\n");
       return 0;
     } else
       throw std::invalid_argument("unknown argument " + arg);

@@ -78,8 +78,9 @@ class TiledColumnFileTest : public CppUnit::TestFixture {
     const std::string path = dir.path() + "/a.MS";
     { MeasurementSetWriter create(describeMeasurementSet(settings, 0), path); }
     const casacore::Table table(path);
+    // Only with the casacore releases it was verified with (TiledColumnFile::enabled).
     for (const char* column : {"DATA", "FLAG", "WEIGHT_SPECTRUM", "UVW", "WEIGHT", "SIGMA"})
-      CPPUNIT_ASSERT(TiledColumnFile::canWrite(table, column));
+      CPPUNIT_ASSERT_EQUAL(TiledColumnFile::enabled(), TiledColumnFile::canWrite(table, column));
     for (const char* column : {"TIME", "ANTENNA1", "FLAG_ROW", "NO_SUCH_COLUMN"})
       CPPUNIT_ASSERT(!TiledColumnFile::canWrite(table, column));
     CPPUNIT_ASSERT_THROW(TiledColumnFile(table, "ANTENNA1"), std::runtime_error);
@@ -88,6 +89,7 @@ class TiledColumnFileTest : public CppUnit::TestFixture {
   /// Rows written by direct I/O (where the file system does it) read back with casacore;
   /// rows of a size it cannot take directly are written through the page cache.
   void testDirectIoWhereAligned() {
+    if (!TiledColumnFile::enabled()) return;  // this casacore: casacore's put only
     const TempDir dir;
     const ObservationSettings settings = settingsFor(dir, {"CS001", "CS002", "CS003", "RS106"}, 8);
     const std::string path = dir.path() + "/a.MS";
@@ -145,6 +147,8 @@ class TiledColumnFileTest : public CppUnit::TestFixture {
       };
       {
         MeasurementSetWriter writer(description, path, false, tileWrites);
+        CPPUNIT_ASSERT_EQUAL(tileWrites == TileWrites::direct && TiledColumnFile::enabled(),
+                             writer.writesTilesDirectly());
         for (int64_t i : {0, 1, 3, 2, 6, 7}) write(writer, i);  // 4 and 5 are gaps
         writer.flush(true);
         for (int64_t i = 8; i < 70; ++i) write(writer, i);  // more than a run of tiles
