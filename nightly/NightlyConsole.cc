@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
-#include <iterator>
 #include <map>
 #include <sstream>
 
+#include "rtcp/Files.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
@@ -117,9 +117,9 @@ std::optional<console::ConsoleResponse> NightlyConsole::reportFile(const std::st
   const auto [end, rest] = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
   if (end != root.end()) return std::nullopt;  // outside the report directory
   if (fs::file_size(file, error) > kMaxFileBytes || error) return std::nullopt;
-  std::ifstream in(file, std::ios::binary);
-  std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return console::ConsoleResponse{200, type->second, std::move(body)};
+  std::optional<std::string> body = tryReadFile(file.string());
+  if (!body) return std::nullopt;
+  return console::ConsoleResponse{200, type->second, std::move(*body)};
 }
 
 std::optional<console::ConsoleResponse> NightlyConsole::respond(const std::string& path) const {

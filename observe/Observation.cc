@@ -9,7 +9,6 @@
 #include <cstring>  // sigabbrev_np
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <regex>
@@ -308,10 +307,9 @@ void Observation::tickConsole(const std::string& phase, bool force) {
     }
   }
   if (!ranks.empty()) status.noteRankStatuses(std::move(ranks));
-  if (std::ifstream in(quickLookPath()); in) {
-    std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    while (!json.empty() && json.back() == '\n') json.pop_back();
-    if (json.starts_with("{") && json.ends_with("}")) status.noteQuickLook(std::move(json));
+  if (std::optional<std::string> json = tryReadFile(quickLookPath())) {
+    while (!json->empty() && json->back() == '\n') json->pop_back();
+    if (json->starts_with("{") && json->ends_with("}")) status.noteQuickLook(std::move(*json));
   }
   console->publish(now, force || fresh);
 }

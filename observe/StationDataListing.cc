@@ -1,9 +1,9 @@
 #include "StationDataListing.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
+#include "rtcp/Files.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/TriggerProtocol.h"
 
@@ -47,17 +47,15 @@ StationDataSummary describeDump(const std::string& directory) {
   d.to = formatUtc(clock.unixTime(s.blockStartSample(s.nrBlocks())));
   d.nrSubbands = s.nrSubbands();
   d.bytes = recordingBytes(directory);
-  std::ifstream file(directory + "/" + kDumpAnswerFile);
-  if (!file) {
+  const std::optional<std::string> text = tryReadFile(directory + "/" + kDumpAnswerFile);
+  if (!text) {
     d.status = "unknown";
     d.missing.push_back(std::string("no ") + kDumpAnswerFile + ": rtcp-trigger did not finish");
     return d;
   }
-  std::ostringstream text;
-  text << file.rdbuf();
   TriggerAnswer answer;
   try {
-    answer = TriggerAnswer::parse(text.str());
+    answer = TriggerAnswer::parse(*text);
   } catch (const std::exception& e) {
     d.status = "unknown";
     d.missing.push_back(directory + "/" + kDumpAnswerFile + ": " + e.what());

@@ -9,15 +9,14 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 
 #include "CasacoreLock.h"
 #include "FileSystemSync.h"
 #include "MeasurementSetCreator.h"
 #include "ParallelFor.h"
+#include "rtcp/Files.h"
 
 namespace rtcp::storage {
 namespace {
@@ -73,11 +72,7 @@ class TreeImage {
         entries_.push_back({name, true, {}});
         read(root, name);
       } else if (entry.path().filename() != "table.lock") {
-        std::ifstream in(entry.path(), std::ios::binary);
-        std::ostringstream bytes;
-        bytes << in.rdbuf();
-        if (!in) throw std::runtime_error(entry.path().string() + ": cannot read");
-        entries_.push_back({name, false, std::move(bytes).str()});
+        entries_.push_back({name, false, readFile(entry.path().string())});
       }
     }
   }

@@ -178,18 +178,14 @@ class ScheduleTest : public CppUnit::TestFixture {
                               0,
                               {"CS001LBA stream 0 ..: gone from the buffer"}}};
     report.add(result);
-    std::ifstream textFile(report.textPath());
-    const std::string text((std::istreambuf_iterator<char>(textFile)),
-                           std::istreambuf_iterator<char>());
+    const std::string text = readFile(report.textPath());
     CPPUNIT_ASSERT_MESSAGE(
         text, text.find("recording:       /rec: complete, 4096 bytes, "
                         "2026-11-22 20:00:00 .. 2026-11-22 20:00:30 UTC") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(
         text, text.find("dump:            /obs/dumps/a: partial, 2048 bytes") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(text, text.find("1 part(s) missing") != std::string::npos);
-    std::ifstream file(report.htmlPath());
-    const std::string html((std::istreambuf_iterator<char>(file)),
-                           std::istreambuf_iterator<char>());
+    const std::string html = readFile(report.htmlPath());
     CPPUNIT_ASSERT_MESSAGE(html, html.find("<li>dump: /obs/dumps/a: partial") != std::string::npos);
   }
 

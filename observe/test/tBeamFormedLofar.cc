@@ -17,6 +17,7 @@
 #include "StorageTestUtil.h"
 #include "TestData.h"
 #include "rtcp/BeamFormedTiming.h"
+#include "rtcp/Files.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/Parset.h"
 
@@ -30,9 +31,8 @@ namespace {
 /// ports for each antenna field, its beam-formed outputs located in DIR/bf.
 std::string edited(const std::string& name, const std::string& edits,
                    const std::vector<std::string>& fields, int perField, const std::string& dir) {
-  std::ifstream file(rtcp::test::testDataDir() + "/lofar-parsets/" + name);
   std::ostringstream text;
-  text << file.rdbuf();
+  text << rtcp::readFile(rtcp::test::testDataDir() + "/lofar-parsets/" + name);
   CPPUNIT_ASSERT_MESSAGE(name, text.str().size() > 1000);
   text << "\n# An operator's edits\n" << edits;
   for (const std::string& field : fields) {

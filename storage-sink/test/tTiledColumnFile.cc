@@ -9,8 +9,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 
 #include "MeasurementSetCreator.h"
@@ -21,15 +19,11 @@
 #include "rtcp/AlignedBuffer.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/CorrelatedBlock.h"
+#include "rtcp/Files.h"
 #include "rtcp/Parset.h"
 
 namespace rtcp::storage::test {
 namespace {
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 /// A block of random visibilities whose valid counts are 0 in about a quarter of the
 /// cells, so that FLAG varies from cell to cell.

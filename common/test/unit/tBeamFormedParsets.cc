@@ -3,10 +3,8 @@
 // Stokes settings and files they ask for (COBALT's file names, in COBALT's order).
 #include <cppunit/extensions/HelperMacros.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "SettingsTestUtil.h"
+#include "rtcp/Files.h"
 
 namespace {
 
@@ -17,11 +15,10 @@ using rtcp::StokesKind;
 using rtcp::TabOrigin;
 
 std::string readParset(const std::string& name) {
-  std::ifstream file(rtcp::test::sourceDir() + "/test/data/lofar-parsets/" + name);
-  std::ostringstream text;
-  text << file.rdbuf();
-  CPPUNIT_ASSERT_MESSAGE(name, !text.str().empty());
-  return text.str();
+  const std::string text =
+      rtcp::readFile(rtcp::test::sourceDir() + "/test/data/lofar-parsets/" + name);
+  CPPUNIT_ASSERT_MESSAGE(name, !text.empty());
+  return text;
 }
 
 ObservationSettings accepted(const std::string& text) {
