@@ -116,9 +116,12 @@ def check(url, report, nightly):
         good = schedule["observations"][1]
         if good["state"] == "running" and good["console"]:
             seen_running = good
-            code, body = get(good["console"] + "status.json")
-            if code == 200:
-                observation_status = json.loads(body)
+            try:  # the schedule names the console as observe starts and until it ends
+                code, body = get(good["console"] + "status.json")
+                if code == 200:
+                    observation_status = json.loads(body)
+            except OSError:
+                pass  # not listening yet, or just gone: asked again while it runs
         if schedule["finished"]:
             break
         time.sleep(0.2)
