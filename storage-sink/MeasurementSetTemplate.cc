@@ -161,7 +161,7 @@ int createMeasurementSets(const std::vector<MeasurementSetDescription>& descript
   for (const auto& t : templates) images.emplace_back(t.second);
   for (size_t i : templateIndex) made(i);  // only now: a writer may write into it at once
   forEachInParallel(copies.size(), kCreatingThreads, [&](size_t c) {
-    const auto [i, t] = copies[c];
+    const size_t i = copies[c].first, t = copies[c].second;  // clang 14: no captured bindings
     makeOrRemove(paths[i], [&] { copyMeasurementSet(images[t], paths[i], descriptions[i]); });
     made(i);
   });
