@@ -380,7 +380,7 @@ class DaemonTest : public CppUnit::TestFixture {
     auto lend = [&](int64_t block, int station, int first, int n, int rank) {
       StationBlockHeader header;
       SharedBlockLocation location;
-      lendStationBlock.call(client, block, station, first, n, rank, header, location);
+      lendStationBlock.call(setUp.client, block, station, first, n, rank, header, location);
       return std::pair{mapping.block(location, header), location.slot};
     };
     auto [lent, slot] = lend(1, 2, 1, 2, 0);
@@ -443,7 +443,8 @@ class DaemonTest : public CppUnit::TestFixture {
     auto lend = [&](int64_t block, int station, int first, int n, int rank, int lease) {
       StationBlockHeader header;
       SharedBlockLocation location;
-      lendStationSubbands.call(client, block, station, first, n, rank, lease, header, location);
+      lendStationSubbands.call(setUp.client, block, station, first, n, rank, lease, header,
+                               location);
       return std::pair{mapping.block(location, header), location.slot};
     };
     // Two blocks of one station held at once under leases 0 and 1, each as sent.
