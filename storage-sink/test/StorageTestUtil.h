@@ -51,6 +51,9 @@ std::string makeParset(const TestObservation& observation);
 /// Writes the parset to dir/name and returns its path.
 std::string writeParset(const std::string& dir, const TestObservation& observation,
                         const std::string& name = "test.parset");
+/// A beam-formed-only observation: CS001, subbands 300 and 301, 0.2 s of 8192-sample
+/// blocks, one coherent Stokes I TAB of 16 channels (one file holding both subbands).
+std::string beamFormedParset(int observationId);
 
 /// A block with deterministic contents: the correlator's sum for (baseline, channel, pol)
 /// is value(...) * nrValid, nrValid = validCount(...).

@@ -13,25 +13,7 @@
 namespace rtcp::storage::test {
 namespace {
 
-const char* kParset = R"(
-Observation.ObsID = 77
-Observation.startTime = '2026-11-22 20:00:00'
-Observation.stopTime = '2026-11-22 20:00:00.2'
-Observation.antennaSet = LBA_OUTER
-Observation.bandFilter = LBA_30_90
-Observation.VirtualInstrument.stationList = [CS001]
-Observation.Beam[0].angle1 = 5.2
-Observation.Beam[0].angle2 = 0.7
-Observation.Beam[0].subbandList = [300, 301]
-PIC.Core.CS001LBA.RSP.ports = [udp:127.0.0.1:10010]
-Cobalt.blockSize = 8192
-Observation.DataProducts.Output_Correlated.enabled = F
-Observation.DataProducts.Output_CoherentStokes.enabled = T
-Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16
-Observation.Beam[0].nrTiedArrayBeams = 1
-Observation.Beam[0].TiedArrayBeam[0].angle1 = 5.2
-Observation.Beam[0].TiedArrayBeam[0].angle2 = 0.7
-)";
+const std::string kParset = beamFormedParset(77);
 
 BeamFormedData block(int subband, int64_t number) {
   BeamFormedData data(StokesKind::kI, 16, 8192 / 16);
