@@ -72,10 +72,14 @@ void ChildProcess::start() {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(127);  // observe died before prctl
     setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none,
-                nullptr);  // observe blocks its stop signals; the parts must not
+    // observe blocks its stop signals, and so does this child until here: a signal sent
+    // meanwhile is pending. A part that takes them itself keeps them blocked through exec
+    // (a pending one waits for its main); any other part must not inherit the block.
+    sigset_t mask;
+    sigemptyset(&mask);
+    if (streams_.stopSignalsBlocked)
+      for (const int stop : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, stop);
+    sigprocmask(SIG_SETMASK, &mask, nullptr);
     dup2(input, STDIN_FILENO);
     dup2(output, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);

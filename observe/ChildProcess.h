@@ -22,6 +22,13 @@ struct ChildStreams {
   /// false: to the child alone (mpiexec of parts on other hosts forwards them itself,
   /// while a signal to its ssh children would cut the connection).
   bool signalGroup = true;
+  /// true: the child runs with SIGINT, SIGTERM and SIGHUP blocked, for a part that blocks
+  /// them itself first thing in main and takes them with sigwait (ionproc, storage-sink):
+  /// one sent between fork and main (exec and dynamic loading take tens of milliseconds
+  /// under load) then waits for the part instead of killing it (exit 130). false: the
+  /// child starts with nothing blocked (parts that stop by the signal's default action,
+  /// mpirun and mpiexec, which forward it).
+  bool stopSignalsBlocked = false;
 };
 
 class ChildProcess {

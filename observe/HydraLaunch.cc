@@ -12,9 +12,10 @@ namespace {
 /// Runs "$@", reporting its start and exit code on standard output. The trap keeps the
 /// wrapper alive through the SIGINT that mpiexec forwards to the part's process group,
 /// so that it can report how the part ended (a trap, not an ignored signal: the part
-/// must still receive SIGINT).
+/// must still receive SIGINT). The trap comes before the started line: once observe has
+/// read that line, a SIGINT no longer ends the wrapper without a report.
 const char* kWrapper =
-    "echo rtcp-part-started; trap : INT TERM; \"$@\"; code=$?; echo \"rtcp-part-exit $code\"; exit "
+    "trap : INT TERM; echo rtcp-part-started; \"$@\"; code=$?; echo \"rtcp-part-exit $code\"; exit "
     "$code";
 
 constexpr std::string_view kStarted = "rtcp-part-started";
@@ -36,12 +37,15 @@ std::string field(const std::string& line, const std::string& key) {
 }  // namespace
 
 std::vector<std::string> hydraCommand(const LauncherOptions& options, const std::string& hosts,
-                                      int processes, const std::vector<std::string>& command) {
+                                      int processes, const std::vector<std::string>& command,
+                                      bool stopSignalsBlocked) {
   std::vector<std::string> arguments{mpirunExecutable(), "-launcher", options.launcher};
   if (!options.launcherExec.empty())
     arguments.insert(arguments.end(), {"-launcher-exec", options.launcherExec});
   arguments.insert(arguments.end(), {"-hosts", hosts, "-n", std::to_string(processes), "-wdir", "/",
                                      "sh", "-c", kWrapper, "sh"});
+  // coreutils' env blocks them and execs the part (ChildStreams::stopSignalsBlocked).
+  if (stopSignalsBlocked) arguments.insert(arguments.end(), {"env", "--block-signal=INT,TERM,HUP"});
   arguments.insert(arguments.end(), command.begin(), command.end());
   return arguments;
 }

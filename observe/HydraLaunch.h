@@ -33,8 +33,12 @@ struct LauncherOptions {
 /// The mpiexec command that runs command as `processes` processes on hosts (Hydra's -hosts
 /// list, e.g. "in1" or "cn1:1,cn2:1"), each wrapped to report its start and exit code,
 /// in the directory "/" (the launching host's working directory need not exist there).
+/// stopSignalsBlocked: the part runs with SIGINT, SIGTERM and SIGHUP blocked (ChildStreams::
+/// stopSignalsBlocked: a part that takes them itself, so that one forwarded before its
+/// main waits for it).
 std::vector<std::string> hydraCommand(const LauncherOptions& options, const std::string& hosts,
-                                      int processes, const std::vector<std::string>& command);
+                                      int processes, const std::vector<std::string>& command,
+                                      bool stopSignalsBlocked = false);
 
 /// A storage-sink's report of one MeasurementSet (`storage-sink --report`).
 struct WrittenMeasurementSet {

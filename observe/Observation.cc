@@ -77,6 +77,15 @@ uint64_t directoryBytes(const std::string& path) {
   return bytes;
 }
 
+/// ionproc and storage-sink block SIGINT, SIGTERM and SIGHUP first thing in main and take
+/// them with sigwait: a stop while they start is a stop after start-up (they send what
+/// they integrated, close what they wrote, exit 0). They are started with the signals
+/// blocked (ChildStreams::stopSignalsBlocked), so that one sent before their main is not
+/// death by the signal (130). The other parts stop by the signal's default action.
+bool takesStopSignals(const std::string& part) {
+  return part.starts_with("ionproc") || part.starts_with("storage-sink");
+}
+
 }  // namespace
 
 Observation::Observation(ObservationPlan plan, RunOptions options, sigset_t stopSignals)
@@ -84,6 +93,8 @@ Observation::Observation(ObservationPlan plan, RunOptions options, sigset_t stop
 
 ChildProcess& Observation::addPart(const std::string& name, std::vector<std::string> arguments,
                                    ChildStreams streams) {
+  // Here: the part itself; on another host: mpiexec, which must get the signal to pass it on.
+  streams.stopSignalsBlocked = !remote_.count(name) && takesStopSignals(name);
   parts_.push_back(std::make_unique<ChildProcess>(
       name, std::move(arguments), plan_.directory + "/" + name + ".log", std::move(streams)));
   ChildProcess& child = *parts_.back();
@@ -103,7 +114,8 @@ ChildProcess& Observation::addRemotePart(const std::string& name, const std::str
   remote.output = std::make_unique<PartOutput>(outputPath, processes);
   remote.launchedAt = wallClock();
   remote.statusPath = statusPath;
-  return addPart(name, hydraCommand(options_.launcher, hosts, processes, command),
+  return addPart(name,
+                 hydraCommand(options_.launcher, hosts, processes, command, takesStopSignals(name)),
                  ChildStreams{parsetPath, outputPath, false});
 }
 
@@ -548,9 +560,21 @@ std::vector<std::string> Observation::storageStatusPaths() const {
   return paths;
 }
 
+void Observation::waitUntilRunning(ChildProcess& p) {
+  const auto it = remote_.find(p.name());
+  if (it == remote_.end() || !takesStopSignals(p.name())) return;
+  RemotePart& remote = it->second;
+  while (p.running() && !remote.output->started() &&
+         wallClock() < remote.launchedAt + options_.startupSeconds) {
+    remote.output->update();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 void Observation::stop(ChildProcess& p, double seconds) {
   if (!p.running()) return;
   RTCP_LOG_INFO("observe", "stopping " << describe(p));
+  waitUntilRunning(p);
   p.signal(SIGINT);
   if (p.waitFor(seconds)) return;
   warnings_.push_back(describe(p) + " did not stop within " + std::to_string(int(seconds)) +
@@ -903,12 +927,15 @@ void Observation::restartIfDied(const std::string& name) {
     const auto storage =
         std::find_if(plan_.remoteStorageSinks.begin(), plan_.remoteStorageSinks.end(),
                      [&](const RemotePartPlan& r) { return r.name == name; });
-    again = std::make_unique<ChildProcess>(
-        name,
-        hydraCommand(options_.launcher, remote.host, 1, remoteStorageSinkCommand(remote.host)), log,
-        ChildStreams{storage->parsetPath, output, false});
+    again =
+        std::make_unique<ChildProcess>(name,
+                                       hydraCommand(options_.launcher, remote.host, 1,
+                                                    remoteStorageSinkCommand(remote.host), true),
+                                       log, ChildStreams{storage->parsetPath, output, false});
   } else {
-    again = std::make_unique<ChildProcess>(name, localStorageSinkArguments(), log);
+    ChildStreams streams;
+    streams.stopSignalsBlocked = true;
+    again = std::make_unique<ChildProcess>(name, localStorageSinkArguments(), log, streams);
   }
   RTCP_LOG_INFO("observe", "starting " << describe(*sink) << " again: " << again->commandLine());
   for (auto& p : parts_)

@@ -109,6 +109,11 @@ class Observation {
   double consoleIonTime_ = 0;  ///< of the ionproc status the console has
   bool failureShown_ = false;
   void stopAll();
+  /// Of a part on another host that takes its stop signals itself (ionproc, storage-sink):
+  /// waits until its wrapper said it runs there (from then on a SIGINT reaches the part,
+  /// which has it blocked from exec on, and the wrapper reports how it ended), or its
+  /// --startup-seconds are over. A SIGINT before that ends the wrapper or mpiexec instead.
+  void waitUntilRunning(ChildProcess& part);
   /// SIGINT, then (parts on other hosts) a second SIGINT that has mpiexec kill them, then
   /// SIGKILL, each after seconds without exit.
   void stop(ChildProcess& part, double seconds);

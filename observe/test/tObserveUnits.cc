@@ -537,6 +537,20 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     output.update();
     CPPUNIT_ASSERT(output.started());
     CPPUNIT_ASSERT(output.exitCode() == 3);
+    // A part that takes its stop signals itself runs with them blocked from exec on: a
+    // SIGINT before it took them waits for it instead of killing it (130 unblocked).
+    for (const bool blocked : {true, false}) {
+      const std::vector<std::string> part = hydraCommand(
+          LauncherOptions{}, "in1", 1, {"/bin/sh", "-c", "kill -INT $$; exit 3"}, blocked);
+      std::vector<std::string> wrapper(std::find(part.begin(), part.end(), std::string("sh")),
+                                       part.end());
+      wrapper.front() = "/bin/sh";
+      const std::string partOut = dir.path() + (blocked ? "/blocked" : "/unblocked");
+      CPPUNIT_ASSERT_EQUAL(blocked ? 3 : 130, runProgram(wrapper, partOut));
+      PartOutput reported(partOut, 1);
+      reported.update();
+      CPPUNIT_ASSERT(reported.exitCode() == (blocked ? 3 : 130));
+    }
   }
 
   void testPartOutput() {

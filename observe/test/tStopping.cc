@@ -142,6 +142,7 @@ std::string unknownStations(int n) {
 class ObserveStoppingTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(ObserveStoppingTest);
   CPPUNIT_TEST(testTermKeepsEveryIntegrationReceived);
+  CPPUNIT_TEST(testInterruptAtTheStart);
   CPPUNIT_TEST(testHangupStopsEveryPart);
   CPPUNIT_TEST(testObserveKilledStopsEveryPart);
   CPPUNIT_TEST(testKilledStorageSinkCountsWhatIsOnDisk);
@@ -182,6 +183,46 @@ class ObserveStoppingTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(present >= 6);  // as many as written when SIGTERM came, at least
     CPPUNIT_ASSERT_EQUAL(sink.blocksReceived - sink.blocksRejected, uint64_t(present));
     CPPUNIT_ASSERT_EQUAL(uint64_t(present), sink.integrationsWritten);
+  }
+
+  /// SIGINT the moment observe has started ionproc (its log says so), five times: observe
+  /// stops storage-sink and ionproc while they may still be on their way into main (exec,
+  /// dynamic loading), before they take their stop signals. Each must still stop cleanly
+  /// (exit 0, not death by SIGINT: 130), and the summary says the observation was
+  /// interrupted before the ranks started.
+  void testInterruptAtTheStart() {
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4755;
+    o.stations = {"CS001", "CS002"};
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      const std::string n = std::to_string(attempt);
+      o.outputDir = dir.path() + "/out" + n;  // MSs of its own: one made before is refused
+      const std::string parset = writeParset(dir.path() + "/obs" + n + ".parset", o);
+      const std::string obs = dir.path() + "/obs" + n, log = dir.path() + "/observe" + n + ".log";
+      const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+      const auto giveUp = Clock::now() + std::chrono::seconds(30);
+      while (readFile(log).find("starting ionproc") == std::string::npos) {
+        CPPUNIT_ASSERT_MESSAGE(readFile(log), Clock::now() < giveUp);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      kill(observer, SIGINT);
+      const std::set<pid_t> parts = descendants(observer);
+      const int code = waitProgram(observer);
+      const std::string text = readFile(log);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 1, code);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(text, std::string("\"failed\""), summaryValue(obs, "status"));
+      const std::string reason = summaryValue(obs, "reason");
+      CPPUNIT_ASSERT_MESSAGE(reason, reason.find("interrupted by SIGINT") != std::string::npos);
+      const std::string codes = summaryValue(obs, "exitCodes");
+      std::cerr << "SIGINT at the start, attempt " << attempt << ": " << codes << "\n";
+      CPPUNIT_ASSERT_MESSAGE(codes + "\n" + text,
+                             codes.find("\"storage-sink\": 0") != std::string::npos);
+      CPPUNIT_ASSERT_MESSAGE(codes + "\n" + text,
+                             codes.find("\"ionproc\": 0") != std::string::npos);
+      CPPUNIT_ASSERT_MESSAGE(text, text.find("starting correlator") == std::string::npos);
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(text, std::string(), stillRunning(parts));
+    }
   }
 
   /// SIGHUP (the terminal or ssh session gone): observe stops every part in order and
