@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "SpectrumNoise.h"
+
 namespace rtcp::correlator {
 
 namespace {
@@ -148,6 +150,7 @@ PreCorrelationFlagger::Workspace PreCorrelationFlagger::makeWorkspace() const {
   w.series.resize(size_t(std::max(nrChannels_, nrCells_)));
   w.seriesFlags.resize(w.series.size());
   w.seriesBefore.resize(w.series.size());
+  w.channelSpectra.resize(size_t(nrChannels_));
   const size_t lanes = std::max(size_t(nrCells_) * paddedLanes(size_t(nrChannels_)),
                                 size_t(nrChannels_) * paddedLanes(size_t(nrCells_)));
   w.laneValues.resize(lanes);
@@ -272,19 +275,27 @@ void PreCorrelationFlagger::detectInSpectrum(Workspace& w, size_t maxWindow) con
   for (size_t c = first; c < C; ++c) {
     double sum = 0;
     size_t used = 0;
+    int spectra = 0;
     for (size_t k = 0; k < K; ++k)
       if (!w.flags[c * K + k]) {
         sum += w.power[c * K + k];
         ++used;
+        spectra += w.cellSpectra[k];
       }
     w.series[c - first] = used ? float(sum / double(used)) : 0.0f;
     w.seriesFlags[c - first] = used == 0;
+    w.channelSpectra[c - first] = float(spectra);
   }
-  const RobustStatistics spectrum = robustStatistics(w.series.data(), w.seriesFlags.data(), n, 1,
-                                                     settings_.preStatistics, w.selection);
+  // The spectra behind a channel's value: the median channel's (SpectrumNoise.h).
+  const float spectra = median(w.channelSpectra.data(), w.seriesFlags.data(), n, 1, w.selection);
   std::copy_n(w.seriesFlags.begin(), n, w.seriesBefore.begin());
-  sumThreshold({w.series.data(), w.seriesFlags.data(), n, 1}, spectrum,
-               float(settings_.preThreshold), maxWindow, w.passScratch);
+  for (int round = 0; round < kSpectrumRounds; ++round) {
+    const RobustStatistics noise =
+        spectrumNoise(w.series.data(), w.seriesFlags.data(), n, double(spectra), w.selection);
+    if (sumThreshold({w.series.data(), w.seriesFlags.data(), n, 1}, noise,
+                     float(settings_.preThreshold), maxWindow, w.passScratch) == 0)
+      break;
+  }
   for (size_t i = 0; i < n; ++i)
     if (w.seriesFlags[i] && !w.seriesBefore[i])
       std::fill(w.flags.begin() + long((first + i) * K),

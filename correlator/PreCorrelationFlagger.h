@@ -17,7 +17,10 @@
 ///     channel) and frequency (each cell column) of that grid: bursts, intermittent and
 ///     drifting narrow-band signals;
 ///  2. the spectrum integrated over the block (each channel's mean unflagged cell) runs
-///     SumThreshold in frequency: a channel found is flagged whole (continuous tones);
+///     SumThreshold in frequency against its median and the noise the radiometer equation
+///     gives (SpectrumNoise.h: not the channels' spread, which an FM transmitter filling
+///     the subband inflates), in rounds while it finds more: a channel found is flagged
+///     whole (continuous tones, carriers steady over the block);
 ///  3. the normalised grid averaged over the unflagged channels runs SumThreshold in time:
 ///     a cell column found is flagged in every channel (weak broadband bursts).
 /// BG/P's other types run a part of this: THRESHOLD and INTEGRATED_THRESHOLD_2D step 1
@@ -91,6 +94,8 @@ class PreCorrelationFlagger {
     std::vector<float> series;        ///< a channel's or a column's values
     std::vector<uint8_t> seriesFlags;
     std::vector<uint8_t> seriesBefore;  ///< seriesFlags before a detection
+    /// [channel from firstChannel()]: the valid spectra of its unflagged cells
+    std::vector<float> channelSpectra;
     /// The grid as sumThresholdColumns's columns, padded to 16 lanes: [cell][channel] (in
     /// time) or [channel][cell] (in frequency), channels from firstChannel()
     std::vector<float> laneValues;

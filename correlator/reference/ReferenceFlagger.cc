@@ -5,6 +5,7 @@
 #include <complex>
 
 #include "Reference.h"
+#include "SpectrumNoise.h"
 #include "rtcp/Baselines.h"
 
 namespace rtcp::correlator::reference {
@@ -39,6 +40,27 @@ Statistics statistics(const std::vector<double>& values, const std::vector<bool>
     for (double x : v) squares += (x - mean) * (x - mean);
     s.sigma = std::sqrt(squares / double(n));
   }
+  return s;
+}
+
+/// The integrated spectrum's median and noise (SpectrumNoise.h): the radiometer equation's
+/// σ with the bandpass's flatness, or the spread below the median where that is larger.
+Statistics spectrumNoise(const std::vector<double>& values, const std::vector<bool>& flags,
+                         double spectra) {
+  std::vector<float> v;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!flags[i]) v.push_back(float(values[i]));
+  Statistics s;
+  if (v.empty()) return s;
+  s.any = true;
+  std::sort(v.begin(), v.end());
+  const float median = v[v.size() / 2];
+  const float below = v[size_t(std::floor(kOneSigmaBelow * double(v.size())))];
+  const double radiometer = 1.0 / (2.0 * std::max(spectra, 1.0));
+  const float model =
+      float(double(median) * std::sqrt(radiometer + kBandpassFlatness * kBandpassFlatness));
+  s.median = median;
+  s.sigma = std::max(model, median - below);
   return s;
 }
 
@@ -136,6 +158,7 @@ std::vector<std::vector<bool>> flagStation(const float* samples, int nrChannels,
   auto spectrum = [&](size_t maxWindow) {
     std::vector<double> v(size_t(C), 0.0);
     std::vector<bool> f(size_t(C), false);
+    std::vector<double> channelSpectra(size_t(C), 0.0);  // of the channel's unflagged cells
     for (int i = 0; i < C; ++i) {
       double sum = 0;
       int used = 0;
@@ -143,12 +166,18 @@ std::vector<std::vector<bool>> flagStation(const float* samples, int nrChannels,
         if (!flagged[size_t(i)][size_t(k)]) {
           sum += float(power[size_t(i)][size_t(k)]);
           ++used;
+          channelSpectra[size_t(i)] += cellSpectra[size_t(k)];
         }
       v[size_t(i)] = used ? float(sum / used) : 0.0;
       f[size_t(i)] = used == 0;
     }
     const std::vector<bool> before = f;
-    sumThresholdAll(v, f, statistics(v, f, kind), chi, maxWindow);
+    const double spectra = statistics(channelSpectra, f, kind).median;
+    for (int round = 0; round < kSpectrumRounds; ++round) {
+      const std::vector<bool> last = f;
+      sumThresholdAll(v, f, spectrumNoise(v, f, spectra), chi, maxWindow);
+      if (f == last) break;
+    }
     for (int i = 0; i < C; ++i)
       if (f[size_t(i)] && !before[size_t(i)]) flagged[size_t(i)].assign(size_t(K), true);
   };
