@@ -1,22 +1,35 @@
 // Online flagging's physics through the real chain: station-sim records 4 stations (a
 // source of flux 4 at the phase centre, receiver noise 1, 2 subbands of 16 channels, 4 s),
 // each kind of interference of Sim.rfi.* in turn, and the correlator program flags and
-// correlates them (OLAP.CNProc.onlineFlagging with the pre- and post-correlation keys on;
-// blocks and integrations of 0.17 s). Its integrations (--dump, after flagging) are
+// correlates them (OLAP.CNProc.onlineFlagging with the pre- and post-correlation keys on,
+// and the bright source and the mixed interference again with the pre-correlation key
+// alone; blocks and integrations of 0.17 s). Its integrations (--dump, after flagging) are
 // scored against what station-sim put where:
 //  - every kind (a tone at one station, a tone at every station, broadband bursts, a
 //    drifting narrow-band signal, a noise-only station, a tone-only station): ≥ 95 % of
-//    the affected samples of the cross-correlations flagged;
+//    the affected samples of the cross-correlations flagged, and with the pre-correlation
+//    flagger alone (and the output path's search for stations without sky) too;
 //  - clean samples (outside a guard of a channel beside narrow-band interference and of
 //    two flagger cells, 32 spectra, around a burst) ≤ 1 % flagged, in every run, noise
-//    alone and with the bright source; the subband's edge channels (1 and 15) are counted
-//    apart and reported (there AOFlagger flags the bright source's aliasing: Score::edge);
+//    alone and with the bright source;
+//  - the subband's edge channels (1 and 15), counted apart (Score::edge): ≤ 1 % flagged by
+//    the pre-correlation flagger in every run and by both flaggers on noise alone. With
+//    the bright source AOFlagger flags a share of them (reported: 25 %), and rightly: the
+//    neighbouring subbands' aliases there (the station filter's -17 dB 0.05 subbands beyond
+//    the edge) add the source with the delay phase of their own sky frequency, which the
+//    bandpass correction (for noise) does not undo, so each edge channel's visibility lies
+//    more than 5 σ (8-15 σ measured) off the inner channels' on every baseline, every
+//    inner channel within 5 σ (asserted, pre-correlation flagging alone);
 //  - the source's amplitude and phase on every baseline without a broken station equal
-//    the interference-free run's within the noise.
+//    the interference-free run's within the noise;
+//  - the weights: with pre-correlation flagging alone, each station's autocorrelation
+//    holds, to the sample, what arrived less what the flagger flagged as the rank's log
+//    counts it (countsDropByWhatWasFlagged).
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -104,12 +117,12 @@ struct Score {
   double affected[kNrKinds] = {}, hit[kNrKinds] = {};
   double clean = 0, falselyFlagged = 0;
   /// The same in the subband's edge channels (1 and C - 1), apart: there the neighbouring
-  /// subbands' aliases (the station filter's -17 dB 0.05 subbands beyond the edge) add the
-  /// source with the delay phase of their own sky frequency, which bandpass correction
-  /// (for noise) does not undo, and AOFlagger flags that structure next to a bright source.
+  /// subbands' aliases add the source with the delay phase of their own sky frequency, and
+  /// AOFlagger flags that structure next to a bright source (the file comment).
   double edge = 0, edgeFlagged = 0;
   double detected(int kind) const { return affected[kind] ? hit[kind] / affected[kind] : 1.0; }
   double falseRate() const { return clean ? falselyFlagged / clean : 0.0; }
+  double edgeRate() const { return edge ? edgeFlagged / edge : 0.0; }
 };
 
 }  // namespace
@@ -130,20 +143,41 @@ class FlaggingPhysicsTest : public CppUnit::TestFixture {
     report("noise alone", noiseScore);
     CPPUNIT_ASSERT(cleanScore.falseRate() <= 0.01);
     CPPUNIT_ASSERT(noiseScore.falseRate() <= 0.01);
+    const Integrations cleanPre = run("clean-pre", 4, "", false);
+    const Score preScore = score(cleanPre, clean, none);
+    report("bright source, pre-correlation flagging alone", preScore);
+    // The edge channels: clean to the pre-correlation flagger, and to AOFlagger on noise
+    // alone; with the bright source AOFlagger flags them (reported), for the source there is
+    // not what it is in the inner channels: each edge channel lies more than 5 σ off the
+    // inner ones' mean on every baseline, every inner channel within 5 σ.
+    CPPUNIT_ASSERT(preScore.falseRate() <= 0.01);
+    CPPUNIT_ASSERT(preScore.edgeRate() <= 0.01);
+    CPPUNIT_ASSERT(noiseScore.edgeRate() <= 0.01);
+    for (const std::vector<double>& offset : offsetFromInnerChannels(cleanPre))
+      for (int c = 1; c < kChannels; ++c) {
+        const bool edge = c == 1 || c == kChannels - 1;
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(c),
+                               edge ? offset[size_t(c)] > 5 : offset[size_t(c)] < 5);
+      }
+    countsDropByWhatWasFlagged(cleanPre, "clean-pre");
 
     // A tone at CS002, bursts and a drift at every station, RS205 noise only.
     Interference mixed;
     mixed.kinds[kTone] = mixed.kinds[kBurst] = mixed.kinds[kDrift] = mixed.kinds[kNoiseOnly] = true;
     mixed.toneStation = 1;
     mixed.brokenStation = 3;
-    const Integrations mixedRun = run(
-        "mixed", 4,
-        rfiTone(kToneChannel, "CS002LBA") +
-            "Sim.rfi.burst.period = 1.0\nSim.rfi.burst.duration = 0.004\n"
-            "Sim.rfi.burst.power = 4\nSim.rfi.drift.frequency = " +
-            std::to_string(kDriftStart) + "\nSim.rfi.drift.rate = " + std::to_string(kDriftRate) +
-            "\nSim.rfi.drift.period = 4\nSim.rfi.drift.amplitude = 0.5\n"
-            "Sim.rfi.noiseOnlyStations = [RS205LBA]\n");
+    const std::string mixedKeys = rfiTone(kToneChannel, "CS002LBA") +
+                                  "Sim.rfi.burst.period = 1.0\nSim.rfi.burst.duration = 0.004\n"
+                                  "Sim.rfi.burst.power = 4\nSim.rfi.drift.frequency = " +
+                                  std::to_string(kDriftStart) +
+                                  "\nSim.rfi.drift.rate = " + std::to_string(kDriftRate) +
+                                  "\nSim.rfi.drift.period = 4\nSim.rfi.drift.amplitude = 0.5\n"
+                                  "Sim.rfi.noiseOnlyStations = [RS205LBA]\n";
+    const Integrations mixedRun = run("mixed", 4, mixedKeys);
+    // The same, pre-correlation flagging alone: the weights drop by exactly what it flagged.
+    const Integrations mixedPre = run("mixed-pre", 4, mixedKeys, false);
+    CPPUNIT_ASSERT(countsDropByWhatWasFlagged(mixedPre, "mixed-pre", mixed.brokenStation) > 0);
+    CPPUNIT_ASSERT(score(mixedPre, clean, mixed).edgeRate() <= 0.01);
     // A tone at every station, RS106 silent but for it.
     Interference toneAll;
     toneAll.kinds[kToneAll] = toneAll.kinds[kToneOnly] = true;
@@ -153,6 +187,7 @@ class FlaggingPhysicsTest : public CppUnit::TestFixture {
 
     for (const auto& [name, integrations, truth] :
          {std::tuple{"tone at CS002, bursts, drift, RS205 noise only", &mixedRun, &mixed},
+          std::tuple{"the same, pre-correlation flagging alone", &mixedPre, &mixed},
           std::tuple{"tone at every station, RS106 tone only", &toneAllRun, &toneAll}}) {
       const Score s = score(*integrations, clean, *truth);
       report(name, s);
@@ -168,7 +203,8 @@ class FlaggingPhysicsTest : public CppUnit::TestFixture {
 
  private:
   /// Records and correlates one observation with `extra` Sim.rfi keys; its integrations.
-  Integrations run(const std::string& name, double flux, const std::string& extra) {
+  Integrations run(const std::string& name, double flux, const std::string& extra,
+                   bool postCorrelation = true) {
     SmallObservation o;
     o.stations = {"CS001", "CS002", "RS106", "RS205"};
     o.subbands = "[300, 301]";
@@ -186,9 +222,8 @@ class FlaggingPhysicsTest : public CppUnit::TestFixture {
     o.realTime = false;
     for (const std::string& station : o.stations)
       o.inputs.push_back("file:" + recordings + "/" + station + "LBA.rsp");
-    o.extra +=
-        "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n"
-        "OLAP.CNProc.onlinePostCorrelationFlagging = T\n";
+    o.extra += "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n";
+    if (postCorrelation) o.extra += "OLAP.CNProc.onlinePostCorrelationFlagging = T\n";
     const std::string parset = writeParset(dir_.path() + "/" + name + ".parset", o);
     if (!settings_)
       settings_ = std::make_unique<ObservationSettings>(ObservationSettings::fromFile(parset));
@@ -260,13 +295,86 @@ class FlaggingPhysicsTest : public CppUnit::TestFixture {
   static void report(const std::string& name, const Score& s) {
     std::cout << "\n"
               << name << ": clean samples flagged " << 100 * s.falseRate()
-              << " % (subband edge channels 1 and 15: "
-              << (s.edge ? 100 * s.edgeFlagged / s.edge : 0.0) << " %)";
+              << " % (subband edge channels 1 and 15: " << 100 * s.edgeRate() << " %)";
     for (int k = 0; k < kNrKinds; ++k)
       if (s.affected[k] > 0)
         std::cout << "; " << kKindNames[k] << " " << 100 * s.detected(k) << " % of "
                   << s.affected[k] << " samples flagged";
     std::cout << "\n";
+  }
+
+  /// The weights: per station, the valid samples its autocorrelation holds in channels
+  /// 1..C-1 over every integration equal, to the sample, the samples that arrived less
+  /// those the pre-correlation flagger flagged, as the rank's final log counts them
+  /// ("CS001LBA 0.41 % (flagged of arrived)"). Only with the pre-correlation flagger: the
+  /// post-correlation flagger sets the counts of what it flags to 0 after, and so does the
+  /// output path's search for stations without sky (output/IncoherentStations.h, with
+  /// broken-station detection): `incoherent`, a noise-only station, holds none. Returns the
+  /// samples flagged over all stations.
+  uint64_t countsDropByWhatWasFlagged(const Integrations& run, const std::string& name,
+                                      int incoherent = -1) {
+    const std::string log = readFile(dir_.path() + "/" + name + ".log");
+    const std::string lead = "pre-correlation flagging: flagged of the samples that arrived:";
+    const size_t line = log.find(lead);
+    CPPUNIT_ASSERT_MESSAGE(log, line != std::string::npos);
+    uint64_t allFlagged = 0;
+    for (int s = 0; s < kStations; ++s) {
+      const std::string& station = settings_->stations[size_t(s)].name;
+      const size_t at = log.find(station + " ", line);
+      CPPUNIT_ASSERT_MESSAGE(station, at != std::string::npos);
+      unsigned long long flagged = 0, arrived = 0;
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(
+          station, 2,
+          std::sscanf(log.c_str() + log.find('(', at), "(%llu of %llu)", &flagged, &arrived));
+      uint64_t valid = 0;
+      for (const auto& [key, d] : run)
+        for (int c = 1; c < kChannels; ++c)
+          valid += d.validSamples[size_t(baselineIndex(s, s)) * kChannels + size_t(c)];
+      std::cout << station << ": " << flagged << " of " << arrived
+                << " samples flagged before correlation, its autocorrelation holds " << valid
+                << "\n";
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(station, s == incoherent ? 0 : uint64_t(arrived - flagged),
+                                   valid);
+      allFlagged += flagged;
+    }
+    return allFlagged;
+  }
+
+  /// The source's visibility per channel on every cross-correlation (XX, summed over the
+  /// integrations and divided by its samples) against the mean of channels 2..C-2: how many
+  /// σ (σ = sqrt(P_p P_q / N), P the autocorrelations' power per sample) each channel lies
+  /// off. Returns [baseline][channel] (channel 0 unused).
+  static std::vector<std::vector<double>> offsetFromInnerChannels(const Integrations& run) {
+    std::vector<std::vector<double>> result;
+    for (int q = 1; q < kStations; ++q)
+      for (int p = 0; p < q; ++p) {
+        std::vector<std::complex<double>> sum(kChannels);
+        std::vector<double> samples(kChannels), power(kChannels);
+        for (const auto& [key, d] : run) {
+          CorrelatedData& data = const_cast<CorrelatedData&>(d);
+          for (int c = 1; c < kChannels; ++c) {
+            sum[size_t(c)] += std::complex<double>(data.visibility(baselineIndex(p, q), c, 0));
+            samples[size_t(c)] += data.valid(baselineIndex(p, q), c);
+            power[size_t(c)] +=
+                std::sqrt(double(data.visibility(baselineIndex(p, p), c, 0).real()) *
+                          double(data.visibility(baselineIndex(q, q), c, 0).real()));
+          }
+        }
+        std::complex<double> inner = 0;
+        for (int c = 2; c < kChannels - 1; ++c) inner += sum[size_t(c)] / samples[size_t(c)];
+        inner /= double(kChannels - 3);
+        std::vector<double> offset(kChannels, 0.0);
+        std::cout << "baseline " << p << "-" << q << ": channels off the inner ones by (sigma)";
+        for (int c = 1; c < kChannels; ++c) {
+          const double n = samples[size_t(c)];
+          const double sigma = power[size_t(c)] / n / std::sqrt(n);
+          offset[size_t(c)] = std::abs(sum[size_t(c)] / n - inner) / sigma;
+          std::cout << " " << std::lround(offset[size_t(c)]);
+        }
+        std::cout << "\n";
+        result.push_back(offset);
+      }
+    return result;
   }
 
   /// XX and YY of every baseline without the broken station, summed over integrations and
