@@ -13,7 +13,7 @@ namespace rtcp::correlator {
 namespace {
 
 constexpr int kChannelsPerPass = 4;  // one cache line of spectra[s][c][pol]
-constexpr int kTile = 16;            // spectra per AVX-512 tile
+constexpr int kTile = kCellLanes;    // spectra per AVX-512 tile
 
 }  // namespace
 
@@ -82,27 +82,38 @@ void DelayAndBandpassCorrection::start(double subbandFrequency, double delayAtSt
 
 void DelayAndBandpassCorrection::apply(const std::complex<float>* spectra,
                                        const SpectrumMask& valid, int first, int count,
-                                       Phasors& phasors, float* output) const {
+                                       Phasors& phasors, float* output,
+                                       CellPowerGrid cellPowers) const {
   if (first < 0 || count < 0 || first + count > nrSpectra_ ||
-      int(phasors.current.size()) != nrChannels_)
+      int(phasors.current.size()) != nrChannels_ || (cellPowers.cells && first % kTile != 0))
     throw std::invalid_argument("DelayAndBandpassCorrection: spectra [" + std::to_string(first) +
                                 ", " + std::to_string(first + count) + ") of " +
-                                std::to_string(nrSpectra_) + ", or phasors not started");
+                                std::to_string(nrSpectra_) +
+                                ", or phasors not started, or cell powers from a spectrum not a "
+                                "multiple of 16");
   for (int c0 = 0; c0 < nrChannels_; c0 += kChannelsPerPass) {
     const int nrChannels = std::min(kChannelsPerPass, nrChannels_ - c0);
     std::complex<double>* phasor = &phasors.current[size_t(c0)];
     const std::complex<double>* step = &phasors.step[size_t(c0)];
     int done = 0;
     if (nrChannels == kChannelsPerPass && (avx512_ || avx2_))
-      done = applyTiles(spectra, valid, c0, first, count, phasors, output);
+      done = applyTiles(spectra, valid, c0, first, count, phasors, output, cellPowers);
     applyChannels(spectra + size_t(done) * 2 * nrChannels_, valid, c0, nrChannels, first + done,
                   count - done, phasor, step, output);
+    if (!cellPowers.cells || done == count) continue;
+    // what the tiles did not do: from the output, in the same order
+    const int from = first + done;
+    for (int c = c0; c < c0 + nrChannels; ++c)
+      channelCellPowers(output + size_t(c) * 4 * paddedSpectra_ + from, size_t(paddedSpectra_),
+                        count - done, kTile,
+                        cellPowers.cells + size_t(c) * cellPowers.stride + size_t(from / kTile));
   }
 }
 
 int DelayAndBandpassCorrection::applyTiles(const std::complex<float>* spectra,
                                            const SpectrumMask& valid, int firstChannel, int first,
-                                           int count, Phasors& phasors, float* output) const {
+                                           int count, Phasors& phasors, float* output,
+                                           CellPowerGrid cellPowers) const {
   std::complex<double>* phasor = &phasors.current[size_t(firstChannel)];
   const std::complex<double>* stride = &phasors.stride[size_t(firstChannel)];
   const float* powerRe = &phasors.powerRe[size_t(firstChannel) * kTile];
@@ -124,7 +135,11 @@ int DelayAndBandpassCorrection::applyTiles(const std::complex<float>* spectra,
     rotate(reinterpret_cast<const float*>(spectra) + size_t(s0) * spectrumStride +
                2 * 2 * size_t(firstChannel),
            spectrumStride, baseRe, baseIm, powerRe, powerIm, valid.bits16(first + s0), out + s0,
-           size_t(paddedSpectra_));
+           size_t(paddedSpectra_),
+           cellPowers.cells ? cellPowers.cells + size_t(firstChannel) * cellPowers.stride +
+                                  size_t((first + s0) / kTile)
+                            : nullptr,
+           cellPowers.stride);
   }
   return s0;
 }

@@ -17,6 +17,7 @@
 #include <complex>
 #include <vector>
 
+#include "CellPowers.h"
 #include "SpectrumMask.h"
 
 namespace rtcp::correlator {
@@ -47,8 +48,14 @@ class DelayAndBandpassCorrection {
   /// count) and advances the phasors. Chunks follow each other from spectrum 0; when every
   /// chunk but the last holds a multiple of 16 spectra, the output is bit-identical to one
   /// apply() over the whole block. Thread-safe (phasors are the caller's).
+  ///
+  /// cellPowers (when cells is not null; first a multiple of kCellLanes): also the
+  /// pre-correlation flagger's cell powers of the spectra written, summed while they are
+  /// in registers (CellPowers.h): cells[c * stride + k] = the power of channel c summed
+  /// over spectra [16 k, 16 k + 16) of the output (its last cell: to nrSpectra), for the
+  /// cells of [first, first + count); the bits channelCellPowers gives on the output.
   void apply(const std::complex<float>* spectra, const SpectrumMask& valid, int first, int count,
-             Phasors& phasors, float* output) const;
+             Phasors& phasors, float* output, CellPowerGrid cellPowers = {}) const;
 
   /// Sky frequency of a channel.
   double channelFrequency(double subbandFrequency, int channel) const {
@@ -62,7 +69,8 @@ class DelayAndBandpassCorrection {
   /// Four channels of spectra [first, first + count) (spectra: spectrum first) in tiles of
   /// 16 spectra (AVX-512); advances phasor past the spectra done, whose number it returns.
   int applyTiles(const std::complex<float>* spectra, const SpectrumMask& valid, int firstChannel,
-                 int first, int count, Phasors& phasors, float* output) const;
+                 int first, int count, Phasors& phasors, float* output,
+                 CellPowerGrid cellPowers) const;
   /// nrChannels channels of spectra [first, first + count) (spectra: spectrum first), one
   /// spectrum at a time; advances phasor.
   void applyChannels(const std::complex<float>* spectra, const SpectrumMask& valid,

@@ -67,13 +67,55 @@ RTCP_AVX2 __m256 laneMask(uint32_t bits) {
   return _mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lanes));
 }
 
+/// What both tiles inline (AVX2 without FMA: a subset of the AVX-512 tile's target too).
+#define RTCP_AVX2_NO_FMA __attribute__((target("avx2"), always_inline)) inline
+
+/// The 8 lanes' part of CellPowers.h's tree: (h0 + h4, h1 + h5, ...), then (q0 + q2) +
+/// (q1 + q3).
+RTCP_AVX2_NO_FMA float reduceHalf(__m256 half) {
+  const __m128 quarter = _mm_add_ps(_mm256_castps256_ps128(half), _mm256_extractf128_ps(half, 1));
+  const __m128 pairs = _mm_add_ps(quarter, _mm_movehl_ps(quarter, quarter));  // q0+q2, q1+q3
+  return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
+}
+
+/// x², rounded before any addition: the empty asm hides the product, so that the compiler
+/// cannot fuse it with the addition after it (CellPowers.cc is compiled without fusing).
+RTCP_AVX2_NO_FMA __m256 square(__m256 x) {
+  __m256 p = _mm256_mul_ps(x, x);
+  asm("" : "+v"(p));
+  return p;
+}
+
+/// ((x re² + x im²) + y re²) + y im², lane by lane: CellPowers.h's order and rounding.
+RTCP_AVX2_NO_FMA __m256 spectrumPowers(__m256 xRe, __m256 xIm, __m256 yRe, __m256 yIm) {
+  __m256 p = _mm256_add_ps(square(xRe), square(xIm));
+  p = _mm256_add_ps(p, square(yRe));
+  return _mm256_add_ps(p, square(yIm));
+}
+
+#define RTCP_AVX512 __attribute__((target("avx512f"), always_inline)) inline
+
+RTCP_AVX512 __m512 square(__m512 x) {
+  __m512 p = _mm512_mul_ps(x, x);
+  asm("" : "+v"(p));
+  return p;
+}
+
+RTCP_AVX512 __m512 spectrumPowers(__m512 xRe, __m512 xIm, __m512 yRe, __m512 yIm) {
+  __m512 p = _mm512_add_ps(square(xRe), square(xIm));
+  p = _mm512_add_ps(p, square(yRe));
+  return _mm512_add_ps(p, square(yIm));
+}
+
 }  // namespace
 
 __attribute__((target("avx2,fma"))) void rotateTileAvx2(const float* in, size_t spectrumStride,
                                                         const float* baseRe, const float* baseIm,
                                                         const float* powerRe, const float* powerIm,
                                                         uint32_t valid, float* out,
-                                                        size_t rowStride) {
+                                                        size_t rowStride, float* cellPower,
+                                                        size_t cellStride) {
+  __m256 firstHalf[4];                      // [channel]: spectra 0 .. 7's powers
   for (int half = 0; half < 2; ++half)      // spectra 8 half .. 8 half + 7
     for (int pair = 0; pair < 2; ++pair) {  // channels 2 pair, 2 pair + 1
       __m256 r[8];  // r[spectrum][channel][pol][reim], then r[channel][pol][reim][spectrum]
@@ -88,12 +130,21 @@ __attribute__((target("avx2,fma"))) void rotateTileAvx2(const float* in, size_t 
                      wi = _mm256_loadu_ps(powerIm + 16 * c + 8 * half);
         const __m256 pr = _mm256_and_ps(mask, _mm256_fmsub_ps(br, wr, _mm256_mul_ps(bi, wi)));
         const __m256 pi = _mm256_and_ps(mask, _mm256_fmadd_ps(br, wi, _mm256_mul_ps(bi, wr)));
+        __m256 rows[4];  // [pol][reim]: 8 spectra
         for (int pol = 0; pol < 2; ++pol) {
           const __m256 re = r[4 * local + 2 * pol], im = r[4 * local + 2 * pol + 1];
           float* row = out + (4 * c + 2 * pol) * rowStride + 8 * half;
-          _mm256_storeu_ps(row, _mm256_fmsub_ps(re, pr, _mm256_mul_ps(im, pi)));
-          _mm256_storeu_ps(row + rowStride, _mm256_fmadd_ps(re, pi, _mm256_mul_ps(im, pr)));
+          rows[2 * pol] = _mm256_fmsub_ps(re, pr, _mm256_mul_ps(im, pi));
+          rows[2 * pol + 1] = _mm256_fmadd_ps(re, pi, _mm256_mul_ps(im, pr));
+          _mm256_storeu_ps(row, rows[2 * pol]);
+          _mm256_storeu_ps(row + rowStride, rows[2 * pol + 1]);
         }
+        if (!cellPower) continue;
+        const __m256 powers = spectrumPowers(rows[0], rows[1], rows[2], rows[3]);
+        if (half == 0)
+          firstHalf[c] = powers;
+        else
+          cellPower[size_t(c) * cellStride] = reduceHalf(_mm256_add_ps(firstHalf[c], powers));
       }
     }
 }
@@ -102,7 +153,8 @@ __attribute__((target("avx512f"))) void rotateTileAvx512(const float* in, size_t
                                                          const float* baseRe, const float* baseIm,
                                                          const float* powerRe, const float* powerIm,
                                                          uint32_t valid, float* out,
-                                                         size_t rowStride) {
+                                                         size_t rowStride, float* cellPower,
+                                                         size_t cellStride) {
   __m512 r[16];  // r[spectrum][channel][pol][reim], then r[channel][pol][reim][spectrum]
   for (int s = 0; s < 16; ++s) r[s] = _mm512_loadu_ps(in + s * spectrumStride);
   transpose16(r);
@@ -115,13 +167,22 @@ __attribute__((target("avx512f"))) void rotateTileAvx512(const float* in, size_t
         _mm512_maskz_mov_ps(mask, _mm512_sub_ps(_mm512_mul_ps(br, wr), _mm512_mul_ps(bi, wi)));
     const __m512 pi =
         _mm512_maskz_mov_ps(mask, _mm512_add_ps(_mm512_mul_ps(br, wi), _mm512_mul_ps(bi, wr)));
+    __m512 rows[4];  // [pol][reim]: the tile's 16 spectra
     for (int pol = 0; pol < 2; ++pol) {
       // columns 4c + 2 pol (re) and 4c + 2 pol + 1 (im), in transpose16's order
       const __m512 re = r[4 * c + pol], im = r[4 * c + 2 + pol];
       float* row = out + (4 * c + 2 * pol) * rowStride;
-      _mm512_storeu_ps(row, _mm512_fmsub_ps(re, pr, _mm512_mul_ps(im, pi)));
-      _mm512_storeu_ps(row + rowStride, _mm512_fmadd_ps(re, pi, _mm512_mul_ps(im, pr)));
+      rows[2 * pol] = _mm512_fmsub_ps(re, pr, _mm512_mul_ps(im, pi));
+      rows[2 * pol + 1] = _mm512_fmadd_ps(re, pi, _mm512_mul_ps(im, pr));
+      _mm512_storeu_ps(row, rows[2 * pol]);
+      _mm512_storeu_ps(row + rowStride, rows[2 * pol + 1]);
     }
+    if (!cellPower) continue;
+    const __m512 powers = spectrumPowers(rows[0], rows[1], rows[2], rows[3]);
+    const __m256 half =
+        _mm256_add_ps(_mm512_castps512_ps256(powers),
+                      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(powers), 1)));
+    cellPower[size_t(c) * cellStride] = reduceHalf(half);
   }
 }
 

@@ -2,55 +2,15 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "CellPowers.h"
 #include "SpectrumNoise.h"
 
 namespace rtcp::correlator {
 
 namespace {
-
-constexpr int kLanes = 16;
-/// 16 floats as one value (GCC's vector extension: one AVX-512 register, two AVX2 or four
-/// SSE ones, whichever the clone compiling it has).
-typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-typedef float HalfLanes __attribute__((vector_size(kLanes / 2 * sizeof(float))));
-typedef float QuarterLanes __attribute__((vector_size(kLanes / 4 * sizeof(float))));
-
-/// Power of one channel's cells: cells[k] = Σ over the four rows (X re, X im, Y re, Y im,
-/// rowStride floats apart) of x² over spectra [k S, min((k + 1) S, nrSpectra)), 16 lanes at
-/// a time (independent partial sums in one vector, then a tree), the rest one by one.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void channelCellPowers(
-    const float* __restrict rows, size_t rowStride, int nrSpectra, int spectraPerCell,
-    float* __restrict cells) {
-  const float* a = rows;
-  const float* b = rows + rowStride;
-  const float* c = rows + 2 * rowStride;
-  const float* d = rows + 3 * rowStride;
-  for (int begin = 0, k = 0; begin < nrSpectra; begin += spectraPerCell, ++k) {
-    const int end = std::min(nrSpectra, begin + spectraPerCell);
-    Lanes lanes = {};
-    int t = begin;
-    for (; t + kLanes <= end; t += kLanes) {
-      Lanes x, y, z, w;  // unaligned loads
-      std::memcpy(&x, a + t, sizeof x);
-      std::memcpy(&y, b + t, sizeof y);
-      std::memcpy(&z, c + t, sizeof z);
-      std::memcpy(&w, d + t, sizeof w);
-      lanes += x * x + y * y + z * z + w * w;
-    }
-    // the lanes summed as a tree of halves, the same order in every clone
-    const HalfLanes half = __builtin_shufflevector(lanes, lanes, 0, 1, 2, 3, 4, 5, 6, 7) +
-                           __builtin_shufflevector(lanes, lanes, 8, 9, 10, 11, 12, 13, 14, 15);
-    const QuarterLanes quarter = __builtin_shufflevector(half, half, 0, 1, 2, 3) +
-                                 __builtin_shufflevector(half, half, 4, 5, 6, 7);
-    float sum = (quarter[0] + quarter[2]) + (quarter[1] + quarter[3]);
-    for (; t < end; ++t) sum += a[t] * a[t] + b[t] * b[t] + c[t] * c[t] + d[t] * d[t];
-    cells[k] = sum;
-  }
-}
 
 /// out[s] += the power of spectrum s of one channel (its four rows), s < nrSpectra.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void addSpectrumPowers(
@@ -182,6 +142,14 @@ void PreCorrelationFlagger::cellPowers(const float* samples, std::span<float> po
 void PreCorrelationFlagger::flag(const float* samples, const SpectrumMask& valid,
                                  ChannelFlags& flags, StationFlagStatistics& statistics,
                                  Workspace& w) const {
+  cellPowers(
+      samples, w.power,
+      settings_.preCorrelationNoChannels ? std::span<float>(w.spectrumPower) : std::span<float>());
+  flagCells(valid, flags, statistics, w);
+}
+
+void PreCorrelationFlagger::flagCells(const SpectrumMask& valid, ChannelFlags& flags,
+                                      StationFlagStatistics& statistics, Workspace& w) const {
   const size_t K = size_t(nrCells_);
   for (int k = 0; k < nrCells_; ++k) {
     int n = 0;
@@ -189,8 +157,6 @@ void PreCorrelationFlagger::flag(const float* samples, const SpectrumMask& valid
       n += valid.valid(s);
     w.cellSpectra[size_t(k)] = n;
   }
-  const bool noChannels = settings_.preCorrelationNoChannels;
-  cellPowers(samples, w.power, noChannels ? std::span<float>(w.spectrumPower) : std::span<float>());
   for (size_t k = 0; k < K; ++k) {
     w.emptyCells[k] = w.cellSpectra[k] == 0;
     w.cellDivisors[k] = float(std::max(w.cellSpectra[k], 1));  // a cell with none sums 0
@@ -198,10 +164,12 @@ void PreCorrelationFlagger::flag(const float* samples, const SpectrumMask& valid
   for (size_t c = 0; c < size_t(nrChannels_); ++c) {
     float* power = w.power.data() + c * K;
     uint8_t* cellFlags = w.flags.data() + c * K;
-    if (c < size_t(firstChannel_))
+    if (c < size_t(firstChannel_)) {  // left out: the delay correction summed it too
       std::fill_n(cellFlags, K, uint8_t(1));
-    else
+      std::fill_n(power, K, 0.0f);
+    } else {
       std::copy_n(w.emptyCells.data(), K, cellFlags);
+    }
     for (size_t k = 0; k < K; ++k) power[k] /= w.cellDivisors[k];
   }
   if (settings_.preCorrelation) {
@@ -227,7 +195,7 @@ void PreCorrelationFlagger::flag(const float* samples, const SpectrumMask& valid
         break;
     }
   }
-  if (noChannels) detectSpectra(valid, w);
+  if (settings_.preCorrelationNoChannels) detectSpectra(valid, w);
   fillFlags(valid, w, flags);
   count(valid, w, flags, statistics);
 }

@@ -36,9 +36,10 @@
 /// brokenFlaggedFraction of their cells flagged); they are flagged whole.
 ///
 /// The optimised parts, each beside a plain twin the tests compare it with on random data:
-/// cellPowers() (16 lanes of the kernel layout's rows at a time), SumThreshold on every
-/// channel or cell column at once as vector lanes (sumThresholdColumns, SumThreshold.h) and
-/// the medians and percentiles by bisection on the values' bits (OrderStatistics.h): no
+/// cellPowers() (16 lanes of the kernel layout's rows at a time, CellPowers.h; or summed by
+/// the delay correction's tiles while the samples are in registers, then flagCells()), SumThreshold
+/// on every channel or cell column at once as vector lanes (sumThresholdColumns, SumThreshold.h)
+/// and the medians and percentiles by bisection on the values' bits (OrderStatistics.h): no
 /// sorting, no data-dependent branch. The reference twin of the whole (reference/Reference.h,
 /// flagStation) does the step with plain loops, sorting and windows summed afresh.
 
@@ -46,6 +47,7 @@
 #include <span>
 #include <vector>
 
+#include "CellPowers.h"
 #include "ChannelFlags.h"
 #include "OrderStatistics.h"
 #include "SpectrumMask.h"
@@ -120,6 +122,18 @@ class PreCorrelationFlagger {
   /// arrived. Fills flags (every channel) and statistics; samples are not changed.
   void flag(const float* samples, const SpectrumMask& valid, ChannelFlags& flags,
             StationFlagStatistics& statistics, Workspace& workspace) const;
+
+  /// The same from the cells' summed powers already in workspace.power ([channel][cell],
+  /// as cellPowers() gives them; channel 0's row is ignored when C > 1), e.g. summed by
+  /// DelayAndBandpassCorrection while it wrote the samples: only when takesCellPowers().
+  void flagCells(const SpectrumMask& valid, ChannelFlags& flags, StationFlagStatistics& statistics,
+                 Workspace& workspace) const;
+  /// Whether flagCells() can be given the cell powers of the delay correction's tiles:
+  /// cells of kCellLanes spectra, and no power per spectrum asked for
+  /// (onlinePreCorrelationNoChannelsFlagging off).
+  bool takesCellPowers() const {
+    return spectraPerCell_ == kCellLanes && !settings_.preCorrelationNoChannels;
+  }
 
   /// Zeroes the samples of spectra `valid` holds that `flags` flags.
   void zeroFlagged(float* samples, const SpectrumMask& valid, const ChannelFlags& flags) const;

@@ -28,6 +28,12 @@ void SubbandBlockFlagger::flagStation(int station, const float* samples, const S
   if (edgeChannel_ == EdgeChannel::kFollowsSpectra) flagEdgeChannel(station, valid);
 }
 
+void SubbandBlockFlagger::flagStationCells(int station, const SpectrumMask& valid,
+                                           PreCorrelationFlagger::Workspace& workspace) {
+  flagger_.flagCells(valid, flags_.at(size_t(station)), statistics_[size_t(station)], workspace);
+  if (edgeChannel_ == EdgeChannel::kFollowsSpectra) flagEdgeChannel(station, valid);
+}
+
 void SubbandBlockFlagger::flagEdgeChannel(int station, const SpectrumMask& valid) {
   ChannelFlags& flags = flags_[size_t(station)];
   if (flags.nrChannels() < 2) return;

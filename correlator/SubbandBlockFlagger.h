@@ -51,6 +51,11 @@ class SubbandBlockFlagger {
   /// spectra that arrived) as PreCorrelationFlagger::flag. Stations in parallel.
   void flagStation(int station, const float* samples, const SpectrumMask& valid,
                    PreCorrelationFlagger::Workspace& workspace);
+  /// The same from the cell powers already in workspace.power, e.g. summed by the delay
+  /// correction (PreCorrelationFlagger::flagCells; only when takesCellPowers()).
+  void flagStationCells(int station, const SpectrumMask& valid,
+                        PreCorrelationFlagger::Workspace& workspace);
+  bool takesCellPowers() const { return flagger_.takesCellPowers(); }
   /// Once every station is flagged: broken stations flagged whole, flagged samples zeroed
   /// (samples[s], valid[s]: per input station), totals counted.
   void settle(std::span<float* const> samples, std::span<const SpectrumMask* const> valid);

@@ -146,21 +146,30 @@ void SubbandProcessor::processStation(const StationBlock& block, int localSubban
   if (polarisation.active()) polarisation.rotations(subbandFrequency, scratch.rotations);
   ChunkTimes times;
   times.correction = StepTimes::Clock::now() - t;
+  // The flagger's cell powers summed by the delay correction while it writes the samples
+  // (not when the polarisation correction rotates them afterwards).
+  CellPowerGrid cellPowers;
+  if (rfiFlagger_ && rfiFlagger_->takesCellPowers() && !polarisation.active())
+    cellPowers = {scratch.rfi.power.data(), scratch.rfi.power.size() / size_t(nrChannels_)};
   for (int first = 0; first < nrSpectra_; first += spectraPerChunk_)
     processChunk(block, localSubband, first, std::min(spectraPerChunk_, nrSpectra_ - first),
-                 station, scratch, times);
+                 station, cellPowers, scratch, times);
   times_.add(kInputConversion, times.conversion);
   times_.add(kFilterBank, times.filtering);
   times_.add(kDelayAndBandpass, times.correction);
   if (!rfiFlagger_) return;
   t = StepTimes::Clock::now();
-  rfiFlagger_->flagStation(station, samples_.data() + size_t(station) * kernel_.floatsPerStation(),
-                           mask, scratch.rfi);
+  if (cellPowers.cells)
+    rfiFlagger_->flagStationCells(station, mask, scratch.rfi);
+  else
+    rfiFlagger_->flagStation(
+        station, samples_.data() + size_t(station) * kernel_.floatsPerStation(), mask, scratch.rfi);
   times_.lap(kRfiFlags, t);
 }
 
 void SubbandProcessor::processChunk(const StationBlock& block, int localSubband, int first,
-                                    int count, int station, Scratch& scratch, ChunkTimes& times) {
+                                    int count, int station, CellPowerGrid cellPowers,
+                                    Scratch& scratch, ChunkTimes& times) {
   auto t = StepTimes::Clock::now();
   converter_.convert(block, localSubband, first * nrChannels_,
                      filterBank_.nrHistorySamples() + count * nrChannels_, scratch.input.data());
@@ -173,7 +182,7 @@ void SubbandProcessor::processChunk(const StationBlock& block, int localSubband,
   t = now;
   float* out = samples_.data() + size_t(station) * kernel_.floatsPerStation();
   correction_.apply(scratch.spectra.data(), masks_[size_t(station)], first, count, scratch.phasors,
-                    out);
+                    out, cellPowers);
   polarisations_[size_t(station)].apply(scratch.rotations, out, first, count);
   times.correction += StepTimes::Clock::now() - t;
 }

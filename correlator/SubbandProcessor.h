@@ -109,9 +109,10 @@ class SubbandProcessor {
   };
   void processStation(const StationBlock& block, int localSubband, double subbandFrequency,
                       int station, Scratch& scratch);
-  /// Steps 1, 3 and 4 of spectra [first, first + count) of a station.
+  /// Steps 1, 3 and 4 of spectra [first, first + count) of a station; cellPowers: the RFI
+  /// flagger's, summed by step 4 when asked.
   void processChunk(const StationBlock& block, int localSubband, int first, int count, int station,
-                    Scratch& scratch, ChunkTimes& times);
+                    CellPowerGrid cellPowers, Scratch& scratch, ChunkTimes& times);
 
   ObservationSettings settings_;  ///< a copy: the caller's may go
   Integrations integrations_;

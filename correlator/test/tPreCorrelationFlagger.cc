@@ -15,6 +15,7 @@
 
 #include "ChainTestData.h"
 #include "CorrelatorKernel.h"
+#include "DelayAndBandpassCorrection.h"
 #include "OrderStatistics.h"
 #include "PreCorrelationFlagger.h"
 #include "Reference.h"
@@ -166,6 +167,7 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(orderStatisticsAgainstSorting);
   CPPUNIT_TEST(cellPowersAgainstTwin);
   CPPUNIT_TEST(flagsAgainstTwin);
+  CPPUNIT_TEST(cellPowersFromTheDelayCorrection);
   CPPUNIT_TEST(validCountsAgainstTwin);
   CPPUNIT_TEST(interferenceFlagged);
   CPPUNIT_TEST(cleanNoiseHardlyFlagged);
@@ -372,6 +374,55 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
             CPPUNIT_ASSERT_EQUAL(flagged, statistics.flaggedSamples);
           }
     }
+  }
+
+  /// flagCells() on the cell powers the delay correction summed while writing the samples
+  /// (the chain's way) gives the very flags and statistics of flag() on those samples: every
+  /// kind of interference, lost spectra, in the chain's chunks of 256 spectra.
+  void cellPowersFromTheDelayCorrection() {
+    std::mt19937 random(15);
+    StationData d = withInterference(random);
+    d.lose(700, 730);
+    // the samples as the filter bank's spectra[spectrum][channel][pol]; without delay and
+    // bandpass the correction writes them back unchanged
+    std::vector<std::complex<float>> spectra(size_t(d.nrSpectra) * size_t(d.nrChannels) * 2);
+    for (int s = 0; s < d.nrSpectra; ++s)
+      for (int c = 0; c < d.nrChannels; ++c)
+        for (int pol = 0; pol < 2; ++pol)
+          spectra[(size_t(s) * size_t(d.nrChannels) + size_t(c)) * 2 + size_t(pol)] = {
+              d.row(c, pol, 0)[s], d.row(c, pol, 1)[s]};
+    const FlaggingSettings settings = flaggingOn();
+    PreCorrelationFlagger flagger(settings, d.nrChannels, d.nrSpectra, d.padded);
+    CPPUNIT_ASSERT(flagger.takesCellPowers());
+    auto workspace = flagger.makeWorkspace();
+    DelayAndBandpassCorrection correction(d.nrChannels, d.nrSpectra, d.padded, 195312.5, false,
+                                          false);
+    DelayAndBandpassCorrection::Phasors phasors;
+    correction.start(150 * 195312.5, 0, 0, phasors);
+    std::vector<float> corrected(d.samples.size(), 0.0f);
+    for (int first = 0; first < d.nrSpectra; first += 256)
+      correction.apply(spectra.data() + size_t(first) * size_t(d.nrChannels) * 2, d.valid, first,
+                       std::min(256, d.nrSpectra - first), phasors, corrected.data(),
+                       {workspace.power.data(), size_t(flagger.nrCells())});
+    for (int c = 0; c < d.nrChannels; ++c)
+      for (int r = 0; r < 4; ++r)
+        for (int s = 0; s < d.nrSpectra; ++s)
+          CPPUNIT_ASSERT_EQUAL(
+              d.row(c, r / 2, r % 2)[s],
+              corrected[(size_t(c) * 4 + size_t(r)) * size_t(d.padded) + size_t(s)]);
+    ChannelFlags fused(d.nrChannels, d.nrSpectra), plain(d.nrChannels, d.nrSpectra);
+    StationFlagStatistics fusedStatistics, plainStatistics;
+    flagger.flagCells(d.valid, fused, fusedStatistics, workspace);
+    flagger.flag(d.samples.data(), d.valid, plain, plainStatistics, workspace);
+    uint64_t flagged = 0;
+    for (int c = 0; c < d.nrChannels; ++c) {
+      CPPUNIT_ASSERT(fused.channel(c).equals(plain.channel(c)));
+      flagged += uint64_t(d.valid.count() - plain.channel(c).count());
+    }
+    CPPUNIT_ASSERT(flagged > 7000);  // the interference was found
+    CPPUNIT_ASSERT_EQUAL(plainStatistics.flaggedSamples, fusedStatistics.flaggedSamples);
+    CPPUNIT_ASSERT_EQUAL(plainStatistics.flaggedCells, fusedStatistics.flaggedCells);
+    CPPUNIT_ASSERT_EQUAL(plainStatistics.power, fusedStatistics.power);
   }
 
   void validCountsAgainstTwin() {

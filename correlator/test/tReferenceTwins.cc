@@ -7,9 +7,11 @@
 #include <utility>
 
 #include "Beamformer.h"
+#include "CellPowers.h"
 #include "ChainTestData.h"
 #include "CorrelatorKernel.h"
 #include "DelayAndBandpassCorrection.h"
+#include "DelayTiles.h"
 #include "InputConverter.h"
 #include "PolarisationCorrection.h"
 #include "PolyphaseFilterBank.h"
@@ -53,6 +55,7 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(inputConverterRange);
   CPPUNIT_TEST(spectrumMaskBits16);
   CPPUNIT_TEST(delayAndBandpassInChunks);
+  CPPUNIT_TEST(delayTilesCellPowers);
   CPPUNIT_TEST(polarisationCorrectionInChunks);
   CPPUNIT_TEST(polarisationCorrection);
   CPPUNIT_TEST(beamformer);
@@ -247,6 +250,85 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_THROW(correction.apply(in.data(), valid, 90, 11, phasors, whole.data()),
                            std::invalid_argument);
     }
+  }
+
+  /// The pre-correlation flagger's cell powers summed by the delay correction while it
+  /// writes (CellPowers.h) against channelCellPowers on what it wrote, bit for bit: both
+  /// tiles (AVX-512, AVX2) alone, and apply() in chunks over channel counts that leave
+  /// channels to the plain path and a block whose last cell is short; a chunk not starting
+  /// at a cell is refused.
+  void delayTilesCellPowers() {
+    std::mt19937 random(10);
+    std::normal_distribution<float> gauss(0, 3);
+    std::uniform_real_distribution<float> angle(0, 2 * float(std::numbers::pi));
+    const size_t stride = 20, rowStride = 48;  // a tile's spectra: 16 x 4 channels x 2 pols
+    std::vector<float> in(16 * stride * 4);
+    for (float& v : in) v = gauss(random);
+    float baseRe[4], baseIm[4], powerRe[64], powerIm[64];
+    for (int c = 0; c < 4; ++c) {
+      baseRe[c] = std::cos(angle(random)) * 1.1f;
+      baseIm[c] = std::sin(angle(random)) * 1.1f;
+      for (int k = 0; k < 16; ++k) {
+        const float a = angle(random);
+        powerRe[16 * c + k] = std::cos(a);
+        powerIm[16 * c + k] = std::sin(a);
+      }
+    }
+    using Tile = void (*)(const float*, size_t, const float*, const float*, const float*,
+                          const float*, uint32_t, float*, size_t, float*, size_t);
+    std::vector<Tile> tiles;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      tiles.push_back(tiles::rotateTileAvx2);
+    if (__builtin_cpu_supports("avx512f")) tiles.push_back(tiles::rotateTileAvx512);
+    for (Tile tile : tiles)
+      for (uint32_t valid : {0xffffu, 0xa5f0u, 0u}) {
+        std::vector<float> out(16 * rowStride, 0);
+        float powers[4 * 3], expected = 0;
+        tile(in.data(), stride, baseRe, baseIm, powerRe, powerIm, valid, out.data(), rowStride,
+             powers, 3);
+        for (int c = 0; c < 4; ++c) {
+          channelCellPowers(out.data() + size_t(c) * 4 * rowStride, rowStride, 16, 16, &expected);
+          CPPUNIT_ASSERT_EQUAL(expected, powers[3 * c]);
+          CPPUNIT_ASSERT(valid == 0 ? expected == 0 : expected > 0);
+        }
+      }
+
+    const double fs = 195312.5, frequency = 150 * fs, tau0 = 1.3e-6, tau1 = -2.1e-6;
+    for (int channels : {1, 6, 16, 64})
+      for (int spectra : {100, 768}) {
+        const int padded = CorrelatorKernel::paddedLength(spectra), cells = (spectra + 15) / 16;
+        const auto input = test::noise(size_t(spectra) * size_t(channels), 1.0, random);
+        const std::vector<std::complex<float>> spectraIn(input.begin(), input.end());
+        SpectrumMask valid(spectra);
+        for (int s : {3, 17, 18, 64, 99}) valid.set(s, false);
+        const bool powerOfTwo = (channels & (channels - 1)) == 0;  // the bandpass needs it
+        DelayAndBandpassCorrection correction(channels, spectra, padded, fs, true, powerOfTwo);
+        for (int chunk : {16, 48, 256, 0}) {
+          const int step = chunk ? chunk : spectra;
+          std::vector<float> out(size_t(channels) * 4 * size_t(padded), 0);
+          std::vector<float> powers(size_t(channels) * size_t(cells), -1), expected(powers.size());
+          DelayAndBandpassCorrection::Phasors phasors;
+          correction.start(frequency, tau0, tau1, phasors);
+          for (int first = 0; first < spectra; first += step)
+            correction.apply(spectraIn.data() + size_t(first) * 2 * size_t(channels), valid, first,
+                             std::min(step, spectra - first), phasors, out.data(),
+                             {powers.data(), size_t(cells)});
+          for (int c = 0; c < channels; ++c)
+            channelCellPowers(out.data() + size_t(c) * 4 * size_t(padded), size_t(padded), spectra,
+                              16, expected.data() + size_t(c) * size_t(cells));
+          CPPUNIT_ASSERT_MESSAGE(std::to_string(channels) + " channels, " +
+                                     std::to_string(spectra) + " spectra, chunks of " +
+                                     std::to_string(chunk),
+                                 powers == expected);
+        }
+        std::vector<float> out(size_t(channels) * 4 * size_t(padded)),
+            powers(size_t(channels) * 64);
+        DelayAndBandpassCorrection::Phasors phasors;
+        correction.start(frequency, tau0, tau1, phasors);
+        CPPUNIT_ASSERT_THROW(correction.apply(spectraIn.data(), valid, 8, 16, phasors, out.data(),
+                                              {powers.data(), 64}),
+                             std::invalid_argument);
+      }
   }
 
   void polarisationCorrectionInChunks() {
