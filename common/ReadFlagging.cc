@@ -46,6 +46,16 @@ constexpr std::array<PostTypeName, 5> kPostTypes{{
     {PostFlaggerType::kSmoothedSumThresholdWithHistory, "SMOOTHED_SUM_THRESHOLD_WITH_HISTORY"},
 }};
 
+struct PolarisationsName {
+  PostPolarisations polarisations;
+  const char* name;
+};
+constexpr std::array<PolarisationsName, 3> kPolarisations{{
+    {PostPolarisations::kAll, "all"},
+    {PostPolarisations::kParallel, "XXYY"},
+    {PostPolarisations::kStokesI, "I"},
+}};
+
 template <typename Names>
 std::string nameList(const Names& names) {
   std::string list;
@@ -134,7 +144,7 @@ void readOwnKeys(const Parset& p, settings::Problems& problems, const Observatio
       [&] { f.brokenPowerRatio = positive(p, kOwn + "brokenStation.powerRatio", 0.01, 1); });
   problems.guard([&] { f.strategy = p.getString(kOwn + "postCorrelation.strategy", ""); });
   problems.guard([&] {
-    f.postWindow = settings::intInRange(p, kOwn + "postCorrelation.window", 16, 1, 4096);
+    f.postWindow = settings::intInRange(p, kOwn + "postCorrelation.window", 32, 1, 4096);
   });
   problems.guard([&] {
     const std::string key = kOwn + "postCorrelation.overlap";
@@ -143,6 +153,19 @@ void readOwnKeys(const Parset& p, settings::Problems& problems, const Observatio
       p.fail(key, std::to_string(f.postOverlap) + " integrations of overlap on each side leave " +
                       "nothing of a window of " + std::to_string(f.postWindow) +
                       " (Rtcp.Flagging.postCorrelation.window) to decide");
+  });
+  problems.guard([&] {
+    const std::string key = kOwn + "postCorrelation.polarisations";
+    const std::string value = p.getString(key, "all");
+    for (const PolarisationsName& entry : kPolarisations)
+      if (value == entry.name) {
+        f.postPolarisations = entry.polarisations;
+        return;
+      }
+    p.fail(key, "'" + value + "' is none of " + nameList(kPolarisations));
+  });
+  problems.guard([&] {
+    f.postThreads = settings::intInRange(p, kOwn + "postCorrelation.threads", 1, 1, 256);
   });
 }
 
@@ -162,6 +185,12 @@ std::string postFlaggerTypeName(PostFlaggerType type) {
 
 std::string flaggerStatisticsName(FlaggerStatistics statistics) {
   return statistics == FlaggerStatistics::kNormal ? "NORMAL" : "WINSORIZED";
+}
+
+std::string postPolarisationsName(PostPolarisations polarisations) {
+  for (const PolarisationsName& entry : kPolarisations)
+    if (entry.polarisations == polarisations) return entry.name;
+  return "?";
 }
 
 std::vector<std::pair<std::string, std::string>> FlaggingSettings::effectiveKeys() const {
@@ -185,7 +214,9 @@ std::vector<std::pair<std::string, std::string>> FlaggingSettings::effectiveKeys
       {kOwn + "brokenStation.powerRatio", formatNumber(brokenPowerRatio)},
       {kOwn + "postCorrelation.strategy", settings::quoted(strategy)},
       {kOwn + "postCorrelation.window", std::to_string(postWindow)},
-      {kOwn + "postCorrelation.overlap", std::to_string(postOverlap)}};
+      {kOwn + "postCorrelation.overlap", std::to_string(postOverlap)},
+      {kOwn + "postCorrelation.polarisations", postPolarisationsName(postPolarisations)},
+      {kOwn + "postCorrelation.threads", std::to_string(postThreads)}};
 }
 
 std::string FlaggingSettings::summaryLine() const {
@@ -203,7 +234,9 @@ std::string FlaggingSettings::summaryLine() const {
          << brokenPowerRatio << " of the median, or no sky in their cross-correlations);";
   if (postCorrelation)
     line << " post-correlation AOFlagger (" << (strategy.empty() ? "LOFAR's strategy" : strategy)
-         << ", windows of " << postWindow << " integrations overlapping by " << postOverlap << ")";
+         << ", polarisations " << postPolarisationsName(postPolarisations) << ", windows of "
+         << postWindow << " integrations overlapping by " << postOverlap << ", " << postThreads
+         << (postThreads == 1 ? " thread)" : " threads)");
   return line.str();
 }
 

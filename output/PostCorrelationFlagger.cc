@@ -4,8 +4,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
+#include <utility>
 
 #include "IncoherentStations.h"
 #include "rtcp/Baselines.h"
@@ -16,6 +20,19 @@ namespace {
 
 const std::string kStrategyKey = "Rtcp.Flagging.postCorrelation.strategy";
 
+/// The images AOFlagger gets per baseline: real and imaginary of each product it sees.
+size_t imagesPerBaseline(PostPolarisations polarisations) {
+  switch (polarisations) {
+    case PostPolarisations::kParallel:
+      return 4;
+    case PostPolarisations::kStokesI:
+      return 2;
+    case PostPolarisations::kAll:
+      break;
+  }
+  return 8;
+}
+
 double threadSeconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -24,9 +41,21 @@ double threadSeconds() {
 
 }  // namespace
 
+/// What one thread flags with: its own copy of the strategy (Strategy::Run is not
+/// thread-safe), the images and existing-flag mask it fills for each baseline (made once per
+/// window shape, not per window), and its counts until they are added into the statistics.
+struct PostCorrelationFlagger::Worker {
+  aoflagger::Strategy strategy;
+  aoflagger::ImageSet images;
+  aoflagger::FlagMask existing;
+  size_t count = 0, height = 0, capacity = 0, width = 0;  ///< of images (0: none yet), existing
+  uint64_t windows = 0, visibilities = 0, flagged = 0;
+  std::vector<uint64_t> stationVisibilities, stationFlagged;  ///< [station]
+};
+
 struct PostCorrelationFlagger::Aoflagger {
   aoflagger::AOFlagger library;
-  aoflagger::Strategy strategy;
+  std::vector<Worker> workers;  ///< one per thread (Rtcp.Flagging.postCorrelation.threads)
 };
 
 PostCorrelationFlagger::PostCorrelationFlagger(const FlaggingSettings& settings, Emit emit)
@@ -44,11 +73,14 @@ PostCorrelationFlagger::PostCorrelationFlagger(const FlaggingSettings& settings,
   } else if (!std::filesystem::is_regular_file(strategyFile_)) {
     throw std::runtime_error(kStrategyKey + ": no strategy file " + strategyFile_);
   }
-  try {
-    aoflagger_->strategy = aoflagger_->library.LoadStrategyFile(strategyFile_);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(kStrategyKey + ": AOFlagger cannot load " + strategyFile_ + ": " +
-                             e.what());
+  aoflagger_->workers.resize(size_t(std::max(1, settings_.postThreads)));
+  for (Worker& worker : aoflagger_->workers) {
+    try {
+      worker.strategy = aoflagger_->library.LoadStrategyFile(strategyFile_);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(kStrategyKey + ": AOFlagger cannot load " + strategyFile_ + ": " +
+                               e.what());
+    }
   }
 }
 
@@ -121,51 +153,130 @@ void PostCorrelationFlagger::flagIncoherentStations(Subband& subband, size_t fro
 }
 
 void PostCorrelationFlagger::runAoflagger(Subband& subband, size_t from, size_t to) {
-  const CorrelatedData& first = *subband.held.front();
-  const size_t T = subband.held.size();
-  const int N = first.nrStations, C = first.nrChannels;
-  aoflagger::ImageSet images = aoflagger_->library.MakeImageSet(T, size_t(C), 8);
-  aoflagger::FlagMask existing = aoflagger_->library.MakeFlagMask(T, size_t(C), false);
-  const size_t stride = images.HorizontalStride();
-  const size_t flagStride = existing.HorizontalStride();
+  const int N = subband.held.front()->nrStations;
+  std::vector<std::pair<int, int>> pairs;  // the cross-correlations (s1 < s2)
   for (int s2 = 0; s2 < N; ++s2)
-    for (int s1 = 0; s1 < s2; ++s1) {
-      const int baseline = baselineIndex(s1, s2);
-      bool anyData = false;
-      for (size_t t = 0; t < T; ++t) {
-        CorrelatedData& d = *subband.held[t];
-        for (int c = 0; c < C; ++c) {
-          const uint32_t valid = d.valid(baseline, c);
-          const float scale = valid ? 1.0f / float(valid) : 0.0f;
-          for (int p = 0; p < 4; ++p) {
-            const std::complex<float> v = d.visibility(baseline, c, p) * scale;
-            images.ImageBuffer(size_t(2 * p))[size_t(c) * stride + t] = v.real();
-            images.ImageBuffer(size_t(2 * p + 1))[size_t(c) * stride + t] = v.imag();
-          }
-          existing.Buffer()[size_t(c) * flagStride + t] = valid == 0;
-          anyData |= valid > 0;
-        }
-      }
-      if (!anyData) continue;
-      const aoflagger::FlagMask found = aoflagger_->strategy.Run(images, existing);
-      ++statistics_.windows;
-      const size_t foundStride = found.HorizontalStride();
-      for (size_t t = from; t < to; ++t) {
-        CorrelatedData& d = *subband.held[t];
-        for (int c = 0; c < C; ++c) {
-          if (d.valid(baseline, c) == 0) continue;
-          ++statistics_.visibilities;
-          ++statistics_.stationVisibilities[size_t(s1)];
-          ++statistics_.stationVisibilities[size_t(s2)];
-          if (!found.Buffer()[size_t(c) * foundStride + t]) continue;
-          ++statistics_.flagged;
-          ++statistics_.stationFlagged[size_t(s1)];
-          ++statistics_.stationFlagged[size_t(s2)];
-          d.valid(baseline, c) = 0;
-          for (int p = 0; p < 4; ++p) d.visibility(baseline, c, p) = 0;
-        }
-      }
+    for (int s1 = 0; s1 < s2; ++s1) pairs.emplace_back(s1, s2);
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> failures(aoflagger_->workers.size());
+  for (Worker& worker : aoflagger_->workers) prepareImages(worker, subband);
+  auto work = [&](size_t w) {
+    try {
+      Worker& worker = aoflagger_->workers[w];
+      for (size_t k; (k = next.fetch_add(1)) < pairs.size();)
+        flagBaseline(worker, subband, pairs[k].first, pairs[k].second, from, to);
+    } catch (...) {
+      failures[w] = std::current_exception();
+      next = pairs.size();
     }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (size_t w = 1; w < aoflagger_->workers.size(); ++w) helpers.emplace_back(work, w);
+    work(0);
+  }
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+  for (Worker& worker : aoflagger_->workers) {
+    statistics_.windows += std::exchange(worker.windows, 0);
+    statistics_.visibilities += std::exchange(worker.visibilities, 0);
+    statistics_.flagged += std::exchange(worker.flagged, 0);
+    for (size_t s = 0; s < worker.stationVisibilities.size(); ++s) {
+      statistics_.stationVisibilities[s] += std::exchange(worker.stationVisibilities[s], 0);
+      statistics_.stationFlagged[s] += std::exchange(worker.stationFlagged[s], 0);
+    }
+  }
+}
+
+void PostCorrelationFlagger::prepareImages(Worker& worker, const Subband& subband) const {
+  const size_t T = subband.held.size(), C = size_t(subband.held.front()->nrChannels);
+  const size_t N = size_t(subband.held.front()->nrStations);
+  const size_t count = imagesPerBaseline(settings_.postPolarisations);
+  const size_t capacity = std::max(T, size_t(settings_.postWindow));
+  if (worker.count != count || worker.height != C || worker.capacity < T) {
+    worker.images = aoflagger_->library.MakeImageSet(T, C, count, 0.0f, capacity);
+    worker.count = count;
+    worker.capacity = capacity;
+  }
+  worker.images.ResizeWithoutReallocation(T);
+  if (worker.width != T || worker.height != C)
+    worker.existing = aoflagger_->library.MakeFlagMask(T, C, false);
+  worker.width = T;
+  worker.height = C;
+  if (worker.stationVisibilities.size() < N) {
+    worker.stationVisibilities.resize(N);
+    worker.stationFlagged.resize(N);
+  }
+}
+
+void PostCorrelationFlagger::flagBaseline(Worker& worker, Subband& subband, int s1, int s2,
+                                          size_t from, size_t to) const {
+  const size_t T = subband.held.size();
+  const int C = subband.held.front()->nrChannels;
+  const int baseline = baselineIndex(s1, s2);
+  aoflagger::ImageSet& images = worker.images;
+  const size_t stride = images.HorizontalStride();
+  const size_t flagStride = worker.existing.HorizontalStride();
+  bool* existing = worker.existing.Buffer();
+  // The polarisation products AOFlagger sees (FlaggingSettings::postPolarisations), as
+  // real and imaginary images [channel][integration]: all four, XX and YY, or Stokes I.
+  const PostPolarisations polarisations = settings_.postPolarisations;
+  float* re[4];
+  float* im[4];
+  for (size_t k = 0; k < images.ImageCount() / 2; ++k) {
+    re[k] = images.ImageBuffer(2 * k);
+    im[k] = images.ImageBuffer(2 * k + 1);
+  }
+  bool anyData = false;
+  for (size_t t = 0; t < T; ++t) {
+    CorrelatedData& d = *subband.held[t];
+    for (int c = 0; c < C; ++c) {
+      const uint32_t valid = d.valid(baseline, c);
+      const float scale = valid ? 1.0f / float(valid) : 0.0f;
+      const std::complex<float>* v = &d.visibility(baseline, c, 0);
+      const size_t at = size_t(c) * stride + t;
+      switch (polarisations) {
+        case PostPolarisations::kAll:
+          for (int p = 0; p < 4; ++p) {
+            re[p][at] = v[p].real() * scale;
+            im[p][at] = v[p].imag() * scale;
+          }
+          break;
+        case PostPolarisations::kParallel:
+          re[0][at] = v[0].real() * scale;
+          im[0][at] = v[0].imag() * scale;
+          re[1][at] = v[3].real() * scale;
+          im[1][at] = v[3].imag() * scale;
+          break;
+        case PostPolarisations::kStokesI:
+          re[0][at] = 0.5f * (v[0].real() + v[3].real()) * scale;
+          im[0][at] = 0.5f * (v[0].imag() + v[3].imag()) * scale;
+          break;
+      }
+      existing[size_t(c) * flagStride + t] = valid == 0;
+      anyData |= valid > 0;
+    }
+  }
+  if (!anyData) return;
+  const aoflagger::FlagMask found = worker.strategy.Run(images, worker.existing);
+  ++worker.windows;
+  const size_t foundStride = found.HorizontalStride();
+  const bool* flags = found.Buffer();
+  for (size_t t = from; t < to; ++t) {
+    CorrelatedData& d = *subband.held[t];
+    for (int c = 0; c < C; ++c) {
+      if (d.valid(baseline, c) == 0) continue;
+      ++worker.visibilities;
+      ++worker.stationVisibilities[size_t(s1)];
+      ++worker.stationVisibilities[size_t(s2)];
+      if (!flags[size_t(c) * foundStride + t]) continue;
+      ++worker.flagged;
+      ++worker.stationFlagged[size_t(s1)];
+      ++worker.stationFlagged[size_t(s2)];
+      d.valid(baseline, c) = 0;
+      for (int p = 0; p < 4; ++p) d.visibility(baseline, c, p) = 0;
+    }
+  }
 }
 
 void PostCorrelationFlagger::handOn(Subband& subband, size_t count) {

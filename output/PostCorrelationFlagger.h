@@ -86,8 +86,15 @@ class PostCorrelationFlagger {
   };
   /// Flags held[from, to) of a subband, with every held integration as context.
   void flagWindow(Subband& subband, size_t from, size_t to);
-  /// AOFlagger on each cross-correlation baseline of the window.
+  struct Worker;
+  /// AOFlagger on each cross-correlation baseline of the window, the baselines shared out
+  /// over the workers' threads (this one and postThreads − 1 more).
   void runAoflagger(Subband& subband, size_t from, size_t to);
+  /// A worker's images and mask shaped for the window (reallocated only when it changes).
+  void prepareImages(Worker& worker, const Subband& subband) const;
+  /// One baseline s1-s2 (s1 < s2) of the window into the worker's images, its strategy run,
+  /// the flags it finds in held[from, to) set (valid 0, visibility 0) and counted.
+  void flagBaseline(Worker& worker, Subband& subband, int s1, int s2, size_t from, size_t to) const;
   /// The coherence check: stations without sky flagged whole in held[from, to).
   void flagIncoherentStations(Subband& subband, size_t from, size_t to);
   void handOn(Subband& subband, size_t count);

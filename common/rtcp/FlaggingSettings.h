@@ -53,9 +53,19 @@ enum class PostFlaggerType {
   kSmoothedSumThresholdWithHistory,  ///< SMOOTHED_SUM_THRESHOLD_WITH_HISTORY
 };
 
+/// The polarisation products AOFlagger's strategy sees in the post-correlation flagger
+/// (Rtcp.Flagging.postCorrelation.polarisations); a visibility is flagged in all four
+/// when any flags it.
+enum class PostPolarisations {
+  kAll,       ///< all: XX, XY, YX, YY, as LOFAR's pipelines flag offline (the default)
+  kParallel,  ///< XXYY: XX and YY only, about half the cost
+  kStokesI,   ///< I: (XX + YY) / 2 only, about a quarter of the cost; flags worse
+};
+
 std::string preFlaggerTypeName(PreFlaggerType type);
 std::string postFlaggerTypeName(PostFlaggerType type);
 std::string flaggerStatisticsName(FlaggerStatistics statistics);
+std::string postPolarisationsName(PostPolarisations polarisations);
 
 struct FlaggingSettings {
   bool online = false;  ///< OLAP.CNProc.onlineFlagging (default F, as BG/P)
@@ -98,11 +108,17 @@ struct FlaggingSettings {
   /// Rtcp.Flagging.postCorrelation.strategy: an AOFlagger Lua strategy file; empty:
   /// AOFlagger's own LOFAR strategy
   std::string strategy;
-  /// Rtcp.Flagging.postCorrelation.window: integrations of a subband flagged together
-  int postWindow = 16;
+  /// Rtcp.Flagging.postCorrelation.window: integrations of a subband flagged together; each
+  /// is flagged window / (window - 2 overlap) times (docs/PERFORMANCE.md: 32 costs 0.6 of 16)
+  int postWindow = 32;
   /// Rtcp.Flagging.postCorrelation.overlap: integrations of context on each side of the
   /// ones a window decides (less than half the window)
   int postOverlap = 4;
+  /// Rtcp.Flagging.postCorrelation.polarisations: what AOFlagger sees (all, XXYY, I)
+  PostPolarisations postPolarisations = PostPolarisations::kAll;
+  /// Rtcp.Flagging.postCorrelation.threads: threads that flag a window's baselines, each
+  /// with its own copy of the strategy (the thread completing the integration is one)
+  int postThreads = 1;
 
   bool anyPreCorrelation() const {
     return preCorrelation || preCorrelationNoChannels || detectBrokenStations;

@@ -1,17 +1,15 @@
 // `rtcp-bench flagger`: the online RFI flaggers' cost. Pre-correlation: the hot chain
 // (16 stations, 64 channels, 768 spectra, one thread; ChainInputs.h) with and without
 // flagging, per second of the thread's CPU, interleaved; its share of the chain. Post-
-// correlation: AOFlagger's LOFAR strategy on 24 stations × 64 channels, 1 s integrations,
-// windows of 16 overlapping by 4 (the defaults), per second of the thread's CPU; against
-// what LOFAR's 488 subbands × 24 stations of 1 s integrations ask of one core.
-#include <memory>
-#include <random>
+// correlation (PostFlaggerBench.cc): AOFlagger's LOFAR strategy on 24 stations × 64
+// channels, 1 s integrations, per window and polarisation setting, against what LOFAR's 488
+// subbands × 24 stations of 1 s integrations ask of one core, and its flags on simulated
+// interference.
 
 #include "BenchTiming.h"
 #include "ChainInputs.h"
-#include "PostCorrelationFlagger.h"
+#include "PostFlaggerBench.h"
 #include "SubbandProcessor.h"
-#include "rtcp/Baselines.h"
 #include "rtcp/Benchmark.h"
 
 namespace rtcp::correlator::bench {
@@ -22,29 +20,6 @@ double chainCpuSeconds(HotBlocks& blocks, const ObservationSettings& settings) {
   CorrelatedData output = processor.makeOutput();
   return bestSecondsPerCall([&] { blocks.processNext(processor, output); }, 5, 0.3,
                             threadCpuSeconds);
-}
-
-/// CPU seconds of the post-correlation flagger per integration of one subband.
-double postCpuSecondsPerIntegration(int nrStations, int nrChannels, int nrIntegrations) {
-  FlaggingSettings settings;
-  settings.online = settings.postCorrelation = true;
-  std::mt19937 random(4);
-  std::normal_distribution<float> gauss(0, 1);
-  std::vector<std::unique_ptr<CorrelatedData>> integrations;
-  for (int i = 0; i < nrIntegrations; ++i) {
-    auto d = std::make_unique<CorrelatedData>(nrStations, nrChannels);
-    for (auto& v : d->visibilities) v = {gauss(random), gauss(random)};
-    for (auto& n : d->validSamples) n = 3052;
-    d->integration = i;
-    integrations.push_back(std::move(d));
-  }
-  size_t handedOn = 0;
-  ion::PostCorrelationFlagger flagger(settings,
-                                      [&](std::unique_ptr<CorrelatedData>) { ++handedOn; });
-  const double start = threadCpuSeconds();
-  for (auto& d : integrations) flagger.add(std::move(d));
-  flagger.flush();
-  return (threadCpuSeconds() - start) / double(nrIntegrations);
 }
 
 int run(int, char**) {
@@ -62,13 +37,7 @@ int run(int, char**) {
   printFigure("flagger.pre.cpu_seconds_per_station_subband_second", (with - off) / 16 / block);
   printFigure("flagger.pre.fraction_of_chain", (with - off) / off);
 
-  const int stations = 24, channels = 64;
-  const double perIntegration = postCpuSecondsPerIntegration(stations, channels, 48);
-  printFigure("flagger.post.N24.C64.cpu_seconds_per_subband_integration", perIntegration);
-  printFigure("flagger.post.cpu_seconds_per_station_subband_second", perIntegration / stations);
-  // LOFAR: 488 subbands, 1 s integrations: 488 subband-integrations per second.
-  printFigure("flagger.post.lofar_488_subbands_realtime_ratio_one_core",
-              1.0 / (488 * perIntegration));
+  printPostCorrelationFigures();
   return 0;
 }
 

@@ -1,11 +1,11 @@
 // The post-correlation flagger (PostCorrelationFlagger.h): AOFlagger's LOFAR strategy on
 // windows of integrations. Injected interference in the visibilities (a narrow-band signal
 // over a few integrations, a broadband one in one integration, one at a window's edge) is
-// flagged, clean Gaussian visibilities hardly; every integration is handed on once, in
-// order; a flagged visibility has count 0 and value 0; a missing strategy file is an error
-// naming the key. The coherence check (IncoherentStations.h): stations sending noise without
-// the sky, correlated from samples here, are found and flagged whole; nothing is decided
-// without a sky to see.
+// flagged, clean Gaussian visibilities hardly, with every polarisation, XX and YY, or Stokes I
+// seen; every integration is handed on once, in order; a flagged visibility has count 0 and
+// value 0; three threads flag as one; a missing strategy file is an error naming the key. The
+// coherence check (IncoherentStations.h): stations sending noise without the sky, correlated from
+// samples here, are found and flagged whole; nothing is decided without a sky to see.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <iostream>
@@ -35,19 +35,20 @@ struct Injected {
 
 /// Gaussian visibilities (sums of 100 samples of unit power: value ~ 1 after / valid) with
 /// interference on the cross-correlations.
-std::vector<std::unique_ptr<CorrelatedData>> makeIntegrations(Injected& injected, bool rfi) {
+std::vector<std::unique_ptr<CorrelatedData>> makeIntegrations(Injected& injected, bool rfi,
+                                                              int stations = kStations) {
   std::mt19937 random(1);
   std::normal_distribution<float> gauss(0, 1);
   std::vector<std::unique_ptr<CorrelatedData>> all;
   for (int i = 0; i < kIntegrations; ++i) {
-    auto d = std::make_unique<CorrelatedData>(kStations, kChannels);
+    auto d = std::make_unique<CorrelatedData>(stations, kChannels);
     d->integration = i;
     d->subband = 2;
     for (auto& v : d->visibilities) v = 100.0f * std::complex<float>(gauss(random), gauss(random));
     for (auto& n : d->validSamples) n = 100;
-    for (int b = 0; b < nrBaselines(kStations); ++b) d->valid(b, 0) = 0;  // the edge channel
+    for (int b = 0; b < nrBaselines(stations); ++b) d->valid(b, 0) = 0;  // the edge channel
     if (rfi)
-      for (int s2 = 1; s2 < kStations; ++s2)
+      for (int s2 = 1; s2 < stations; ++s2)
         for (int s1 = 0; s1 < s2; ++s1) {
           const int b = baselineIndex(s1, s2);
           auto inject = [&](int c, float amplitude) {
@@ -58,10 +59,63 @@ std::vector<std::unique_ptr<CorrelatedData>> makeIntegrations(Injected& injected
           if (i == 8)                             // broadband, one integration
             for (int c = 1; c < kChannels; ++c) inject(c, 30);
           if (i == 12) inject(50, 60);  // at a window's edge (16 - 4)
+          if (i == 28) inject(40, 60);  // at a window's edge (32 - 4)
         }
     all.push_back(std::move(d));
   }
   return all;
+}
+
+/// The injected interference flagged (at least 95 %), clean visibilities hardly (at most
+/// 2 %), with and without interference; every integration handed on once, in order, at
+/// most a window after it came; flagged visibilities zero; autocorrelations left alone.
+void checkInterferenceFlagged(const FlaggingSettings& settings) {
+  for (bool rfi : {true, false}) {
+    Injected injected;
+    auto integrations = makeIntegrations(injected, rfi);
+    std::vector<std::unique_ptr<CorrelatedData>> out;
+    PostCorrelationFlagger flagger(
+        settings, [&](std::unique_ptr<CorrelatedData> d) { out.push_back(std::move(d)); });
+    for (auto& d : integrations) {
+      flagger.add(std::move(d));
+      CPPUNIT_ASSERT(out.size() + size_t(settings.postWindow) >= size_t(&d - &integrations[0] + 1));
+    }
+    flagger.flush();
+    CPPUNIT_ASSERT_EQUAL(size_t(kIntegrations), out.size());
+    uint64_t hit = 0, wrong = 0, clean = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      CorrelatedData& d = *out[i];
+      CPPUNIT_ASSERT_EQUAL(int64_t(i), d.integration);
+      for (int s2 = 0; s2 < kStations; ++s2)
+        for (int s1 = 0; s1 <= s2; ++s1) {
+          const int b = baselineIndex(s1, s2);
+          for (int c = 1; c < kChannels; ++c) {
+            const bool flagged = d.valid(b, c) == 0;
+            if (flagged) CPPUNIT_ASSERT(d.visibility(b, c, 0) == std::complex<float>(0, 0));
+            if (s1 == s2) {
+              CPPUNIT_ASSERT(!flagged);  // autocorrelations are left alone
+              continue;
+            }
+            if (injected.cells.count({d.integration, b, c}))
+              hit += flagged;
+            else {
+              ++clean;
+              wrong += flagged;
+            }
+          }
+        }
+    }
+    const auto st = flagger.statistics();
+    std::cout << "\npost-correlation flagger (AOFlagger, " << flagger.strategyFile()
+              << ", polarisations " << postPolarisationsName(settings.postPolarisations)
+              << ", windows of " << settings.postWindow << " overlapping by "
+              << settings.postOverlap << "): " << hit << " of " << injected.cells.size()
+              << " interfered, " << wrong << " of " << clean << " clean visibilities flagged; "
+              << st.windows << " baseline windows in " << st.seconds << " s\n";
+    CPPUNIT_ASSERT_EQUAL(uint64_t(hit + wrong), st.flagged);
+    if (rfi) CPPUNIT_ASSERT(double(hit) >= 0.95 * double(injected.cells.size()));
+    CPPUNIT_ASSERT(double(wrong) <= 0.02 * double(clean));
+  }
 }
 
 /// Integrations correlated from complex Gaussian samples (n a channel): every station hears
@@ -113,6 +167,7 @@ std::vector<bool> incoherentIn(const std::vector<std::unique_ptr<CorrelatedData>
 class PostCorrelationFlaggerTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(PostCorrelationFlaggerTest);
   CPPUNIT_TEST(testInterferenceFlagged);
+  CPPUNIT_TEST(testThreadsFlagAsOne);
   CPPUNIT_TEST(testMissingStrategy);
   CPPUNIT_TEST(testIncoherentStationsFound);
   CPPUNIT_TEST(testNoSkyNothingDecided);
@@ -120,52 +175,46 @@ class PostCorrelationFlaggerTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE_END();
 
  public:
+  /// The defaults (windows of 32 overlapping by 4, every polarisation), the previous ones
+  /// (16 by 4: the integration 12 is at a window's edge), XX and YY alone, Stokes I alone.
   void testInterferenceFlagged() {
-    for (bool rfi : {true, false}) {
+    FlaggingSettings settings = postOn();
+    CPPUNIT_ASSERT_EQUAL(32, settings.postWindow);
+    checkInterferenceFlagged(settings);
+    settings.postWindow = 16;
+    checkInterferenceFlagged(settings);
+    settings = postOn();
+    settings.postPolarisations = PostPolarisations::kParallel;
+    checkInterferenceFlagged(settings);
+    settings.postPolarisations = PostPolarisations::kStokesI;
+    checkInterferenceFlagged(settings);
+  }
+
+  /// The baselines of a window shared out over 3 threads: the same flags and counts as one.
+  void testThreadsFlagAsOne() {
+    auto flagged = [](int threads, PostCorrelationFlagger::Statistics& st) {
+      FlaggingSettings settings = postOn();
+      settings.postThreads = threads;
       Injected injected;
-      auto integrations = makeIntegrations(injected, rfi);
-      std::vector<std::unique_ptr<CorrelatedData>> out;
-      PostCorrelationFlagger flagger(
-          postOn(), [&](std::unique_ptr<CorrelatedData> d) { out.push_back(std::move(d)); });
-      for (auto& d : integrations) {
-        flagger.add(std::move(d));
-        // Latency: at most a window held.
-        CPPUNIT_ASSERT(out.size() + 16 >= size_t(&d - &integrations[0] + 1));
-      }
+      auto integrations = makeIntegrations(injected, true, 8);
+      std::vector<bool> flags;
+      PostCorrelationFlagger flagger(settings, [&](std::unique_ptr<CorrelatedData> d) {
+        for (uint32_t n : d->validSamples) flags.push_back(n == 0);
+      });
+      for (auto& d : integrations) flagger.add(std::move(d));
       flagger.flush();
-      CPPUNIT_ASSERT_EQUAL(size_t(kIntegrations), out.size());
-      uint64_t hit = 0, wrong = 0, clean = 0;
-      for (size_t i = 0; i < out.size(); ++i) {
-        CorrelatedData& d = *out[i];
-        CPPUNIT_ASSERT_EQUAL(int64_t(i), d.integration);
-        for (int s2 = 0; s2 < kStations; ++s2)
-          for (int s1 = 0; s1 <= s2; ++s1) {
-            const int b = baselineIndex(s1, s2);
-            for (int c = 1; c < kChannels; ++c) {
-              const bool flagged = d.valid(b, c) == 0;
-              if (flagged) CPPUNIT_ASSERT(d.visibility(b, c, 0) == std::complex<float>(0, 0));
-              if (s1 == s2) {
-                CPPUNIT_ASSERT(!flagged);  // autocorrelations are left alone
-                continue;
-              }
-              if (injected.cells.count({d.integration, b, c}))
-                hit += flagged;
-              else {
-                ++clean;
-                wrong += flagged;
-              }
-            }
-          }
-      }
-      const auto st = flagger.statistics();
-      std::cout << "\npost-correlation flagger (AOFlagger, " << flagger.strategyFile()
-                << "): " << hit << " of " << injected.cells.size() << " interfered, " << wrong
-                << " of " << clean << " clean visibilities flagged; " << st.windows
-                << " baseline windows in " << st.seconds << " s\n";
-      CPPUNIT_ASSERT_EQUAL(uint64_t(hit + wrong), st.flagged);
-      if (rfi) CPPUNIT_ASSERT(double(hit) >= 0.95 * double(injected.cells.size()));
-      CPPUNIT_ASSERT(double(wrong) <= 0.02 * double(clean));
-    }
+      st = flagger.statistics();
+      return flags;
+    };
+    PostCorrelationFlagger::Statistics one, three;
+    const std::vector<bool> flagsOne = flagged(1, one), flagsThree = flagged(3, three);
+    CPPUNIT_ASSERT(flagsOne == flagsThree);
+    CPPUNIT_ASSERT(one.flagged > 0);
+    CPPUNIT_ASSERT_EQUAL(one.flagged, three.flagged);
+    CPPUNIT_ASSERT_EQUAL(one.windows, three.windows);
+    CPPUNIT_ASSERT_EQUAL(one.visibilities, three.visibilities);
+    CPPUNIT_ASSERT(one.stationFlagged == three.stationFlagged);
+    CPPUNIT_ASSERT(one.stationVisibilities == three.stationVisibilities);
   }
 
   void testMissingStrategy() {

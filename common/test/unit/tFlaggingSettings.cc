@@ -12,6 +12,7 @@ using namespace rtcp::test::settings;
 using rtcp::FlaggerStatistics;
 using rtcp::FlaggingSettings;
 using rtcp::PostFlaggerType;
+using rtcp::PostPolarisations;
 using rtcp::PreFlaggerType;
 
 std::string warningOn(const ObservationSettings& s, const std::string& key) {
@@ -64,6 +65,11 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(s.warnings.empty());
     CPPUNIT_ASSERT(contains(f.summaryLine(), "pre-correlation SUM_THRESHOLD"));
     CPPUNIT_ASSERT(contains(f.summaryLine(), "post-correlation AOFlagger"));
+    CPPUNIT_ASSERT_EQUAL(32, f.postWindow);  // docs/PERFORMANCE.md: 0.6 of 16's cost
+    CPPUNIT_ASSERT_EQUAL(4, f.postOverlap);
+    CPPUNIT_ASSERT(f.postPolarisations == PostPolarisations::kAll);
+    CPPUNIT_ASSERT_EQUAL(1, f.postThreads);
+    CPPUNIT_ASSERT(contains(f.summaryLine(), "polarisations all, windows of 32"));
 
     Keys keys = allOn();
     keys.set("OLAP.CNProc.onlinePreCorrelationNoChannelsFlagging", "T")
@@ -140,7 +146,9 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
         .set("Rtcp.Flagging.brokenStation.powerRatio", "0.1")
         .set("Rtcp.Flagging.postCorrelation.strategy", "/opt/lofar-lba.lua")
         .set("Rtcp.Flagging.postCorrelation.window", "24")
-        .set("Rtcp.Flagging.postCorrelation.overlap", "6");
+        .set("Rtcp.Flagging.postCorrelation.overlap", "6")
+        .set("Rtcp.Flagging.postCorrelation.polarisations", "I")
+        .set("Rtcp.Flagging.postCorrelation.threads", "4");
     const ObservationSettings s = settingsOf(keys);
     const FlaggingSettings& f = s.flagging;
     CPPUNIT_ASSERT_EQUAL(5.5, f.preThreshold);
@@ -151,6 +159,8 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("/opt/lofar-lba.lua"), f.strategy);
     CPPUNIT_ASSERT_EQUAL(24, f.postWindow);
     CPPUNIT_ASSERT_EQUAL(6, f.postOverlap);
+    CPPUNIT_ASSERT(f.postPolarisations == PostPolarisations::kStokesI);
+    CPPUNIT_ASSERT_EQUAL(4, f.postThreads);
     CPPUNIT_ASSERT(s.unknownKeys.empty());
   }
 
@@ -166,7 +176,9 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     bad("Rtcp.Flagging.preCorrelation.spectraPerCell", "1000000", "outside");
     bad("Rtcp.Flagging.preCorrelation.maxWindow", "24", "not a power of two");
     bad("Rtcp.Flagging.brokenStation.flaggedFraction", "1.5", "outside");
-    bad("Rtcp.Flagging.postCorrelation.overlap", "8", "nothing of a window of 16");
+    bad("Rtcp.Flagging.postCorrelation.overlap", "16", "nothing of a window of 32");
+    bad("Rtcp.Flagging.postCorrelation.polarisations", "XY", "none of all, XXYY, I");
+    bad("Rtcp.Flagging.postCorrelation.threads", "0", "outside");
     bad("Rtcp.Flagging.postCorrelation.window", "0", "outside");
   }
 
