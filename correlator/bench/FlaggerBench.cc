@@ -6,6 +6,8 @@
 // subbands × 24 stations of 1 s integrations ask of one core, and its flags on simulated
 // interference.
 
+#include <string>
+
 #include "BenchTiming.h"
 #include "ChainInputs.h"
 #include "PostFlaggerBench.h"
@@ -22,7 +24,7 @@ double chainCpuSeconds(HotBlocks& blocks, const ObservationSettings& settings) {
                             threadCpuSeconds);
 }
 
-int run(int, char**) {
+void printPreCorrelationFigures() {
   HotBlocks hot(16);
   ObservationSettings on = hot.settings();
   on.flagging.online = on.flagging.preCorrelation = on.flagging.detectBrokenStations = true;
@@ -36,7 +38,11 @@ int run(int, char**) {
   printFigure("flagger.pre.N16.chain_with_flagging_cpu_seconds_per_subband_block", with);
   printFigure("flagger.pre.cpu_seconds_per_station_subband_second", (with - off) / 16 / block);
   printFigure("flagger.pre.fraction_of_chain", (with - off) / off);
+}
 
+/// `--post-only`: the post-correlation figures alone.
+int run(int argc, char** argv) {
+  if (!(argc > 0 && std::string(argv[0]) == "--post-only")) printPreCorrelationFigures();
   printPostCorrelationFigures();
   return 0;
 }

@@ -180,6 +180,7 @@ void printQuality(const Variant& variant, const std::vector<bool>& reference,
   const std::vector<bool> flags = flagsOf(variant, scene, seconds);
   uint64_t found = 0, injected = 0, strongFound = 0, strong = 0, clean = 0, wrong = 0, agree = 0,
            cells = 0;
+  uint64_t kindFound[5] = {}, kindStrong[5] = {};  // [Kind], of the strong interference
   for (size_t k = 0; k < flags.size(); ++k) {
     const size_t channel = k % kChannels, baseline = k / kChannels % size_t(nrBaselines(12));
     const auto [s1, s2] = baselineStations(int(baseline));
@@ -196,11 +197,17 @@ void printQuality(const Variant& variant, const std::vector<bool>& reference,
     if (scene.injected[k] >= 8) {
       ++strong;
       strongFound += flags[k];
+      ++kindStrong[scene.injected[k] - 8];
+      kindFound[scene.injected[k] - 8] += flags[k];
     }
   }
   const std::string prefix = "flagger.post." + variant.name + ".";
   printFigure(prefix + "interference_flagged", double(found) / double(injected));
   printFigure(prefix + "strong_interference_flagged", double(strongFound) / double(strong));
+  const char* kinds[5] = {"", "tone", "burst", "drift", "x_only_tone"};
+  for (int kind = kTone; kind <= kXOnly; ++kind)
+    printFigure(prefix + "strong_" + kinds[kind] + "_flagged",
+                double(kindFound[kind]) / double(kindStrong[kind]));
   printFigure(prefix + "clean_flagged", double(wrong) / double(clean));
   printFigure(prefix + "agreement_with_w16_o4_all", double(agree) / double(cells));
   if (flagsOut) *flagsOut = flags;

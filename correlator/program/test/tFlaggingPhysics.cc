@@ -378,8 +378,12 @@ class FlaggingPhysicsTest : public CppUnit::TestFixture {
   }
 
   /// XX and YY of every baseline without the broken station, summed over integrations and
-  /// channels 1..15 and divided by their samples: the run's against the clean run's, within
+  /// channels 2..14 and divided by their samples: the run's against the clean run's, within
   /// 4 σ of the mean of N samples (σ = sqrt(P_p P_q / N), P the autocorrelations' power).
+  /// Not the edge channels 1 and 15: there the neighbours' aliases add the source with
+  /// another phase (8–15 σ off, above), and how much of them AOFlagger flags depends on its
+  /// window (25 % with windows of 16 integrations, 56 % with one of all 23), which would
+  /// move the clean run's mean by 3–6 σ.
   static void sourceUnchanged(const Integrations& run, const Integrations& clean, int broken) {
     for (int q = 1; q < kStations; ++q)
       for (int p = 0; p < q; ++p) {
@@ -390,7 +394,7 @@ class FlaggingPhysicsTest : public CppUnit::TestFixture {
           for (int r = 0; r < 2; ++r)
             for (const auto& [key, d] : r ? clean : run) {
               CorrelatedData& data = const_cast<CorrelatedData&>(d);
-              for (int c = 1; c < kChannels; ++c) {
+              for (int c = 2; c < kChannels - 1; ++c) {
                 sum[r] += std::complex<double>(data.visibility(baselineIndex(p, q), c, pol));
                 samples[r] += data.valid(baselineIndex(p, q), c);
                 power[r][0] += data.visibility(baselineIndex(p, p), c, pol).real();
