@@ -24,6 +24,14 @@
 // flagger on (OLAP.CNProc.onlineFlagging and onlinePreCorrelationFlagging, broken stations
 // found), beside the search with it off, in the same run: the ratio of their subbands.
 //
+// --dump: one trial (8 subbands unless --subbands says otherwise; live-recorded unless
+// --input says otherwise: station UDP that costs the machine little, as real stations do)
+// with a station buffer of the window and 4 s more (OLAP.nrSecondsOfBuffer), in which
+// rtcp-trigger asks for the last --dump-seconds (10) of every station and subband once the
+// observation has run that long and 4 s more: the dump's wall time, bytes and ionproc's CPU
+// per GB dumped, and the observation's late and dropped blocks, late packets and flagged
+// samples during the dump and outside it (DumpDuringTrial.h).
+//
 // --beamformed: the same search for beam-formed observations, replayed: 8 coherent TABs of
 // Stokes I (16 channels, 16 spectra a sample) coherently dedispersed at DM 26.76, plus
 // incoherent Stokes I, with no correlated output; then correlated and beam-formed at once.
@@ -48,6 +56,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -56,6 +65,7 @@
 #include "BeamFormerChain.h"
 #include "ChainBenchmark.h"
 #include "ChildProcess.h"
+#include "DumpDuringTrial.h"
 #include "Executables.h"
 #include "SteadyCpu.h"
 #include "rtcp/Benchmark.h"
@@ -83,6 +93,8 @@ struct CapacityOptions {
   bool beamFormed = false;      ///< --beamformed: beam-formed, then correlated + beam-formed
   bool console = false;         ///< observe --console, its /status.json fetched once a second
   bool flagging = false;        ///< --flagging: correlated with and without flagging
+  bool dump = false;            ///< --dump: a triggered dump in the middle of one trial
+  double dumpSeconds = 10;      ///< --dump-seconds: its window
 };
 
 /// What a trial's observation makes.
@@ -199,6 +211,7 @@ std::string parset(const CapacityOptions& o, Products products, int seconds, int
     << "Sim.nrSources = 1\nSim.Source[0].angle1 = 5.24\nSim.Source[0].angle2 = 0.72\n"
     << "Sim.Source[0].flux = 2\nSim.noisePower = 1.0\nSim.seed = 5\n";
   if (hasBeamFormed(products)) p << beamFormedKeys(products, output);
+  if (o.dump) p << "OLAP.nrSecondsOfBuffer = " << o.dumpSeconds + 4 << "\n";
   if (products == Products::kCorrelatedFlagged)
     p << "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n";
   return p.str();
@@ -275,6 +288,9 @@ struct Trial {
   /// Beam-formed bytes storage-sink wrote (.raw samples and .h5 weights) and the seconds its
   /// writer spent writing them and syncing the files, from its log's summary.
   double beamFormedBytes = 0, beamFormedWriteSeconds = 0;
+  /// --dump: the dump and what it cost the observation, and the observation's summary.
+  std::shared_ptr<DumpDuringTrial> dump;
+  std::string summaryJson;
 };
 
 /// The beam-formed files' bytes written and seconds of writing in a storage-sink log's
@@ -436,9 +452,14 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   // observe itself too: with --console its server thread is what it costs.
   SteadyCpu cpu(child.pid(), obs + "/ionproc.status",
                 {"observe", "ionproc", "correlator", "storage-sink", "station-sim"});
+  std::shared_ptr<DumpDuringTrial> dump;
+  if (o.dump)  // the window ends 4 s after the start, plus the window: start-up left out
+    dump =
+        std::make_shared<DumpDuringTrial>(child.pid(), obs, dir, o.dumpSeconds, o.dumpSeconds + 4);
   auto nextFetch = std::chrono::steady_clock::now();
   while (!child.waitFor(0.25)) {
     cpu.sample();
+    if (dump) dump->sample();
     if (o.console && std::chrono::steady_clock::now() >= nextFetch) {
       nextFetch += std::chrono::seconds(1);
       fetchFromConsole(obs + "/console.url", "/status.json");
@@ -481,6 +502,8 @@ Trial runTrial(const CapacityOptions& o, const std::string& top, int nrSubbands,
   trial.steadyRankCpu = cpu.perProcessPerObservedSecond();
   std::tie(trial.beamFormedBytes, trial.beamFormedWriteSeconds) =
       beamFormedWrites(readFile(obs + "/storage-sink.log"));
+  trial.dump = dump;
+  trial.summaryJson = json;
   if (senderCpu && trial.steadyCpu)
     if (const auto sent = senderCpu->perObservedSecond(); sent && sent->count("station-sim"))
       (*trial.steadyCpu)["station-sim"] = sent->at("station-sim");
@@ -543,7 +566,15 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
       "flagging", po::bool_switch(&o.flagging),
       "correlated observations with pre-correlation RFI flagging on (OLAP.CNProc.onlineFlagging, "
       "onlinePreCorrelationFlagging) besides the same with it off: correlated_flagged figures "
-      "and their subbands_to_unflagged");
+      "and their subbands_to_unflagged")(
+      "dump", po::bool_switch(&o.dump),
+      "one trial (--subbands, default 8; --input, default live-recorded; --seconds, default "
+      "twice the window and 12) with a buffer of the window and 4 s, in which rtcp-trigger asks "
+      "for the "
+      "last --dump-seconds of every station and subband once the observation ran that long "
+      "and 4 s: the dump's time, bytes and ionproc CPU per GB, and the observation's late and "
+      "dropped blocks during the dump and outside it")("dump-seconds", po::value(&o.dumpSeconds),
+                                                       "--dump: the window (default 10 s)");
   po::variables_map vm;
   po::store(po::command_line_parser(std::vector<std::string>(argv, argv + argc)).options(d).run(),
             vm);
@@ -557,6 +588,13 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
   if (o.seconds < 1 || o.seconds > 1799) throw po::error("--seconds: 1..1799");
   if (o.beamFormed && !vm.count("input")) o.input = "replayed";
   if (o.beamFormed && o.flagging) throw po::error("--flagging: correlated trials only");
+  if (o.dump) {
+    if (o.beamFormed || o.flagging) throw po::error("--dump: correlated trials only");
+    if (!(o.dumpSeconds >= 1 && o.dumpSeconds <= 60)) throw po::error("--dump-seconds: 1..60");
+    if (o.onlySubbands <= 0) o.onlySubbands = 8;
+    if (!vm.count("input")) o.input = "live-recorded";
+    if (!vm.count("seconds")) o.seconds = int(std::ceil(2 * o.dumpSeconds)) + 12;
+  }
   if (o.input != "replayed" && o.input != "live" && o.input != "live-recorded" &&
       o.input != "both" && o.input != "all")
     throw po::error("--input: replayed, live, live-recorded, both or all");
@@ -683,6 +721,7 @@ int measureMode(const CapacityOptions& o, const std::string& top, Input input, P
   printFigure(mode + "chain_cpu_fraction_of_cores", chain / coresOfThisMachine());
   printWholeChainPrediction(mode, *budget, measured, good, predicted);
   if (hasBeamFormed(products)) printStorageWrites(mode, trial, o.seconds);
+  if (trial.dump) trial.dump->printFigures(mode, trial.summaryJson);
   // Time ready to run but waiting for a core: a part that falls behind with cores to
   // spare on average waits behind the others' bursts.
   if (const auto& wait = trials.at(measured).steadyWait)

@@ -81,6 +81,17 @@ std::vector<ProcessStat> allProcesses() {
   return processes;
 }
 
+/// root and its descendants, whatever order /proc lists them in.
+std::set<pid_t> familyOf(pid_t root, const std::vector<ProcessStat>& processes) {
+  std::set<pid_t> family{root};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const ProcessStat& p : processes)
+      if (family.count(p.parent) && family.insert(p.pid).second) grew = true;
+  }
+  return family;
+}
+
 /// ionproc's status: newest block served and blocks in the observation, in seconds.
 std::optional<std::pair<double, double>> observedAndTotal(const std::string& path) {
   try {
@@ -94,17 +105,25 @@ std::optional<std::pair<double, double>> observedAndTotal(const std::string& pat
 
 }  // namespace
 
+std::optional<pid_t> findPart(pid_t root, const std::string& part) {
+  const std::vector<ProcessStat> processes = allProcesses();
+  const std::set<pid_t> family = familyOf(root, processes);
+  for (const ProcessStat& p : processes)
+    if (p.name == part && family.count(p.pid)) return p.pid;
+  return std::nullopt;
+}
+
+std::optional<double> processCpuSeconds(pid_t pid) {
+  if (const std::optional<ProcessStat> s = readStat(pid)) return s->cpuSeconds;
+  return std::nullopt;
+}
+
 SteadyCpu::SteadyCpu(pid_t root, std::string ionprocStatusPath, std::vector<std::string> parts)
     : root_(root), statusPath_(std::move(ionprocStatusPath)), parts_(std::move(parts)) {}
 
 SteadyCpu::Snapshot SteadyCpu::snapshot(double observedSeconds) {
   const std::vector<ProcessStat> processes = allProcesses();
-  std::set<pid_t> family{root_};
-  for (bool grew = true; grew;) {  // descendants of root_, whatever order /proc lists them
-    grew = false;
-    for (const ProcessStat& p : processes)
-      if (family.count(p.parent) && family.insert(p.pid).second) grew = true;
-  }
+  const std::set<pid_t> family = familyOf(root_, processes);
   for (const ProcessStat& p : processes)
     if (family.count(p.pid) && std::find(parts_.begin(), parts_.end(), p.name) != parts_.end()) {
       lastCpu_[p.pid] = {p.name, p.cpuSeconds};

@@ -16,6 +16,13 @@
 
 namespace rtcp::observe::bench {
 
+/// The first process called `part` (its comm) among the descendants of root; nullopt when
+/// none runs (yet).
+std::optional<pid_t> findPart(pid_t root, const std::string& part);
+/// User + system CPU seconds of a running process (its ended threads' included); nullopt
+/// when it is gone.
+std::optional<double> processCpuSeconds(pid_t pid);
+
 class SteadyCpu {
  public:
   /// parts: process names (comm) counted, among the descendants of `root` (observe).
