@@ -4,7 +4,9 @@
 // twice (file: inputs, OLAP.realTime = F) — with OLAP.CNProc.onlineFlagging = T and the
 // pre- and post-correlation keys on, and with flagging off — and the MSs say: the tone's
 // channel at CS002 is flagged (FLAG, WEIGHT_SPECTRUM 0) with flagging and stands out of its
-// neighbours without; the bursts take their share off every station's weights; the silent
+// neighbours without; the bursts take their share off every station's weights, and each
+// station's autocorrelation WEIGHT_SPECTRUM holds, to the sample, what arrived less what the
+// ranks' logs count as flagged before correlation (CS001, CS002, RS205); the silent
 // station is flagged whole and the correlator's log names it; the noise-only station is
 // flagged whole after correlation and ionproc's log names it; the summary gives every
 // station's figures per stage; AOFlagger ran in ionproc. And against AOFlagger offline: the
@@ -13,6 +15,7 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -126,6 +129,35 @@ Cell cell(const MsContents& ms, int a1, int a2, int c) {
   return result;
 }
 
+/// Channels 1..15 of baseline (s, s)'s WEIGHT_SPECTRUM (pol 0) over every row, in valid
+/// samples (weight × the spectra of an integration: exact, the weights being k / 2048).
+double autocorrelationSamples(const MsContents& ms, int s, int spectra) {
+  double sum = 0;
+  for (size_t r = 0; r < ms.nrRows; ++r)
+    if (ms.antenna1[r] == s && ms.antenna2[r] == s)
+      for (int c = 1; c < ms.nrChannels; ++c)
+        sum += double(ms.weightSpectrum[(r * size_t(ms.nrChannels) + size_t(c)) * 4]) * spectra;
+  return sum;
+}
+
+/// Station `name`'s samples flagged before correlation and that arrived, summed over the
+/// ranks' final lines ("pre-correlation flagging: ...: CS001LBA 0.41 % (F of A), ...").
+std::pair<uint64_t, uint64_t> preCorrelationCounts(const std::string& logs,
+                                                   const std::string& name) {
+  const std::string lead = "pre-correlation flagging: flagged of the samples that arrived:";
+  uint64_t flagged = 0, arrived = 0;
+  for (size_t line = logs.find(lead); line != std::string::npos; line = logs.find(lead, line + 1)) {
+    const size_t at = logs.find(" " + name + " ", line);
+    CPPUNIT_ASSERT_MESSAGE(name, at != std::string::npos && at < logs.find('\n', line));
+    unsigned long long f = 0, a = 0;
+    CPPUNIT_ASSERT_EQUAL(2,
+                         std::sscanf(logs.c_str() + logs.find('(', at), "(%llu of %llu)", &f, &a));
+    flagged += f;
+    arrived += a;
+  }
+  return {flagged, arrived};
+}
+
 std::string logsOf(const std::string& obs) {
   std::string all;
   for (const auto& entry : std::filesystem::directory_iterator(obs))
@@ -182,6 +214,23 @@ class FlaggingTest : public CppUnit::TestFixture {
         CPPUNIT_ASSERT_MESSAGE(std::to_string(weight), weight < without - 0.003);
         CPPUNIT_ASSERT_MESSAGE(std::to_string(weight), weight > without - 0.02);
       }
+    // The weights drop by exactly what was flagged before correlation: each station's
+    // autocorrelation holds, to the sample, what arrived (without flagging) less what the
+    // ranks' logs count as flagged (RS106 and RS306, flagged whole after correlation too,
+    // apart).
+    const std::string onLogs = logsOf(on);
+    for (int station : {0, 1, 3}) {
+      const std::string name = o.stations[size_t(station)] + "LBA";
+      const auto [flaggedSamples, arrived] = preCorrelationCounts(onLogs, name);
+      const double with = autocorrelationSamples(flagged, station, o.steps);
+      const double without = autocorrelationSamples(plain, station, o.steps);
+      std::cout << name << ": " << flaggedSamples << " of " << arrived
+                << " samples flagged before correlation; WEIGHT_SPECTRUM holds " << with << " of "
+                << without << "\n";
+      CPPUNIT_ASSERT(flaggedSamples > 0);
+      CPPUNIT_ASSERT_EQUAL(double(arrived), without);
+      CPPUNIT_ASSERT_EQUAL(double(arrived - flaggedSamples), with);
+    }
     // RS106 sent zeros: flagged whole, and the correlator's log says so.
     for (int c = 1; c < 16; ++c) CPPUNIT_ASSERT_EQUAL(0.0, cell(flagged, 2, 2, c).weight);
     CPPUNIT_ASSERT(cell(plain, 2, 2, 5).weight > 0.99);  // zeros, but not flagged
