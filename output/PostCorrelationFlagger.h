@@ -6,8 +6,11 @@
 /// strategy — LOFAR's default (`lofar-default.lua`), or the file
 /// Rtcp.Flagging.postCorrelation.strategy names — over time–frequency chunks of each
 /// cross-correlation baseline of a subband: `window` integrations × the subband's channels,
-/// the four polarisation products (DATA = sum / valid samples) with the flags already set
-/// (lost or flagged before correlation) as existing flags.
+/// the four polarisation products (DATA = sum / valid samples; or XX and YY, or Stokes I,
+/// as Rtcp.Flagging.postCorrelation.polarisations says) with the flags already set (lost or
+/// flagged before correlation) as existing flags. The baselines of a window are shared out
+/// over Rtcp.Flagging.postCorrelation.threads threads, each with its own copy of the
+/// strategy. AOFlagger's strategy is nearly all of the cost (docs/PERFORMANCE.md).
 ///
 /// Windows overlap so that their edges are not blind: each window decides only the
 /// integrations with `overlap` integrations of context on both sides (the observation's
