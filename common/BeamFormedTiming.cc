@@ -50,4 +50,18 @@ int64_t beamFormedDelay(const ObservationSettings& settings, const TabSettings& 
   return dedispersion + finalFilterBankDelay(bf.stokes(tab).nrChannels);
 }
 
+int64_t beamFormerLeadInBlocks(const ObservationSettings& settings) {
+  const BeamFormedSettings& bf = settings.beamFormed;
+  if (!bf.enabled()) return 0;
+  auto history = [](const StokesSettings& stokes) {
+    return stokes.nrChannels > 1 ? int64_t(kFinalFilterBankTaps - 1) * stokes.nrChannels : 0;
+  };
+  const bool coherent = bf.coherentEnabled || bf.flysEye;
+  const int64_t filter = std::max(coherent ? history(bf.coherent) : 0,
+                                  bf.incoherentEnabled ? history(bf.incoherent) : 0);
+  const int64_t n = settings.samplesPerBlock();
+  auto blocks = [n](int64_t samples) { return (samples + n - 1) / n; };
+  return blocks(filter) + blocks(2 * int64_t(dedispersionLatency(settings)));
+}
+
 }  // namespace rtcp

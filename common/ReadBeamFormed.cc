@@ -449,6 +449,13 @@ void readBeamFormed(const Parset& p, Problems& problems, ObservationSettings& s)
   });
   problems.guard([&] { bf.coherentEnabled = p.getBool(kCoherent.output("enabled"), false); });
   problems.guard([&] { bf.incoherentEnabled = p.getBool(kIncoherent.output("enabled"), false); });
+  problems.guard([&] {
+    const int leadIn = intInRange(p, kLeadInBlocksKey, 0, 0, kMaxLeadInBlocks);
+    if (leadIn > 0 && !bf.enabled())
+      problems.warn(kLeadInBlocksKey, "no beam-formed output whose state it would build: ignored");
+    else
+      bf.leadInBlocks = leadIn;
+  });
   if (!bf.enabled()) return;
 
   std::string flysEyeKey = kFlysEyeKeys[0];

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "SettingsReaders.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/SampleTime.h"
 
 namespace rtcp {
@@ -42,10 +43,18 @@ Parset replayParset(const Parset& observed, const ObservationSettings& s,
   if (p.isDefined("Rtcp.recordInput.directory")) p.set("Rtcp.recordInput.directory", "''");
   if (window) {
     if (window->firstBlock < 0 || window->nrBlocks <= 0 ||
-        window->firstBlock + window->nrBlocks > s.nrBlocks())
+        window->firstBlock + window->nrBlocks > s.nrBlocks() || window->leadInBlocks < 0 ||
+        window->leadInBlocks > window->firstBlock - firstProcessedBlock(s))
       throw std::invalid_argument("replay of blocks [" + std::to_string(window->firstBlock) +
                                   ", +" + std::to_string(window->nrBlocks) +
-                                  ") outside the observation's " + std::to_string(s.nrBlocks()));
+                                  ") after a lead-in of " + std::to_string(window->leadInBlocks) +
+                                  " outside the observation's " + std::to_string(s.nrBlocks()) +
+                                  " (from block " + std::to_string(firstProcessedBlock(s)) +
+                                  " on)");
+    if (s.beamFormed.enabled())
+      p.set(kLeadInBlocksKey, std::to_string(window->leadInBlocks));
+    else if (window->leadInBlocks > 0)
+      throw std::invalid_argument("a lead-in for an observation without beam-formed output");
     const SampleClock clock(s.clockMHz);
     const int64_t first = s.blockStartSample(window->firstBlock);
     const std::string start = utcOfSample(s.clockMHz, first);

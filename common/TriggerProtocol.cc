@@ -83,8 +83,8 @@ std::string TriggerAnswer::format() const {
     out << "error " << oneLine << "\n";
   }
   if (status != "refused") {
-    out << "blocks " << firstBlock << " " << nrBlocks << "\nsamples " << firstSample << " "
-        << endSample << "\n";
+    out << "blocks " << firstBlock << " " << nrBlocks << "\nleadin " << leadInBlocks << "\nsamples "
+        << firstSample << " " << endSample << "\n";
     for (const Recording& r : recordings)
       out << "recording " << r.station << " " << r.stream << " " << r.packets << " " << r.bytes
           << " " << r.notRecorded << " " << r.path << "\n";
@@ -110,6 +110,8 @@ TriggerAnswer TriggerAnswer::parse(const std::string& text) {
       a.error = value;
     } else if (key == "blocks") {
       ok = bool(in >> a.firstBlock >> a.nrBlocks);
+    } else if (key == "leadin") {
+      ok = bool(in >> a.leadInBlocks) && a.leadInBlocks >= 0;
     } else if (key == "samples") {
       ok = bool(in >> a.firstSample >> a.endSample);
     } else if (key == "recording") {

@@ -61,6 +61,7 @@ void writeBeamFormed(const ObservationSettings& s, Parset& p) {
   p.set("Cobalt.BeamFormer.nrDelayCompensationChannels",
         std::to_string(bf.nrDelayCompensationChannels));
   for (size_t b = 0; b < bf.saps.size(); ++b) writeTabs(b, bf.saps[b], p);
+  if (bf.leadInBlocks > 0) p.set(kLeadInBlocksKey, std::to_string(bf.leadInBlocks));
   if (bf.coherentEnabled) writeTargets("CoherentStokes", true, bf, p);
   if (bf.incoherentEnabled) writeTargets("IncoherentStokes", false, bf, p);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rtcp/DelayModel.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
 
@@ -16,7 +17,9 @@ DelayCompensation::DelayCompensation(const ObservationSettings& settings, DelayF
     : settings_(settings),
       delays_(delays ? std::move(delays) : fromSettings(settings)),
       lookahead_(std::max(lookahead, 1)),
-      wanted_(lookahead_),
+      next_(firstProcessedBlock(settings)),
+      wanted_(next_ + lookahead_),
+      released_(next_),
       thread_([this] { run(); }) {}
 
 DelayCompensation::~DelayCompensation() {

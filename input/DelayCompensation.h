@@ -60,9 +60,9 @@ class DelayCompensation {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<int64_t, std::shared_ptr<const BlockDelays>> computed_;
-  int64_t next_ = 0;    ///< the next block the thread computes
-  int64_t wanted_ = 0;  ///< the thread computes blocks below this
-  int64_t released_ = 0;
+  int64_t next_;    ///< the next block the thread computes (first: firstProcessedBlock)
+  int64_t wanted_;  ///< the thread computes blocks below this
+  int64_t released_;
   bool stop_ = false;
   std::exception_ptr error_;
   std::thread thread_;

@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "rtcp/AlignedBuffer.h"
+#include "rtcp/BeamFormedTiming.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/StationBlock.h"
@@ -145,9 +147,12 @@ DumpResult dumpStations(StationInput& input, const DumpRequest& request) {
   const ObservationSettings& s = input.settings();
   DumpResult result;
   std::tie(result.firstBlock, result.nrBlocks) = dumpBlocks(s, request.from, request.to);
+  result.leadInBlocks =
+      std::min(beamFormerLeadInBlocks(s), result.firstBlock - firstProcessedBlock(s));
   // A block reads its filter history and up to the largest coarse delay on either side.
   const int64_t reach = input.maxDelaySamples() + kRspSamplesPerPacket;
-  result.firstSample = s.blockStartSample(result.firstBlock) - nrHistorySamples(s) - reach;
+  result.firstSample =
+      s.blockStartSample(result.firstBlock - result.leadInBlocks) - nrHistorySamples(s) - reach;
   result.endSample = s.blockStartSample(result.firstBlock + result.nrBlocks) + reach;
 
   std::vector<int> stations = request.stations.empty() ? input.stations() : request.stations;

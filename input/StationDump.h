@@ -6,7 +6,10 @@
 /// observation (CircularSampleBuffer::peek: nothing marked served, nothing pinned; the
 /// disk written behind). The window grows to whole integrations of the observation,
 /// with the filter history and the coarse delays around them, so that a replay of the
-/// dump (ReplayParset.h, its blocks the observation's) computes the same rows.
+/// dump (ReplayParset.h, its blocks the observation's) computes the same rows; with
+/// beam-formed outputs also the blocks before the window that build the beam former's
+/// state (its lead-in, beamFormerLeadInBlocks()), so that the replay's beam-formed samples
+/// are the live ones too.
 
 #include <atomic>
 #include <cstdint>
@@ -36,6 +39,10 @@ struct DumpGap {
 struct DumpResult {
   /// The observation's blocks the dump replays (whole integrations overlapping the window)
   int64_t firstBlock = 0, nrBlocks = 0;
+  /// Blocks before firstBlock dumped for the beam former's state: beamFormerLeadInBlocks(),
+  /// or fewer where the observation processed fewer before firstBlock (a replay from
+  /// there starts where the observation did)
+  int64_t leadInBlocks = 0;
   int64_t firstSample = 0, endSample = 0;   ///< the samples dumped, margins included
   std::vector<RecordingCounts> recordings;  ///< station by station, stream by stream
   std::vector<DumpGap> gaps;                ///< gone parts; runs of packets not received

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "rtcp/DelayModel.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/StationBufferSize.h"
@@ -141,9 +142,10 @@ StationInput::StationInput(const ObservationSettings& settings, std::vector<int>
       ro.neededBeamlets = s->buffer->streamSubbands(int(k)).count;
       ro.paced = settings.realTime;
       // Margins of a whole buffer: a station may start sending before the start (its
-      // early samples are history) and go on after the stop.
+      // early samples are history) and go on after the stop. A beam former's lead-in
+      // (firstProcessedBlock) is served before the start.
       const int64_t margin = s->buffer->capacity() + maxDelaySamples_ + nrHistorySamples(settings);
-      ro.firstPlausible = settings.startSample() - margin;
+      ro.firstPlausible = settings.blockStartSample(firstProcessedBlock(settings)) - margin;
       ro.endPlausible = settings.blockStartSample(settings.nrBlocks()) + margin;
       ro.windowStart = settings.startSample();
       ro.windowEnd = SampleClock(settings.clockMHz).firstSampleAtOrAfter(settings.stopTime);

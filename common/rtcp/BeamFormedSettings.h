@@ -24,6 +24,11 @@
 
 namespace rtcp {
 
+/// The beam former's lead-in (BeamFormedSettings::leadInBlocks), and its bound (a dump's
+/// needs a few blocks: beamFormerLeadInBlocks() in rtcp/BeamFormedTiming.h).
+constexpr const char* kLeadInBlocksKey = "Rtcp.beamFormer.leadInBlocks";
+constexpr int kMaxLeadInBlocks = 10000;
+
 /// "I", "IQUV" or "XXYY" (Cobalt.BeamFormer.*.which).
 std::string stokesName(StokesKind kind);
 /// The StokesKind a `which` value names; nothing for an unknown name.
@@ -117,6 +122,12 @@ struct BeamFormedSettings {
   int nrHighResolutionChannels = 4096;
   std::vector<SapTabSettings> saps;   ///< [sap]; empty when nothing beam-formed is made
   std::vector<BeamFormedFile> files;  ///< COBALT's order: SAP, TAB, component, part
+  /// Rtcp.beamFormer.leadInBlocks (rtcp's own key; a dump's dump.parset sets it): blocks
+  /// before the start that the compute ranks run through the beam former, writing nothing,
+  /// so that its state at block 0 (the final filter banks' histories, the dedispersion's
+  /// overlap) is the one a beam former that ran through them has; blocks -leadInBlocks .. -1
+  /// (firstProcessedBlock(), rtcp/Integrations.h). 0: the state starts afresh at block 0.
+  int leadInBlocks = 0;
 
   bool enabled() const { return coherentEnabled || incoherentEnabled; }
   /// The Stokes settings of a coherent or an incoherent TAB.

@@ -46,4 +46,16 @@ int dedispersionLatency(const ObservationSettings& settings);
 /// dedispersed, plus its Stokes' final filter bank delay.
 int64_t beamFormedDelay(const ObservationSettings& settings, const TabSettings& tab);
 
+/// The blocks a beam former must run through before block b, starting there afresh, so that
+/// its state at b is bit for bit the one of a beam former that ran from further back (a
+/// dump's lead-in, BeamFormedSettings::leadInBlocks). The state is copies of what it was
+/// given, never sums: the final filter banks' histories hold the last (taps − 1) × C samples
+/// of each beam's series, whole blocks for ⌈(taps − 1) C / N⌉ blocks of N samples (the
+/// larger C of the coherent and incoherent outputs; none for C = 1); where the TABs are
+/// dedispersed those samples come from overlap-save segments, laid from each block's
+/// start, whose input reaches 2 × latency samples before the block that holds them: the
+/// dedispersion's overlap (a copy of its input), ⌈2 latency / N⌉ blocks more, which also
+/// cover its valid fractions' delay line (latency). 0 without beam-formed output.
+int64_t beamFormerLeadInBlocks(const ObservationSettings& settings);
+
 }  // namespace rtcp

@@ -37,4 +37,11 @@ inline int64_t nrProcessedBlocks(const ObservationSettings& settings) {
   return settings.nrIntegrations() * settings.blocksPerIntegration;
 }
 
+/// The first block the compute ranks ask for: 0, or with a beam former's lead-in
+/// (BeamFormedSettings::leadInBlocks) the first of the blocks before the start that only
+/// build its state (-leadInBlocks): nothing of them is correlated, written or counted.
+inline int64_t firstProcessedBlock(const ObservationSettings& settings) {
+  return settings.beamFormed.enabled() ? -int64_t(settings.beamFormed.leadInBlocks) : 0;
+}
+
 }  // namespace rtcp

@@ -18,16 +18,22 @@
 
 namespace rtcp {
 
-/// Blocks [firstBlock, firstBlock + nrBlocks) of an observation.
+/// Blocks [firstBlock, firstBlock + nrBlocks) of an observation, and the blocks before
+/// them whose samples the recordings also hold to build the beam former's state
+/// (beamFormerLeadInBlocks(), rtcp/BeamFormedTiming.h; 0 without beam-formed output).
 struct BlockWindow {
   int64_t firstBlock = 0;
   int64_t nrBlocks = 0;
+  int64_t leadInBlocks = 0;
 };
 
 /// `observed` (the effective parset, whose settings are `s`) replaying the recordings in
 /// recordingDirectory into MSs in outputDirectory (on this host); with a window, only
 /// those blocks: start and stop such that the replay's block 0 is the observation's
-/// firstBlock to the sample (a start time just before that block's first sample).
+/// firstBlock to the sample (a start time just before that block's first sample), and the
+/// window's lead-in as the beam former's (Rtcp.beamFormer.leadInBlocks: the replay runs the
+/// beam former over it and writes nothing of it, so that its files cover the window alone
+/// with the live samples).
 /// std::invalid_argument for a window outside the observation.
 Parset replayParset(const Parset& observed, const ObservationSettings& s,
                     const std::string& recordingDirectory, const std::string& outputDirectory,

@@ -11,8 +11,9 @@
 ///   from 1764312345.5               status complete | partial | refused
 ///   to 1764312347.5                 error TEXT                (refused: why)
 ///   station CS001LBA   (0 or more)  blocks FIRST COUNT        (the observation's blocks)
-///   directory /abs/dir              samples FIRST END         (dumped, margins included)
-///   end                             recording FIELD K PACKETS BYTES NOTRECORDED PATH
+///   directory /abs/dir              leadin BLOCKS             (before FIRST, for the beam former)
+///   end                             samples FIRST END         (dumped, margins included)
+///                                   recording FIELD K PACKETS BYTES NOTRECORDED PATH
 ///                                   gap FIELD K FIRST END WHY (what the dump lacks)
 ///                                   end
 ///
@@ -58,6 +59,7 @@ struct TriggerAnswer {
   std::string status = "refused";  ///< complete, partial, refused
   std::string error;               ///< why refused
   int64_t firstBlock = 0, nrBlocks = 0;
+  int64_t leadInBlocks = 0;  ///< dumped before firstBlock for the beam former's state
   int64_t firstSample = 0, endSample = 0;
   std::vector<Recording> recordings;
   std::vector<Gap> gaps;

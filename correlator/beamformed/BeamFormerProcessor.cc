@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 
 #include "TabWeights.h"
@@ -91,7 +92,9 @@ struct BeamFormerProcessor::Scratch {
 /// What a subband carries from block to block: its TABs' dedispersion and filter
 /// histories, its stations' filter histories (incoherent Stokes).
 struct BeamFormerProcessor::SubbandState {
-  int64_t lastBlock = -2;
+  /// The block processed last; none yet: a block the next one never follows (blocks before
+  /// 0 are a lead-in's, CorrelatorPipeline).
+  int64_t lastBlock = std::numeric_limits<int64_t>::min();
   /// The histories start afresh in this block (the subband's first, or after a gap): the
   /// final filter bank's first taps - 1 spectra reach into zeros.
   bool fresh = true;
@@ -491,7 +494,11 @@ void BeamFormerProcessor::formIncoherent(int sap, SubbandState& state,
   {
     Scratch& scratch = *scratch_[size_t(omp_get_thread_num())];
     std::fill(scratch.incoherent.samples.begin(), scratch.incoherent.samples.end(), 0.0f);
-#pragma omp for schedule(dynamic)
+    // Static: each thread sums the same stations every block, and the threads' sums are
+    // added in thread order, so that the same blocks give the same Stokes to the bit (a
+    // dump's replay gives the live samples; dynamic scheduling summed the stations in an
+    // order of the moment). The stations' work is alike.
+#pragma omp for schedule(static)
     for (int o = 0; o < nrOutput; ++o) {
       try {
         auto s = StepTimes::Clock::now();

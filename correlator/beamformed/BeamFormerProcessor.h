@@ -24,6 +24,11 @@
 /// sample) contributions that were valid (BeamFormedData::validFraction, ValidFractions.h). Every
 /// buffer is allocated at construction; the per-subband state (dedispersion and filter histories)
 /// when a subband is first seen. One processor per rank, not re-entrant (one process() at a time).
+///
+/// The state is copies of the samples given, never running sums, and the sums of a block are
+/// taken in a fixed order: the same blocks give the same outputs to the bit, and a processor
+/// that starts at block b − beamFormerLeadInBlocks() (rtcp/BeamFormedTiming.h) gives from
+/// block b on the outputs of one that started further back (a dump's replay and its lead-in).
 
 #include <complex>
 #include <map>

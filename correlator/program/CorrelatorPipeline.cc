@@ -136,7 +136,7 @@ void CorrelatorPipeline::fetchAndExchange() {
   std::vector<const StationBlock*> fetched(fetched_.size());
   // Blocks past the last whole integration would integrate into nothing.
   const int64_t nrBlocks = nrProcessedBlocks(settings_);
-  for (int64_t block = 0; block < nrBlocks; ++block) {
+  for (int64_t block = firstProcessedBlock(settings_); block < nrBlocks; ++block) {
     const auto fetchStart = Clock::now();
     // Into fetched_, or lent in place from ionproc's shared memory until the next fetch.
     for (size_t k = 0; k < ownStations_.size(); ++k)
@@ -153,7 +153,7 @@ void CorrelatorPipeline::fetchAndExchange() {
       transpose_.transpose(block, fetched, received, (*set)->subbands);
     }
     (*set)->block = block;
-    ++statistics_.blocks;
+    if (block >= 0) ++statistics_.blocks;
     if (!pool_.filled.push(std::move(*set))) return;
   }
   fetcher_.release();
@@ -166,7 +166,7 @@ void CorrelatorPipeline::fetchAndExchange() {
 
 void CorrelatorPipeline::lendOwnSubbands() {
   const int64_t nrBlocks = nrProcessedBlocks(settings_);
-  for (int64_t block = 0; block < nrBlocks; ++block) {
+  for (int64_t block = firstProcessedBlock(settings_); block < nrBlocks; ++block) {
     // The free set's blocks are processed: its leases may end (lease number = set index).
     std::optional<std::unique_ptr<BlockSet>> set = pool_.free.pop();
     if (!set) return;  // the processing thread failed
@@ -185,10 +185,22 @@ void CorrelatorPipeline::lendOwnSubbands() {
     checkMpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
     statistics_.exchangeWaitSeconds += waitSleeping(request);
     (*set)->block = block;
-    ++statistics_.blocks;
+    if (block >= 0) ++statistics_.blocks;
     if (!pool_.filled.push(std::move(*set))) return;
   }
   // The leases end in run(), once the processing thread is done with them.
+}
+
+void CorrelatorPipeline::leadIn(const BlockSet& blocks, beamformed::BeamFormerProcessor& beamFormer,
+                                std::map<int, std::vector<BeamFormedData>>& outputs) {
+  for (size_t j = 0; j < blocks.subbands.size(); ++j) {
+    const int subband = blocks.subbands[j];
+    if (beamFormer.nrTabs(settings_.subbands[size_t(subband)].beam) == 0) continue;
+    std::vector<BeamFormedData>& tabs = outputs[subband];
+    if (tabs.empty()) tabs = beamFormer.makeOutputs(subband);
+    beamFormer.process(blocks.pointers, int(j), subband, tabs);
+  }
+  ++statistics_.leadInBlocks;
 }
 
 CorrelatorPipeline::Progress CorrelatorPipeline::progress() const {
@@ -229,6 +241,12 @@ void CorrelatorPipeline::process(SubbandProcessor& processor,
   while (std::optional<std::unique_ptr<BlockSet>> set = pool_.filled.pop()) {
     const auto start = Clock::now();
     const BlockSet& blocks = **set;
+    if (blocks.block < 0) {  // only the beam former's lead-in comes before block 0
+      if (beamFormer) leadIn(blocks, *beamFormer, beamFormed);
+      statistics_.leadInSeconds += secondsSince(start);
+      pool_.free.push(std::move(*set));
+      continue;
+    }
     std::map<std::pair<int, int>, std::pair<double, int>> tabPower;  // sum, subbands
     for (size_t j = 0; j < blocks.subbands.size(); ++j) {
       if (correlate) {

@@ -8,6 +8,10 @@
 ///                      (and, for a beam-formed observation, BeamFormerProcessor on the
 ///                      same blocks  ->  output.writeBeamFormed)  ->  pool.free
 ///
+/// A beam former's lead-in (BeamFormedSettings::leadInBlocks: a dump's replay) comes first:
+/// blocks -leadInBlocks .. -1 (firstProcessedBlock) go through the beam former alone, to
+/// build its per-subband state, and nothing of them is correlated or written.
+///
 /// Only the main thread calls MPI (MPI_THREAD_FUNNELED). While the processing thread
 /// correlates block b, the main thread already fetches and exchanges block b + 1, up to
 /// `queueBlocks` sets ahead.
@@ -60,9 +64,11 @@ class CorrelatorPipeline {
     bool lentSubbands = true;
   };
   struct Statistics {
-    int64_t blocks = 0;              ///< blocks exchanged
+    int64_t blocks = 0;              ///< blocks exchanged (the lead-in's not counted)
+    int64_t leadInBlocks = 0;        ///< lead-in blocks through the beam former alone
+    double leadInSeconds = 0;        ///< processing thread busy with them
     int64_t subbandBlocks = 0;       ///< (subband, block) pairs this rank correlated
-    double processingSeconds = 0;    ///< processing thread busy time
+    double processingSeconds = 0;    ///< processing thread busy time (the lead-in's not)
     double fetchSeconds = 0;         ///< main thread waiting for its stations' blocks
     double exchangeWaitSeconds = 0;  ///< main thread waiting for the other ranks
     double exchangeSeconds = 0;      ///< transfers of the all-to-all
@@ -124,6 +130,9 @@ class CorrelatorPipeline {
   /// prepared.
   std::unique_ptr<beamformed::BeamFormerProcessor> makeBeamFormer() const;
   void process(SubbandProcessor& processor, beamformed::BeamFormerProcessor* beamFormer);
+  /// A lead-in block set: its subbands through the beam former, the outputs dropped.
+  void leadIn(const BlockSet& blocks, beamformed::BeamFormerProcessor& beamFormer,
+              std::map<int, std::vector<BeamFormedData>>& outputs);
 
   const ObservationSettings& settings_;
   MPI_Comm comm_;

@@ -354,6 +354,10 @@ int run(const Options& options, int rank, int nrRanks) {
               << (st.exchangeSeconds > 0 ? st.bytesExchanged / st.exchangeSeconds / 1e9 : 0)
               << " GB/s)");
   RTCP_LOG_INFO("correlator", "rank " << rank << ": steps: " << st.steps.report());
+  if (st.leadInBlocks > 0)
+    RTCP_LOG_INFO("correlator", "rank " << rank << ": beam former's lead-in: " << st.leadInBlocks
+                                        << " blocks before the start, written nowhere, in "
+                                        << st.leadInSeconds << " s");
   if (st.beamFormedSubbandBlocks > 0)
     RTCP_LOG_INFO("correlator", "rank "
                                     << rank << ": beam former: " << st.beamFormedSubbandBlocks

@@ -38,6 +38,7 @@ class InputRecorderTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testExistingRecordingIsRefused);
   CPPUNIT_TEST(testStationInputRecordsWhatItReceived);
   CPPUNIT_TEST(testDumpRebuildsThePacketsOfTheWindow);
+  CPPUNIT_TEST(testDumpHoldsTheBeamFormersLeadIn);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -144,10 +145,20 @@ class InputRecorderTest : public CppUnit::TestFixture {
   /// packets rebuilt from the buffer are the recording's, byte for byte, from the packet
   /// holding the first block's filter history and reach (240 + 16 samples before it) to the
   /// one holding the reach after the last block.
-  void testDumpRebuildsThePacketsOfTheWindow() {
+  void testDumpRebuildsThePacketsOfTheWindow() { checkDumpOfBlocks4To7(false); }
+
+  /// The same with incoherent Stokes of 16 channels: their final filter bank's history
+  /// (240 samples) lies in block 3, which the dump holds too (its lead-in, for the replay's
+  /// beam former), with block 3's own filter history and reach.
+  void testDumpHoldsTheBeamFormersLeadIn() { checkDumpOfBlocks4To7(true); }
+
+ private:
+  static void checkDumpOfBlocks4To7(bool beamFormed) {
     TempDir dir;
     ObservationSettings s = makeSettings(1, 4, kStart, false, 64);
     s.secondsOfBuffer = 1;
+    s.beamFormed.incoherentEnabled = beamFormed;
+    s.beamFormed.incoherent.nrChannels = 16;
     const int64_t S = s.startSample();
     const Packets sent = streamPackets(1, 4, S - 1024, S + 32 * 1024);
     writeRecording(dir.file("in.rsp"), sent);
@@ -162,9 +173,11 @@ class InputRecorderTest : public CppUnit::TestFixture {
     request.directory = dir.file("dump");
     const DumpResult result = dumpStations(input, request);
     input.stop();
+    const int64_t leadIn = beamFormed ? 1 : 0;
     CPPUNIT_ASSERT_EQUAL(int64_t(4), result.firstBlock);
     CPPUNIT_ASSERT_EQUAL(int64_t(4), result.nrBlocks);
-    CPPUNIT_ASSERT_EQUAL(S + 4096 - 240 - 16, result.firstSample);
+    CPPUNIT_ASSERT_EQUAL(leadIn, result.leadInBlocks);
+    CPPUNIT_ASSERT_EQUAL(S + 4096 - 1024 * leadIn - 240 - 16, result.firstSample);
     CPPUNIT_ASSERT_EQUAL(S + 8192 + 16, result.endSample);
     CPPUNIT_ASSERT(result.complete());
     CPPUNIT_ASSERT(result.gaps.empty());
@@ -178,7 +191,6 @@ class InputRecorderTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(concatenated(expected) == fileBytes(dir.file("dump/CS001-0.rsp")));
   }
 
- private:
   static Packets packets(int station, int beamlets, int64_t from, int n) {
     Packets result;
     for (int i = 0; i < n; ++i)

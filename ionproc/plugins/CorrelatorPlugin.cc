@@ -14,6 +14,7 @@
 #include "CorrelatorFunctions.h"
 #include "daemon/Plugin.h"
 #include "rtcp/BufferPool.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/StepTimes.h"
 
@@ -41,8 +42,8 @@ struct CorrelatorPlugin {
     if (!settings || !blocks) throw std::runtime_error("this ionproc has no station input");
     // first + n would overflow for a first near INT32_MAX: compared without the sum.
     if (station < 0 || station >= settings->nrStations() || first < 0 || n < 1 ||
-        first >= settings->nrSubbands() || n > settings->nrSubbands() - first || block < 0 ||
-        block >= settings->nrBlocks())
+        first >= settings->nrSubbands() || n > settings->nrSubbands() - first ||
+        block < firstProcessedBlock(*settings) || block >= settings->nrBlocks())
       throw std::invalid_argument("no block " + std::to_string(block) + " of station " +
                                   std::to_string(station) + " subbands " + std::to_string(first) +
                                   "+" + std::to_string(n));

@@ -103,6 +103,7 @@ TriggerAnswer TriggerService::dump(const TriggerRequest& request) {
   answer.status = result.complete() ? "complete" : "partial";
   answer.firstBlock = result.firstBlock;
   answer.nrBlocks = result.nrBlocks;
+  answer.leadInBlocks = result.leadInBlocks;
   answer.firstSample = result.firstSample;
   answer.endSample = result.endSample;
   const std::vector<int> stations = d.stations.empty() ? input_.stations() : d.stations;

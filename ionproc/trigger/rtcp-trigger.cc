@@ -170,9 +170,10 @@ int run(const Options& o) {
       failed("ionproc at " + asked[i] + " refused: " + a.error);
       continue;
     }
-    window = BlockWindow{a.firstBlock, a.nrBlocks};
+    window = BlockWindow{a.firstBlock, a.nrBlocks, a.leadInBlocks};
     all.firstBlock = a.firstBlock;
     all.nrBlocks = a.nrBlocks;
+    all.leadInBlocks = a.leadInBlocks;
     all.firstSample = a.firstSample;
     all.endSample = a.endSample;
     all.recordings.insert(all.recordings.end(), a.recordings.begin(), a.recordings.end());
@@ -203,6 +204,10 @@ int run(const Options& o) {
   file << "# replays the dump of observation " << settings.observationId << ", "
        << formatUtc(request.from) << " .. " << formatUtc(request.to) << " (blocks "
        << window->firstBlock << " .. " << window->firstBlock + window->nrBlocks - 1
+       << (window->leadInBlocks > 0
+               ? ", after a lead-in of " + std::to_string(window->leadInBlocks) +
+                     " for the beam former"
+               : "")
        << "; written by rtcp-trigger)\n"
        << dump.toString();
   file.close();

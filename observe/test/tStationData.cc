@@ -3,7 +3,9 @@
 // (DIR/replay.parset) to the same MS rows: times, visibilities, weights and flags equal,
 // bit for bit (the chain is deterministic for the same samples); a dump asked with
 // rtcp-trigger during a live observation replays (its dump.parset) to the live rows of
-// its integrations bit for bit, a trigger without the secret is refused, a window partly
+// its integrations bit for bit and to the live beam-formed samples (to float rounding)
+// and valid fractions (bit for bit: the beam former's state rebuilt over the dump's
+// lead-in), a trigger without the secret is refused, a window partly
 // gone from the buffer is dumped as far as it is there, with the missing part said, and
 // the summary lists the recording and the dumps with their windows, sizes and losses; a
 // disk that fills during a recording costs the recording, counted, not the observation.
@@ -11,7 +13,9 @@
 
 #include <chrono>
 #include <complex>
+#include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -19,7 +23,9 @@
 #include "ObserveTestUtil.h"
 #include "SmallFileSystem.h"
 #include "StorageTestUtil.h"
+#include "TestData.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/BeamFormedTiming.h"
 #include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
@@ -138,19 +144,46 @@ class StationDataTest : public CppUnit::TestFixture {
     }
   }
 
-  /// One live observation (9 s, buffers of 4 s), three triggers: without the secret
-  /// (refused, nothing written); 1 s .. 4.5 s after the start, asked at 3 s (written as the
-  /// rest arrives: complete, and its replay gives the live rows of those integrations);
-  /// 1 s .. 3 s asked at 6.6 s (the buffer holds 2.6 s on: partial, the gone part said).
-  /// The live observation loses nothing to them: no packet late or lost, no block dropped.
+  /// One live observation (9 s of 1.007 s blocks, buffers of 4 s; correlated, and
+  /// beam-formed: a coherent TAB of Stokes I dedispersed at DM 26.76, incoherent Stokes I),
+  /// three triggers: without the secret (refused, nothing written); 3.1 s .. 4.5 s after the
+  /// start, asked at 3 s (written as the rest arrives: complete, blocks 3 and 4 after a
+  /// lead-in of blocks 1 and 2 for the beam former; its replay gives the live rows of those
+  /// integrations bit for bit, and the live beam-formed valid fractions bit for bit and
+  /// samples to float rounding); 1 s ..
+  /// 3 s asked at 6.6 s (the buffer holds 2.6 s on: partial, the gone part said). The live
+  /// observation loses nothing to them: no packet late or lost, no block dropped.
   void testTriggersDuringAnObservation() {
     TempDir dir;
     SmallObservation o;
     o.obsId = 4732;
     o.stations = {"CS001", "CS002", "RS106"};
     o.seconds = 9;
+    o.steps = 12288;  // blocks the beam former's delay-compensation channels divide
     o.outputDir = dir.path() + "/live";
-    o.extra = "OLAP.nrSecondsOfBuffer = 4\nOLAP.maxNetworkDelay = 0.5\n";
+    std::ostringstream extra;
+    extra.precision(17);
+    extra << "OLAP.nrSecondsOfBuffer = 4\nOLAP.maxNetworkDelay = 0.5\n"
+          << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
+          << "Observation.DataProducts.Output_CoherentStokes.locations = [localhost:" << dir.path()
+          << "/bf]\n"
+          << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
+          << "Observation.DataProducts.Output_IncoherentStokes.locations = [localhost:"
+          << dir.path() << "/bf]\n"
+          << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
+          << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
+          << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 4\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.which = I\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16\n"
+          << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
+          << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[0].dispersionMeasure = 26.76\n"
+          << "Observation.Beam[0].TiedArrayBeam[1].angle1 = " << o.beamRa << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[1].angle2 = " << o.beamDec << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
+    o.extra = extra.str();
     const std::string obs = dir.path() + "/live-obs";
     const pid_t observer = startProgram(
         observeCommand({writeParset(dir.path() + "/live.parset", o), "--now", "--dir", obs}),
@@ -169,7 +202,7 @@ class StationDataTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(!std::filesystem::exists(dir.path() + "/refused"));
 
     sleepUntil(start + 3);
-    const int complete = runProgram({trigger, obs, "--from", utc(1), "--to", utc(4.5)},
+    const int complete = runProgram({trigger, obs, "--from", utc(3.1), "--to", utc(4.5)},
                                     dir.path() + "/complete.log");
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir.path() + "/complete.log"), 0, complete);
 
@@ -238,21 +271,47 @@ class StationDataTest : public CppUnit::TestFixture {
     const int64_t offset = ds.startSample() - ls.startSample();
     CPPUNIT_ASSERT_EQUAL(int64_t(0), offset % ls.samplesPerBlock());
     const int64_t firstBlock = offset / ls.samplesPerBlock();
-    CPPUNIT_ASSERT_EQUAL(int64_t(1), firstBlock);     // the block holding 1 s
-    CPPUNIT_ASSERT_EQUAL(int64_t(4), ds.nrBlocks());  // up to 4.5 s: blocks 1 .. 4
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), firstBlock);     // the block holding 3.1 s
+    CPPUNIT_ASSERT_EQUAL(int64_t(2), ds.nrBlocks());  // up to 4.5 s: blocks 3 and 4
     const SampleClock clock(ls.clockMHz);             // the summary's window: those blocks
-    CPPUNIT_ASSERT_EQUAL(formatUtc(clock.unixTime(ls.blockStartSample(1))), whole.from);
+    CPPUNIT_ASSERT_EQUAL(formatUtc(clock.unixTime(ls.blockStartSample(3))), whole.from);
     CPPUNIT_ASSERT_EQUAL(formatUtc(clock.unixTime(ls.blockStartSample(5))), whole.to);
+    // The beam former's lead-in: the final filter banks' history (one block) and the
+    // dedispersion's overlap (one more), blocks 1 and 2, dumped and run, not written.
+    CPPUNIT_ASSERT_EQUAL(int64_t(2), beamFormerLeadInBlocks(ls));
+    CPPUNIT_ASSERT_EQUAL(2, ds.beamFormed.leadInBlocks);
     const std::vector<MsContents> a = readOutputs(obs);
     const std::vector<MsContents> b = readOutputs(dir.path() + "/dump-obs");
     CPPUNIT_ASSERT_EQUAL(a.size(), b.size());
     const size_t baselines = a[0].nrRows / size_t(ls.nrIntegrations());
     for (size_t sb = 0; sb < a.size(); ++sb) {
-      CPPUNIT_ASSERT_EQUAL(size_t(4) * baselines, b[sb].nrRows);
+      CPPUNIT_ASSERT_EQUAL(size_t(2) * baselines, b[sb].nrRows);
       const std::string problem =
           compareRows(a[sb], size_t(firstBlock) * baselines, b[sb], b[sb].nrRows);
       CPPUNIT_ASSERT_MESSAGE("subband " + std::to_string(sb) + ": " + problem, problem.empty());
     }
+    // Its beam-formed files: the window's valid fractions of the live files bit for bit and
+    // their samples to float rounding (h5py). The lead-in rebuilt the state the live beam
+    // former had at block 3 (a copy of its input: without it the first 15 spectra are
+    // flagged and the dedispersed TAB differs by its missing overlap), and the sums are
+    // taken in a fixed order; but each rank's FFTW_MEASURE plans choose the FFTs'
+    // algorithms by timing them, so the replay's ranks may round the FFTs otherwise: the
+    // dedispersed TAB's samples came out up to 3.8e-7 of the largest apart, the incoherent
+    // Stokes 2.4e-7 (three runs, 28 Nov 2026; both equal to the bit with FFTW_ESTIMATE's plans, the
+    // same in every process).
+    std::string command = "/usr/bin/python3 " + rtcp::test::sourceDir() +
+                          "/observe/test/compare_beamformed.py " + dir.path() + "/bf " + dump +
+                          "/ms 1e-5";
+    for (const BeamFormedFile& file : ls.beamFormed.files) {
+      const TabSettings& tab = ls.beamFormed.saps[size_t(file.sap)].tabs[size_t(file.tab)];
+      const int perBlock = ls.beamFormed.stokes(tab).outputSamplesPerBlock(ls.samplesPerBlock());
+      command += " " + file.filename + ":" + std::to_string(firstBlock * perBlock);
+    }
+    const std::string compared = dir.path() + "/compared.txt";
+    const int status = std::system((command + " > " + compared + " 2>&1").c_str());
+    CPPUNIT_ASSERT_MESSAGE(command + "\n" + readFile(compared), status == 0);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), ls.beamFormed.files.size());
+    std::cout << readFile(compared);
   }
 
   /// The recording's disk (a tmpfs of 4 MiB) fills within a second of a 3 s live

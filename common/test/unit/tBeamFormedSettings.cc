@@ -8,6 +8,8 @@
 #include <cmath>
 
 #include "SettingsTestUtil.h"
+#include "rtcp/BeamFormedTiming.h"
+#include "rtcp/Integrations.h"
 #include "rtcp/ReplayParset.h"
 
 namespace {
@@ -93,6 +95,7 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testCoherentTabsAndFiles);
   CPPUNIT_TEST(testFileNamesAndPlaces);
   CPPUNIT_TEST(testReplayWritesTheBeamFormedFilesElsewhere);
+  CPPUNIT_TEST(testLeadIn);
   CPPUNIT_TEST(testRefusedAfterParsing);
   CPPUNIT_TEST(testBgpKeys);
   CPPUNIT_TEST(testAbsoluteAngleKeys);
@@ -194,6 +197,56 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(std::string("localhost"), replay.beamFormed.files[i].host);
       CPPUNIT_ASSERT_EQUAL(std::string("/rec/replay"), replay.beamFormed.files[i].directory);
     }
+  }
+
+  /// The beam former's lead-in (Rtcp.beamFormer.leadInBlocks): what a state needs
+  /// (beamFormerLeadInBlocks: whole blocks of the filter bank's history, and of twice the
+  /// dedispersion latency), a dump's replay parset carrying it, the effective parset keeping
+  /// it, the ranks' first block before 0; checked, and ignored with a warning without
+  /// beam-formed output.
+  void testLeadIn() {
+    Keys keys = twoCoherentTabs();  // 196608-sample blocks, C = 16, DM 26.76 at ~59 MHz
+    ObservationSettings s = accepted(keys);
+    CPPUNIT_ASSERT_EQUAL(0, s.beamFormed.leadInBlocks);
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), rtcp::firstProcessedBlock(s));
+    const int latency = rtcp::dedispersionLatency(s);
+    CPPUNIT_ASSERT(latency > 0 && 2 * latency < 196608);
+    CPPUNIT_ASSERT_EQUAL(int64_t(2), rtcp::beamFormerLeadInBlocks(s));  // filter bank + overlap
+    keys.set(kTab0 + "dispersionMeasure", "0").set(kTab1 + "dispersionMeasure", "0");
+    CPPUNIT_ASSERT_EQUAL(int64_t(1), rtcp::beamFormerLeadInBlocks(accepted(keys)));
+    keys.set("Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband", "1");
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), rtcp::beamFormerLeadInBlocks(accepted(keys)));  // no state
+    // Blocks of 16 ms and DM 3000: the overlap spans many blocks.
+    keys = twoCoherentTabs();
+    keys.set("Cobalt.blockSize", "3072").set(kTab0 + "dispersionMeasure", "3000");
+    const ObservationSettings deep = accepted(keys);
+    const int64_t deepLatency = rtcp::dedispersionLatency(deep);
+    CPPUNIT_ASSERT_EQUAL(1 + (2 * deepLatency + 3071) / 3072, rtcp::beamFormerLeadInBlocks(deep));
+
+    // A dump's replay of blocks 3 and 4 after a lead-in of 2.
+    const Parset live = Parset::fromString(twoCoherentTabs().text(), "test.parset");
+    const ObservationSettings replay = ObservationSettings::fromParset(
+        rtcp::replayParset(live, s, "/rec", "/rec/ms", rtcp::BlockWindow{3, 2, 2}), table());
+    CPPUNIT_ASSERT_EQUAL(2, replay.beamFormed.leadInBlocks);
+    CPPUNIT_ASSERT_EQUAL(int64_t(-2), rtcp::firstProcessedBlock(replay));
+    CPPUNIT_ASSERT_EQUAL(s.blockStartSample(3), replay.startSample());
+    CPPUNIT_ASSERT_EQUAL(int64_t(2), replay.nrBlocks());
+    CPPUNIT_ASSERT(replay.unknownKeys.describe().empty());
+    CPPUNIT_ASSERT(replay.beamFormed ==
+                   ObservationSettings::fromParset(replay.toParset(), table()).beamFormed);
+    // More lead-in than the observation has blocks before the window: refused.
+    CPPUNIT_ASSERT_THROW(rtcp::replayParset(live, s, "/rec", "/rec/ms", rtcp::BlockWindow{1, 2, 2}),
+                         std::invalid_argument);
+
+    keys = twoCoherentTabs();
+    keys.set("Rtcp.beamFormer.leadInBlocks", "-1");
+    CPPUNIT_ASSERT(!errorOn(errorsOf(keys), keys, "Rtcp.beamFormer.leadInBlocks").empty());
+    Keys correlatedOnly;
+    correlatedOnly.set("Rtcp.beamFormer.leadInBlocks", "3");
+    const ObservationSettings plain = accepted(correlatedOnly);
+    CPPUNIT_ASSERT_EQUAL(0, plain.beamFormed.leadInBlocks);
+    CPPUNIT_ASSERT(contains(warningOn(plain, "Rtcp.beamFormer.leadInBlocks"), "ignored"));
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), rtcp::firstProcessedBlock(plain));
   }
 
   void testRefusedAfterParsing() {

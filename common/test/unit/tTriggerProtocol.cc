@@ -35,6 +35,7 @@ class TriggerProtocolTest : public CppUnit::TestFixture {
     a.status = "partial";
     a.firstBlock = 1;
     a.nrBlocks = 4;
+    a.leadInBlocks = 2;
     a.firstSample = 195055;
     a.endSample = 976944;
     a.recordings = {{"CS001LBA", 0, 48811, 25773208, 2, "/data/dumps/a b/CS001LBA-0.rsp"}};
@@ -42,6 +43,7 @@ class TriggerProtocolTest : public CppUnit::TestFixture {
     const TriggerAnswer b = TriggerAnswer::parse(a.format());
     CPPUNIT_ASSERT_EQUAL(a.status, b.status);
     CPPUNIT_ASSERT_EQUAL(a.nrBlocks, b.nrBlocks);
+    CPPUNIT_ASSERT_EQUAL(a.leadInBlocks, b.leadInBlocks);
     CPPUNIT_ASSERT_EQUAL(a.endSample, b.endSample);
     CPPUNIT_ASSERT_EQUAL(size_t(1), b.recordings.size());
     CPPUNIT_ASSERT_EQUAL(a.recordings[0].path, b.recordings[0].path);

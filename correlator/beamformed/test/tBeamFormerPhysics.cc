@@ -157,6 +157,7 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(dedispersion);
   CPPUNIT_TEST(pulseTimes);
   CPPUNIT_TEST(gapsAreFlagged);
+  CPPUNIT_TEST(leadInRebuildsTheState);
   CPPUNIT_TEST(delaysFromSettings);
   CPPUNIT_TEST(polarisation);
   CPPUNIT_TEST(flysEye);
@@ -382,6 +383,58 @@ class BeamFormerPhysicsTest : public CppUnit::TestFixture {
                                      fresh && i < 15 ? 0.0f : 1.0f,
                                      incoherent.validFraction[size_t(i) * 4 + 1]);
     }
+  }
+
+  /// A processor that starts beamFormerLeadInBlocks() blocks before block 4 (a dump's
+  /// replay) gives blocks 4 and 5 of one that started at block 0 (the live observation)
+  /// bit for bit, samples and valid fractions of every TAB: a coherent TAB dedispersed at
+  /// DM 14 (a latency of 1248 samples: the overlap-save's 2496 samples reach two blocks
+  /// of 2048 back), one not, incoherent Stokes of 3 stations summed on 2 threads. One block
+  /// less of lead-in, or none, gives other samples at block 4.
+  void leadInRebuildsTheState() {
+    const int samples = 2048;
+    ObservationSettings settings = makeSettings(3, samples, 50e6);
+    BeamFormedSettings& bf = settings.beamFormed;
+    bf.coherentEnabled = bf.incoherentEnabled = true;
+    bf.coherent = {StokesKind::kIQUV, 16, 2, 0};
+    bf.incoherent = {StokesKind::kI, 4, 1, 0};
+    bf.saps.resize(1);
+    for (const auto& [dm, coherent] : {std::pair{14.0, true}, {0.0, true}, {0.0, false}}) {
+      rtcp::TabSettings tab;
+      tab.direction = settings.beams[0];
+      tab.dispersionMeasure = dm;
+      tab.coherent = coherent;
+      bf.saps[0].tabs.push_back(tab);
+    }
+    const BeamFormerParameters parameters = BeamFormerParameters::from(bf);
+    CPPUNIT_ASSERT_EQUAL(1248, dedispersionLatency(settings));
+    const int64_t leadIn = beamFormerLeadInBlocks(settings);
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), leadIn);  // the filter bank's 240 samples, the 2496
+    std::mt19937 random(29);
+    std::vector<Stream> streams;
+    for (int s = 0; s < 3; ++s) streams.push_back(gaussian(size_t(samples) * 6, 900, random));
+    const auto live = runBlocks(settings, parameters, streams, {0, 1, 2, 3, 4, 5});
+    auto replayFrom = [&](int first) {
+      std::vector<int> numbers;
+      for (int b = first; b < 6; ++b) numbers.push_back(b);
+      auto blocks = runBlocks(settings, parameters, streams, numbers);
+      blocks.erase(blocks.begin(), blocks.end() - 2);
+      return blocks;
+    };
+    auto same = [&](const std::vector<std::vector<BeamFormedData>>& replay) {
+      for (size_t k = 0; k < 2; ++k)
+        for (size_t t = 0; t < 3; ++t) {
+          const BeamFormedData &a = live[4 + k][t], &b = replay[k][t];
+          if (a.block != b.block || a.samples.size() != b.samples.size() ||
+              !std::equal(a.samples.begin(), a.samples.end(), b.samples.begin()) ||
+              !std::equal(a.validFraction.begin(), a.validFraction.end(), b.validFraction.begin()))
+            return false;
+        }
+      return true;
+    };
+    CPPUNIT_ASSERT(same(replayFrom(4 - int(leadIn))));
+    CPPUNIT_ASSERT(!same(replayFrom(4 - int(leadIn) + 1)));
+    CPPUNIT_ASSERT(!same(replayFrom(4)));
   }
 
   /// The processor's delays are what storage-sink derives from the settings alone
