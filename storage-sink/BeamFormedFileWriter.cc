@@ -90,6 +90,18 @@ void writeAll(int fd, const void* data, size_t size, off_t offset, const std::st
   }
 }
 
+/// fsync of a file or directory by its path ("": the working directory).
+void syncPath(const std::string& path) {
+  const std::string name = path.empty() ? "." : path;
+  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw std::runtime_error("cannot open " + name + " to sync it: " + std::strerror(errno));
+  const int result = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (result != 0) throw std::runtime_error("cannot sync " + name + ": " + std::strerror(error));
+}
+
 }  // namespace
 
 std::string formatIsoUtc(double unixTime) {
@@ -488,6 +500,19 @@ void BeamFormedFileWriter::keepWhatIsOnDisk(int64_t block, std::span<float> samp
       std::copy_n(weights.data() + column, channels, validFraction.data() + at + column);
     }
   }
+}
+
+void BeamFormedFileWriter::sync() {
+  if (!h5Synced_) {
+    syncPath(layout_.h5Path);
+    syncPath(std::filesystem::path(layout_.h5Path).parent_path().string());
+    h5Synced_ = true;
+  }
+  // Samples first, as they were written: a valid fraction on disk says its sample is too.
+  if (::fdatasync(raw_) != 0)
+    throw std::runtime_error("cannot sync " + layout_.rawPath + ": " + std::strerror(errno));
+  if (::fdatasync(weightRaw_) != 0)
+    throw std::runtime_error("cannot sync " + layout_.weightPath + ": " + std::strerror(errno));
 }
 
 void BeamFormedFileWriter::setLengths(int64_t rows) {

@@ -11,7 +11,8 @@
 ///
 /// Rows go to the .raw with pwrite() at their place, and their valid fractions likewise to
 /// `<name>.weight.raw`, WEIGHT_<component>'s external storage (a block never received stays
-/// a hole that reads as zeros: nothing valid); the .h5 is made and flushed at the start and
+/// a hole that reads as zeros: nothing valid); sync() puts what was written on the disk
+/// (its caller batches it: BeamFormedWriter); the .h5 is made and flushed at the start and
 /// touched again only at finish(), which sets the time length, NOF_SAMPLES and the end
 /// times. So a sink killed while it writes leaves a .h5 that opens and .raw files that hold
 /// every row written (a write interrupted by the kill: its valid fractions follow its
@@ -28,7 +29,8 @@
 /// one output sample, is the time coordinate's REFERENCE_VALUE: row n holds the sky's
 /// signal at the reference position from REF_TIME_VALUE (the observation's first sample)
 /// + REFERENCE_VALUE + n × INCREMENT on, for INCREMENT (SAMPLING_TIME) seconds.
-/// Not thread-safe: one writer thread per file (BeamFormedWriter).
+/// Not thread-safe: one writer thread per file (BeamFormedWriter; sync() may run on another
+/// thread while that one waits for it).
 
 #include <cstdint>
 #include <span>
@@ -76,6 +78,10 @@ class BeamFormedFileWriter {
   /// samplesPerBlock() × nrColumns() values.
   void writeBlock(int64_t block, std::span<const float> samples,
                   std::span<const float> validFraction);
+  /// Syncs the rows written so far to disk (fdatasync of the .raw, then of the .weight.raw;
+  /// the first time also the .h5, made or reopened, and its directory, so that a crash of
+  /// the host keeps a file that opens). Throws std::runtime_error when the disk refuses.
+  void sync();
   /// Sets the time length to the end of the last block written, NOF_SAMPLES and the end
   /// times, and closes both files. Called by the destructor when not called before.
   void finish();
@@ -108,6 +114,7 @@ class BeamFormedFileWriter {
   int64_t rowsAtOpen_ = 0;
   uint64_t bytes_ = 0;
   bool finished_ = false;
+  bool h5Synced_ = false;  ///< the .h5 and its directory synced (sync())
 };
 
 /// "2026-11-22T20:00:00.000000000Z" (COBALT's UTC attributes).

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "ParallelFor.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 
@@ -12,11 +13,15 @@ namespace rtcp::storage {
 
 BeamFormedWriter::BeamFormedWriter(const ObservationSettings& settings,
                                    const std::vector<Target>& targets, int blocksInFlight,
-                                   std::function<void()> written, const std::string& runId)
+                                   std::function<void()> written, const std::string& runId,
+                                   double syncSeconds)
     : settings_(settings),
       blocksInFlight_(std::max(1, blocksInFlight)),
       toWrite_("beam-formed blocks"),
       written_(std::move(written)),
+      syncInterval_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(std::max(0.0, syncSeconds)))),
+      writtenThrough_(std::make_unique<std::atomic<int64_t>[]>(targets.size())),
       durable_(std::make_unique<std::atomic<int64_t>[]>(targets.size())) {
   files_.reserve(targets.size());
   for (const Target& target : targets) {
@@ -26,25 +31,30 @@ BeamFormedWriter::BeamFormedWriter(const ObservationSettings& settings,
         std::make_unique<BeamFormedFileWriter>(settings, target.file, target.directory, runId);
     file.report.path = file.writer->h5Path();
     file.written.assign(size_t(blocksPerFile()), false);
-    if (file.writer->rowsAtOpen() > 0) {  // continued: what the file holds is written
+    const bool continued = file.writer->rowsAtOpen() > 0;
+    if (continued) {  // what the file holds is written
       const BeamFormedHoldings held =
           readBeamFormedHoldings(file.writer->layout(), blocksPerFile());
       for (size_t b = 0; b < file.written.size(); ++b) file.written[b] = held.subbandsHeld[b] > 0;
       file.report.blocks = held.blocks;
       file.report.rows = held.rows;
+      // What the killed sink wrote may be in the page cache alone: on disk before it counts.
+      file.writer->sync();
     }
-    durable_[files_.size()] = -1;
-    fileOfSettings_[target.file] = int(files_.size());
+    const int index = int(files_.size());
+    writtenThrough_[size_t(index)] = -1;
+    fileOfSettings_[target.file] = index;
     files_.push_back(std::move(file));
-    advanceDurable(files_.back(), int(files_.size() - 1));
+    advanceWritten(files_.back(), index);
+    durable_[size_t(index)] = writtenThrough_[size_t(index)].load();
   }
   writer_ = std::thread([this] { writeLoop(); });
 }
 
-void BeamFormedWriter::advanceDurable(const File& file, int index) {
-  int64_t mark = durable_[size_t(index)];
+void BeamFormedWriter::advanceWritten(const File& file, int index) {
+  int64_t mark = writtenThrough_[size_t(index)];
   while (size_t(mark + 1) < file.written.size() && file.written[size_t(mark + 1)]) ++mark;
-  durable_[size_t(index)] = mark;
+  writtenThrough_[size_t(index)] = mark;
 }
 
 BeamFormedWriter::~BeamFormedWriter() {
@@ -166,37 +176,86 @@ void BeamFormedWriter::queue(File& file, std::map<int64_t, Block>::iterator bloc
 }
 
 void BeamFormedWriter::writeLoop() {
-  while (std::optional<Block> block = toWrite_.pop()) {
-    File& file = files_[size_t(block->file)];
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      if (!writeError_) {
-        if (block->nrPresent < file.description.nrSubbands)
-          file.writer->keepWhatIsOnDisk(block->number, block->samples.span(), block->weights.span(),
-                                        block->present);
-        file.writer->writeBlock(block->number, block->samples.span(), block->weights.span());
-      }
-    } catch (...) {
-      const std::lock_guard lock(mutex_);
-      if (!writeError_) writeError_ = std::current_exception();
-      spareReturned_.notify_all();
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point nextSync = Clock::now() + syncInterval_;
+  for (;;) {
+    std::optional<Block> block =
+        toWrite_.popFor(std::max(Clock::duration::zero(), nextSync - Clock::now()));
+    if (block) {
+      write(*block);
+    } else if (toWrite_.closed()) {
+      while (std::optional<Block> rest = toWrite_.pop()) write(*rest);
+      break;  // finish() syncs what is left
     }
-    {
-      const std::lock_guard lock(mutex_);
-      const size_t number = size_t(block->number);
-      if (number >= file.written.size() || !file.written[number]) ++file.report.blocks;
-      file.report.writeSeconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      file.report.bytes = file.writer->bytesWritten();
-      file.report.rows = file.writer->nrRows();
-      if (!writeError_ && number < file.written.size()) {
-        file.written[number] = true;
-        advanceDurable(file, block->file);
-      }
-      file.spare.push_back(std::move(*block));
-      spareReturned_.notify_all();
+    if (Clock::now() >= nextSync) {
+      syncWritten();
+      nextSync = Clock::now() + syncInterval_;
     }
-    if (written_) written_();
+  }
+}
+
+void BeamFormedWriter::write(Block& block) {
+  File& file = files_[size_t(block.file)];
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    if (!writeError_) {
+      if (block.nrPresent < file.description.nrSubbands)
+        file.writer->keepWhatIsOnDisk(block.number, block.samples.span(), block.weights.span(),
+                                      block.present);
+      file.writer->writeBlock(block.number, block.samples.span(), block.weights.span());
+      file.unsynced = true;
+    }
+  } catch (...) {
+    const std::lock_guard lock(mutex_);
+    if (!writeError_) writeError_ = std::current_exception();
+    spareReturned_.notify_all();
+  }
+  {
+    const std::lock_guard lock(mutex_);
+    const size_t number = size_t(block.number);
+    if (number >= file.written.size() || !file.written[number]) ++file.report.blocks;
+    file.report.writeSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    file.report.bytes = file.writer->bytesWritten();
+    file.report.rows = file.writer->nrRows();
+    if (!writeError_ && number < file.written.size()) {
+      file.written[number] = true;
+      advanceWritten(file, block.file);
+    }
+    file.spare.push_back(std::move(block));
+    spareReturned_.notify_all();
+  }
+  if (written_) written_();
+}
+
+void BeamFormedWriter::syncWritten() {
+  std::vector<size_t> dirty;
+  for (size_t f = 0; f < files_.size(); ++f)
+    if (files_[f].unsynced && !writeError_) dirty.push_back(f);
+  // Only this thread writes: every block written so far is in what these syncs cover.
+  std::vector<int64_t> written(dirty.size());
+  for (size_t d = 0; d < dirty.size(); ++d) written[d] = writtenThrough_[dirty[d]];
+  // Several files at once: ext4 commits concurrent syncs' journal in one go (18 files'
+  // fdatasyncs took 20 ms on 8 threads against 90 ms one after the other, 28 Nov 2026).
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    forEachInParallel(dirty.size(), kSyncThreads,
+                      [&](size_t d) { files_[dirty[d]].writer->sync(); });
+  } catch (...) {
+    const std::lock_guard lock(mutex_);
+    if (!writeError_) writeError_ = std::current_exception();
+    spareReturned_.notify_all();
+    return;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::lock_guard lock(mutex_);
+  for (size_t d = 0; d < dirty.size(); ++d) {
+    File& file = files_[dirty[d]];
+    file.unsynced = false;
+    durable_[dirty[d]] = written[d];
+    file.report.writeSeconds += seconds / double(dirty.size());  // the wall time, shared out
+    ++file.report.syncs;
   }
 }
 
@@ -204,7 +263,7 @@ int64_t BeamFormedWriter::blocksPerFile() const { return nrProcessedBlocks(setti
 
 bool BeamFormedWriter::complete() const {
   for (size_t f = 0; f < files_.size(); ++f)
-    if (durable_[f] < blocksPerFile() - 1) return false;
+    if (writtenThrough_[f] < blocksPerFile() - 1) return false;
   return true;
 }
 
@@ -232,9 +291,11 @@ void BeamFormedWriter::finish() {
   }
   toWrite_.close();
   if (writer_.joinable()) writer_.join();
-  for (File& file : files_) {
+  for (size_t f = 0; f < files_.size(); ++f) {
+    File& file = files_[f];
     const auto start = std::chrono::steady_clock::now();
     file.writer->finish();  // the .raw files synced to disk, the lengths set
+    if (!writeError_) durable_[f] = writtenThrough_[f].load();
     // What the file holds, whatever this sink or one before it wrote: blocks of the
     // observation never written are lost whole.
     const BeamFormedHoldings held = readBeamFormedHoldings(file.writer->layout(), blocksPerFile());

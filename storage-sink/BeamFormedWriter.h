@@ -14,10 +14,16 @@
 /// files it finds (BeamFormedFileWriter reopens them): a block sent again is written again,
 /// its subbands not sent again taken from the file; what is on disk stays. durableBlock()
 /// says what of a TAB's subband is in its files (every block up to it written, now or
-/// before the restart), which storage-sink tells the sender (DurableReplies.h). The report
-/// at finish() counts blocks and losses from the files themselves (BeamFormedHoldings.h).
+/// before the restart, and synced to disk), which storage-sink tells the sender
+/// (DurableReplies.h). The writer thread syncs the files it wrote into in batches
+/// (BeamFormedFileWriter::sync: fdatasync of each file written since), at most syncSeconds
+/// after it wrote a block and never per block, as the correlated path replies only after an
+/// MS's flush: a block the sender forgets is on the disk, not only in the page cache. The
+/// report at finish() counts blocks and losses from the files themselves
+/// (BeamFormedHoldings.h).
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -31,6 +37,7 @@
 #include "BeamFormedFileWriter.h"
 #include "rtcp/AlignedBuffer.h"
 #include "rtcp/BeamFormedBlock.h"
+#include "rtcp/BeamFormedWire.h"
 #include "rtcp/ObservationSettings.h"
 #include "rtcp/Queue.h"
 
@@ -46,7 +53,8 @@ struct BeamFormedFileReport {
   int64_t subbandBlocksLost = 0;
   int64_t subbandBlocksLate = 0;  ///< arrived after their block was written: dropped
   int64_t rows = 0;               ///< time samples in the file
-  double writeSeconds = 0;        ///< time writing its blocks and finishing it (its sync), wall
+  double writeSeconds = 0;        ///< time writing its blocks, syncing them and finishing it, wall
+  int64_t syncs = 0;              ///< batches synced to disk while written (not per block)
 };
 
 class BeamFormedWriter {
@@ -59,9 +67,11 @@ class BeamFormedWriter {
 
   /// written: called on the writer thread after each block is written (e.g. to see
   /// whether everything arrived). runId: the run the files belong to (RTCP_RUN_ID).
+  /// syncSeconds: the longest a written block waits to be synced to disk (and so to count
+  /// in durableBlock()).
   BeamFormedWriter(const ObservationSettings& settings, const std::vector<Target>& targets,
                    int blocksInFlight = 4, std::function<void()> written = {},
-                   const std::string& runId = "");
+                   const std::string& runId = "", double syncSeconds = kBeamFormedSyncSeconds);
   ~BeamFormedWriter();
   BeamFormedWriter(const BeamFormedWriter&) = delete;
   BeamFormedWriter& operator=(const BeamFormedWriter&) = delete;
@@ -81,7 +91,8 @@ class BeamFormedWriter {
   /// Every block of every file written (nothing more to come), now or before a restart.
   bool complete() const;
   /// The newest block of SAP sap's TAB tab of subband index `subband` such that it and
-  /// every block before it are in each of its files here (-1: none yet, or no file here).
+  /// every block before it are in each of its files here, synced to disk (-1: none yet, or
+  /// no file here).
   int64_t durableBlock(int sap, int tab, int subband) const;
 
  private:
@@ -101,6 +112,7 @@ class BeamFormedWriter {
     std::vector<bool> queued;          ///< [block]: went to the writer
     std::vector<bool> queuedWhole;     ///< [block]: ... with every subband
     std::vector<bool> written;         ///< [block]: in the file (now, or before a restart)
+    bool unsynced = false;             ///< written into since its last sync (writer thread)
     int allocated = 0;
     BeamFormedFileReport report;
   };
@@ -109,9 +121,14 @@ class BeamFormedWriter {
   void place(const BeamFormedData& data, int component, int file);
   void queue(File& file, std::map<int64_t, Block>::iterator block);
   void writeLoop();
-  /// Moves file index's durable mark over the blocks written since. Mutex held (or before
+  /// Writes one block into its file (the writer thread).
+  void write(Block& block);
+  /// Syncs the files written into since their last sync, and moves their durable marks
+  /// over what they held then (the writer thread).
+  void syncWritten();
+  /// Moves file index's written mark over the blocks written since. Mutex held (or before
   /// the writer thread runs).
-  void advanceDurable(const File& file, int index);
+  void advanceWritten(const File& file, int index);
 
   const ObservationSettings& settings_;
   const int blocksInFlight_;
@@ -124,8 +141,11 @@ class BeamFormedWriter {
   std::exception_ptr writeError_;
   bool finished_ = false;
   std::function<void()> written_;
-  /// [file]: the newest block such that it and all before it are written (durableBlock)
-  std::unique_ptr<std::atomic<int64_t>[]> durable_;
+  const std::chrono::steady_clock::duration syncInterval_;
+  static constexpr int kSyncThreads = 8;  ///< files synced at once (syncWritten)
+  /// [file]: the newest block such that it and all before it are written (complete()), and
+  /// such that they are also synced to disk (durableBlock)
+  std::unique_ptr<std::atomic<int64_t>[]> writtenThrough_, durable_;
 };
 
 }  // namespace rtcp::storage

@@ -79,7 +79,8 @@ void SinkSummary::log() const {
                                          << file.subbandBlocksLost << " subband-blocks lost, "
                                          << file.subbandBlocksLate << " late, " << file.rows
                                          << " samples, " << file.bytes << " bytes written in "
-                                         << file.writeSeconds << " s");
+                                         << file.writeSeconds << " s, synced " << file.syncs
+                                         << " times while written");
   if (beamFormedRejected)
     RTCP_LOG_ERROR("storage", "summary: " << beamFormedRejected
                                           << " beam-formed blocks rejected (reasons above)");

@@ -37,6 +37,13 @@ constexpr uint32_t kBeamFormedMagic = 0x46425452;  ///< the bytes "RTBF"
 constexpr uint16_t kBeamFormedVersion = 1;
 constexpr uint16_t kBeamFormedHeaderSize = 64;
 
+/// The longest storage-sink lets beam-formed rows it wrote wait before it syncs them to
+/// disk (fdatasync of each file written since, batched: not per block); a DurableReply of
+/// kind beam-formed covers a block only after that sync. So a sender keeps a TAB's blocks
+/// for up to about this long after the sink took them whole (ionproc sizes its pool of
+/// beam-formed blocks kept to send again by it: output/StorageSender.h).
+constexpr double kBeamFormedSyncSeconds = 1.0;
+
 struct BeamFormedHeader {
   uint32_t magic = kBeamFormedMagic;
   uint16_t version = kBeamFormedVersion;

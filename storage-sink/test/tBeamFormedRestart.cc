@@ -3,7 +3,8 @@
 // wrote stays (read back from the .raw files); a block sent again in part keeps the
 // subbands the file held; what never came reads as zeros of valid fraction 0 and is counted
 // lost from the file itself; durableBlock() says what is on disk, the blocks the killed
-// sink wrote included. A file of another run is refused.
+// sink wrote included, and only once synced (in batches, not per block). A file of another
+// run is refused.
 #include <cppunit/extensions/HelperMacros.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -69,6 +70,8 @@ void expectSample(const BeamFormedFileLayout& layout, int64_t b, int sb, int i, 
 class BeamFormedRestartTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(BeamFormedRestartTest);
   CPPUNIT_TEST(testRestartContinuesTheFile);
+  CPPUNIT_TEST(testDurableOnlyOnceSynced);
+  CPPUNIT_TEST(testSyncsAreBatched);
   CPPUNIT_TEST(testAnotherRunIsRefused);
   CPPUNIT_TEST_SUITE_END();
 
@@ -128,6 +131,49 @@ class BeamFormedRestartTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(report.subbandBlocksLost, held.subbandBlocksLost);
     const std::vector<int> subbandsHeld{2, 2, 1, 2};
     CPPUNIT_ASSERT(subbandsHeld == held.subbandsHeld);
+  }
+
+  /// A block written into the files is in the page cache, not yet on the disk: the sender
+  /// is not told (durableBlock) before the writer synced it, however long that takes.
+  void testDurableOnlyOnceSynced() {
+    TempDir dir;
+    const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(kParset));
+    BeamFormedWriter writer(s, {{0, dir.path()}}, 4, {}, "run-a", 3600);
+    for (int64_t b = 0; b < 3; ++b)
+      for (int sb = 0; sb < 2; ++sb) writer.accept(block(sb, b));
+    for (int i = 0; i < 1000 && writer.reports().at(0).blocks < 3; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), writer.reports().at(0).blocks);  // written...
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CPPUNIT_ASSERT_EQUAL(int64_t(-1), writer.durableBlock(0, 0, 0));  // ... not yet synced
+    CPPUNIT_ASSERT_EQUAL(int64_t(0), writer.reports().at(0).syncs);
+    for (int sb = 0; sb < 2; ++sb) writer.accept(block(sb, 3));
+    writer.finish();  // syncs
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), writer.durableBlock(0, 0, 0));
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), writer.durableBlock(0, 0, 1));
+  }
+
+  /// The writer syncs what it wrote once per interval, not per block, and then says so.
+  void testSyncsAreBatched() {
+    TempDir dir;
+    const ObservationSettings s = ObservationSettings::fromParset(Parset::fromString(kParset));
+    constexpr double kInterval = 0.4;
+    const auto start = std::chrono::steady_clock::now();
+    BeamFormedWriter writer(s, {{0, dir.path()}}, 4, {}, "run-a", kInterval);
+    for (int64_t b = 0; b < 4; ++b)
+      for (int sb = 0; sb < 2; ++sb) writer.accept(block(sb, b));
+    for (int i = 0; i < 2000 && writer.durableBlock(0, 0, 1) < 3; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CPPUNIT_ASSERT_EQUAL(int64_t(3), writer.durableBlock(0, 0, 0));
+    CPPUNIT_ASSERT(writer.complete());
+    const BeamFormedFileReport report = writer.reports().at(0);
+    CPPUNIT_ASSERT_EQUAL(int64_t(4), report.blocks);
+    // At least one sync, and at most one per interval passed (4 blocks, written at once).
+    CPPUNIT_ASSERT(report.syncs >= 1);
+    CPPUNIT_ASSERT(double(report.syncs) <= elapsed / kInterval + 1);
+    writer.finish();
   }
 
   void testAnotherRunIsRefused() {
