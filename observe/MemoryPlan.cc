@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "rtcp/Baselines.h"
+#include "rtcp/BeamFormedSendPool.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/StationBufferSize.h"
 
@@ -76,6 +77,19 @@ std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalPart
          << ", Observation.channelsPerSubband)";
     plan.push_back({"ionproc's post-correlation flagging window",
                     double(s.flagging.postWindow) * s.nrSubbands() * integration, keys.str()});
+  }
+  const BeamFormedSendPool pool = beamFormedSendPool(s);
+  if (local.ionprocStations > 0 && pool.slots() > 0) {
+    // The pool of beam-formed blocks on their way to storage (output/StorageSender.h):
+    // every connection's queue and the blocks kept until the sink synced them.
+    std::ostringstream keys;
+    keys << pool.connections
+         << " storage hosts (Output_CoherentStokes/IncoherentStokes.locations) x ("
+         << pool.queueBlocks << " queued + " << pool.keptBlocks
+         << " kept: TABs (Observation.Beam[*].nrTiedArrayBeams) x " << subbands << " x blocks) + "
+         << BeamFormedSendPool::kSpareSlots << " x " << pool.blockBytes
+         << " bytes (Cobalt.BeamFormer.*Stokes.nrChannelsPerSubband, timeIntegrationFactor, which)";
+    plan.push_back({"ionproc's beam-formed blocks to storage", pool.bytes(), keys.str()});
   }
   if (local.storageSink) {
     // The staging bound (storage-sink --staging-mb, 256 MiB) and what an open MS holds:

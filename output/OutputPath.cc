@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rtcp/BeamFormedSendPool.h"
 #include "rtcp/Crc64.h"
 
 namespace rtcp::ion {
@@ -13,35 +14,6 @@ namespace {
 /// Time this thread spent in emit(), so that add() can count integration alone (the
 /// Integrator emits finished integrations from inside add()).
 thread_local StepTimes::Clock::duration tEmitting{};
-
-}  // namespace
-
-namespace {
-
-/// Bytes of the largest serialised beam-formed block of the observation (0: none).
-size_t largestBeamFormedBlock(const ObservationSettings& settings) {
-  const BeamFormedSettings& bf = settings.beamFormed;
-  size_t largest = 0;
-  for (bool coherent : {true, false})
-    if (coherent ? bf.coherentEnabled : bf.incoherentEnabled) {
-      const StokesSettings& st = bf.stokes(coherent);
-      largest =
-          std::max(largest, kBeamFormedHeaderSize +
-                                size_t(st.nrComponents() + 1) * size_t(st.nrChannels) *
-                                    size_t(st.outputSamplesPerBlock(settings.samplesPerBlock())) *
-                                    sizeof(float));
-    }
-  return largest;
-}
-
-/// TAB-subband-blocks of one block of the observation.
-size_t beamFormedBlocksPerBlock(const ObservationSettings& settings) {
-  size_t blocks = 0;
-  for (const SubbandSettings& subband : settings.subbands)
-    if (size_t(subband.beam) < settings.beamFormed.saps.size())
-      blocks += settings.beamFormed.saps[size_t(subband.beam)].tabs.size();
-  return blocks;
-}
 
 }  // namespace
 
@@ -79,10 +51,13 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
       integrator_->recycle(std::move(spent));
     };
     // Two blocks' worth of every TAB and subband may wait (the ranks send a block's
-    // subbands in any order and at once).
-    sender.beamFormedQueueCapacity =
-        std::max(options_.queuePerConnection, 2 * beamFormedBlocksPerBlock(settings));
-    sender.beamFormedBytes = largestBeamFormedBlock(settings);
+    // subbands in any order and at once), and what the sinks take a sync to confirm is
+    // kept: BeamFormedSendPool.h, which observe's memory plan counts.
+    const BeamFormedSendPool pool =
+        beamFormedSendPool(settings, options_.queuePerConnection, options_.retainBytes);
+    sender.beamFormedQueueCapacity = pool.queueBlocks;
+    sender.beamFormedKeptCapacity = pool.keptBlocks;
+    sender.beamFormedBytes = pool.blockBytes;
     storage_ = std::make_unique<StorageSender>(
         settings.observationId,
         settings.correlatedOutput.enabled ? StorageSender::destinations(settings)
@@ -223,7 +198,9 @@ std::vector<std::string> OutputPath::summary() const {
       beamFormed << ", " << bf.queued << " blocks queued for storage, " << bf.sent << " sent, "
                  << bf.dropped << " dropped, " << bf.resent << " resent, " << bf.durable
                  << " said on disk, " << bf.unprotected
-                 << " not kept to resend (beyond --retain-mb), " << bf.spooled << " spooled";
+                 << " not kept to resend (beyond --retain-mb or the pool's share), " << bf.spooled
+                 << " spooled; a pool of " << st.beamFormedPoolSlots << " blocks, "
+                 << st.beamFormedPoolOverflowed << " serialised beyond it (heap)";
     } else {
       beamFormed << ", " << beamFormedNotStored_ << " not stored (no storage output)";
     }

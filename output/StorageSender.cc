@@ -131,6 +131,12 @@ class StorageSender::Connection {
       }
   }
 
+  /// The pool of serialised beam-formed blocks, for those read back from the spool.
+  void useBeamFormedSlots(SerialisedSlots* slots) {
+    std::lock_guard lock(mutex_);
+    beamFormedSlots_ = slots;
+  }
+
   Statistics statistics() const {
     std::lock_guard lock(mutex_);
     Statistics statistics = statistics_;
@@ -333,6 +339,7 @@ class StorageSender::Connection {
     const auto end = std::remove_if(retained_.begin(), retained_.end(), onDisk);
     for (auto it = end; it != retained_.end(); ++it) {
       retainedBytes_ -= it->bytes.size();
+      keptBeamFormed_ -= it->kind == kBeamFormed;
       ++counters(it->kind).durable;
     }
     retained_.erase(end, retained_.end());
@@ -346,6 +353,11 @@ class StorageSender::Connection {
       try {
         SerialisedBytes bytes(*spool_.pop());
         const Kind kind = kindOf(bytes.data());
+        if (kind == kBeamFormed && beamFormedSlots_) {  // into the pool, not kept in the heap
+          SerialisedBytes slot = beamFormedSlots_->take(bytes.size());
+          std::copy_n(bytes.data(), bytes.size(), slot.data());
+          bytes = std::move(slot);
+        }
         ++pending_[kind];
         queue_.push_back({nullptr, std::move(bytes), 0, false, kind});
       } catch (const std::exception& e) {
@@ -377,18 +389,31 @@ class StorageSender::Connection {
 
   /// Keeps an acknowledged item to send again should the connection break, until the sink
   /// says it is on its disk: a sink that dies loses what it took in but had not flushed.
+  /// Beyond retainBytes the oldest kept are forgotten, and beyond beamFormedKeptCapacity
+  /// the oldest kept beam-formed block (counted unprotected either way).
   void retain(Item&& item) {
-    if (item.bytes.size() > options_.retainBytes) {
+    if (item.bytes.size() > options_.retainBytes ||
+        (item.kind == kBeamFormed && options_.beamFormedKeptCapacity == 0)) {
       ++counters(item.kind).unprotected;
       return;
     }
-    retainedBytes_ += item.bytes.size();
-    retained_.push_back(std::move(item));
-    while (retainedBytes_ > options_.retainBytes) {
-      retainedBytes_ -= retained_.front().bytes.size();
-      ++counters(retained_.front().kind).unprotected;
-      retained_.pop_front();
+    if (item.kind == kBeamFormed && keptBeamFormed_ >= options_.beamFormedKeptCapacity) {
+      const auto oldest = std::find_if(retained_.begin(), retained_.end(),
+                                       [](const Item& kept) { return kept.kind == kBeamFormed; });
+      forget(oldest);
     }
+    retainedBytes_ += item.bytes.size();
+    keptBeamFormed_ += item.kind == kBeamFormed;
+    retained_.push_back(std::move(item));
+    while (retainedBytes_ > options_.retainBytes) forget(retained_.begin());
+  }
+
+  /// Forgets a kept item before the sink said it is on its disk.
+  void forget(std::deque<Item>::iterator kept) {
+    retainedBytes_ -= kept->bytes.size();
+    keptBeamFormed_ -= kept->kind == kBeamFormed;
+    ++counters(kept->kind).unprotected;
+    retained_.erase(kept);
   }
 
   /// The pool of the connection's serialised integrations (made at the start, or else at
@@ -427,6 +452,7 @@ class StorageSender::Connection {
       retained_.pop_back();
     }
     retainedBytes_ = 0;
+    keptBeamFormed_ = 0;
     stream_.reset();
     warned_ = false;
   }
@@ -442,6 +468,10 @@ class StorageSender::Connection {
   std::deque<Item> inFlight_;               ///< sent, not yet acknowledged
   std::deque<Item> retained_;  ///< acknowledged, not yet on the sink's disk, oldest first
   uint64_t retainedBytes_ = 0;
+  size_t keptBeamFormed_ = 0;  ///< beam-formed items in retained_
+  /// The pool of serialised beam-formed blocks (StorageSender's), for those read back from
+  /// the spool; nullptr: they keep the spool's heap bytes.
+  SerialisedSlots* beamFormedSlots_ = nullptr;
   static constexpr size_t kInFlightBytes = size_t(16) << 20;  ///< in the socket's buffers
   static constexpr size_t kMaxSlots = 4096;   ///< more (tiny ones) come from the heap
   std::map<DurableStream, int64_t> durable_;  ///< [stream]: newest block on its disk
@@ -481,13 +511,16 @@ StorageSender::StorageSender(uint64_t observationId,
   for (const StorageDestination& destination : beamFormedDestinations)
     byFile_.push_back(connectionTo(destination, beamFormedOnly));
   if (!beamFormedDestinations.empty()) {
-    // What a connection holds in the steady state: its queue, and as much again kept until
-    // the sink says it wrote them (it does once a file's block has all its subbands,
-    // within a block or two); those beyond (an outage, a resend) from the heap.
+    // Every connection's queue and kept blocks (BeamFormedSendPool.h, as observe's memory
+    // plan counts them), faulted in now: retain() keeps no more than its share.
     std::set<Connection*> beamFormedConnections(byFile_.begin(), byFile_.end());
-    beamFormedSlots_ = std::make_unique<SerialisedSlots>(
-        std::max<size_t>(options.beamFormedBytes, 64),
-        std::min<size_t>(4096, 2 * options.beamFormedQueueCapacity * beamFormedConnections.size()));
+    const BeamFormedSendPool pool{std::max<size_t>(options.beamFormedBytes, 64),
+                                  options.beamFormedQueueCapacity, options.beamFormedKeptCapacity,
+                                  beamFormedConnections.size()};
+    beamFormedSlots_ = std::make_unique<SerialisedSlots>(pool.blockBytes, pool.slots());
+    beamFormedSlots_->populate();
+    for (Connection* connection : beamFormedConnections)
+      connection->useBeamFormedSlots(beamFormedSlots_.get());
   }
 }
 
@@ -571,6 +604,10 @@ StorageSender::Statistics StorageSender::statistics() const {
     total.spoolHighWaterBytes = std::max(total.spoolHighWaterBytes, s.spoolHighWaterBytes);
   }
   total.beamFormed.dropped += beamFormedUnrouted_;
+  if (beamFormedSlots_) {
+    total.beamFormedPoolSlots = beamFormedSlots_->nrSlots();
+    total.beamFormedPoolOverflowed = beamFormedSlots_->overflowed();
+  }
   return total;
 }
 

@@ -20,9 +20,13 @@
 ///
 /// Beam-formed blocks (DESIGN §2.4b) take the same way, in the same order on the same
 /// connections: their own queue bound (Options::beamFormedQueueCapacity), then the same
-/// spool, kept after they were sent until the sink says they are in its files (a
-/// DurableReply of kind beam-formed) within the same retainBytes, sent again after a broken
-/// connection; counted apart (Statistics::beamFormed).
+/// spool, kept after they were sent until the sink says they are in its files on disk (a
+/// DurableReply of kind beam-formed) within the same retainBytes and at most
+/// Options::beamFormedKeptCapacity of them (beyond it the oldest kept is forgotten, counted
+/// unprotected), sent again after a broken connection; counted apart
+/// (Statistics::beamFormed). Their serialised bytes live in one pool for every connection
+/// (rtcp/BeamFormedSendPool.h: the queues and the kept blocks, which observe's memory plan
+/// counts), faulted in at the start; a block read back from the spool is copied into it.
 
 #include <atomic>
 #include <condition_variable>
@@ -37,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "rtcp/BeamFormedSendPool.h"
 #include "rtcp/BeamFormedWire.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/Handshake.h"
@@ -87,9 +92,11 @@ class StorageSender {
     /// that the sink knows the secret too (Handshake.h); required.
     std::shared_ptr<const Handshake> handshake;
     /// Beam-formed blocks waiting or unacknowledged per connection in memory (beside the
-    /// integrations' queueCapacity; the rest go to the spool), and the bytes of the
-    /// largest one (0: no beam-formed output).
+    /// integrations' queueCapacity; the rest go to the spool), beam-formed blocks kept per
+    /// connection until the sink says they are on its disk, and the bytes of the largest
+    /// one (0: no beam-formed output); BeamFormedSendPool.h.
     size_t beamFormedQueueCapacity = 64;
+    size_t beamFormedKeptCapacity = 64;
     size_t beamFormedBytes = 0;
   };
   /// What happened to one kind of block (integrations, or beam-formed blocks: per storage
@@ -110,6 +117,9 @@ class StorageSender {
     uint64_t spoolHighWaterBytes = 0;  ///< the most a spool file held
     uint64_t connects = 0;             ///< connections made
     uint64_t recycledBuffers = 0;      ///< serialised into a buffer an earlier one used
+    /// The pool of serialised beam-formed blocks: its slots, and the blocks that found
+    /// none free and took heap memory (0 while the bounds hold).
+    uint64_t beamFormedPoolSlots = 0, beamFormedPoolOverflowed = 0;
   };
 
   /// destinations: storage host and port per subband index (correlated output);

@@ -63,7 +63,8 @@ struct IonStatus {
   /// (beamformed.dropped: queue and spool full in real time, or not sent by the end),
   /// through the spool (beamformed.spooled), sent again after a connection broke
   /// (beamformed.resent), forgotten before the sink said they were in its files, beyond
-  /// --retain-mb (beamformed.unprotected: a sink dying then loses them).
+  /// --retain-mb or the pool's share (rtcp/BeamFormedSendPool.h) (beamformed.unprotected: a
+  /// sink dying then loses them).
   uint64_t beamFormedQueued = 0, beamFormedSent = 0, beamFormedDropped = 0;
   uint64_t beamFormedSpooled = 0, beamFormedResent = 0, beamFormedUnprotected = 0;
   /// link.connectionsRefused: connections to the link closed because they did not prove

@@ -21,6 +21,7 @@
 #include "ParsetChecker.h"
 #include "ProgressMonitor.h"
 #include "StorageTestUtil.h"
+#include "rtcp/BeamFormedSendPool.h"
 #include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
@@ -66,6 +67,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testPartOutput);
   CPPUNIT_TEST(testOutOfMemoryRecords);
   CPPUNIT_TEST(testMemoryRefusal);
+  CPPUNIT_TEST(testPlanCountsBeamFormedPool);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -624,6 +626,36 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(refusal, refusal.find("88 GB = 77 antenna fields") != std::string::npos);
     CPPUNIT_ASSERT_EQUAL(std::string(), memoryRefusal(plan, HostMemory{100e9, "MemAvailable"}));
     CPPUNIT_ASSERT(!memoryRefusal(plan, HostMemory{99e9, "MemAvailable"}).empty());
+  }
+
+  /// ionproc's pool of beam-formed blocks to storage is in the plan, as ionproc makes it:
+  /// the queue (two blocks of each TAB and subband, at least --output-queue) and what a
+  /// sink's sync takes to confirm (1 s of 0.042 s blocks, + 2), within --retain-mb.
+  void testPlanCountsBeamFormedPool() {
+    const ObservationSettings s =
+        ObservationSettings::fromParset(Parset::fromString(storage::test::beamFormedParset(78)));
+    const BeamFormedSendPool pool = beamFormedSendPool(s);
+    const size_t blockBytes = 64 + 2 * 16 * 512 * 4;  // Stokes I, 16 channels, 512 samples
+    CPPUNIT_ASSERT_EQUAL(blockBytes, pool.blockBytes);
+    CPPUNIT_ASSERT_EQUAL(size_t(16), pool.queueBlocks);           // --output-queue beyond 2 x 2
+    CPPUNIT_ASSERT_EQUAL(size_t((24 + 2) * 2), pool.keptBlocks);  // 1 TAB x 2 subbands a block
+    CPPUNIT_ASSERT_EQUAL(size_t(1), pool.connections);
+    CPPUNIT_ASSERT_EQUAL(size_t(16 + 52 + 8), pool.slots());
+    CPPUNIT_ASSERT_EQUAL(size_t(15), beamFormedSendPool(s, 16, 1 << 20).keptBlocks);  // 1 MiB
+    const std::vector<MemoryItem> plan = planMemory(s, {1, 0, false, 0});
+    const auto item = std::find_if(plan.begin(), plan.end(), [](const MemoryItem& i) {
+      return i.part == "ionproc's beam-formed blocks to storage";
+    });
+    CPPUNIT_ASSERT(item != plan.end());
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(double(76 * blockBytes), item->bytes, 1);
+    CPPUNIT_ASSERT_MESSAGE(item->keys, item->keys.find("nrTiedArrayBeams") != std::string::npos);
+    // Not on a host without ionproc, nor without beam-formed output.
+    for (const MemoryItem& i : planMemory(s, {0, 0, true, 0})) CPPUNIT_ASSERT(i.part != item->part);
+    storage::test::TestObservation correlated;
+    correlated.location = "localhost:/data";
+    const ObservationSettings c =
+        ObservationSettings::fromParset(Parset::fromString(makeParset(correlated)));
+    CPPUNIT_ASSERT_EQUAL(size_t(0), beamFormedSendPool(c).slots());
   }
 };
 

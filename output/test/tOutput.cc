@@ -265,6 +265,7 @@ class OutputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testReplayWaitsForLateSink);
   CPPUNIT_TEST(testBeamFormedSpooledAndSentAgain);
   CPPUNIT_TEST(testBeamFormedOnDiskNotSentAgain);
+  CPPUNIT_TEST(testBeamFormedKeptWithinThePool);
   CPPUNIT_TEST(testOutputPathToStorageAndDump);
   CPPUNIT_TEST(testOutputPathWithoutStorage);
   CPPUNIT_TEST_SUITE_END();
@@ -469,6 +470,43 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(8), s.beamFormed.sent);
     CPPUNIT_ASSERT(s.beamFormed.durable >= 3);  // those before the outage at least
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.beamFormed.dropped);
+  }
+
+  /// Blocks kept to send again stay within the pool's share (beamFormedKeptCapacity): the
+  /// oldest beyond it is forgotten, counted unprotected, none is serialised into the heap,
+  /// and a sink that comes back gets the kept ones again.
+  void testBeamFormedKeptWithinThePool() {
+    TestSink sink;
+    const uint16_t port = sink.port();
+    StorageSender::Options options;
+    options.handshake = testHandshake();
+    options.beamFormedQueueCapacity = 8;
+    options.beamFormedKeptCapacity = 3;
+    options.beamFormedBytes = kBeamFormedHeaderSize + 2 * 32 * sizeof(float);
+    options.retainBytes = 1 << 20;
+    options.initialRetrySeconds = 0.02;
+    options.maxRetrySeconds = 0.1;
+    StorageSender sender(42, {}, options, {{"127.0.0.1", port}});
+    for (int64_t b = 0; b < 8; ++b) {
+      writeBeamFormedBlock(sender, b);
+      CPPUNIT_ASSERT(sink.waitForBeamFormed(size_t(b + 1)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // acknowledged by TCP, kept
+    sink.stop();
+    sink.start(port);
+    writeBeamFormedBlock(sender, 8);  // finds the connection gone: the kept ones go again first
+    CPPUNIT_ASSERT(sender.finish(10));
+    CPPUNIT_ASSERT(sink.waitForBeamFormed(9 + 3));
+    const auto received = sink.beamFormedReceived();
+    for (int64_t b = 0; b < 9; ++b)  // the three kept last twice, the rest once
+      CPPUNIT_ASSERT_EQUAL(b >= 5 && b < 8 ? 2 : 1, received.at({0, b}));
+    const auto s = sender.statistics();
+    // Blocks 0-4 forgotten as 5-7 were kept, and 5 again once 8 was kept after them.
+    CPPUNIT_ASSERT_EQUAL(uint64_t(6), s.beamFormed.unprotected);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(3), s.beamFormed.resent);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(9), s.beamFormed.sent);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(8 + 3 + BeamFormedSendPool::kSpareSlots), s.beamFormedPoolSlots);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.beamFormedPoolOverflowed);
   }
 
   /// A replay (waitWhenFull) whose storage-sink comes up late loses nothing: write()
