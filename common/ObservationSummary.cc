@@ -194,6 +194,12 @@ void ObservationSummary::assess() {
                              " subband-blocks lost (zeros of weight 0)");
 }
 
+std::string BeamFormedSendSummary::line() const {
+  return std::to_string(queued) + " blocks queued, " + std::to_string(sent) + " sent, " +
+         std::to_string(dropped) + " dropped, " + std::to_string(spooled) + " spooled, " +
+         std::to_string(resent) + " resent, " + std::to_string(unprotected) + " not kept to resend";
+}
+
 namespace {
 
 std::string beamFormedFileJson(const BeamFormedFileSummary& f) {
@@ -246,7 +252,12 @@ std::string ObservationSummary::toJson() const {
     << "  \"beamFormedFiles\": [";
   for (size_t i = 0; i < beamFormedFiles.size(); ++i)
     j << (i ? ",\n    " : "\n    ") << beamFormedFileJson(beamFormedFiles[i]);
-  j << (beamFormedFiles.empty() ? "],\n" : "\n  ],\n") << "  \"stations\": [";
+  j << (beamFormedFiles.empty() ? "],\n" : "\n  ],\n")
+    << "  \"beamFormedBlocks\": {\"queued\": " << beamFormedBlocks.queued
+    << ", \"sent\": " << beamFormedBlocks.sent << ", \"dropped\": " << beamFormedBlocks.dropped
+    << ", \"spooled\": " << beamFormedBlocks.spooled << ", \"resent\": " << beamFormedBlocks.resent
+    << ", \"unprotected\": " << beamFormedBlocks.unprotected << "},\n"
+    << "  \"stations\": [";
   for (size_t i = 0; i < stations.size(); ++i)
     j << (i ? ",\n    " : "\n    ") << stationJson(stations[i]);
   j << (stations.empty() ? "],\n" : "\n  ],\n") << "  \"blocksDropped\": " << blocksDropped << ",\n"
@@ -295,6 +306,7 @@ std::string ObservationSummary::toText() const {
   for (const BeamFormedFileSummary& f : beamFormedFiles)
     t << "    " << f.path << ": " << f.blocksWritten << " / " << f.blocksExpected << ", "
       << f.subbandBlocksLost << " lost, " << f.bytes << " bytes\n";
+  if (!beamFormedFiles.empty()) t << "    sent by ionproc: " << beamFormedBlocks.line() << "\n";
   t << "  stored        " << integrationsStored << " of " << integrationsExpected
     << " integrations in the MSs, " << integrationsFlagged << " flagged gaps\n"
     << "  dropped       " << blocksDropped << " blocks (ranks behind), " << integrationsDropped
@@ -384,6 +396,12 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.realTimeFactor = number<double>(tree, "realTimeFactor");
     s.bytesWritten = number<uint64_t>(tree, "bytesWritten");
     s.measurementSets = strings(tree, "measurementSets");
+    s.beamFormedBlocks.queued = number<uint64_t>(tree, "beamFormedBlocks.queued");
+    s.beamFormedBlocks.sent = number<uint64_t>(tree, "beamFormedBlocks.sent");
+    s.beamFormedBlocks.dropped = number<uint64_t>(tree, "beamFormedBlocks.dropped");
+    s.beamFormedBlocks.spooled = number<uint64_t>(tree, "beamFormedBlocks.spooled");
+    s.beamFormedBlocks.resent = number<uint64_t>(tree, "beamFormedBlocks.resent");
+    s.beamFormedBlocks.unprotected = number<uint64_t>(tree, "beamFormedBlocks.unprotected");
     if (const auto files = tree.get_child_optional("beamFormedFiles"))
       for (const auto& [unused, f] : *files) {
         BeamFormedFileSummary file;

@@ -43,6 +43,11 @@ void forEachField(StatusT& s, Visit visit) {
 std::string StorageStatus::format() const {
   StatusWriter out;
   forEachField(*this, [&](const char* key, const auto& value) { out.add(key, value); });
+  if (!beamFormedFileNames.empty()) {
+    out.addList("beamformed.fileNames", beamFormedFileNames);
+    out.addList("beamformed.fileBlocks", beamFormedFileBlocks);
+    out.addList("beamformed.fileSubbandBlocksLost", beamFormedFileSubbandBlocksLost);
+  }
   return out.text();
 }
 
@@ -50,6 +55,15 @@ StorageStatus StorageStatus::parse(const std::string& text) {
   const StatusReader in(text);
   StorageStatus status;
   forEachField(status, [&](const char* key, auto& value) { in.take(key, value); });
+  in.takeList("beamformed.fileNames", status.beamFormedFileNames);
+  in.takeList("beamformed.fileBlocks", status.beamFormedFileBlocks);
+  in.takeList("beamformed.fileSubbandBlocksLost", status.beamFormedFileSubbandBlocksLost);
+  const size_t files = status.beamFormedFileNames.size();
+  if (status.beamFormedFileBlocks.size() != files ||
+      status.beamFormedFileSubbandBlocksLost.size() != files)
+    throw std::runtime_error(
+        "status keys beamformed.fileNames, .fileBlocks and "
+        ".fileSubbandBlocksLost: lists of different lengths");
   return status;
 }
 

@@ -138,6 +138,8 @@ std::string NightlyReport::text() const {
     for (const std::string& ms : s.measurementSets) out << "  MeasurementSet:  " << ms << "\n";
     for (const BeamFormedFileSummary& f : s.beamFormedFiles)
       out << "  beam-formed:     " << beamFormedLine(f) << "\n";
+    if (!s.beamFormedFiles.empty())
+      out << "  beam-formed sent: " << s.beamFormedBlocks.line() << "\n";
     if (!s.recording.directory.empty()) out << "  recording:       " << s.recording.line() << "\n";
     for (const StationDataSummary& d : s.dumps) out << "  dump:            " << d.line() << "\n";
     for (const std::string& png : s.plots) out << "  plot:            " << png << "\n";
@@ -184,6 +186,9 @@ std::string NightlyReport::html() const {
       for (const std::string& ms : s.measurementSets) out << "<li>MS: " << escape(ms) << "</li>\n";
       for (const BeamFormedFileSummary& f : s.beamFormedFiles)
         out << "<li>beam-formed: " << escape(beamFormedLine(f)) << "</li>\n";
+      if (!s.beamFormedFiles.empty())
+        out << "<li>beam-formed sent by ionproc: " << escape(s.beamFormedBlocks.line())
+            << "</li>\n";
       if (!s.recording.directory.empty())
         out << "<li>recording: " << escape(s.recording.line()) << "</li>\n";
       for (const StationDataSummary& d : s.dumps)

@@ -647,6 +647,9 @@ ObservationSummary Observation::summarise() {
                         ", not of its end (it could not write its final status)");
   if (lastStatus_) {
     const ion::IonStatus& st = *lastStatus_;
+    summary.beamFormedBlocks = {st.beamFormedQueued,  st.beamFormedSent,
+                                st.beamFormedDropped, st.beamFormedSpooled,
+                                st.beamFormedResent,  st.beamFormedUnprotected};
     for (size_t i = 0; i < st.stations.size() && int(i) < s.nrStations(); ++i) {
       const int index = s.stationIndex(st.stations[i].name);
       const std::vector<bool> carrying =

@@ -239,7 +239,10 @@ std::string ConsoleStatus::queuesJson() const {
         << ", \"storageConnections\": " << s.storageConnections
         << ", \"beamFormedQueued\": " << s.beamFormedQueued
         << ", \"beamFormedSent\": " << s.beamFormedSent
-        << ", \"beamFormedDropped\": " << s.beamFormedDropped << "}";
+        << ", \"beamFormedDropped\": " << s.beamFormedDropped
+        << ", \"beamFormedSpooled\": " << s.beamFormedSpooled
+        << ", \"beamFormedResent\": " << s.beamFormedResent
+        << ", \"beamFormedUnprotected\": " << s.beamFormedUnprotected << "}";
   } else {
     out << "null";
   }
@@ -259,7 +262,13 @@ std::string ConsoleStatus::queuesJson() const {
         << ", \"beamFormedBlocksExpected\": " << s.beamFormedBlocksExpected
         << ", \"beamFormedBlocksWritten\": " << s.beamFormedBlocksWritten
         << ", \"beamFormedSubbandBlocksLost\": " << s.beamFormedSubbandBlocksLost
-        << ", \"beamFormedBytesWritten\": " << s.beamFormedBytesWritten << "}";
+        << ", \"beamFormedBytesWritten\": " << s.beamFormedBytesWritten
+        << ", \"beamFormedFilesWritten\": [";
+    for (size_t f = 0; f < s.beamFormedFileNames.size(); ++f)
+      out << (f ? ", " : "") << "{\"name\": " << jsonString(s.beamFormedFileNames[f])
+          << ", \"blocks\": " << s.beamFormedFileBlocks[f]
+          << ", \"subbandBlocksLost\": " << s.beamFormedFileSubbandBlocksLost[f] << "}";
+    out << "]}";
   } else {
     out << "null";
   }

@@ -83,6 +83,11 @@ std::optional<storage::StorageStatus> readStorageStatuses(const std::vector<std:
     merged.beamFormedBytesWritten += s.beamFormedBytesWritten;
     merged.beamFormedReceived += s.beamFormedReceived;
     merged.beamFormedRejected += s.beamFormedRejected;
+    for (size_t f = 0; f < s.beamFormedFileNames.size(); ++f) {
+      merged.beamFormedFileNames.push_back(s.beamFormedFileNames[f]);
+      merged.beamFormedFileBlocks.push_back(s.beamFormedFileBlocks.at(f));
+      merged.beamFormedFileSubbandBlocksLost.push_back(s.beamFormedFileSubbandBlocksLost.at(f));
+    }
     if (merged.error.empty()) merged.error = s.error;
   }
   return merged;

@@ -639,9 +639,13 @@ StorageStatus StorageSink::status() const {
     s.beamFormedFiles = beamFormed_->nrFiles();
     s.beamFormedBlocksExpected = uint64_t(beamFormed_->blocksPerFile()) * s.beamFormedFiles;
     for (const BeamFormedFileReport& file : beamFormed_->reports()) {
+      const uint64_t lost = uint64_t(file.subbandBlocksLost + file.subbandBlocksLate);
       s.beamFormedBlocksWritten += uint64_t(file.blocks);
-      s.beamFormedSubbandBlocksLost += uint64_t(file.subbandBlocksLost + file.subbandBlocksLate);
+      s.beamFormedSubbandBlocksLost += lost;
       s.beamFormedBytesWritten += file.bytes;
+      s.beamFormedFileNames.push_back(std::filesystem::path(file.path).filename().string());
+      s.beamFormedFileBlocks.push_back(uint64_t(file.blocks));
+      s.beamFormedFileSubbandBlocksLost.push_back(lost);
     }
     s.beamFormedReceived = beamFormedIngest_->blocks;
     s.beamFormedRejected = beamFormedIngest_->rejected;

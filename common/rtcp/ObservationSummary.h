@@ -66,6 +66,20 @@ struct BeamFormedFileSummary {
   bool operator==(const BeamFormedFileSummary&) const = default;
 };
 
+/// ionproc's beam-formed blocks on their way to storage, as its final status counts them
+/// (rtcp/StatusFile.h, `beamformed.*`; a block counted once per storage host it goes to).
+struct BeamFormedSendSummary {
+  uint64_t queued = 0;       ///< taken for storage
+  uint64_t sent = 0;         ///< acknowledged by a storage-sink's TCP stack
+  uint64_t dropped = 0;      ///< queue and spool full, or not sent by the end: lost
+  uint64_t spooled = 0;      ///< went through the spool on disk (the queue was full)
+  uint64_t resent = 0;       ///< sent again after a connection broke
+  uint64_t unprotected = 0;  ///< not kept to send again before the sink said they were on disk
+  /// "Q blocks queued, S sent, D dropped, P spooled, R resent, U not kept to resend"
+  std::string line() const;
+  bool operator==(const BeamFormedSendSummary&) const = default;
+};
+
 /// Station data kept (DESIGN §2.4): the recording of the live input (observe
 /// --record-input) or a triggered dump (rtcp-trigger), as observe found it at the end.
 struct StationDataSummary {
@@ -114,6 +128,7 @@ struct ObservationSummary {
   /// Every beam-formed file the parset names, in its order (one no storage-sink reported:
   /// nothing written, and a warning).
   std::vector<BeamFormedFileSummary> beamFormedFiles;
+  BeamFormedSendSummary beamFormedBlocks;  ///< ionproc's (the first one's: it sends them)
   std::vector<StationSummary> stations;
   uint64_t blocksDropped = 0;  ///< blocks served flagged because the ranks fell behind
   /// What the MSs hold once closed, as each storage-sink reported after its final flush or

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rtcp::storage {
 
@@ -56,6 +57,11 @@ struct StorageStatus {
   uint64_t beamFormedFiles = 0, beamFormedBlocksExpected = 0, beamFormedBlocksWritten = 0,
            beamFormedSubbandBlocksLost = 0, beamFormedBytesWritten = 0, beamFormedReceived = 0,
            beamFormedRejected = 0;
+  /// Per beam-formed file written here, in the same order: beamformed.fileNames (the .h5's
+  /// name, without its directory), beamformed.fileBlocks (blocks written) and
+  /// beamformed.fileSubbandBlocksLost (as beamformed.subbandBlocksLost), ','-separated.
+  std::vector<std::string> beamFormedFileNames;
+  std::vector<uint64_t> beamFormedFileBlocks, beamFormedFileSubbandBlocksLost;
 
   /// The `key=value` text (keys as documented on each field).
   std::string format() const;

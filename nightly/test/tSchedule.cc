@@ -148,7 +148,8 @@ class ScheduleTest : public CppUnit::TestFixture {
   }
 
   /// The station data an observation kept, a line each in both reports: the recording and
-  /// each dump with its window, size and what it lacks.
+  /// each dump with its window, size and what it lacks; and its beam-formed files' losses
+  /// and ionproc's beam-formed blocks.
   void testReportListsRecordingsAndDumps() {
     Fixture f;
     NightlyReport report(f.dir, "night.schedule", 0);
@@ -177,8 +178,17 @@ class ScheduleTest : public CppUnit::TestFixture {
                               8,
                               0,
                               {"CS001LBA stream 0 ..: gone from the buffer"}}};
+    // A beam-formed observation: per file what it holds and lost, and what ionproc sent.
+    result.summary->beamFormedFiles = {{"/obs/L7_SAP000_B000_S0_P000_bf.h5", 4096, 2, 8, 8, 3}};
+    result.summary->beamFormedBlocks = {16, 15, 1, 4, 2, 0};
     report.add(result);
     const std::string text = readFile(report.textPath());
+    CPPUNIT_ASSERT_MESSAGE(text,
+                           text.find("beam-formed:     /obs/L7_SAP000_B000_S0_P000_bf.h5: 8 / "
+                                     "8 blocks, 3 subband-blocks lost") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("beam-formed sent: 16 blocks queued, 15 sent, 1 "
+                                           "dropped, 4 spooled, 2 resent, 0 not kept to "
+                                           "resend") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(
         text, text.find("recording:       /rec: complete, 4096 bytes, "
                         "2026-11-22 20:00:00 .. 2026-11-22 20:00:30 UTC") != std::string::npos);
@@ -187,6 +197,8 @@ class ScheduleTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(text, text.find("1 part(s) missing") != std::string::npos);
     const std::string html = readFile(report.htmlPath());
     CPPUNIT_ASSERT_MESSAGE(html, html.find("<li>dump: /obs/dumps/a: partial") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(html, html.find("<li>beam-formed sent by ionproc: 16 blocks queued, "
+                                           "15 sent, 1 dropped") != std::string::npos);
   }
 
   void testErrorLines() {

@@ -51,6 +51,7 @@ class ConsoleStatusTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(ConsoleStatusTest);
   CPPUNIT_TEST(testStoppedStationShowsLoss);
   CPPUNIT_TEST(testRanksAndSummary);
+  CPPUNIT_TEST(testBeamFormedOnThePage);
   CPPUNIT_TEST(testRankStatusText);
   CPPUNIT_TEST(testLinesFromOtherHosts);
   CPPUNIT_TEST_SUITE_END();
@@ -165,6 +166,67 @@ class ConsoleStatusTest : public CppUnit::TestFixture {
     const std::string page = console::pageWithDocument(console::observationPage(), json);
     CPPUNIT_ASSERT(page.find("</script>\"") == std::string::npos);  // escaped: <\/script>
     CPPUNIT_ASSERT(page.find("<\\/script>") != std::string::npos);
+  }
+
+  /// A beam-formed observation's counters: ionproc's blocks spooled, sent again and not
+  /// kept to resend, and per file the blocks its storage-sink wrote and the subband-blocks
+  /// lost, in /status.json and on the page as Chromium renders it.
+  void testBeamFormedOnThePage() {
+    TempDir dir;
+    const ObservationSettings s =
+        ObservationSettings::fromParset(Parset::fromString(storage::test::beamFormedParset(78)));
+    const std::string h5 = "L78_SAP000_B000_S0_P000_bf.h5";
+    ConsoleStatus console(s, dir.path(), {}, {dir.path() + "/" + h5, dir.path() + "/other.h5"});
+    ion::IonStatus ion;
+    ion.nrBlocks = s.nrBlocks();
+    ion.blockDuration = s.blockDuration();
+    ion.wallTime = s.startTime + 1;
+    ion.beamFormedQueued = 8;
+    ion.beamFormedSent = 6;
+    ion.beamFormedSpooled = 3;
+    ion.beamFormedResent = 2;
+    ion.beamFormedUnprotected = 1;
+    console.noteIonStatus(ion);
+    storage::StorageStatus storage;
+    storage.beamFormedFiles = 1;
+    storage.beamFormedBlocksExpected = 4;
+    storage.beamFormedBlocksWritten = 3;
+    storage.beamFormedSubbandBlocksLost = 1;
+    storage.beamFormedFileNames = {h5};
+    storage.beamFormedFileBlocks = {3};
+    storage.beamFormedFileSubbandBlocksLost = {1};
+    console.noteStorageStatus(storage);
+    const std::string json = console.json(s.startTime + 1.2);
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("[3, 2, 1]"),
+        evaluate(json,
+                 "[d[\"ionproc\"][\"beamFormed\" + k] for k in (\"Spooled\", \"Resent\", "
+                 "\"Unprotected\")]",
+                 dir.path()));
+    CPPUNIT_ASSERT_EQUAL(
+        std::string("[{'name': '" + h5 + "', 'blocks': 3, 'subbandBlocksLost': 1}]"),
+        evaluate(json, "d[\"storage\"][\"beamFormedFilesWritten\"]", dir.path()));
+
+    std::ofstream(dir.path() + "/console.html")
+        << console::pageWithDocument(console::observationPage(), json);
+    const std::string command =
+        "chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-dev-shm-usage "
+        "--user-data-dir=" +
+        dir.path() + "/profile --virtual-time-budget=500 --dump-dom file://" + dir.path() +
+        "/console.html > " + dir.path() + "/dom.html 2> " + dir.path() + "/chromium.log";
+    CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(dir.path() + "/chromium.log"), 0,
+                                 std::system(command.c_str()));
+    const std::string dom = readFile(dir.path() + "/dom.html");
+    for (const std::string& shown :
+         {std::string(
+              "<th class=\"name\">beam-formed blocks: spooled</th><td class=\"warn\">3</td>"),
+          std::string(
+              "<th class=\"name\">beam-formed blocks: resent</th><td class=\"warn\">2</td>"),
+          std::string("<th class=\"name\">beam-formed blocks: not kept to resend</th><td "
+                      "class=\"warn\">1</td>"),
+          "<th class=\"name\">" + h5 + "</th><td class=\"bad\">3 / 4 blocks, 1 lost</td>",
+          std::string("<th class=\"name\">other.h5</th><td></td>")})
+      CPPUNIT_ASSERT_MESSAGE(shown + " not in the page", dom.find(shown) != std::string::npos);
   }
 
   void testRankStatusText() {

@@ -31,6 +31,8 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     s.realTimeFactor = 0.73;
     s.bytesWritten = 123456789012ULL;
     s.measurementSets = {"/out/L1001_SB150_uv.MS", "/out/L1001_SB151_uv.MS"};
+    s.beamFormedFiles = {{"/out/L1001_SAP000_B000_S0_P000_bf.h5", 1234, 2, 8, 8, 1}};
+    s.beamFormedBlocks = {16, 14, 2, 5, 3, 1};
     s.stations = {{"CS001", 990, 1000, 10, 0.01, {}, 3, 2, 1, 4, 5, 0.0125, 7, 0},
                   {"RS106", 1000, 1000, 0, 0, {}, 0, 0, 0, 0, 0, 0, 0, 0}};
     s.integrationsExpected = 60;
@@ -74,6 +76,8 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(s.realTimeFactor, r.realTimeFactor, 1e-12);
     CPPUNIT_ASSERT_EQUAL(s.bytesWritten, r.bytesWritten);
     CPPUNIT_ASSERT(s.measurementSets == r.measurementSets);
+    CPPUNIT_ASSERT(s.beamFormedFiles == r.beamFormedFiles);
+    CPPUNIT_ASSERT(s.beamFormedBlocks == r.beamFormedBlocks);
     CPPUNIT_ASSERT_EQUAL(s.stations.size(), r.stations.size());
     for (size_t i = 0; i < s.stations.size(); ++i) {
       CPPUNIT_ASSERT_EQUAL(s.stations[i].name, r.stations[i].name);
@@ -104,6 +108,9 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(s.recording == r.recording);
     CPPUNIT_ASSERT(s.dumps == r.dumps);
     const std::string text = s.toText();  // the windows, sizes and losses said
+    CPPUNIT_ASSERT_MESSAGE(text, text.find("sent by ionproc: 16 blocks queued, 14 sent, 2 "
+                                           "dropped, 5 spooled, 3 resent, 1 not kept to "
+                                           "resend") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(text, text.find("recording     /rec: partial, 123456 bytes, "
                                            "2026-11-22 20:00:00 .. 2026-11-22 20:00:30 UTC, 2 "
                                            "station(s) (CS001, RS106), 2 subband(s); 990 packets "

@@ -1,5 +1,6 @@
-// storage-sink's status (StorageStatus.h): its text and its one-line form round-trip,
-// malformed entries are named, other lines are not taken for it.
+// storage-sink's status (StorageStatus.h): its text and its one-line form round-trip (the
+// per-file beam-formed lists too), malformed entries are named, other lines are not taken
+// for it.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <stdexcept>
@@ -34,7 +35,13 @@ class StorageStatusTest : public CppUnit::TestFixture {
     s.bytesWritten = 450000;
     s.connectionsRefused = 3;
     s.blocksDuplicated = 1;
+    // Per beam-formed file: names (one with a space), blocks written, subband-blocks lost.
+    s.beamFormedFiles = 2;
+    s.beamFormedFileNames = {"L78_SAP000_B000_S0_P000_bf.h5", "my file.h5"};
+    s.beamFormedFileBlocks = {4, 3};
+    s.beamFormedFileSubbandBlocksLost = {0, 2};
     CPPUNIT_ASSERT(s == StorageStatus::parse(s.format()));
+    CPPUNIT_ASSERT(s.format().find("beamformed.fileBlocks=4,3\n") != std::string::npos);
     CPPUNIT_ASSERT(s.format().find("connections.refused=3\n") != std::string::npos);
     CPPUNIT_ASSERT(s.format().find("integrations.flagged=7\n") != std::string::npos);
     const std::string line = s.formatLine();
@@ -56,6 +63,12 @@ class StorageStatusTest : public CppUnit::TestFixture {
       CPPUNIT_FAIL("a line without '=' was accepted");
     } catch (const std::runtime_error& e) {
       CPPUNIT_ASSERT(std::string(e.what()).find("line 2") != std::string::npos);
+    }
+    try {
+      StorageStatus::parse("beamformed.fileNames=a.h5,b.h5\nbeamformed.fileBlocks=4\n");
+      CPPUNIT_FAIL("per-file lists of different lengths were accepted");
+    } catch (const std::runtime_error& e) {
+      CPPUNIT_ASSERT(std::string(e.what()).find("beamformed.fileNames") != std::string::npos);
     }
   }
 };
