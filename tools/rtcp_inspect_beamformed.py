@@ -15,7 +15,7 @@ Values are divided by the files' valid fractions (WEIGHT_<component>: what was l
 not pull the means down; cells with nothing valid are blank). Times come from the file
 alone: row n of a TAB starts at COORDINATES' REF_TIME_VALUE (MJD) + COORDINATE_0's
 REFERENCE_VALUE + n × INCREMENT seconds (rtcp's files fold the beam former's delays into
-these, DESIGN §2.5b).
+these, DESIGN §2.7).
 
 The pulsar (period, epoch, dispersion measure, width) comes from, in this order: the
 options (--period, --epoch, --dm); else the parset the file carries

@@ -319,6 +319,23 @@ class BeamFormedSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_DOUBLES_EQUAL(5.2336866848 + 0.001, old.beamFormed.saps[0].tabs[1].direction.ra,
                                  1e-15);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(3.5, old.beamFormed.saps[0].tabs[1].dispersionMeasure, 0);
+
+    // BG/P's incoherent Stokes: OLAP.CNProc_IncoherentStokes.*, an incoherent TAB.
+    Keys incoherent;
+    incoherent.set(kIncoherentOn, "true")
+        .set("OLAP.CNProc_IncoherentStokes.which", "IQUV")
+        .set("OLAP.CNProc_IncoherentStokes.channelsPerSubband", "16")
+        .set("OLAP.CNProc_IncoherentStokes.timeIntegrationFactor", "4")
+        .set("OLAP.CNProc_IncoherentStokes.subbandsPerFile", "2")
+        .set(kBeam + "nrTiedArrayBeams", "1")
+        .set(kTab0 + "coherent", "false");
+    const BeamFormedSettings is = accepted(incoherent).beamFormed;
+    CPPUNIT_ASSERT(is.incoherentEnabled && !is.coherentEnabled);
+    CPPUNIT_ASSERT(is.incoherent.kind == StokesKind::kIQUV);
+    CPPUNIT_ASSERT_EQUAL(16, is.incoherent.nrChannels);
+    CPPUNIT_ASSERT_EQUAL(4, is.incoherent.timeIntegrationFactor);
+    CPPUNIT_ASSERT(!is.saps.at(0).tabs.at(0).coherent);
+    CPPUNIT_ASSERT_EQUAL(size_t(4 * 2), is.files.size());  // IQUV x 2 parts of 2 subbands
   }
 
   void testAbsoluteAngleKeys() {
