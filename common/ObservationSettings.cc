@@ -32,13 +32,16 @@ void Problems::warn(const std::string& key, const std::string& problem) {
   warnings_.push_back({key, line, message});
 }
 
-void Problems::raise() const {
-  if (errors_.empty()) return;
+std::vector<ParsetError> Problems::errors() const {
   std::vector<ParsetError> unique;  // one field's problem may come up for its twin too
   std::unordered_set<std::string> seen;
   for (const ParsetError& e : errors_)
     if (seen.insert(e.what()).second) unique.push_back(e);
-  throw ParsetErrors(std::move(unique));
+  return unique;
+}
+
+void Problems::raise() const {
+  if (hasErrors()) throw ParsetErrors(errors());
 }
 
 int intInRange(const Parset& p, const std::string& key, int64_t fallback, int64_t low,
@@ -79,10 +82,18 @@ void ObservationSettings::logReport(const std::string& component) const {
 
 ObservationSettings ObservationSettings::fromParset(const Parset& parset,
                                                     const StationTable& table) {
+  std::vector<ParsetError> errors;
+  ObservationSettings s = readAll(parset, table, errors);
+  if (!errors.empty()) throw ParsetErrors(std::move(errors));
+  return s;
+}
+
+ObservationSettings ObservationSettings::readAll(const Parset& parset, const StationTable& table,
+                                                 std::vector<ParsetError>& errors) {
   using namespace settings;
   ObservationSettings s;
   Problems problems(parset, s.warnings);
-  problems.guard([&] { readTimes(parset, s); });
+  readTimes(parset, problems, s);
   readInstrument(parset, problems, s);
   readBeams(parset, problems, s);
   problems.guard([&] { readDescription(parset, s); });
@@ -95,7 +106,7 @@ ObservationSettings ObservationSettings::fromParset(const Parset& parset,
   problems.guard([&] { readComputeNodes(parset, s); });
   readSim(parset, problems, s);
   problems.guard([&] { InputRecordingSettings::fromParset(parset); });  // checked, marked read
-  problems.raise();
+  errors = problems.errors();
   s.parsetText = parset.toString();
   s.unknownKeys = UnknownKeys::of(parset);
   return s;

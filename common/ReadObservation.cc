@@ -48,18 +48,22 @@ std::string joined(const std::vector<std::string>& items) {
 
 }  // namespace
 
-void readTimes(const Parset& p, ObservationSettings& s) {
-  const std::string idKey = p.isDefined("Observation.ObsID") || !p.isDefined("Observation.otdbID")
-                                ? "Observation.ObsID"
-                                : "Observation.otdbID";  // a SAS task specification's id
-  s.observationId = p.getInt(idKey);
-  if (s.observationId < 0) p.fail(idKey, "must not be negative");
-  s.startTime = p.getTime("Observation.startTime");
-  s.stopTime = p.getTime("Observation.stopTime");
-  if (s.stopTime <= s.startTime)
-    p.fail("Observation.stopTime", "stop time '" + formatUtc(s.stopTime) +
-                                       "' is not after start time '" + formatUtc(s.startTime) +
-                                       "'");
+void readTimes(const Parset& p, Problems& problems, ObservationSettings& s) {
+  problems.guard([&] {
+    const std::string idKey = p.isDefined("Observation.ObsID") || !p.isDefined("Observation.otdbID")
+                                  ? "Observation.ObsID"
+                                  : "Observation.otdbID";  // a SAS task specification's id
+    s.observationId = p.getInt(idKey);
+    if (s.observationId < 0) p.fail(idKey, "must not be negative");
+  });
+  problems.guard([&] {
+    s.startTime = p.getTime("Observation.startTime");
+    s.stopTime = p.getTime("Observation.stopTime");
+    if (s.stopTime <= s.startTime)
+      p.fail("Observation.stopTime", "stop time '" + formatUtc(s.stopTime) +
+                                         "' is not after start time '" + formatUtc(s.startTime) +
+                                         "'");
+  });
 }
 
 void readInstrument(const Parset& p, Problems& problems, ObservationSettings& s) {

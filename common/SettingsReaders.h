@@ -43,6 +43,8 @@ class Problems {
   /// Records and logs a warning about a key.
   void warn(const std::string& key, const std::string& problem);
   bool hasErrors() const { return !errors_.empty(); }
+  /// Every recorded error, each once.
+  std::vector<ParsetError> errors() const;
   /// Throws ParsetErrors with every recorded error, if any.
   void raise() const;
 
@@ -100,7 +102,8 @@ std::array<double, 3> readPosition(const Parset& p, const std::string& key);
 bool isDirectionType(const std::string& type);
 std::string directionTypeList();
 
-void readTimes(const Parset& p, ObservationSettings& s);
+/// Observation id, start and stop time.
+void readTimes(const Parset& p, Problems& problems, ObservationSettings& s);
 /// Clock, bits, antenna set, band filter.
 void readInstrument(const Parset& p, Problems& problems, ObservationSettings& s);
 /// Beams (SAPs), their directions and subbands.

@@ -19,6 +19,7 @@
 
 #include "rtcp/Files.h"
 #include "rtcp/Logger.h"
+#include "rtcp/ObservationSettings.h"
 #include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/WallClock.h"
@@ -103,10 +104,13 @@ std::optional<double> plannedEnd(const std::string& directory) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) return std::nullopt;
   try {
-    return Parset::fromFile(path).getTime("Observation.stopTime");
+    std::vector<ParsetError> errors;  // other keys do not matter here
+    const ObservationSettings s =
+        ObservationSettings::readAll(Parset::fromFile(path), StationTable::shipped(), errors);
+    if (s.stopTime > 0) return s.stopTime;
   } catch (const std::exception&) {
-    return std::nullopt;  // being written: read again next time
   }
+  return std::nullopt;  // being written: read again next time
 }
 
 void ObservationRunner::execute(ObservationResult& result, double expectedEnd) const {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "rtcp/Files.h"
+#include "rtcp/ObservationSettings.h"
 #include "rtcp/Parset.h"
 #include "rtcp/SampleTime.h"
 
@@ -19,16 +20,19 @@ std::string trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
 }
 
-/// Reads the parset's start and stop times; leaves them unset when the parset cannot be
-/// read (observe will then report why the observation failed).
+/// Reads the parset's start and stop times (other keys may be bad: observe will report
+/// them); leaves them unset when they cannot be read.
 void readParsetTimes(ScheduleEntry& entry) {
+  entry.parsetStart.reset();
+  entry.parsetStop.reset();
   try {
-    const Parset parset = Parset::fromFile(entry.parset);
-    entry.parsetStart = parset.getTime("Observation.startTime");
-    entry.parsetStop = parset.getTime("Observation.stopTime");
+    std::vector<ParsetError> errors;
+    const ObservationSettings s = ObservationSettings::readAll(Parset::fromFile(entry.parset),
+                                                               StationTable::shipped(), errors);
+    if (s.startTime <= 0 || s.stopTime <= 0) return;  // not read
+    entry.parsetStart = s.startTime;
+    entry.parsetStop = s.stopTime;
   } catch (const std::exception&) {
-    entry.parsetStart.reset();
-    entry.parsetStop.reset();
   }
 }
 

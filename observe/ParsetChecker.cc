@@ -10,15 +10,12 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <unordered_set>
 
 #include "LocalHost.h"
 #include "MemoryPlan.h"
-#include "rtcp/AntennaFields.h"
 #include "rtcp/DirectionConverter.h"
 #include "rtcp/Logger.h"
 #include "rtcp/MeasuresData.h"
-#include "rtcp/ParsetLimits.h"
 #include "rtcp/SampleTime.h"
 #include "rtcp/Stream.h"
 
@@ -27,16 +24,31 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kStationList = "Observation.VirtualInstrument.stationList";
-/// The outputs whose locations observe checks and starts storage-sinks for.
-const std::vector<std::string> kOutputs{"Output_Correlated", "Output_CoherentStokes",
-                                        "Output_IncoherentStokes"};
+/// An output location the settings name, each host:directory once: where the parset names
+/// it (Observation.DataProducts.Output_*.locations), host and directory.
+struct OutputLocation {
+  std::string key;
+  std::string host;
+  std::string directory;
+};
 
-/// Whether an output is enabled (correlated output unless switched off; the beam-formed
-/// ones when switched on).
-bool outputEnabled(const Parset& p, const std::string& output) {
-  return p.getBool("Observation.DataProducts." + output + ".enabled",
-                   output == "Output_Correlated");
+/// The locations of the enabled outputs: the correlated output's (one per subband) and the
+/// beam-formed files' (one per file, coherent and incoherent).
+std::vector<OutputLocation> outputLocations(const ObservationSettings& s) {
+  std::vector<OutputLocation> locations;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& output, const std::string& host, const std::string& directory) {
+    if (seen.insert(host + ":" + directory).second)
+      locations.push_back({"Observation.DataProducts." + output + ".locations", host, directory});
+  };
+  const CorrelatedOutputSettings& correlated = s.correlatedOutput;
+  if (correlated.enabled)
+    for (size_t i = 0; i < correlated.hosts.size() && i < correlated.directories.size(); ++i)
+      add("Output_Correlated", correlated.hosts[i], correlated.directories[i]);
+  for (const BeamFormedFile& file : s.beamFormed.files)
+    add(file.coherent ? "Output_CoherentStokes" : "Output_IncoherentStokes", file.host,
+        file.directory);
+  return locations;
 }
 
 /// A problem worded as ParsetError words it ("FILE:LINE: key 'K': problem").
@@ -46,41 +58,17 @@ ParsetProblem problem(const Parset& p, const std::string& key, const std::string
   return {error, key, line, ParsetError(p.name(), line, key, text).what()};
 }
 
-/// Runs one check; a key it cannot even read becomes a problem of its own.
+/// Runs one check; what it throws (a file system error) becomes a problem of its own.
 template <typename Check>
 void guarded(const Parset& p, std::vector<ParsetProblem>& out, Check check) {
   try {
     check();
-  } catch (const ParsetError& e) {
-    out.push_back({true, e.key(), e.line(), e.what()});
   } catch (const std::exception& e) {
     out.push_back({true, "", 0, p.name() + ": " + e.what()});
   }
 }
 
-/// The station list's entries; throws, in ObservationSettings' words, when it has more than
-/// any observation (nothing is then checked station by station).
-std::vector<std::string> stationListEntries(const Parset& p) {
-  std::vector<std::string> entries = p.getStringVector(kStationList);
-  if (entries.size() > kMaxStationListEntries)
-    p.fail(kStationList, std::to_string(entries.size()) + " entries, more than the " +
-                             std::to_string(kMaxStationListEntries) + " a station list may have");
-  return entries;
-}
-
-/// The antenna fields of the station list (CS001HBA0, ...); throws as ObservationSettings.
-std::vector<std::string> fieldNames(const Parset& p) {
-  std::vector<std::string> names;
-  try {
-    for (const AntennaFieldName& field :
-         antennaFieldNames(stationListEntries(p), p.getString("Observation.antennaSet")))
-      names.push_back(field.name());
-  } catch (const std::invalid_argument& e) {
-    const bool badSet = std::string(e.what()).starts_with("unknown antenna set");
-    p.fail(badSet ? "Observation.antennaSet" : kStationList, e.what());
-  }
-  return names;
-}
+ParsetProblem fromError(const ParsetError& e) { return {true, e.key(), e.line(), e.what()}; }
 
 std::string portsKey(const std::string& field) { return "PIC.Core." + field + ".RSP.ports"; }
 
@@ -141,28 +129,30 @@ CheckResult ParsetChecker::check(const std::string& path) const {
   try {
     result.parset = Parset::fromFile(path, SyntaxErrors::kKeep);
   } catch (const ParsetError& e) {  // unreadable
-    result.problems.push_back({true, e.key(), e.line(), e.what()});
+    result.problems.push_back(fromError(e));
     return result;
   }
   // A bad line is skipped: the rest of the parset is checked as well.
-  for (const ParsetError& e : result.parset.syntaxErrors())
-    result.problems.push_back({true, e.key(), e.line(), e.what()});
+  for (const ParsetError& e : result.parset.syntaxErrors()) result.problems.push_back(fromError(e));
+  // Every bad key at once, and the settings as far as they could be read, for the checks
+  // of what the parset asks of this machine.
+  std::vector<ParsetError> errors;
+  ObservationSettings s;
+  try {
+    s = ObservationSettings::readAll(result.parset, StationTable::shipped(), errors);
+    if (errors.empty()) result.settings = s;
+  } catch (const std::exception& e) {  // not a key's problem: nothing to go on
+    result.problems.push_back({true, "", 0, result.parset.name() + ": " + e.what()});
+  }
+  for (const ParsetError& e : errors) result.problems.push_back(fromError(e));
+  if (result.settings) checkSettings(result);
   const Parset& p = result.parset;
-  checkSettings(result);
-  std::vector<ParsetProblem> own;
-  checkStations(p, own);
-  checkSubbands(p, own);
-  checkInputs(p, own);
-  checkTimes(p, own);
-  checkMeasures(p, own);
-  checkOutput(p, own);
-  checkRanks(p, own);
-  checkHosts(p, own);
-  // ObservationSettings reports some errors in the same words as one of ours: each once.
-  std::unordered_set<std::string> known;
-  for (const ParsetProblem& q : result.problems) known.insert(q.message);
-  for (ParsetProblem& item : own)
-    if (known.insert(item.message).second) result.problems.push_back(std::move(item));
+  checkInputs(p, s, result.problems);
+  checkTimes(p, s, result.problems);
+  checkMeasures(p, s, result.problems);
+  checkOutput(p, s, result.problems);
+  checkRanks(p, s, result.problems);
+  checkHosts(p, s, result.problems);
   std::stable_sort(
       result.problems.begin(), result.problems.end(),
       [](const ParsetProblem& a, const ParsetProblem& b) { return a.error > b.error; });
@@ -170,20 +160,10 @@ CheckResult ParsetChecker::check(const std::string& path) const {
 }
 
 void ParsetChecker::checkSettings(CheckResult& result) const {
-  try {
-    result.settings = ObservationSettings::fromParset(result.parset);
-  } catch (const ParsetErrors& e) {
-    for (const ParsetError& error : e.errors())
-      result.problems.push_back({true, error.key(), error.line(), error.what()});
-  } catch (const ParsetError& e) {
-    result.problems.push_back({true, e.key(), e.line(), e.what()});
-  } catch (const std::exception& e) {
-    result.problems.push_back({true, "", 0, result.parset.name() + ": " + e.what()});
-  }
-  if (!result.settings) return;
-  for (const ParsetWarning& warning : result.settings->warnings)
+  const ObservationSettings& s = *result.settings;
+  for (const ParsetWarning& warning : s.warnings)
     result.problems.push_back({false, warning.key, warning.line, warning.message});
-  const UnknownKeys& unknown = result.settings->unknownKeys;
+  const UnknownKeys& unknown = s.unknownKeys;
   const std::vector<std::string> lines = unknown.describe();
   for (size_t i = 0; i < lines.size(); ++i) {
     const UnknownKeyGroup* group = i ? &unknown.listed[i - 1] : nullptr;
@@ -192,7 +172,6 @@ void ParsetChecker::checkSettings(CheckResult& result) const {
                                result.parset.name() + ": " + lines[i]});
   }
   // A beam that tracks a solar-system body needs casacore's ephemeris: try it now.
-  const ObservationSettings& s = *result.settings;
   for (size_t b = 0; b < s.beams.size(); ++b)
     if (!s.beams[b].isJ2000()) {
       try {
@@ -203,143 +182,82 @@ void ParsetChecker::checkSettings(CheckResult& result) const {
       }
     }
   checkMemory(result);
-  if (!result.settings->correlatedOutput.enabled && !result.settings->beamFormed.enabled())
+  if (!s.correlatedOutput.enabled && !s.beamFormed.enabled())
     result.problems.push_back(
         problem(result.parset, "Observation.DataProducts.Output_Correlated.enabled",
                 "no correlated and no beam-formed output: the observation writes nothing", false));
 }
 
-namespace {
-
-/// The stations of the station list, whose entries may name antenna fields (CS001HBA0),
-/// each once; the entries as they are when the antenna set is not one LOFAR knows (an
-/// error the settings report).
-std::vector<std::string> stationNames(const Parset& p) {
-  const std::vector<std::string> entries = stationListEntries(p);
-  std::vector<std::string> names;
-  std::unordered_set<std::string> seen;
-  try {
-    for (const AntennaFieldName& field :
-         antennaFieldNames(entries, p.getString("Observation.antennaSet", "")))
-      if (seen.insert(field.station).second) names.push_back(field.station);
-  } catch (const std::invalid_argument&) {
-    return entries;
-  }
-  return names;
-}
-
-}  // namespace
-
-void ParsetChecker::checkStations(const Parset& p, std::vector<ParsetProblem>& out) const {
-  guarded(p, out, [&] {
-    const StationTable& table = StationTable::shipped();
-    for (const std::string& name : stationNames(p))
-      if (!table.stationId(name))
-        out.push_back(
-            problem(p, kStationList, "unknown station '" + name + "' (not in the station table)"));
-  });
-}
-
-void ParsetChecker::checkSubbands(const Parset& p, std::vector<ParsetProblem>& out) const {
-  guarded(p, out, [&] {
-    // Beyond kMaxBeams ObservationSettings refuses Observation.nrBeams itself.
-    const int64_t nrBeams = std::min<int64_t>(p.getInt("Observation.nrBeams", 1), kMaxBeams);
-    for (int64_t b = 0; b < nrBeams; ++b) {
-      const std::string key = "Observation.Beam[" + std::to_string(b) + "].subbandList";
-      guarded(p, out, [&] {
-        for (const int64_t number : p.getIntVector(key))
-          if (number < 0 || number > 511)
-            out.push_back(
-                problem(p, key, "subband " + std::to_string(number) + " is outside 0..511"));
-      });
-    }
-  });
-}
-
-void ParsetChecker::checkInputs(const Parset& p, std::vector<ParsetProblem>& out) const {
-  guarded(p, out, [&] {
-    std::map<std::string, std::string> users;  // "udp:HOST:PORT" or "file:PATH" -> station
-    for (const std::string& station : fieldNames(p)) {
-      const std::string key = portsKey(station);
-      if (!p.isDefined(key)) continue;  // ObservationSettings names it
-      guarded(p, out, [&] {
-        std::set<std::string> hosts;  // one ionproc reads a station: all its inputs on one host
-        for (const std::string& input : p.getStringVector(key)) {
-          StreamDescriptor d;
-          try {
-            d = StreamDescriptor::parse(input);
-          } catch (const StreamError& e) {
-            out.push_back(problem(p, key, e.what()));
-            continue;
-          }
-          if (d.kind == StreamDescriptor::Kind::kFile) {
-            d.path = recordingPath(p.name(), d.path);
-            std::error_code error;
-            if (!fs::is_regular_file(d.path, error) || access(d.path.c_str(), R_OK) != 0)
-              out.push_back(problem(p, key,
-                                    "recording '" + d.path + "' of station '" + station +
-                                        "' does not exist or cannot be read"));
-          }
-          // Inputs on another host: its ionproc binds them there (observe/README.md, Several
-          // hosts).
-          const std::string host = isLocalHost(d.host) ? "this host" : d.host;
-          hosts.insert(d.kind == StreamDescriptor::Kind::kUdp ? d.host : "");
-          if (hosts.size() == 2)
-            out.push_back(problem(p, key,
-                                  "the inputs of station '" + station +
-                                      "' reach different hosts; one ionproc reads a station"));
-          std::string busy;
-          if (d.kind == StreamDescriptor::Kind::kUdp && host == "this host" &&
-              !users.count("port " + std::to_string(d.port) + " on " + host) &&
-              !udpPortFree(d.port, busy))
-            out.push_back(
-                problem(p, key, "input '" + input + "' of station '" + station + "': " + busy));
-          const std::string id = d.kind == StreamDescriptor::Kind::kFile
-                                     ? "file:" + fs::weakly_canonical(d.path).string()
-                                     : "port " + std::to_string(d.port) + " on " + host;
-          const auto [it, fresh] = users.emplace(id, station);
-          if (!fresh)
-            out.push_back(problem(p, key,
-                                  "input '" + input + "' of station '" + station + "' uses " + id +
-                                      ", already an input of station '" + it->second + "'"));
+void ParsetChecker::checkInputs(const Parset& p, const ObservationSettings& s,
+                                std::vector<ParsetProblem>& out) const {
+  std::map<std::string, std::string> users;  // "udp:HOST:PORT" or "file:PATH" -> station
+  for (const StationSettings& field : s.stations) {
+    const std::string& station = field.name;
+    const std::string key = portsKey(station);
+    guarded(p, out, [&] {
+      std::set<std::string> hosts;  // one ionproc reads a station: all its inputs on one host
+      for (const std::string& input : field.inputs) {
+        StreamDescriptor d;
+        try {
+          d = StreamDescriptor::parse(input);
+        } catch (const StreamError& e) {
+          out.push_back(problem(p, key, e.what()));
+          continue;
         }
-      });
-    }
-  });
-}
-
-void ParsetChecker::checkTimes(const Parset& p, std::vector<ParsetProblem>& out) const {
-  double start = 0, stop = 0;
-  bool haveStart = false, haveStop = false;
-  guarded(p, out, [&] { start = p.getTime("Observation.startTime"), haveStart = true; });
-  guarded(p, out, [&] { stop = p.getTime("Observation.stopTime"), haveStop = true; });
-  if (haveStart && haveStop && stop <= start)
-    out.push_back(problem(
-        p, "Observation.stopTime",
-        "stop time '" + formatUtc(stop) + "' is not after start time '" + formatUtc(start) + "'"));
-  if (!haveStart || options_.now || start >= options_.wallTime) return;
-  bool liveInput = false;
-  guarded(p, out, [&] {
-    for (const std::string& station : fieldNames(p))
-      for (const std::string& input : p.getStringVector(portsKey(station), {}))
-        liveInput = liveInput || input.starts_with("udp:");
-  });
-  if (liveInput && p.getBool("OLAP.realTime", true))
-    out.push_back(
-        problem(p, "Observation.startTime",
-                "start time '" + formatUtc(start) + "' is in the past (use --now to start now)"));
-}
-
-void ParsetChecker::checkMeasures(const Parset& p, std::vector<ParsetProblem>& out) const {
-  double start = 0, stop = 0;
-  try {
-    start = p.getTime("Observation.startTime");
-    stop = p.getTime("Observation.stopTime");
-  } catch (const ParsetError&) {
-    return;  // checkTimes reports it
+        if (d.kind == StreamDescriptor::Kind::kFile) {
+          d.path = recordingPath(p.name(), d.path);
+          std::error_code error;
+          if (!fs::is_regular_file(d.path, error) || access(d.path.c_str(), R_OK) != 0)
+            out.push_back(problem(p, key,
+                                  "recording '" + d.path + "' of station '" + station +
+                                      "' does not exist or cannot be read"));
+        }
+        // Inputs on another host: its ionproc binds them there (observe/README.md, Several
+        // hosts).
+        const std::string host = isLocalHost(d.host) ? "this host" : d.host;
+        hosts.insert(d.kind == StreamDescriptor::Kind::kUdp ? d.host : "");
+        if (hosts.size() == 2)
+          out.push_back(problem(p, key,
+                                "the inputs of station '" + station +
+                                    "' reach different hosts; one ionproc reads a station"));
+        std::string busy;
+        if (d.kind == StreamDescriptor::Kind::kUdp && host == "this host" &&
+            !users.count("port " + std::to_string(d.port) + " on " + host) &&
+            !udpPortFree(d.port, busy))
+          out.push_back(
+              problem(p, key, "input '" + input + "' of station '" + station + "': " + busy));
+        const std::string id = d.kind == StreamDescriptor::Kind::kFile
+                                   ? "file:" + fs::weakly_canonical(d.path).string()
+                                   : "port " + std::to_string(d.port) + " on " + host;
+        const auto [it, fresh] = users.emplace(id, station);
+        if (!fresh)
+          out.push_back(problem(p, key,
+                                "input '" + input + "' of station '" + station + "' uses " + id +
+                                    ", already an input of station '" + it->second + "'"));
+      }
+    });
   }
-  if (stop <= start) return;
-  if (options_.now) {  // --now moves the observation to now
+}
+
+void ParsetChecker::checkTimes(const Parset& p, const ObservationSettings& s,
+                               std::vector<ParsetProblem>& out) const {
+  // startTime 0: it could not be read (ObservationSettings said why).
+  if (s.startTime <= 0 || options_.now || s.startTime >= options_.wallTime) return;
+  bool liveInput = false;
+  for (const StationSettings& station : s.stations)
+    for (const std::string& input : station.inputs)
+      liveInput = liveInput || input.starts_with("udp:");
+  if (liveInput && s.realTime)
+    out.push_back(problem(
+        p, "Observation.startTime",
+        "start time '" + formatUtc(s.startTime) + "' is in the past (use --now to start now)"));
+}
+
+void ParsetChecker::checkMeasures(const Parset& p, const ObservationSettings& s,
+                                  std::vector<ParsetProblem>& out) const {
+  double start = s.startTime, stop = s.stopTime;
+  if (start <= 0 || stop <= start) return;  // ObservationSettings reports it
+  if (options_.now) {                       // --now moves the observation to now
     stop = options_.wallTime + (stop - start);
     start = options_.wallTime;
   }
@@ -347,28 +265,43 @@ void ParsetChecker::checkMeasures(const Parset& p, std::vector<ParsetProblem>& o
   if (!text.empty()) out.push_back(problem(p, "Observation.startTime", text, false));
 }
 
-void ParsetChecker::checkOutput(const Parset& p, std::vector<ParsetProblem>& out) const {
+void ParsetChecker::checkOutput(const Parset& p, const ObservationSettings& s,
+                                std::vector<ParsetProblem>& out) const {
   std::string reason;
   if (!options_.observationDir.empty() && !isWritableOrCreatable(options_.observationDir, reason))
     out.push_back({true, "--dir", 0, "--dir: " + reason});
-  std::set<std::string> seen;
-  for (const std::string& output : kOutputs)
-    guarded(p, out, [&] {
-      if (!outputEnabled(p, output)) return;
-      const std::string key = "Observation.DataProducts." + output + ".locations";
-      for (const std::string& location : p.getStringVector(key, {"localhost:."})) {
-        const size_t colon = location.find(':');
-        if (colon == std::string::npos) continue;  // ObservationSettings names it
-        const std::string directory = location.substr(colon + 1);
-        if (!isLocalHost(location.substr(0, colon)) && !directory.starts_with("/"))
-          out.push_back(problem(
-              p, key,
-              "output location '" + location + "' on another host needs an absolute directory"));
-        if (!isLocalHost(location.substr(0, colon)) || !seen.insert(directory).second) continue;
-        if (!isWritableOrCreatable(directory, reason))
-          out.push_back(problem(p, key, "output " + reason));
-      }
-    });
+  for (const OutputLocation& location : outputLocations(s)) {
+    if (!isLocalHost(location.host)) {
+      if (!location.directory.starts_with("/"))
+        out.push_back(problem(p, location.key,
+                              "output location '" + location.host + ":" + location.directory +
+                                  "' on another host needs an absolute directory"));
+      continue;
+    }
+    if (!isWritableOrCreatable(location.directory, reason))
+      out.push_back(problem(p, location.key, "output " + reason));
+  }
+}
+
+void ParsetChecker::checkRanks(const Parset& p, const ObservationSettings& s,
+                               std::vector<ParsetProblem>& out) const {
+  const size_t nodes = s.computeNodes.size();  // COBALT's compute nodes: one rank each
+  if (nodes > 0 && !options_.hostsGiven) {
+    if (options_.ranksGiven && size_t(options_.ranks) != nodes)
+      out.push_back(problem(p, "Cobalt.Nodes",
+                            "names " + std::to_string(nodes) +
+                                " compute nodes (one rank each), but --ranks is " +
+                                std::to_string(options_.ranks)));
+    return;  // their cores are theirs
+  }
+  if (options_.ranks < 1)
+    out.push_back(
+        {true, "--ranks", 0, "--ranks " + std::to_string(options_.ranks) + ": at least one rank"});
+  if (options_.ranks > options_.cores)
+    out.push_back({true, "--ranks", 0,
+                   "--ranks " + std::to_string(options_.ranks) + ": more ranks than the " +
+                       std::to_string(options_.cores) +
+                       " cores of this machine (MPICH busy-polls: at most one rank per core)"});
 }
 
 void ParsetChecker::checkMemory(CheckResult& result) const {
@@ -396,28 +329,9 @@ void ParsetChecker::checkMemory(CheckResult& result) const {
   const std::optional<HostMemory> available = hostMemory();
   if (!available) return;
   const std::string refusal = memoryRefusal(planMemory(s, local), *available);
-  if (!refusal.empty()) result.problems.push_back(problem(result.parset, kStationList, refusal));
-}
-
-void ParsetChecker::checkRanks(const Parset& p, std::vector<ParsetProblem>& out) const {
-  size_t nodes = 0;  // COBALT's compute nodes: one rank each, on their hosts
-  guarded(p, out, [&] { nodes = p.getStringVector("Cobalt.Nodes", {}).size(); });
-  if (nodes > 0 && !options_.hostsGiven) {
-    if (options_.ranksGiven && size_t(options_.ranks) != nodes)
-      out.push_back(problem(p, "Cobalt.Nodes",
-                            "names " + std::to_string(nodes) +
-                                " compute nodes (one rank each), but --ranks is " +
-                                std::to_string(options_.ranks)));
-    return;  // their cores are theirs
-  }
-  if (options_.ranks < 1)
-    out.push_back(
-        {true, "--ranks", 0, "--ranks " + std::to_string(options_.ranks) + ": at least one rank"});
-  if (options_.ranks > options_.cores)
-    out.push_back({true, "--ranks", 0,
-                   "--ranks " + std::to_string(options_.ranks) + ": more ranks than the " +
-                       std::to_string(options_.cores) +
-                       " cores of this machine (MPICH busy-polls: at most one rank per core)"});
+  if (!refusal.empty())
+    result.problems.push_back(
+        problem(result.parset, "Observation.VirtualInstrument.stationList", refusal));
 }
 
 namespace {
@@ -428,7 +342,7 @@ std::string listed(const std::vector<std::string>& names) {
   return text;
 }
 
-/// Hosts one part of the parset names, and what runs that part here instead.
+/// Hosts one part of the settings names, and what runs that part here instead.
 struct NamedHosts {
   std::string key;   ///< where the parset names them
   std::string what;  ///< "the output hosts", ...
@@ -439,50 +353,49 @@ struct NamedHosts {
 
 }  // namespace
 
-void ParsetChecker::checkHosts(const Parset& p, std::vector<ParsetProblem>& out) const {
+void ParsetChecker::checkHosts(const Parset& p, const ObservationSettings& s,
+                               std::vector<ParsetProblem>& out) const {
   // mpiexec would try each through ssh and fail only after its start-up time: say it now.
   std::vector<NamedHosts> named;
-  guarded(p, out, [&] {
-    if (options_.hostsGiven) return;  // --mpi-hosts replaces Cobalt.Nodes
+  if (!options_.hostsGiven) {  // --mpi-hosts replaces Cobalt.Nodes
     NamedHosts nodes{"Cobalt.Nodes",
                      "the compute nodes' hosts (PIC.Core.Cobalt.<node>.host)",
                      "--mpi-hosts localhost:N runs N ranks on this host",
                      {},
                      {}};
-    for (const std::string& node : p.getStringVector("Cobalt.Nodes", {}))
-      nodes.hosts.push_back(p.getString("PIC.Core.Cobalt." + node + ".host", "localhost"));
+    for (const ComputeNode& node : s.computeNodes) nodes.hosts.push_back(node.host);
     named.push_back(std::move(nodes));
-  });
-  guarded(p, out, [&] {
-    NamedHosts inputs{"",
-                      "the stations' input hosts (PIC.Core.<field>.RSP.ports)",
-                      "udp:127.0.0.1:PORT receives on this host",
-                      {},
-                      {}};
-    for (const std::string& field : fieldNames(p))
-      for (const std::string& input : p.getStringVector(portsKey(field), {})) {
-        if (!input.starts_with("udp:")) continue;
-        try {
-          const std::string host = StreamDescriptor::parse(input).host;
-          inputs.hosts.push_back(host);
-          std::vector<std::string>& fields = inputs.users[host];
-          if (fields.empty() || fields.back() != field) fields.push_back(field);
-          if (inputs.key.empty()) inputs.key = portsKey(field);
-        } catch (const StreamError&) {  // checkInputs names it
-        }
+  }
+  NamedHosts inputs{"",
+                    "the stations' input hosts (PIC.Core.<field>.RSP.ports)",
+                    "udp:127.0.0.1:PORT receives on this host",
+                    {},
+                    {}};
+  for (const StationSettings& field : s.stations)
+    for (const std::string& input : field.inputs) {
+      if (!input.starts_with("udp:")) continue;
+      try {
+        const std::string host = StreamDescriptor::parse(input).host;
+        inputs.hosts.push_back(host);
+        std::vector<std::string>& fields = inputs.users[host];
+        if (fields.empty() || fields.back() != field.name) fields.push_back(field.name);
+        if (inputs.key.empty()) inputs.key = portsKey(field.name);
+      } catch (const StreamError&) {  // checkInputs names it
       }
-    named.push_back(std::move(inputs));
-  });
-  for (const std::string& output : kOutputs)
-    guarded(p, out, [&] {
-      if (!outputEnabled(p, output)) return;
-      const std::string key = "Observation.DataProducts." + output + ".locations";
-      NamedHosts outputs{key, "the output hosts", "localhost:DIR writes on this host", {}, {}};
-      for (const std::string& location : p.getStringVector(key, {}))
-        if (location.find(':') != std::string::npos)
-          outputs.hosts.push_back(location.substr(0, location.find(':')));
-      named.push_back(std::move(outputs));
-    });
+    }
+  named.push_back(std::move(inputs));
+  const size_t firstOutput = named.size();  // one part per output, in the settings' order
+  for (const OutputLocation& location : outputLocations(s)) {
+    auto part = std::find_if(named.begin() + firstOutput, named.end(),
+                             [&](const NamedHosts& n) { return n.key == location.key; });
+    if (part == named.end()) {
+      named.push_back(NamedHosts{
+          location.key, "the output hosts", "localhost:DIR writes on this host", {}, {}});
+      part = named.end() - 1;
+    }
+    if (std::find(part->hosts.begin(), part->hosts.end(), location.host) == part->hosts.end())
+      part->hosts.push_back(location.host);
+  }
   // Every name looked up at once: the check takes at most one timeout.
   constexpr double kTimeoutSeconds = 3;
   std::vector<std::string> others;

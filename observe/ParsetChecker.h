@@ -1,11 +1,14 @@
 #pragma once
 /// \file ParsetChecker.h
-/// Checks a whole parset before an observation starts and reports every problem at once
-/// (ObservationSettings stops at the first bad key): unknown stations, subbands outside
-/// 0..511, input ports used twice, stop before start, a start in the past, output
-/// directories that cannot be written, missing recordings, too many ranks, more memory
-/// than this host has; parsets beyond sane sizes (ParsetLimits.h); unknown keys
-/// and casacore measures tables that do not cover the observation as warnings.
+/// Checks a whole parset before an observation starts and reports every problem at once:
+/// every missing or bad key as ObservationSettings finds them (it collects them all, and
+/// gives the settings as far as they could be read: ObservationSettings::readAll), then
+/// what those settings ask of this machine: input ports used twice or in use, recordings
+/// that are missing, a start in the past, output directories that cannot be written, too
+/// many ranks, more memory than this host has (MemoryPlan.h), host names that do not
+/// resolve; unknown keys and casacore measures tables that do not cover the observation as
+/// warnings. It reads no parset key of its own (parsets beyond sane sizes, ParsetLimits.h,
+/// are among the settings' errors).
 
 #include <optional>
 #include <string>
@@ -50,17 +53,25 @@ class ParsetChecker {
   CheckResult check(const std::string& path) const;
 
  private:
+  /// Warnings, unknown keys and the ephemeris of complete settings (result.settings).
   void checkSettings(CheckResult& result) const;
-  void checkStations(const Parset& p, std::vector<ParsetProblem>& out) const;
-  void checkSubbands(const Parset& p, std::vector<ParsetProblem>& out) const;
-  void checkInputs(const Parset& p, std::vector<ParsetProblem>& out) const;
-  void checkTimes(const Parset& p, std::vector<ParsetProblem>& out) const;
-  void checkMeasures(const Parset& p, std::vector<ParsetProblem>& out) const;
-  void checkOutput(const Parset& p, std::vector<ParsetProblem>& out) const;
-  void checkRanks(const Parset& p, std::vector<ParsetProblem>& out) const;
-  /// The hosts the parset names (compute nodes, udp: inputs, output locations) resolve here.
-  void checkHosts(const Parset& p, std::vector<ParsetProblem>& out) const;
-  /// The memory the parts on this host would hold against what it has (MemoryPlan.h).
+  // Each on the settings as far as they could be read (p for the keys' lines).
+  void checkInputs(const Parset& p, const ObservationSettings& s,
+                   std::vector<ParsetProblem>& out) const;
+  void checkTimes(const Parset& p, const ObservationSettings& s,
+                  std::vector<ParsetProblem>& out) const;
+  void checkMeasures(const Parset& p, const ObservationSettings& s,
+                     std::vector<ParsetProblem>& out) const;
+  void checkOutput(const Parset& p, const ObservationSettings& s,
+                   std::vector<ParsetProblem>& out) const;
+  void checkRanks(const Parset& p, const ObservationSettings& s,
+                  std::vector<ParsetProblem>& out) const;
+  /// The hosts the settings name (compute nodes, udp: inputs, output locations) resolve
+  /// here.
+  void checkHosts(const Parset& p, const ObservationSettings& s,
+                  std::vector<ParsetProblem>& out) const;
+  /// The memory the parts on this host would hold against what it has (MemoryPlan.h), for
+  /// complete settings.
   void checkMemory(CheckResult& result) const;
 
   CheckOptions options_;

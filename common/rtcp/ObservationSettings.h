@@ -270,6 +270,11 @@ struct ObservationSettings {
   static ObservationSettings fromParset(const Parset& parset, const StationTable& table);
   /// With the shipped table.
   static ObservationSettings fromParset(const Parset& parset);
+  /// Reads every key it can, for checks that go on past a bad key (observe's
+  /// ParsetChecker): the settings as far as the parset allows, and every missing or bad
+  /// key in `errors` (empty: the settings are the ones fromParset returns).
+  static ObservationSettings readAll(const Parset& parset, const StationTable& table,
+                                     std::vector<ParsetError>& errors);
   /// With the shipped table; path "-" reads standard input (a part started on another
   /// host gets its parset that way, see observe/README.md).
   static ObservationSettings fromFile(const std::string& path);

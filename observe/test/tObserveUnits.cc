@@ -62,6 +62,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testProgressLine);
   CPPUNIT_TEST(testMergedStatus);
   CPPUNIT_TEST(testCheckerAcrossHosts);
+  CPPUNIT_TEST(testCheckerBeamFormedOutputs);
   CPPUNIT_TEST(testPlanAcrossHosts);
   CPPUNIT_TEST(testHydraCommand);
   CPPUNIT_TEST(testPartOutput);
@@ -446,6 +447,71 @@ class ObserveUnitTest : public CppUnit::TestFixture {
           !problem.error || problem.message.find("do not resolve here") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(describe(good), describe(good).find("in1.example") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(describe(good), describe(good).find("cn2") != std::string::npos);
+  }
+
+  /// The beam-formed outputs' locations are checked as the correlated output's: a directory
+  /// that cannot be made here, a relative directory on another host and a host that does
+  /// not resolve, each under its own output's key and line.
+  void testCheckerBeamFormedOutputs() {
+    TempDir dir;
+    const std::string file = dir.path() + "/file";
+    std::ofstream(file) << "not a directory\n";
+    SmallObservation o;
+    o.steps = 12288;  // blocks of whole beam-formed samples (16 channels x 16 integrated)
+    o.outputDir = dir.path() + "/out";
+    std::ostringstream extra;
+    extra.precision(17);
+    extra << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
+          << "Observation.DataProducts.Output_CoherentStokes.locations = [localhost:" << file
+          << "/bf]\n"
+          << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
+          << "Observation.DataProducts.Output_IncoherentStokes.locations = [bf.invalid:relative]\n"
+          << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
+          << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
+          << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 16\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.which = IQUV\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
+          << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16\n"
+          << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
+          << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
+          << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
+    o.extra = extra.str();
+    const std::string parset = writeParset(dir.path() + "/bf.parset", o);
+    // The line of a key in a parset file.
+    auto lineOf = [](const std::string& key, const std::string& path) {
+      const std::string text = readFile(path);
+      return 1 + int(std::count(text.begin(), text.begin() + long(text.find(key + " =")), '\n'));
+    };
+    const std::string coherent = "Observation.DataProducts.Output_CoherentStokes.locations";
+    const std::string incoherent = "Observation.DataProducts.Output_IncoherentStokes.locations";
+    const double wall = parseUtc("2025-12-31 23:00:00");
+    const CheckResult r = ParsetChecker({false, 1, 2, "", wall}).check(parset);
+    CPPUNIT_ASSERT_MESSAGE(describe(r), r.settings);  // the settings hold; this host does not
+    CPPUNIT_ASSERT_MESSAGE(describe(r),
+                           hasProblem(r, coherent, lineOf(coherent, parset), "cannot be created"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, incoherent, lineOf(incoherent, parset),
+                                                   "output location 'bf.invalid:relative' on "
+                                                   "another host needs an absolute directory"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), hasProblem(r, incoherent, lineOf(incoherent, parset),
+                                                   "the output hosts do not resolve here: "
+                                                   "bf.invalid"));
+    CPPUNIT_ASSERT_MESSAGE(describe(r), describe(r).find("Output_Correlated") == std::string::npos);
+    // Beam-formed output alone writes something; no output at all is a warning.
+    o.extra += "Observation.DataProducts.Output_Correlated.enabled = F\n";
+    const CheckResult beamFormedOnly =
+        ParsetChecker({false, 1, 2, "", wall}).check(writeParset(dir.path() + "/bf2.parset", o));
+    CPPUNIT_ASSERT_MESSAGE(describe(beamFormedOnly),
+                           describe(beamFormedOnly).find("writes nothing") == std::string::npos);
+    SmallObservation none;
+    none.outputDir = o.outputDir;
+    none.extra = "Observation.DataProducts.Output_Correlated.enabled = F\n";
+    const std::string noneParset = writeParset(dir.path() + "/none.parset", none);
+    const CheckResult nothing = ParsetChecker({false, 1, 2, "", wall}).check(noneParset);
+    const std::string enabled = "Observation.DataProducts.Output_Correlated.enabled";
+    CPPUNIT_ASSERT_MESSAGE(
+        describe(nothing),
+        hasProblem(nothing, enabled, lineOf(enabled, noneParset), "writes nothing", false));
   }
 
   /// Which part runs where: an ionproc and a station-sim per input host, a storage-sink per
