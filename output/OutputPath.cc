@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "rtcp/BeamFormedSendPool.h"
-#include "rtcp/Crc64.h"
 
 namespace rtcp::ion {
 namespace {
@@ -66,10 +65,6 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
         settings.beamFormed.enabled() ? StorageSender::beamFormedDestinations(settings)
                                       : std::vector<StorageDestination>{});
   }
-  if (!options_.dumpPath.empty()) {
-    dump_.open(options_.dumpPath, std::ios::binary | std::ios::trunc);
-    if (!dump_) throw std::runtime_error("cannot write the dump file " + options_.dumpPath);
-  }
   if (settings.flagging.postCorrelation || settings.flagging.detectBrokenStations)
     postFlagger_ = std::make_unique<PostCorrelationFlagger>(
         settings.flagging,
@@ -94,7 +89,7 @@ void OutputPath::add(int subbandIndex, int64_t block, int nrStations, int nrChan
 
 void OutputPath::emit(std::unique_ptr<CorrelatedData> integration) {
   if (!postFlagger_) return deliver(std::move(integration));
-  // The flagger delivers (dump, storage) from inside add(): their time is theirs.
+  // The flagger delivers (afterFlagging, storage) from inside add(): that time is theirs.
   const auto start = StepTimes::Clock::now();
   const auto deliveringBefore = tEmitting;
   postFlagger_->add(std::move(integration));
@@ -106,13 +101,7 @@ void OutputPath::deliver(std::unique_ptr<CorrelatedData> integration) {
   const auto start = StepTimes::Clock::now();
   auto t = start;
   quickLook_.take(*integration);
-  if (dump_.is_open()) {
-    const std::vector<uint8_t> bytes = integration->serialise(uint64_t(observationId_));
-    dump_.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!dump_) throw std::runtime_error("writing the dump file " + options_.dumpPath + " failed");
-    ++dumped_;
-    t = times_.lap(kDump, t);
-  }
+  if (options_.afterFlagging) options_.afterFlagging(*integration);
   if (storage_ && settings_.correlatedOutput.enabled) {
     storage_->write(std::move(integration));
     t = times_.lap(kQueueForStorage, t);
@@ -167,7 +156,6 @@ void OutputPath::addBeamFormed(int subbandIndex, int64_t block, int tab,
 bool OutputPath::finish() {
   integrator_->flush();
   if (postFlagger_) postFlagger_->flush();
-  if (dump_.is_open()) dump_.close();
   return !storage_ || storage_->finish(options_.finishTimeoutSeconds);
 }
 
@@ -208,8 +196,6 @@ std::vector<std::string> OutputPath::summary() const {
   }
   if (postFlagger_)
     for (std::string& line : postFlaggingReport()) lines.push_back(std::move(line));
-  if (!options_.dumpPath.empty())
-    lines.push_back("dump: " + std::to_string(dumped_) + " integrations to " + options_.dumpPath);
   lines.push_back("output steps: " + times_.report());
   return lines;
 }
@@ -252,28 +238,6 @@ std::vector<std::string> OutputPath::postFlaggingReport() const {
       "flagged whole: " +
       (broken.tellp() > 0 ? broken.str() : std::string("none")));
   return lines;
-}
-
-std::vector<CorrelatedData> readDump(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read the dump file " + path);
-  std::vector<CorrelatedData> integrations;
-  uint8_t headerBytes[kCorrelatedHeaderSize];
-  while (in.read(reinterpret_cast<char*>(headerBytes), kCorrelatedHeaderSize)) {
-    const CorrelatedHeader header = CorrelatedHeader::read(headerBytes);
-    if (auto problem = checkCorrelatedHeader(header))
-      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) + ": " +
-                               *problem);
-    std::vector<uint8_t> payload(header.payloadSize);
-    if (!in.read(reinterpret_cast<char*>(payload.data()), std::streamsize(payload.size())))
-      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) +
-                               " is truncated");
-    if (crc64(payload.data(), payload.size()) != header.payloadCrc)
-      throw std::runtime_error(path + ": block " + std::to_string(integrations.size()) +
-                               " fails its CRC-64");
-    integrations.push_back(CorrelatedData::fromPayload(header, payload.data()));
-  }
-  return integrations;
 }
 
 }  // namespace rtcp::ion

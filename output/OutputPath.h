@@ -1,17 +1,17 @@
 #pragma once
 /// \file OutputPath.h
-/// The output path, one for ionproc and for a compute rank that reads its own input: the
-/// Integrator adds correlated blocks into integrations, which the post-correlation flagger
-/// flags (with settings.flagging.postCorrelation: PostCorrelationFlagger.h) and which go to
-/// storage-sink through a StorageSender and/or into a dump file of DESIGN §2.4 blocks; each
-/// TAB's beam-formed data of a subband-block goes, as a DESIGN §2.4b block, through the same
-/// StorageSender to the storage-sinks of its files. What differs between the two users is in
-/// OutputPathOptions.
+/// ionproc's output path: the Integrator adds correlated blocks into integrations, which
+/// the post-correlation flagger flags (with settings.flagging.postCorrelation:
+/// PostCorrelationFlagger.h) and which go to storage-sink through a StorageSender; each
+/// TAB's beam-formed data of a subband-block goes, as a DESIGN §2.4b block, through the
+/// same StorageSender to the storage-sinks of its files (options: OutputPathOptions). The
+/// correlator tests' local mode runs the same path without storage and takes each
+/// integration after flagging (OutputPathOptions::afterFlagging).
 
 #include <atomic>
 #include <complex>
 #include <cstdint>
-#include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -44,16 +44,17 @@ struct OutputPathOptions {
   uint64_t retainBytes = 0;
   /// Seconds finish() waits for storage-sink to take what is queued (--linger).
   double finishTimeoutSeconds = 10;
-  /// Where to append every integration as a §2.4 block as well (empty: no dump).
-  std::string dumpPath;
   /// The observation's secret, with which each storage connection proves it belongs to
   /// the observation; required when integrations go to storage.
   std::optional<ObservationSecret> secret;
+  /// Called with each integration after flagging, before it is queued for storage (the
+  /// correlator tests' local mode appends it to a dump file: correlator/program/test/
+  /// LocalMode.h); none when empty.
+  std::function<void(const CorrelatedData&)> afterFlagging;
 };
 
 class OutputPath : public VisibilitySink {
  public:
-  /// Throws std::runtime_error when the dump file cannot be written.
   OutputPath(const ObservationSettings& settings, OutputPathOptions options);
   ~OutputPath() override;
 
@@ -75,20 +76,20 @@ class OutputPath : public VisibilitySink {
   const QuickLook& quickLook() const { return quickLook_; }
   /// The storage sender; nullptr without storage output.
   const StorageSender* storage() const { return storage_.get(); }
-  /// Lines for the final log: integration, storage and dump counts, time per step.
+  /// Lines for the final log: integration and storage counts, time per step.
   std::vector<std::string> summary() const;
   /// The post-correlation flagger (AOFlagger, broken stations); nullptr when it does not run.
   const PostCorrelationFlagger* postFlagger() const { return postFlagger_.get(); }
-  /// Per block: adding it into its integration; per integration: the dump file write,
-  /// handing it to the storage sender (in a replay, waiting for room in its queue).
-  /// Per TAB-subband-block: serialising it and handing it to the storage sender. Per
-  /// integration, with online flagging: post-correlation flagging (per window).
-  enum Step : size_t { kIntegrate, kDump, kQueueForStorage, kQueueBeamFormed, kFlag };
+  /// Per block: adding it into its integration; per integration: handing it to the
+  /// storage sender (in a replay, waiting for room in its queue). Per TAB-subband-block:
+  /// serialising it and handing it to the storage sender. Per integration, with online
+  /// flagging: post-correlation flagging (per window).
+  enum Step : size_t { kIntegrate, kQueueForStorage, kQueueBeamFormed, kFlag };
   const StepTimes& stepTimes() const { return times_; }
 
  private:
   void emit(std::unique_ptr<CorrelatedData> integration);
-  /// To the dump file and storage (after flagging).
+  /// To the quick look, afterFlagging and storage.
   void deliver(std::unique_ptr<CorrelatedData> integration);
   /// The post-correlation flagger's final lines: AOFlagger's count in all and per station,
   /// and the stations flagged whole as incoherent (observe's summary takes them).
@@ -101,14 +102,8 @@ class OutputPath : public VisibilitySink {
   std::unique_ptr<Integrator> integrator_;
   QuickLook quickLook_;
   std::unique_ptr<PostCorrelationFlagger> postFlagger_;
-  std::ofstream dump_;
-  uint64_t dumped_ = 0;
   std::atomic<uint64_t> beamFormedReceived_{0}, beamFormedNotStored_{0};
-  StepTimes times_{{"integrate", "dump", "queue for storage", "queue beam-formed", "rfi flags"}};
+  StepTimes times_{{"integrate", "queue for storage", "queue beam-formed", "rfi flags"}};
 };
-
-/// Reads a dump file back: the integrations in the order they were written. Throws
-/// std::runtime_error naming the file and block of a bad header, checksum or length.
-std::vector<CorrelatedData> readDump(const std::string& path);
 
 }  // namespace rtcp::ion

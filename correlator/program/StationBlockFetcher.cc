@@ -5,7 +5,6 @@
 #include "CorrelatorFunctions.h"
 #include "LinkClient.h"
 #include "SharedBlockSegment.h"
-#include "StationInput.h"
 #include "rtcp/Logger.h"
 
 namespace rtcp::correlator {
@@ -181,34 +180,6 @@ std::string LinkFetcher::summary() const {
 
 const StationBlock& StationBlockFetcher::lendSubbands(int64_t, int, int, int, int) {
   throw std::logic_error("lendSubbands: this fetcher lends nothing");
-}
-
-LocalInputFetcher::LocalInputFetcher(const ObservationSettings& settings,
-                                     const std::vector<int>& stations)
-    : nrSubbands_(settings.nrSubbands()) {
-  if (!stations.empty()) {
-    input_ = std::make_unique<ion::StationInput>(settings, stations);
-    input_->start();
-  }
-}
-
-LocalInputFetcher::~LocalInputFetcher() {
-  if (input_) input_->stop();
-}
-
-const StationBlock& LocalInputFetcher::fetch(int64_t block, int station, StationBlock& out) {
-  input_->serveInto(out, block, station, 0, nrSubbands_);
-  return out;
-}
-
-std::string LocalInputFetcher::summary() const {
-  if (!input_) return "no stations to read";
-  std::ostringstream s;
-  for (const ion::StationStatistics& st : input_->statistics())
-    s << st.station << ": " << st.packetsAccepted << " packets, " << st.blocksServed
-      << " blocks served, " << st.samplesFlagged << " of " << st.samplesServed
-      << " samples flagged; ";
-  return s.str();
 }
 
 }  // namespace rtcp::correlator

@@ -1,8 +1,7 @@
 #pragma once
 /// \file StationBlockFetcher.h
-/// Where a compute rank's stations' blocks come from: ionproc over the link (the normal
-/// case), or the rank's own station input (StationInput reading the parset's udp: or
-/// file: inputs in-process), which lets the correlator run on recordings alone.
+/// Where a compute rank's stations' blocks come from: ionproc over the link (LinkFetcher),
+/// or, in the tests' local mode, the rank's own station input (test/LocalMode.h).
 
 #include <cstdint>
 #include <map>
@@ -18,7 +17,6 @@
 namespace rtcp::ion {
 class LinkClient;
 class SharedBlockMapping;
-class StationInput;
 }  // namespace rtcp::ion
 
 namespace rtcp::correlator {
@@ -93,19 +91,6 @@ class LinkFetcher : public StationBlockFetcher {
   int nrSubbands_;
   uint64_t flaggedByIonproc_ = 0;
   uint64_t fetched_ = 0;
-};
-
-/// Reads the given stations' inputs itself.
-class LocalInputFetcher : public StationBlockFetcher {
- public:
-  LocalInputFetcher(const ObservationSettings& settings, const std::vector<int>& stations);
-  ~LocalInputFetcher() override;
-  const StationBlock& fetch(int64_t block, int station, StationBlock& out) override;
-  std::string summary() const override;
-
- private:
-  std::unique_ptr<ion::StationInput> input_;
-  int nrSubbands_;
 };
 
 }  // namespace rtcp::correlator

@@ -26,26 +26,4 @@ std::string LinkOutput::summary() const {
          " beam-formed TAB-blocks sent to ionproc";
 }
 
-LocalOutput::LocalOutput(const ObservationSettings& settings, ion::OutputPathOptions options)
-    : path_(settings, std::move(options)) {}
-
-void LocalOutput::write(int subbandIndex, int64_t block, const CorrelatedData& data) {
-  path_.add(subbandIndex, block, data.nrStations, data.nrChannels, data.visibilities.span(),
-            data.validSamples.span());
-}
-
-void LocalOutput::writeBeamFormed(const std::vector<BeamFormedData>& data) {
-  for (const BeamFormedData& tab : data)
-    path_.addBeamFormed(tab.subband, tab.block, tab.tab, tab.samples.span(),
-                        tab.validFraction.span());
-}
-
-bool LocalOutput::finish() { return path_.finish(); }
-
-std::string LocalOutput::summary() const {
-  std::string text;
-  for (const std::string& line : path_.summary()) text += (text.empty() ? "" : "; ") + line;
-  return text;
-}
-
 }  // namespace rtcp::correlator

@@ -1,16 +1,15 @@
 #pragma once
 /// \file VisibilityOutput.h
-/// Where a compute rank's correlated blocks go: back to ionproc over the link (which
-/// integrates them and sends them to storage-sink), or, when the rank reads its input
-/// itself, through the rank's own output path (OutputPath.h: integrator, storage-sink
-/// and/or a dump file of DESIGN §2.4 blocks), the one ionproc uses.
+/// Where a compute rank's correlated and beam-formed blocks go: back to ionproc over the
+/// link (LinkOutput; ionproc integrates the correlated ones and sends both to the
+/// storage-sinks), or, in the tests' local mode, the correlated ones into the rank's own
+/// integrator and a dump file (test/LocalMode.h).
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "OutputPath.h"
 #include "rtcp/BeamFormedBlock.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/ObservationSettings.h"
@@ -46,21 +45,6 @@ class LinkOutput : public VisibilityOutput {
   std::shared_ptr<ion::LinkClient> link_;
   uint64_t blocks_ = 0;
   uint64_t beamFormedBlocks_ = 0;  ///< TAB-blocks sent
-};
-
-/// Integrates this rank's blocks (WorkDistribution keeps an integration on one rank) and
-/// sends the integrations to storage-sink and/or appends them to a dump file; sends the
-/// beam-formed blocks to the storage-sinks of their files.
-class LocalOutput : public VisibilityOutput {
- public:
-  LocalOutput(const ObservationSettings& settings, ion::OutputPathOptions options);
-  void write(int subbandIndex, int64_t block, const CorrelatedData& data) override;
-  void writeBeamFormed(const std::vector<BeamFormedData>& data) override;
-  bool finish() override;
-  std::string summary() const override;
-
- private:
-  ion::OutputPath path_;
 };
 
 }  // namespace rtcp::correlator

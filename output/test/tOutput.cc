@@ -1,6 +1,6 @@
 // The output side: Integrator sums and counts, StorageSender's delivery to a
 // storage-sink that stops and restarts (a test listener that checks every block), and the
-// OutputPath that joins them (and the dump file) for ionproc and a rank's local mode.
+// OutputPath that joins them for ionproc; the tests' dump file.
 #include <cppunit/extensions/HelperMacros.h>
 #include <unistd.h>
 
@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "DumpFile.h"
 #include "Integrator.h"
 #include "OutputPath.h"
 #include "StorageSender.h"
@@ -266,7 +267,8 @@ class OutputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testBeamFormedSpooledAndSentAgain);
   CPPUNIT_TEST(testBeamFormedOnDiskNotSentAgain);
   CPPUNIT_TEST(testBeamFormedKeptWithinThePool);
-  CPPUNIT_TEST(testOutputPathToStorageAndDump);
+  CPPUNIT_TEST(testOutputPathToStorage);
+  CPPUNIT_TEST(testDumpRoundTrip);
   CPPUNIT_TEST(testOutputPathWithoutStorage);
   CPPUNIT_TEST_SUITE_END();
 
@@ -536,27 +538,20 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(0, sink.bad());
   }
 
-  /// Blocks in, integrations out to storage-sink and to the dump file alike.
-  void testOutputPathToStorageAndDump() {
+  /// Blocks in, integrations out to storage-sink.
+  void testOutputPathToStorage() {
     TestSink sink;
     const ObservationSettings settings = twoSubbands(sink.port());
-    const std::string dump = tempPath("dump.vis");
     OutputPathOptions options;
     options.secret = testSecret();
-    options.dumpPath = dump;
     {
       OutputPath path(settings, options);
       CPPUNIT_ASSERT(path.storage());
-      for (int64_t block = 3; block >= 0; --block)  // any order
-        for (int sb : {0, 1}) {
-          const BlockData d(block, sb);
-          path.add(sb, block, kStations, kChannels, d.vis, d.valid);
-        }
+      addFourBlocks(path);
       CPPUNIT_ASSERT(path.finish());
       CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.integrator().statistics().integrations);
-      CPPUNIT_ASSERT_EQUAL(size_t(4), path.summary().size());  // integration, storage, dump, steps
+      CPPUNIT_ASSERT_EQUAL(size_t(3), path.summary().size());  // integration, storage, steps
       CPPUNIT_ASSERT_EQUAL(uint64_t(8), path.stepTimes().calls(OutputPath::kIntegrate));
-      CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.stepTimes().calls(OutputPath::kDump));
       CPPUNIT_ASSERT_EQUAL(uint64_t(4), path.stepTimes().calls(OutputPath::kQueueForStorage));
     }
     CPPUNIT_ASSERT(sink.waitForTotal(4));
@@ -564,7 +559,22 @@ class OutputTest : public CppUnit::TestFixture {
     const auto received = sink.received();
     for (int sb : {0, 1})  // subband indices (subbands 300, 301)
       for (int64_t i = 0; i < 2; ++i) CPPUNIT_ASSERT_EQUAL(1, received.at(std::make_pair(sb, i)));
-    const std::vector<CorrelatedData> dumped = readDump(dump);
+  }
+
+  /// The tests' dump file (output/test/DumpFile.h): integrations written are read back.
+  void testDumpRoundTrip() {
+    const ObservationSettings settings = twoSubbands(1);
+    const std::string dump = tempPath("dump.vis");
+    {
+      rtcp::ion::test::DumpWriter writer(dump, settings.observationId);
+      Integrator integrator(settings, [&](std::unique_ptr<CorrelatedData> integration) {
+        writer.write(*integration);
+      });
+      addFourBlocks(integrator);
+      integrator.flush();
+      CPPUNIT_ASSERT_EQUAL(uint64_t(4), writer.written());
+    }
+    const std::vector<CorrelatedData> dumped = rtcp::ion::test::readDump(dump);
     CPPUNIT_ASSERT_EQUAL(size_t(4), dumped.size());
     for (const CorrelatedData& d : dumped) {
       // Blocks 2i and 2i + 1 add up: visibility k = (2k + 4i + 1, 2 (subband index)).
@@ -578,7 +588,7 @@ class OutputTest : public CppUnit::TestFixture {
     std::filesystem::remove(dump);
   }
 
-  /// toStorage = false (ionproc --no-output, correlator --no-storage): integrates, sends nothing.
+  /// toStorage = false (ionproc --no-output): integrates, sends nothing.
   void testOutputPathWithoutStorage() {
     const ObservationSettings settings = twoSubbands(1);
     OutputPathOptions options;
@@ -597,6 +607,15 @@ class OutputTest : public CppUnit::TestFixture {
 
  private:
   /// Observation 42 of subbands 300 and 301, two blocks per integration, storage on port.
+  /// Blocks 0..3 of subband indices 0 and 1, last block first.
+  static void addFourBlocks(VisibilitySink& sink) {
+    for (int64_t block = 3; block >= 0; --block)  // any order
+      for (int sb : {0, 1}) {
+        const BlockData d(block, sb);
+        sink.add(sb, block, kStations, kChannels, d.vis, d.valid);
+      }
+  }
+
   static ObservationSettings twoSubbands(uint16_t port) {
     ObservationSettings s;
     s.observationId = 42;

@@ -1,6 +1,7 @@
-// The correlator MPI program on recorded station data (each rank reads its stations'
-// recordings itself): the visibilities do not depend on how many ranks share the work,
-// every rank gets a share, and bad input stops every rank with a message naming it.
+// The correlator MPI program on recorded station data (correlator-local: each rank reads
+// its stations' recordings itself, test/LocalMode.h): the visibilities do not depend on how many
+// ranks share the work, every rank gets a share, and bad input stops every rank with a message
+// naming it.
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <algorithm>
@@ -8,10 +9,10 @@
 #include <filesystem>
 #include <map>
 
+#include "DumpFile.h"
 #include "Executables.h"
 #include "ObserveTestUtil.h"
 #include "StorageTestUtil.h"
-#include "VisibilityOutput.h"
 
 namespace rtcp::correlator::test {
 
@@ -31,7 +32,7 @@ Integrations readDumps(const std::string& directory, std::vector<size_t>& perRan
   for (int rank = 0; std::filesystem::exists(directory + "/rank" + std::to_string(rank) + ".vis");
        ++rank) {
     std::vector<CorrelatedData> mine =
-        ion::readDump(directory + "/rank" + std::to_string(rank) + ".vis");
+        ion::test::readDump(directory + "/rank" + std::to_string(rank) + ".vis");
     perRank.push_back(mine.size());
     for (CorrelatedData& data : mine) {
       const auto key = std::make_pair(data.integration, data.subband);
@@ -129,23 +130,30 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
     SmallObservation broken = o_;
     broken.inputs[3] = "file:" + dir_.path() + "/recordings/RS999.rsp";
     const std::string log = dir_.path() + "/broken.log";
-    const int code =
-        runProgram({observe::mpirunExecutable(), "-np", "2", observe::partExecutable("correlator"),
-                    writeParset(dir_.path() + "/broken.parset", broken), "--no-storage"},
-                   log);
+    const int code = runProgram(
+        {observe::mpirunExecutable(), "-np", "2", RTCP_CORRELATOR_LOCAL_EXE,
+         writeParset(dir_.path() + "/broken.parset", broken), "--dump", dir_.path() + "/broken"},
+        log);
     CPPUNIT_ASSERT(code != 0);
     CPPUNIT_ASSERT_MESSAGE(readFile(log), readFile(log).find("RS999.rsp") != std::string::npos);
   }
 
+  /// The tests' program takes --dump or --ionproc, not both; the correlator program
+  /// needs --ionproc (it reads no station input of its own).
   void testDumpNeedsLocalInput() {
+    const std::string parset = writeParset(dir_.path() + "/replay.parset", o_);
     const std::string log = dir_.path() + "/options.log";
-    const int code =
-        runProgram({observe::mpirunExecutable(), "-np", "1", observe::partExecutable("correlator"),
-                    writeParset(dir_.path() + "/replay.parset", o_), "--ionproc", "tcp:127.0.0.1:1",
-                    "--dump", dir_.path()},
-                   log);
+    int code = runProgram({observe::mpirunExecutable(), "-np", "1", RTCP_CORRELATOR_LOCAL_EXE,
+                           parset, "--ionproc", "tcp:127.0.0.1:1", "--dump", dir_.path()},
+                          log);
     CPPUNIT_ASSERT(code != 0);
     CPPUNIT_ASSERT_MESSAGE(readFile(log), readFile(log).find("--dump") != std::string::npos);
+    code = runProgram(
+        {observe::mpirunExecutable(), "-np", "1", observe::partExecutable("correlator"), parset},
+        log);
+    CPPUNIT_ASSERT(code != 0);
+    CPPUNIT_ASSERT_MESSAGE(readFile(log),
+                           readFile(log).find("--ionproc is required") != std::string::npos);
   }
 
  private:
@@ -157,11 +165,10 @@ class CorrelatorProgramTest : public CppUnit::TestFixture {
     std::vector<std::string> command{observe::mpirunExecutable(),
                                      "-np",
                                      std::to_string(ranks),
-                                     observe::partExecutable("correlator"),
+                                     RTCP_CORRELATOR_LOCAL_EXE,
                                      parset,
                                      "--dump",
                                      dump,
-                                     "--no-storage",
                                      "--threads",
                                      "1"};
     command.insert(command.end(), options.begin(), options.end());

@@ -3,8 +3,8 @@
 // each kind of interference of Sim.rfi.* in turn, and the correlator program flags and
 // correlates them (OLAP.CNProc.onlineFlagging with the pre- and post-correlation keys on,
 // and the bright source and the mixed interference again with the pre-correlation key
-// alone; blocks and integrations of 0.17 s). Its integrations (--dump, after flagging) are
-// scored against what station-sim put where:
+// alone; blocks and integrations of 0.17 s). Its integrations (correlator-local --dump,
+// after flagging) are scored against what station-sim put where:
 //  - every kind (a tone at one station, a tone at every station, broadband bursts, a
 //    drifting narrow-band signal, a noise-only station, a tone-only station): ≥ 95 % of
 //    the affected samples of the cross-correlations flagged, and with the pre-correlation
@@ -35,9 +35,9 @@
 #include <iostream>
 #include <map>
 
+#include "DumpFile.h"
 #include "Executables.h"
 #include "ObserveTestUtil.h"
-#include "OutputPath.h"
 #include "StorageTestUtil.h"
 #include "rtcp/Baselines.h"
 
@@ -106,7 +106,7 @@ using Integrations = std::map<std::pair<int64_t, int>, CorrelatedData>;
 
 Integrations readIntegrations(const std::string& dump) {
   Integrations all;
-  for (CorrelatedData& d : ion::readDump(dump + "/rank0.vis")) {
+  for (CorrelatedData& d : ion::test::readDump(dump + "/rank0.vis")) {
     const auto key = std::make_pair(d.integration, d.subband);
     all.emplace(key, std::move(d));
   }
@@ -233,8 +233,8 @@ class FlaggingPhysicsTest : public CppUnit::TestFixture {
                       log = dir_.path() + "/" + name + ".log";
     CPPUNIT_ASSERT_EQUAL_MESSAGE(
         readFile(log), 0,
-        runProgram({observe::mpirunExecutable(), "-np", "1", observe::partExecutable("correlator"),
-                    parset, "--dump", dump, "--no-storage", "--threads", "1"},
+        runProgram({observe::mpirunExecutable(), "-np", "1", RTCP_CORRELATOR_LOCAL_EXE, parset,
+                    "--dump", dump, "--threads", "1"},
                    log));
     return readIntegrations(dump);
   }

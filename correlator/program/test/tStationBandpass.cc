@@ -13,12 +13,11 @@
 #include <map>
 #include <regex>
 
+#include "DumpFile.h"
 #include "Executables.h"
 #include "ObserveTestUtil.h"
-#include "OutputPath.h"
 #include "StorageTestUtil.h"
 #include "TestData.h"
-#include "VisibilityOutput.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
 #include "rtcp/StationFilter.h"
@@ -42,7 +41,7 @@ std::map<int, std::vector<double>> autocorrelationSpectra(const std::string& dum
   for (int rank = 0;
        std::filesystem::exists(dumpDirectory + "/rank" + std::to_string(rank) + ".vis"); ++rank)
     for (CorrelatedData& data :
-         ion::readDump(dumpDirectory + "/rank" + std::to_string(rank) + ".vis")) {
+         ion::test::readDump(dumpDirectory + "/rank" + std::to_string(rank) + ".vis")) {
       std::vector<double>& sum = sums[data.subband];
       std::vector<double>& count = counts[data.subband];
       sum.resize(size_t(data.nrChannels), 0.0);
@@ -198,10 +197,9 @@ class StationBandpassTest : public CppUnit::TestFixture {
     const std::string dump = dir_.path() + "/dump-" + name;
     std::filesystem::remove_all(dump);
     const std::string log = dump + ".log";
-    const int code =
-        runProgram({observe::mpirunExecutable(), "-np", "1", observe::partExecutable("correlator"),
-                    parset, "--dump", dump, "--no-storage", "--threads", "1"},
-                   log);
+    const int code = runProgram({observe::mpirunExecutable(), "-np", "1", RTCP_CORRELATOR_LOCAL_EXE,
+                                 parset, "--dump", dump, "--threads", "1"},
+                                log);
     CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, code);
     return autocorrelationSpectra(dump);
   }

@@ -9,9 +9,9 @@
 #include <complex>
 #include <filesystem>
 
+#include "DumpFile.h"
 #include "Executables.h"
 #include "ObserveTestUtil.h"
-#include "OutputPath.h"
 #include "StorageTestUtil.h"
 #include "rtcp/Baselines.h"
 #include "rtcp/Logger.h"
@@ -38,7 +38,7 @@ Products crossProducts(const std::string& dumpDirectory, int s1, int s2) {
   for (int rank = 0;
        std::filesystem::exists(dumpDirectory + "/rank" + std::to_string(rank) + ".vis"); ++rank)
     for (CorrelatedData& data :
-         ion::readDump(dumpDirectory + "/rank" + std::to_string(rank) + ".vis")) {
+         ion::test::readDump(dumpDirectory + "/rank" + std::to_string(rank) + ".vis")) {
       const int baseline = baselineIndex(s1, s2);
       for (int c = 1; c < data.nrChannels; ++c) {
         sum.xx += cd(data.visibility(baseline, c, 0));
@@ -83,8 +83,8 @@ class StationPolarisationTest : public CppUnit::TestFixture {
     const std::string dump = dir_.path() + "/dump", log = dir_.path() + "/correlate.log";
     CPPUNIT_ASSERT_EQUAL_MESSAGE(
         readFile(log), 0,
-        runProgram({observe::mpirunExecutable(), "-np", "1", observe::partExecutable("correlator"),
-                    parset, "--dump", dump, "--no-storage", "--threads", "1"},
+        runProgram({observe::mpirunExecutable(), "-np", "1", RTCP_CORRELATOR_LOCAL_EXE, parset,
+                    "--dump", dump, "--threads", "1"},
                    log));
 
     for (int s2 = 1; s2 < 3; ++s2)
