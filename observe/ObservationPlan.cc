@@ -87,20 +87,18 @@ void absoluteOutputs(const ObservationSettings& s, Parset& p) {
         out.hosts[i] + ":" +
         (isLocalHost(out.hosts[i]) ? absolute(out.directories[i]) : out.directories[i]));
   p.set(kLocations, formatVector(locations));
-  // The beam-formed files' locations (one for all of a kind, or one per file) alike.
-  for (const char* kind : {"Output_CoherentStokes", "Output_IncoherentStokes"}) {
-    const std::string key = std::string("Observation.DataProducts.") + kind + ".locations";
-    if (!p.getBool(std::string("Observation.DataProducts.") + kind + ".enabled", false)) continue;
-    std::vector<std::string> given = p.getStringVector(key, {});
-    if (given.empty()) given = {"localhost:."};
-    for (std::string& location : given) {
-      const size_t colon = location.find(':');
-      const std::string host = colon == std::string::npos ? "" : location.substr(0, colon);
-      const std::string directory =
-          colon == std::string::npos ? location : location.substr(colon + 1);
-      if (isLocalHost(host)) location = host + ":" + absolute(directory);
-    }
-    p.set(key, formatVector(given));
+  // The beam-formed files' locations alike, one per file as the settings place them.
+  const BeamFormedSettings& bf = s.beamFormed;
+  for (const bool coherent : {true, false}) {
+    if (!(coherent ? bf.coherentEnabled : bf.incoherentEnabled)) continue;
+    std::vector<std::string> files;
+    for (const BeamFormedFile& f : bf.files)
+      if (f.coherent == coherent)
+        files.push_back(f.host + ":" + (isLocalHost(f.host) ? absolute(f.directory) : f.directory));
+    if (!files.empty())
+      p.set(std::string("Observation.DataProducts.Output_") +
+                (coherent ? "CoherentStokes" : "IncoherentStokes") + ".locations",
+            formatVector(files));
   }
 }
 
