@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include "TestData.h"
 
@@ -16,6 +17,29 @@ SmallObservation beamFormedObservation(const std::string& dir, int64_t obsId) {
   o.steps = 12288;
   o.outputDir = dir + "/out";
   return o;
+}
+
+std::string twoTabKeys(const SmallObservation& o, const std::string& coherentLocation,
+                       const std::string& incoherentLocation) {
+  std::ostringstream keys;
+  keys.precision(17);
+  keys << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
+       << "Observation.DataProducts.Output_CoherentStokes.locations = [" << coherentLocation
+       << "]\n"
+       << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
+       << "Observation.DataProducts.Output_IncoherentStokes.locations = [" << incoherentLocation
+       << "]\n"
+       << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
+       << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
+       << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 16\n"
+       << "Cobalt.BeamFormer.IncoherentStokes.which = IQUV\n"
+       << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
+       << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16\n"
+       << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
+       << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
+       << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
+       << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
+  return keys.str();
 }
 
 std::string beamFormedName(int64_t obsId, int tab, int component) {

@@ -16,6 +16,12 @@ namespace rtcp::observe::test {
 /// DIR/out.
 SmallObservation beamFormedObservation(const std::string& dir, int64_t obsId);
 
+/// The keys of two TABs of SAP 0: a coherent one of Stokes I at the beam's centre (its
+/// files at coherentLocation, HOST:DIR) and an incoherent one of IQUV (incoherentLocation),
+/// 16 channels, 16 spectra integrated.
+std::string twoTabKeys(const SmallObservation& o, const std::string& coherentLocation,
+                       const std::string& incoherentLocation);
+
 /// COBALT's name of SAP 0's file of a TAB's Stokes component (part 0).
 std::string beamFormedName(int64_t obsId, int tab, int component);
 

@@ -31,26 +31,8 @@ class BeamFormedHostsTest : public CppUnit::TestFixture {
     for (size_t i = 0; i < o.stations.size(); ++i)
       o.inputs.push_back("udp:in1:" + std::to_string(10000 + i));
     o.outputHost = "st1";
-    std::ostringstream extra;
-    extra.precision(17);
-    extra << "Cobalt.Nodes = [cn1_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\n"
-          << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_CoherentStokes.locations = [st1:" << hosts.disk()
-          << "/bf]\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.locations = [st2:" << hosts.disk()
-          << "/bf]\n"
-          << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
-          << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 16\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.which = IQUV\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16\n"
-          << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
-    o.extra = extra.str();
+    o.extra = "Cobalt.Nodes = [cn1_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\n" +
+              twoTabKeys(o, "st1:" + hosts.disk() + "/bf", "st2:" + hosts.disk() + "/bf");
     const std::string parset = writeParset(hosts.disk() + "/bf.parset", o);
     const std::string obs = hosts.disk() + "/obs";
     const std::string logPath = hosts.disk() + "/observe.log";

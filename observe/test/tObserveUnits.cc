@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "BeamFormedChecks.h"
 #include "ChildProcess.h"
 #include "FlaggingReport.h"
 #include "HydraLaunch.h"
@@ -459,24 +460,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     SmallObservation o;
     o.steps = 12288;  // blocks of whole beam-formed samples (16 channels x 16 integrated)
     o.outputDir = dir.path() + "/out";
-    std::ostringstream extra;
-    extra.precision(17);
-    extra << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_CoherentStokes.locations = [localhost:" << file
-          << "/bf]\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.locations = [bf.invalid:relative]\n"
-          << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
-          << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 16\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.which = IQUV\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16\n"
-          << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
-    o.extra = extra.str();
+    o.extra = twoTabKeys(o, "localhost:" + file + "/bf", "bf.invalid:relative");
     const std::string parset = writeParset(dir.path() + "/bf.parset", o);
     // The line of a key in a parset file.
     auto lineOf = [](const std::string& key, const std::string& path) {
