@@ -130,17 +130,26 @@ void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ran
     bin[j] = b;
     below[j] = sum;
   }
-  // The keys of each rank's bin (few), gathered in one sweep, and the rank among them.
-  for (size_t j = 0; j < ranks.size(); ++j) scratch.candidates[j].clear();
+  // The keys of each rank's bin (few), gathered in one sweep without a branch (every key
+  // written, those of the bin kept), and the rank among them.
+  size_t found[kMaxRanks] = {};
+  uint32_t* into[kMaxRanks];
+  for (size_t j = 0; j < ranks.size(); ++j) {
+    if (scratch.candidates[j].size() < count) scratch.candidates[j].resize(count);
+    into[j] = scratch.candidates[j].data();
+  }
   for (size_t i = 0; i < count; ++i) {
-    const size_t b = (keys[i] - first) >> shift;
-    for (size_t j = 0; j < ranks.size(); ++j)
-      if (b == bin[j]) scratch.candidates[j].push_back(keys[i]);
+    const uint32_t key = keys[i];
+    const size_t b = (key - first) >> shift;
+    for (size_t j = 0; j < ranks.size(); ++j) {
+      into[j][found[j]] = key;
+      found[j] += b == bin[j];
+    }
   }
   for (size_t j = 0; j < ranks.size(); ++j) {
-    std::vector<uint32_t>& candidates = scratch.candidates[j];
-    const auto nth = candidates.begin() + long(ranks[j] - below[j]);
-    std::nth_element(candidates.begin(), nth, candidates.end());
+    const auto candidates = scratch.candidates[j].begin();
+    const auto nth = candidates + long(ranks[j] - below[j]);
+    std::nth_element(candidates, nth, candidates + long(found[j]));
     out[j] = keyValue(*nth);
   }
 }

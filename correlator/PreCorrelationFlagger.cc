@@ -305,11 +305,21 @@ void PreCorrelationFlagger::detectSpectra(const SpectrumMask& valid, Workspace& 
 
 void PreCorrelationFlagger::fillFlags(const SpectrumMask& valid, const Workspace& w,
                                       ChannelFlags& flags) const {
-  flags.setAll(valid);
   const size_t K = size_t(nrCells_);
+  for (int c = 0; c < firstChannel_; ++c) flags.channel(c).copyFrom(valid);
   for (int c = firstChannel_; c < nrChannels_; ++c) {
     SpectrumMask& mask = flags.channel(c);
     const uint8_t* cellFlags = w.flags.data() + size_t(c) * K;
+    if (spectraPerCell_ == 16) {  // four cells to a word, without a branch
+      for (size_t word = 0; word < valid.nrWords(); ++word) {
+        uint64_t flagged = 0;
+        for (size_t j = 0; j < 4 && 4 * word + j < K; ++j)
+          flagged |= (uint64_t(0) - cellFlags[4 * word + j]) & (uint64_t(0xffff) << (16 * j));
+        mask.setWord(word, valid.word(word) & ~flagged);
+      }
+      continue;
+    }
+    mask.copyFrom(valid);
     for (size_t k = 0; k < K; ++k)
       if (cellFlags[k] && w.cellSpectra[k] > 0)
         mask.clear(int(k) * spectraPerCell_, std::min(nrSpectra_, (int(k) + 1) * spectraPerCell_));

@@ -53,6 +53,12 @@ class SpectrumMask {
     for (size_t w = 0; w < words_.size(); ++w) n += std::popcount(words_[w]);
     return n;
   }
+  /// Whether no spectrum is valid.
+  bool none() const {
+    uint64_t any = 0;
+    for (size_t w = 0; w < words_.size(); ++w) any |= words_[w];
+    return any == 0;
+  }
   /// Number of spectra valid in both masks (same size).
   int countBoth(const SpectrumMask& other) const {
     int n = 0;
@@ -72,6 +78,8 @@ class SpectrumMask {
   /// Word w: spectra [64 w, 64 w + 64), bit k = spectrum 64 w + k.
   size_t nrWords() const { return words_.size(); }
   uint64_t word(size_t w) const { return words_[w]; }
+  /// Sets word w (bits past the last spectrum must be 0).
+  void setWord(size_t w, uint64_t bits) { words_[w] = bits; }
   void copyFrom(const SpectrumMask& other) {
     for (size_t w = 0; w < words_.size(); ++w) words_[w] = other.words_[w];
   }

@@ -21,17 +21,22 @@ SubbandBlockFlagger::SubbandBlockFlagger(const FlaggingSettings& settings, int n
   for (int s = 0; s < nrStations; ++s) flags_.emplace_back(nrChannels, nrSpectra);
 }
 
-void SubbandBlockFlagger::flagStation(int station, const float* samples, const SpectrumMask& valid,
+void SubbandBlockFlagger::flagStation(int station, float* samples, const SpectrumMask& valid,
                                       PreCorrelationFlagger::Workspace& workspace) {
   flagger_.flag(samples, valid, flags_.at(size_t(station)), statistics_[size_t(station)],
                 workspace);
-  if (edgeChannel_ == EdgeChannel::kFollowsSpectra) flagEdgeChannel(station, valid);
+  finishStation(station, samples, valid);
 }
 
-void SubbandBlockFlagger::flagStationCells(int station, const SpectrumMask& valid,
+void SubbandBlockFlagger::flagStationCells(int station, float* samples, const SpectrumMask& valid,
                                            PreCorrelationFlagger::Workspace& workspace) {
   flagger_.flagCells(valid, flags_.at(size_t(station)), statistics_[size_t(station)], workspace);
+  finishStation(station, samples, valid);
+}
+
+void SubbandBlockFlagger::finishStation(int station, float* samples, const SpectrumMask& valid) {
   if (edgeChannel_ == EdgeChannel::kFollowsSpectra) flagEdgeChannel(station, valid);
+  flagger_.zeroFlagged(samples, valid, flags_[size_t(station)]);
 }
 
 void SubbandBlockFlagger::flagEdgeChannel(int station, const SpectrumMask& valid) {
@@ -59,8 +64,10 @@ void SubbandBlockFlagger::settle(std::span<float* const> samples,
   std::vector<BrokenStation> broken(flags_.size(), BrokenStation::kNo);
   if (settings_.detectBrokenStations) broken = findBrokenStations(statistics_, settings_);
   for (size_t s = 0; s < flags_.size(); ++s) {
-    if (broken[s] != BrokenStation::kNo) flags_[s].flagAll();
-    flagger_.zeroFlagged(samples[s], *valid[s], flags_[s]);
+    if (broken[s] != BrokenStation::kNo) {  // what flagStation left is zeroed now
+      flags_[s].flagAll();
+      flagger_.zeroFlagged(samples[s], *valid[s], flags_[s]);
+    }
     totals_[s].add(statistics_[s], broken[s]);
   }
 }

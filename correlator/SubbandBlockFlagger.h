@@ -5,9 +5,10 @@
 /// (SubbandProcessor, on the filter bank's C channels) and the beam former's
 /// (beamformed/BeamFormerProcessor, on its C_d delay-compensation channels). Per block:
 ///
-///  1. flagStation() per station (in parallel, one Workspace per thread): its flags;
-///  2. settle(): stations found broken (findBrokenStations) are flagged whole, every
-///     flagged sample is zeroed (as a lost one is), and the totals are counted;
+///  1. flagStation() per station (in parallel, one Workspace per thread): its flags, and
+///     what it flagged zeroed (as a lost sample is) while the samples are still in cache;
+///  2. settle(): stations found broken (findBrokenStations) are flagged whole and zeroed,
+///     and the totals are counted;
 ///  3. mergeSuperstation(), after the Beamformer merged the members' samples and masks:
 ///     the superstation's flags are its members' intersected (a sample any member flagged
 ///     is flagged), zeroed in the merged samples, and kept in the first member's place.
@@ -48,16 +49,17 @@ class SubbandBlockFlagger {
   PreCorrelationFlagger::Workspace makeWorkspace() const { return flagger_.makeWorkspace(); }
 
   /// Flags station `station` of this block: samples (lost spectra zero) and valid (the
-  /// spectra that arrived) as PreCorrelationFlagger::flag. Stations in parallel.
-  void flagStation(int station, const float* samples, const SpectrumMask& valid,
+  /// spectra that arrived) as PreCorrelationFlagger::flag; zeroes the samples it flagged.
+  /// Stations in parallel.
+  void flagStation(int station, float* samples, const SpectrumMask& valid,
                    PreCorrelationFlagger::Workspace& workspace);
   /// The same from the cell powers already in workspace.power, e.g. summed by the delay
   /// correction (PreCorrelationFlagger::flagCells; only when takesCellPowers()).
-  void flagStationCells(int station, const SpectrumMask& valid,
+  void flagStationCells(int station, float* samples, const SpectrumMask& valid,
                         PreCorrelationFlagger::Workspace& workspace);
   bool takesCellPowers() const { return flagger_.takesCellPowers(); }
-  /// Once every station is flagged: broken stations flagged whole, flagged samples zeroed
-  /// (samples[s], valid[s]: per input station), totals counted.
+  /// Once every station is flagged: broken stations flagged whole and zeroed (samples[s],
+  /// valid[s]: per input station), totals counted.
   void settle(std::span<float* const> samples, std::span<const SpectrumMask* const> valid);
   /// After Beamformer::merge: the superstation's flags and zeroed samples (see above).
   void mergeSuperstation(const Beamformer& beamformer, std::span<float* const> samples,
@@ -69,6 +71,9 @@ class SubbandBlockFlagger {
   const std::vector<StationFlagTotals>& totals() const { return totals_; }
 
  private:
+  /// After the flagger: channel 0 (EdgeChannel::kFollowsSpectra), then the flagged samples
+  /// zeroed.
+  void finishStation(int station, float* samples, const SpectrumMask& valid);
   /// EdgeChannel::kFollowsSpectra: channel 0 of station's flags and counts.
   void flagEdgeChannel(int station, const SpectrumMask& valid);
 

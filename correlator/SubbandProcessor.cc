@@ -159,11 +159,11 @@ void SubbandProcessor::processStation(const StationBlock& block, int localSubban
   times_.add(kDelayAndBandpass, times.correction);
   if (!rfiFlagger_) return;
   t = StepTimes::Clock::now();
+  float* samples = samples_.data() + size_t(station) * kernel_.floatsPerStation();
   if (cellPowers.cells)
-    rfiFlagger_->flagStationCells(station, mask, scratch.rfi);
+    rfiFlagger_->flagStationCells(station, samples, mask, scratch.rfi);
   else
-    rfiFlagger_->flagStation(
-        station, samples_.data() + size_t(station) * kernel_.floatsPerStation(), mask, scratch.rfi);
+    rfiFlagger_->flagStation(station, samples, mask, scratch.rfi);
   times_.lap(kRfiFlags, t);
 }
 

@@ -83,8 +83,8 @@ class SubbandProcessor {
     kValidSamples,
   };
   /// Time per step since construction: steps 1-4 and RFI flagging per station (summed over
-  /// its chunks and over the threads that filter stations in parallel; the zeroing of what
-  /// was flagged once per subband), steps 5-7 per subband.
+  /// its chunks and over the threads that filter stations in parallel; the broken stations'
+  /// zeroing once per subband), steps 5-7 per subband.
   const StepTimes& stepTimes() const { return times_; }
 
   /// Whether the pre-correlation flagger runs (settings.flagging.anyPreCorrelation()).

@@ -42,14 +42,19 @@ void ValidSampleCounter::count(std::span<const ChannelFlags* const> flags,
                                CorrelatedData& block) const {
   check(flags.size(), block);
   const int firstChannel = nrChannels_ > 1 ? 1 : 0;
-  // Most channels of a station keep the same mask (nothing flagged in them): per station,
-  // which channels equal its first's, so that a baseline counts those once.
+  // Most channels of a station keep the same mask (nothing flagged in them), and a channel
+  // flagged in some is often flagged whole (a tone): per station, which channels equal its
+  // first's, and which hold nothing, so that a baseline counts those once or not at all.
   const size_t C = size_t(nrChannels_);
-  sameAsFirst_.assign(size_t(nrStations_) * C, 0);
+  channelKinds_.assign(size_t(nrStations_) * C, kOwnMask);
   for (size_t s = 0; s < size_t(nrStations_); ++s) {
     const SpectrumMask& reference = flags[s]->channel(firstChannel);
-    for (int c = firstChannel; c < nrChannels_; ++c)
-      sameAsFirst_[s * C + size_t(c)] = flags[s]->channel(c).equals(reference);
+    for (int c = firstChannel; c < nrChannels_; ++c) {
+      const SpectrumMask& mask = flags[s]->channel(c);
+      channelKinds_[s * C + size_t(c)] = mask.equals(reference) ? kAsFirst
+                                         : mask.none()          ? kNoneValid
+                                                                : kOwnMask;
+    }
   }
   for (int s2 = 0; s2 < nrStations_; ++s2)
     for (int s1 = 0; s1 <= s2; ++s1) {
@@ -57,12 +62,16 @@ void ValidSampleCounter::count(std::span<const ChannelFlags* const> flags,
       clearEdgeChannel(baseline, block);
       const ChannelFlags& a = *flags[size_t(s1)];
       const ChannelFlags& b = *flags[size_t(s2)];
-      const uint8_t* sameA = sameAsFirst_.data() + size_t(s1) * C;
-      const uint8_t* sameB = sameAsFirst_.data() + size_t(s2) * C;
+      const uint8_t* kindA = channelKinds_.data() + size_t(s1) * C;
+      const uint8_t* kindB = channelKinds_.data() + size_t(s2) * C;
       const uint32_t common = uint32_t(a.channel(firstChannel).countBoth(b.channel(firstChannel)));
-      for (int c = firstChannel; c < nrChannels_; ++c)
-        block.valid(baseline, c) =
-            sameA[c] && sameB[c] ? common : uint32_t(a.channel(c).countBoth(b.channel(c)));
+      for (int c = firstChannel; c < nrChannels_; ++c) {
+        const unsigned kinds = unsigned(kindA[c]) | unsigned(kindB[c]);
+        block.valid(baseline, c) = kinds & kNoneValid ? 0
+                                   : kinds == kAsFirst
+                                       ? common
+                                       : uint32_t(a.channel(c).countBoth(b.channel(c)));
+      }
     }
 }
 

@@ -25,7 +25,8 @@ class ValidSampleCounter {
   void count(std::span<const SpectrumMask* const> masks, CorrelatedData& block) const;
   /// The same channel by channel, with the pre-correlation flagger's flags: a baseline's
   /// count in channel c = the spectra valid in channel c at both stations (counted once
-  /// for the channels both stations left as their first). Not thread-safe.
+  /// for the channels both stations left as their first, 0 without counting where either
+  /// station has nothing valid). Not thread-safe.
   void count(std::span<const ChannelFlags* const> flags, CorrelatedData& block) const;
 
  private:
@@ -35,9 +36,15 @@ class ValidSampleCounter {
 
   int nrStations_;
   int nrChannels_;
-  /// [station][channel]: 1 = the channel's flags equal the station's first channel's
-  /// (count(flags)'s, kept to be reused)
-  mutable std::vector<uint8_t> sameAsFirst_;
+  /// What count(flags) knows of a station's channel before it counts baselines (bits: two
+  /// kinds or'ed give kAsFirst only when both are).
+  enum ChannelKind : uint8_t {
+    kAsFirst = 1,    ///< the channel's flags equal the station's first channel's
+    kNoneValid = 2,  ///< nothing valid in the channel
+    kOwnMask = 4,    ///< neither: counted on its own
+  };
+  /// [station][channel]: count(flags)'s ChannelKind (kept to be reused)
+  mutable std::vector<uint8_t> channelKinds_;
 };
 
 }  // namespace rtcp::correlator

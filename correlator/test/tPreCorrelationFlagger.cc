@@ -331,7 +331,7 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
   }
 
   /// The whole flag() against the twin, for every type, both statistics, lost spectra,
-  /// cells that do not divide the block, C = 1.
+  /// cells that do not divide the block (of 24 spectra, and of 16: four to a mask word), C = 1.
   void flagsAgainstTwin() {
     std::mt19937 random(5);
     const PreFlaggerType types[] = {PreFlaggerType::kThreshold,
@@ -348,31 +348,32 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
       d.lose(100, 140);
       for (PreFlaggerType type : types)
         for (FlaggerStatistics kind : {FlaggerStatistics::kWinsorized, FlaggerStatistics::kNormal})
-          for (bool noChannels : {false, true}) {
-            FlaggingSettings settings = flaggingOn();
-            settings.preType = type;
-            settings.preStatistics = kind;
-            settings.preCorrelationNoChannels = noChannels;
-            settings.spectraPerCell = 24;  // 1000 = 41 x 24 + 16
-            PreCorrelationFlagger flagger(settings, d.nrChannels, d.nrSpectra, d.padded);
-            auto workspace = flagger.makeWorkspace();
-            ChannelFlags flags(d.nrChannels, d.nrSpectra);
-            StationFlagStatistics statistics;
-            flagger.flag(d.samples.data(), d.valid, flags, statistics, workspace);
-            const auto expected = reference::flagStation(
-                d.samples.data(), d.nrChannels, d.nrSpectra, d.padded, d.validVector(), settings);
-            uint64_t flagged = 0;
-            for (int c = 0; c < d.nrChannels; ++c)
-              for (int s = 0; s < d.nrSpectra; ++s) {
-                CPPUNIT_ASSERT_EQUAL_MESSAGE(
-                    preFlaggerTypeName(type) + " channel " + std::to_string(c) + " spectrum " +
-                        std::to_string(s),
-                    bool(expected[size_t(c)][size_t(s)]), flags.channel(c).valid(s));
-                if (c >= flagger.firstChannel())
-                  flagged += d.valid.valid(s) && !expected[size_t(c)][size_t(s)];
-              }
-            CPPUNIT_ASSERT_EQUAL(flagged, statistics.flaggedSamples);
-          }
+          for (bool noChannels : {false, true})
+            for (int cell : {24, 16}) {  // 1000 = 41 x 24 + 16 = 62 x 16 + 8
+              FlaggingSettings settings = flaggingOn();
+              settings.preType = type;
+              settings.preStatistics = kind;
+              settings.preCorrelationNoChannels = noChannels;
+              settings.spectraPerCell = cell;
+              PreCorrelationFlagger flagger(settings, d.nrChannels, d.nrSpectra, d.padded);
+              auto workspace = flagger.makeWorkspace();
+              ChannelFlags flags(d.nrChannels, d.nrSpectra);
+              StationFlagStatistics statistics;
+              flagger.flag(d.samples.data(), d.valid, flags, statistics, workspace);
+              const auto expected = reference::flagStation(
+                  d.samples.data(), d.nrChannels, d.nrSpectra, d.padded, d.validVector(), settings);
+              uint64_t flagged = 0;
+              for (int c = 0; c < d.nrChannels; ++c)
+                for (int s = 0; s < d.nrSpectra; ++s) {
+                  CPPUNIT_ASSERT_EQUAL_MESSAGE(
+                      preFlaggerTypeName(type) + " channel " + std::to_string(c) + " spectrum " +
+                          std::to_string(s),
+                      bool(expected[size_t(c)][size_t(s)]), flags.channel(c).valid(s));
+                  if (c >= flagger.firstChannel())
+                    flagged += d.valid.valid(s) && !expected[size_t(c)][size_t(s)];
+                }
+              CPPUNIT_ASSERT_EQUAL(flagged, statistics.flaggedSamples);
+            }
     }
   }
 
@@ -437,9 +438,12 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
     for (int st = 0; st < stations; ++st)
       for (int c = 0; c < channels; ++c)
         for (int s = 0; s < spectra; ++s) {
-          // even channels from 2 as channel 1 (the counter's shortcut), the others random
-          const bool v =
-              c > 1 && c % 2 == 0 ? bool(plain[size_t(st)][1][size_t(s)]) : valid(random);
+          // even channels from 2 as channel 1 (the counter's shortcut), the others random;
+          // channels flagged whole (the other shortcut): 5 everywhere, 3 at station 1, and
+          // at station 3 its first channel (and so the even ones)
+          const bool whole = c == 5 || (c == 3 && st == 1) || (c == 1 && st == 3);
+          const bool v = !whole && (c > 1 && c % 2 == 0 ? bool(plain[size_t(st)][1][size_t(s)])
+                                                        : valid(random));
           flags[size_t(st)].channel(c).set(s, v);
           plain[size_t(st)][size_t(c)][size_t(s)] = v;
         }
