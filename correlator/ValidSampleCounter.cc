@@ -42,20 +42,8 @@ void ValidSampleCounter::count(std::span<const ChannelFlags* const> flags,
                                CorrelatedData& block) const {
   check(flags.size(), block);
   const int firstChannel = nrChannels_ > 1 ? 1 : 0;
-  // Most channels of a station keep the same mask (nothing flagged in them), and a channel
-  // flagged in some is often flagged whole (a tone): per station, which channels equal its
-  // first's, and which hold nothing, so that a baseline counts those once or not at all.
   const size_t C = size_t(nrChannels_);
-  channelKinds_.assign(size_t(nrStations_) * C, kOwnMask);
-  for (size_t s = 0; s < size_t(nrStations_); ++s) {
-    const SpectrumMask& reference = flags[s]->channel(firstChannel);
-    for (int c = firstChannel; c < nrChannels_; ++c) {
-      const SpectrumMask& mask = flags[s]->channel(c);
-      channelKinds_[s * C + size_t(c)] = mask.equals(reference) ? kAsFirst
-                                         : mask.none()          ? kNoneValid
-                                                                : kOwnMask;
-    }
-  }
+  classifyChannels(flags, firstChannel);
   for (int s2 = 0; s2 < nrStations_; ++s2)
     for (int s1 = 0; s1 <= s2; ++s1) {
       const int baseline = baselineIndex(s1, s2);
@@ -64,15 +52,43 @@ void ValidSampleCounter::count(std::span<const ChannelFlags* const> flags,
       const ChannelFlags& b = *flags[size_t(s2)];
       const uint8_t* kindA = channelKinds_.data() + size_t(s1) * C;
       const uint8_t* kindB = channelKinds_.data() + size_t(s2) * C;
-      const uint32_t common = uint32_t(a.channel(firstChannel).countBoth(b.channel(firstChannel)));
+      const uint32_t common = uint32_t(a.channel(referenceChannels_[size_t(s1)])
+                                           .countBoth(b.channel(referenceChannels_[size_t(s2)])));
       for (int c = firstChannel; c < nrChannels_; ++c) {
         const unsigned kinds = unsigned(kindA[c]) | unsigned(kindB[c]);
         block.valid(baseline, c) = kinds & kNoneValid ? 0
-                                   : kinds == kAsFirst
+                                   : kinds == kAsReference
                                        ? common
                                        : uint32_t(a.channel(c).countBoth(b.channel(c)));
       }
     }
+}
+
+void ValidSampleCounter::classifyChannels(std::span<const ChannelFlags* const> flags,
+                                          int firstChannel) const {
+  // A station's channels with nothing flagged all hold what arrived: the fullest mask. Most
+  // channels are such; a channel flagged in some is often flagged whole (a tone).
+  const size_t C = size_t(nrChannels_);
+  channelKinds_.assign(size_t(nrStations_) * C, kOwnMask);
+  referenceChannels_.assign(size_t(nrStations_), firstChannel);
+  counts_.resize(C);
+  for (size_t s = 0; s < size_t(nrStations_); ++s) {
+    const ChannelFlags& station = *flags[s];
+    int& reference = referenceChannels_[s];
+    for (int c = firstChannel; c < nrChannels_; ++c) {
+      counts_[size_t(c)] = station.channel(c).count();
+      if (counts_[size_t(c)] > counts_[size_t(reference)]) reference = c;
+    }
+    const SpectrumMask& fullest = station.channel(reference);
+    uint8_t* kinds = channelKinds_.data() + s * C;
+    for (int c = firstChannel; c < nrChannels_; ++c) {
+      const int n = counts_[size_t(c)];
+      kinds[c] = n == 0 ? kNoneValid
+                 : n == counts_[size_t(reference)] && station.channel(c).equals(fullest)
+                     ? kAsReference
+                     : kOwnMask;
+    }
+  }
 }
 
 }  // namespace rtcp::correlator

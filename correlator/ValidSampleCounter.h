@@ -25,8 +25,8 @@ class ValidSampleCounter {
   void count(std::span<const SpectrumMask* const> masks, CorrelatedData& block) const;
   /// The same channel by channel, with the pre-correlation flagger's flags: a baseline's
   /// count in channel c = the spectra valid in channel c at both stations (counted once
-  /// for the channels both stations left as their first, 0 without counting where either
-  /// station has nothing valid). Not thread-safe.
+  /// for the channels both stations left as their fullest, those with nothing flagged; 0
+  /// without counting where either station has nothing valid). Not thread-safe.
   void count(std::span<const ChannelFlags* const> flags, CorrelatedData& block) const;
 
  private:
@@ -36,15 +36,22 @@ class ValidSampleCounter {
 
   int nrStations_;
   int nrChannels_;
+  /// count(flags)'s first step: channelKinds_ and referenceChannels_.
+  void classifyChannels(std::span<const ChannelFlags* const> flags, int firstChannel) const;
+
   /// What count(flags) knows of a station's channel before it counts baselines (bits: two
-  /// kinds or'ed give kAsFirst only when both are).
+  /// kinds or'ed give kAsReference only when both are).
   enum ChannelKind : uint8_t {
-    kAsFirst = 1,    ///< the channel's flags equal the station's first channel's
-    kNoneValid = 2,  ///< nothing valid in the channel
-    kOwnMask = 4,    ///< neither: counted on its own
+    kAsReference = 1,  ///< the channel's flags equal the station's reference channel's
+    kNoneValid = 2,    ///< nothing valid in the channel
+    kOwnMask = 4,      ///< neither: counted on its own
   };
-  /// [station][channel]: count(flags)'s ChannelKind (kept to be reused)
-  mutable std::vector<uint8_t> channelKinds_;
+  /// count(flags)'s, kept to be reused (not thread-safe):
+  mutable std::vector<uint8_t> channelKinds_;  ///< [station][channel]: ChannelKind
+  /// [station]: the channel with the most valid spectra (the first of them): all that
+  /// arrived, when any channel has nothing flagged
+  mutable std::vector<int> referenceChannels_;
+  mutable std::vector<int> counts_;  ///< [channel]: valid spectra of one station's channels
 };
 
 }  // namespace rtcp::correlator
