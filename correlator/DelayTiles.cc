@@ -101,6 +101,25 @@ RTCP_AVX512 __m512 square(__m512 x) {
   return p;
 }
 
+/// out[c * stride] = the sum of powers[c]'s 16 lanes, c < 4, in CellPowers.h's tree (l[i] +
+/// l[i + 8], then h[i] + h[i + 4], then (q0 + q2) + (q1 + q3)), the four channels at once.
+RTCP_AVX512 void sumFourChannels(const __m512* powers, float* out, size_t stride) {
+  // 16 -> 8: [c0 lanes 0-7 | c1 lanes 0-7] + [c0 lanes 8-15 | c1 lanes 8-15], and c2, c3
+  const __m512 h01 = _mm512_add_ps(_mm512_shuffle_f32x4(powers[0], powers[1], 0x44),
+                                   _mm512_shuffle_f32x4(powers[0], powers[1], 0xee));
+  const __m512 h23 = _mm512_add_ps(_mm512_shuffle_f32x4(powers[2], powers[3], 0x44),
+                                   _mm512_shuffle_f32x4(powers[2], powers[3], 0xee));
+  // 8 -> 4: quarter c = [h_c 0-3] + [h_c 4-7]
+  const __m512 q =
+      _mm512_add_ps(_mm512_shuffle_f32x4(h01, h23, 0x88), _mm512_shuffle_f32x4(h01, h23, 0xdd));
+  // (q0 + q2) + (q1 + q3) in lane 0 of each quarter
+  const __m512 pairs = _mm512_add_ps(q, _mm512_permute_ps(q, 0x4e));
+  const __m512 sums = _mm512_add_ps(pairs, _mm512_permute_ps(pairs, 0xb1));
+  alignas(16) float four[4];
+  _mm_store_ps(four, _mm512_castps512_ps128(_mm512_maskz_compress_ps(0x1111, sums)));
+  for (int c = 0; c < 4; ++c) out[size_t(c) * stride] = four[c];
+}
+
 RTCP_AVX512 __m512 spectrumPowers(__m512 xRe, __m512 xIm, __m512 yRe, __m512 yIm) {
   __m512 p = _mm512_add_ps(square(xRe), square(xIm));
   p = _mm512_add_ps(p, square(yRe));
@@ -159,6 +178,7 @@ __attribute__((target("avx512f"))) void rotateTileAvx512(const float* in, size_t
   for (int s = 0; s < 16; ++s) r[s] = _mm512_loadu_ps(in + s * spectrumStride);
   transpose16(r);
   const __mmask16 mask = __mmask16(valid);
+  __m512 powers[4];  // [channel]: the power of each of the tile's 16 spectra
   for (int c = 0; c < 4; ++c) {
     // the phasors of the tile's 16 spectra: base x power, zero where flagged
     const __m512 br = _mm512_set1_ps(baseRe[c]), bi = _mm512_set1_ps(baseIm[c]);
@@ -177,13 +197,9 @@ __attribute__((target("avx512f"))) void rotateTileAvx512(const float* in, size_t
       _mm512_storeu_ps(row, rows[2 * pol]);
       _mm512_storeu_ps(row + rowStride, rows[2 * pol + 1]);
     }
-    if (!cellPower) continue;
-    const __m512 powers = spectrumPowers(rows[0], rows[1], rows[2], rows[3]);
-    const __m256 half =
-        _mm256_add_ps(_mm512_castps512_ps256(powers),
-                      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(powers), 1)));
-    cellPower[size_t(c) * cellStride] = reduceHalf(half);
+    if (cellPower) powers[c] = spectrumPowers(rows[0], rows[1], rows[2], rows[3]);
   }
+  if (cellPower) sumFourChannels(powers, cellPower, cellStride);
 }
 
 }  // namespace rtcp::correlator::tiles

@@ -122,10 +122,13 @@ void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ran
   std::vector<uint32_t>& histogram = scratch.histogram;
   histogram.assign(bins, 0);
   for (size_t i = 0; i < count; ++i) ++histogram[(keys[i] - first) >> shift];
-  // Each rank's bin and the keys below it.
-  size_t bin[kMaxRanks], below[kMaxRanks];
-  for (size_t j = 0; j < ranks.size(); ++j) {
-    size_t b = 0, sum = 0;
+  // Each rank's bin and the keys below it: one walk up the bins, the ranks in order.
+  size_t bin[kMaxRanks], below[kMaxRanks], order[kMaxRanks];
+  for (size_t j = 0; j < ranks.size(); ++j) order[j] = j;
+  std::sort(order, order + ranks.size(), [&](size_t a, size_t b) { return ranks[a] < ranks[b]; });
+  size_t b = 0, sum = 0;
+  for (size_t o = 0; o < ranks.size(); ++o) {
+    const size_t j = order[o];
     while (sum + histogram[b] <= ranks[j]) sum += histogram[b++];
     bin[j] = b;
     below[j] = sum;

@@ -111,6 +111,8 @@ PreCorrelationFlagger::Workspace PreCorrelationFlagger::makeWorkspace() const {
   w.seriesFlags.resize(w.series.size());
   w.seriesBefore.resize(w.series.size());
   w.channelSpectra.resize(size_t(nrChannels_));
+  w.columnSums.resize(size_t(nrCells_));
+  w.columnCounts.resize(size_t(nrCells_));
   const size_t lanes = std::max(size_t(nrCells_) * paddedLanes(size_t(nrChannels_)),
                                 size_t(nrChannels_) * paddedLanes(size_t(nrCells_)));
   w.laneValues.resize(lanes);
@@ -153,8 +155,11 @@ void PreCorrelationFlagger::flagCells(const SpectrumMask& valid, ChannelFlags& f
   const size_t K = size_t(nrCells_);
   for (int k = 0; k < nrCells_; ++k) {
     int n = 0;
-    for (int s = k * spectraPerCell_; s < std::min(nrSpectra_, (k + 1) * spectraPerCell_); ++s)
-      n += valid.valid(s);
+    if (spectraPerCell_ == 16)  // bits16: none past the block's end
+      n = std::popcount(valid.bits16(16 * k));
+    else
+      for (int s = k * spectraPerCell_; s < std::min(nrSpectra_, (k + 1) * spectraPerCell_); ++s)
+        n += valid.valid(s);
     w.cellSpectra[size_t(k)] = n;
   }
   for (size_t k = 0; k < K; ++k) {
@@ -223,13 +228,25 @@ void PreCorrelationFlagger::detectOnGrid(Workspace& w, size_t maxWindow) const {
   const RobustStatistics all =
       robustStatistics(grid, flags, n * K, 1, settings_.preStatistics, w.selection);
   const float threshold = float(settings_.preThreshold);
-  // In time: each channel a column of [cell][channel lane].
-  toLanes(grid, flags, n, K, true, channelLanes, w.laneValues.data(), w.laneFlags.data());
+  // In time: each channel a column of [cell][channel lane]: the powers' lanes (their flags
+  // as they are) divided by the levels, as the grid's values were.
+  for (size_t k = 0; k < K; ++k) {
+    float* row = w.laneValues.data() + k * channelLanes;
+    for (size_t c = 0; c < n; ++c) {  // a divisor of 1 where unused: no division by 0
+      const bool level = w.levels[c] > 0;
+      row[c] = level ? row[c] / (level ? w.levels[c] : 1.0f) : 0.0f;
+    }
+  }
   sumThresholdColumns(w.laneValues.data(), w.laneFlags.data(), K, channelLanes, all, threshold,
                       maxWindow, w.columns);
   fromLanes(w.laneFlags.data(), n, K, true, channelLanes, flags);
-  // In frequency: each cell a column of [channel][cell lane].
+  // In frequency: each cell a column of [channel][cell lane]; the grid itself when its
+  // cells fill whole vectors.
   const size_t cellLanes = paddedLanes(K);
+  if (cellLanes == K) {
+    sumThresholdColumns(grid, flags, n, K, all, threshold, maxWindow, w.columns);
+    return;
+  }
   toLanes(grid, flags, n, K, false, cellLanes, w.laneValues.data(), w.laneFlags.data());
   sumThresholdColumns(w.laneValues.data(), w.laneFlags.data(), n, cellLanes, all, threshold,
                       maxWindow, w.columns);
@@ -240,16 +257,17 @@ void PreCorrelationFlagger::detectInSpectrum(Workspace& w, size_t maxWindow) con
   const size_t K = size_t(nrCells_);
   const size_t first = size_t(firstChannel_), C = size_t(nrChannels_);
   const size_t n = C - first;
-  for (size_t c = first; c < C; ++c) {
+  for (size_t c = first; c < C; ++c) {  // without branches: a flagged cell adds 0
+    const float* power = w.power.data() + c * K;
+    const uint8_t* flags = w.flags.data() + c * K;
     double sum = 0;
     size_t used = 0;
     int spectra = 0;
-    for (size_t k = 0; k < K; ++k)
-      if (!w.flags[c * K + k]) {
-        sum += w.power[c * K + k];
-        ++used;
-        spectra += w.cellSpectra[k];
-      }
+    for (size_t k = 0; k < K; ++k) {
+      sum += flags[k] ? 0.0 : double(power[k]);
+      used += !flags[k];
+      spectra += flags[k] ? 0 : w.cellSpectra[k];
+    }
     w.series[c - first] = used ? float(sum / double(used)) : 0.0f;
     w.seriesFlags[c - first] = used == 0;
     w.channelSpectra[c - first] = float(spectra);
@@ -273,16 +291,23 @@ void PreCorrelationFlagger::detectInSpectrum(Workspace& w, size_t maxWindow) con
 void PreCorrelationFlagger::detectInTime(Workspace& w) const {
   const size_t K = size_t(nrCells_);
   const size_t first = size_t(firstChannel_), C = size_t(nrChannels_);
+  // Each cell column's sum over the channels, in channel order, the columns side by side
+  // (a row of the grid at a time, without branches: a flagged cell adds 0).
+  double* sums = w.columnSums.data();
+  uint32_t* used = w.columnCounts.data();
+  std::fill_n(sums, K, 0.0);
+  std::fill_n(used, K, 0u);
+  for (size_t c = first; c < C; ++c) {
+    const float* values = w.normalised.data() + c * K;
+    const uint8_t* flags = w.flags.data() + c * K;
+    for (size_t k = 0; k < K; ++k) {
+      sums[k] += flags[k] ? 0.0 : double(values[k]);
+      used[k] += !flags[k];
+    }
+  }
   for (size_t k = 0; k < K; ++k) {
-    double sum = 0;
-    size_t used = 0;
-    for (size_t c = first; c < C; ++c)
-      if (!w.flags[c * K + k]) {
-        sum += w.normalised[c * K + k];
-        ++used;
-      }
-    w.series[k] = used ? float(sum / double(used)) : 0.0f;
-    w.seriesFlags[k] = used == 0;
+    w.series[k] = used[k] ? float(sums[k] / double(used[k])) : 0.0f;
+    w.seriesFlags[k] = used[k] == 0;
   }
   const RobustStatistics time = robustStatistics(w.series.data(), w.seriesFlags.data(), K, 1,
                                                  settings_.preStatistics, w.selection);

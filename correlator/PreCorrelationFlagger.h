@@ -98,6 +98,8 @@ class PreCorrelationFlagger {
     std::vector<uint8_t> seriesBefore;  ///< seriesFlags before a detection
     /// [channel from firstChannel()]: the valid spectra of its unflagged cells
     std::vector<float> channelSpectra;
+    std::vector<double> columnSums;      ///< [cell]: detectInTime's sums over the channels
+    std::vector<uint32_t> columnCounts;  ///< [cell]: and the unflagged cells in them
     /// The grid as sumThresholdColumns's columns, padded to 16 lanes: [cell][channel] (in
     /// time) or [channel][cell] (in frequency), channels from firstChannel()
     std::vector<float> laneValues;

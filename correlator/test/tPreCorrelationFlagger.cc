@@ -331,7 +331,8 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
   }
 
   /// The whole flag() against the twin, for every type, both statistics, lost spectra,
-  /// cells that do not divide the block (of 24 spectra, and of 16: four to a mask word), C = 1.
+  /// cells that do not divide the block (of 24 spectra; of 16: four to a mask word; of 21:
+  /// 48 cells, whole vectors of cells), C = 1.
   void flagsAgainstTwin() {
     std::mt19937 random(5);
     const PreFlaggerType types[] = {PreFlaggerType::kThreshold,
@@ -349,7 +350,7 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
       for (PreFlaggerType type : types)
         for (FlaggerStatistics kind : {FlaggerStatistics::kWinsorized, FlaggerStatistics::kNormal})
           for (bool noChannels : {false, true})
-            for (int cell : {24, 16}) {  // 1000 = 41 x 24 + 16 = 62 x 16 + 8
+            for (int cell : {24, 16, 21}) {  // 1000 = 41 x 24 + 16 = 62 x 16 + 8 = 47 x 21 + 13
               FlaggingSettings settings = flaggingOn();
               settings.preType = type;
               settings.preStatistics = kind;
