@@ -346,10 +346,14 @@ class StorageSender::Connection {
   }
 
   /// Moves spooled items into the queue while it has room for either kind (they are newer
-  /// than what it holds: write() spools everything while the spool is not empty).
+  /// than what it holds: write() spools everything while the spool is not empty). A kind
+  /// with no queue (a connection without beam-formed files) counts as room for one, or its
+  /// bound of 0 would keep the other kind's spooled items there for ever.
   void refillFromSpool() {
-    while (!spool_.empty() && pending_[kIntegration] < capacity(kIntegration) &&
-           pending_[kBeamFormed] < capacity(kBeamFormed)) {
+    const auto room = [&](Kind kind) {
+      return pending_[kind] < std::max<size_t>(1, capacity(kind));
+    };
+    while (!spool_.empty() && room(kIntegration) && room(kBeamFormed)) {
       try {
         SerialisedBytes bytes(*spool_.pop());
         const Kind kind = kindOf(bytes.data());

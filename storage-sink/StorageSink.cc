@@ -510,6 +510,12 @@ SinkSummary StorageSink::run() {
   summary.stagingCapacityBytes = staging_->capacityBytes();
   diskSpace_.reset();  // the reserve files go
   finished_ = true;
+  // The reporter stops first: two writers of the status file would race on its temporary
+  // (one's rename finds it gone), and a snapshot taken before finished_ could land last.
+  if (statusThread_.joinable()) {
+    statusThread_.request_stop();
+    statusThread_.join();
+  }
   if (!options_.statusPath.empty()) writeStatus();
   return summary;
 }
