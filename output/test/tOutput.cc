@@ -263,6 +263,7 @@ class OutputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testBadBlocksRejected);
   CPPUNIT_TEST(testDestinations);
   CPPUNIT_TEST(testSinkRestart);
+  CPPUNIT_TEST(testSpooledIntegrationsSentWithoutBeamFormedQueue);
   CPPUNIT_TEST(testReplayWaitsForLateSink);
   CPPUNIT_TEST(testBeamFormedSpooledAndSentAgain);
   CPPUNIT_TEST(testBeamFormedOnDiskNotSentAgain);
@@ -436,6 +437,35 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(16), s.sent);
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.dropped);
     CPPUNIT_ASSERT_EQUAL(uint64_t(2), s.connects);
+  }
+
+  /// A connection without beam-formed files (their queue bound 0, as OutputPath sets it for
+  /// such an observation) sends the integrations it spooled while the sink was away.
+  void testSpooledIntegrationsSentWithoutBeamFormedQueue() {
+    TestSink sink;
+    const uint16_t port = sink.port();
+    StorageSender::Options options;
+    options.handshake = testHandshake();
+    options.queueCapacity = 2;
+    options.beamFormedQueueCapacity = 0;
+    options.spoolBytes = 1 << 20;
+    options.spoolDirectory = std::filesystem::temp_directory_path().string();
+    options.initialRetrySeconds = 0.02;
+    options.maxRetrySeconds = 0.1;
+    StorageSender writer(42, {{300, {"127.0.0.1", port}}}, options);
+    writer.write(integration(300, 0));
+    CPPUNIT_ASSERT(sink.waitForTotal(1));
+    sink.stop();
+    for (int64_t i = 1; i < 8; ++i) writer.write(integration(300, i));  // 2 queued, 5 spooled
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));        // retries fail meanwhile
+    sink.start(port);
+    CPPUNIT_ASSERT(writer.finish(10));
+    CPPUNIT_ASSERT(sink.waitForTotal(8));
+    const auto s = writer.statistics();
+    CPPUNIT_ASSERT(s.spooled >= 5);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(8), s.sent);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), s.dropped);
+    for (int64_t i = 0; i < 8; ++i) CPPUNIT_ASSERT(sink.received().count({300, i}));
   }
 
   /// Beam-formed blocks take the integrations' way: a sink that goes away leaves them in
