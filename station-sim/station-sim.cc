@@ -51,8 +51,6 @@ delay phase; receiver noise is white before that filter bank. Samples are scaled
 an rms of 1024 / 20 / 2.5 per component (16 / 8 / 4 bit). Generation is reproducible
 from Sim.seed. PARSET '-' reads the parset from standard input. Exit status is
 non-zero on any error.
-
-options:
 )";
 
 std::vector<std::string> splitList(const std::string& text) {

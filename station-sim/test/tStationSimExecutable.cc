@@ -51,6 +51,10 @@ class StationSimExecutableTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(contains(r.output, "usage: station-sim PARSET"));
     CPPUNIT_ASSERT(contains(r.output, "--record"));
     CPPUNIT_ASSERT(contains(r.output, "--replay-to"));
+    // One options heading, after the description.
+    const size_t heading = r.output.find("\noptions:\n");
+    CPPUNIT_ASSERT(heading != std::string::npos);
+    CPPUNIT_ASSERT_EQUAL(std::string::npos, r.output.find("options:", heading + 2));
   }
 
   void testMissingParset() {
