@@ -82,9 +82,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "now", po::bool_switch(&o.now),
       "shift the observation to start at the next even second after a set-up margin")(
       "dir", po::value(&o.directory),
-      "observation directory (default: the output directory of subband 0 on this host); one "
-      "that holds another run's files is refused")("ranks", po::value(&o.ranks),
-                                                   "correlator ranks (default: min(2, cores))")(
+      "observation directory (default: the output directory of the first subband whose MS is "
+      "written on this host, else ./L<ObsID>); one that holds another run's files is refused")(
+      "ranks", po::value(&o.ranks),
+      "correlator ranks (default: one per compute node of Cobalt.Nodes, else min(2, cores))")(
       "threads", po::value(&o.threads), "threads per correlator rank (default: the correlator's)")(
       "no-shared-memory", po::bool_switch(&o.noSharedMemory),
       "ranks on ionproc's host fetch station blocks over the link's socket and exchange them by "

@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -150,8 +151,20 @@ class ParsetErrorsTest : public CppUnit::TestFixture {
   void testHelp() {
     storage::test::TempDir dir;
     CPPUNIT_ASSERT_EQUAL(0, runProgram(observeCommand({"--help"}), dir.path() + "/help.log"));
-    CPPUNIT_ASSERT(readFile(dir.path() + "/help.log").find("usage: observe PARSET") !=
-                   std::string::npos);
+    std::string help;  // the help with its line breaks and column padding as single spaces
+    for (const char c : readFile(dir.path() + "/help.log"))
+      if (!std::isspace(static_cast<unsigned char>(c)))
+        help += c;
+      else if (!help.empty() && help.back() != ' ')
+        help += ' ';
+    CPPUNIT_ASSERT(help.find("usage: observe PARSET") != std::string::npos);
+    // The defaults ObservationPlan::make and run() apply, as the help states them.
+    CPPUNIT_ASSERT_MESSAGE(help, help.find("--dir arg observation directory (default: the output "
+                                           "directory of the first subband whose MS is written "
+                                           "on this host, else ./L<ObsID>)") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        help, help.find("--ranks arg correlator ranks (default: one per compute "
+                        "node of Cobalt.Nodes, else min(2, cores))") != std::string::npos);
     CPPUNIT_ASSERT(runProgram(observeCommand({}), dir.path() + "/none.log") != 0);
   }
 
