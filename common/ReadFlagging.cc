@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "SettingsReaders.h"
@@ -14,11 +15,14 @@ namespace {
 const std::string kBgp = "OLAP.CNProc.";
 const std::string kOwn = "Rtcp.Flagging.";
 
-struct PreTypeName {
-  PreFlaggerType type;
+/// A value of an enum and the name a parset gives it.
+template <typename Value>
+struct Named {
+  Value value;
   const char* name;
 };
-constexpr std::array<PreTypeName, 6> kPreTypes{{
+
+constexpr std::array<Named<PreFlaggerType>, 6> kPreTypes{{
     {PreFlaggerType::kThreshold, "THRESHOLD"},
     {PreFlaggerType::kIntegratedThreshold, "INTEGRATED_THRESHOLD"},
     {PreFlaggerType::kIntegratedSumThreshold, "INTEGRATED_SUM_THRESHOLD"},
@@ -26,19 +30,15 @@ constexpr std::array<PreTypeName, 6> kPreTypes{{
     {PreFlaggerType::kIntegratedSumThreshold2D, "INTEGRATED_SUM_THRESHOLD_2D"},
     {PreFlaggerType::kSumThreshold, "SUM_THRESHOLD"},
 }};
-/// BG/P's variants rtcp runs without their history or smoothing: (BG/P name, rtcp's type).
-constexpr std::array<PreTypeName, 4> kPreVariants{{
+/// BG/P's variants rtcp runs without their history or smoothing: (rtcp's type, BG/P name).
+constexpr std::array<Named<PreFlaggerType>, 4> kPreVariants{{
     {PreFlaggerType::kIntegratedSumThreshold, "INTEGRATED_SUM_THRESHOLD_WITH_HISTORY"},
     {PreFlaggerType::kIntegratedSumThreshold, "INTEGRATED_SMOOTHED_SUM_THRESHOLD"},
     {PreFlaggerType::kIntegratedSumThreshold, "INTEGRATED_SMOOTHED_SUM_THRESHOLD_WITH_HISTORY"},
     {PreFlaggerType::kIntegratedSumThreshold2D, "INTEGRATED_SUM_THRESHOLD_2D_WITH_HISTORY"},
 }};
 
-struct PostTypeName {
-  PostFlaggerType type;
-  const char* name;
-};
-constexpr std::array<PostTypeName, 5> kPostTypes{{
+constexpr std::array<Named<PostFlaggerType>, 5> kPostTypes{{
     {PostFlaggerType::kAoflagger, "AOFLAGGER"},
     {PostFlaggerType::kThreshold, "THRESHOLD"},
     {PostFlaggerType::kSumThreshold, "SUM_THRESHOLD"},
@@ -46,72 +46,121 @@ constexpr std::array<PostTypeName, 5> kPostTypes{{
     {PostFlaggerType::kSmoothedSumThresholdWithHistory, "SMOOTHED_SUM_THRESHOLD_WITH_HISTORY"},
 }};
 
-struct PolarisationsName {
-  PostPolarisations polarisations;
-  const char* name;
-};
-constexpr std::array<PolarisationsName, 3> kPolarisations{{
+constexpr std::array<Named<FlaggerStatistics>, 2> kStatistics{{
+    {FlaggerStatistics::kWinsorized, "WINSORIZED"},
+    {FlaggerStatistics::kNormal, "NORMAL"},
+}};
+
+constexpr std::array<Named<PostPolarisations>, 3> kPolarisations{{
     {PostPolarisations::kAll, "all"},
     {PostPolarisations::kParallel, "XXYY"},
     {PostPolarisations::kStokesI, "I"},
 }};
 
-template <typename Names>
-std::string nameList(const Names& names) {
+/// The entry of `names` called `name`; null when none is.
+template <typename Value>
+const Named<Value>* byName(std::span<const Named<Value>> names, const std::string& name) {
+  for (const Named<Value>& entry : names)
+    if (name == entry.name) return &entry;
+  return nullptr;
+}
+
+/// The name of `value` in `names` ("?" when it has none).
+template <typename Value>
+std::string nameOf(std::span<const Named<Value>> names, Value value) {
+  for (const Named<Value>& entry : names)
+    if (entry.value == value) return entry.name;
+  return "?";
+}
+
+/// "A, B, C": the names of `names`, for an error listing what a key accepts.
+template <typename Value>
+std::string nameList(std::span<const Named<Value>> names) {
   std::string list;
-  for (const auto& entry : names) list += (list.empty() ? "" : ", ") + std::string(entry.name);
+  for (const Named<Value>& entry : names)
+    list += (list.empty() ? "" : ", ") + std::string(entry.name);
   return list;
 }
 
-bool stage(const Parset& p, settings::Problems& problems, bool online, const std::string& name) {
-  const std::string key = kBgp + name;
+/// One stage's BG/P keys: OLAP.CNProc.online<Stage>Flagging (on with onlineFlagging only),
+/// ...FlaggingType (one of `types`, or a BG/P name of `variants` rtcp runs as one of them)
+/// and ...FlaggingStatisticsType.
+template <typename Type>
+struct StageKeys {
+  std::string on;                         ///< OLAP.CNProc.online<Stage>Flagging
+  std::string kind;                       ///< "pre-correlation", in the error naming the types
+  std::span<const Named<Type>> types;     ///< rtcp's types by BG/P's names (the error lists these)
+  std::span<const Named<Type>> variants;  ///< BG/P's further names, each run as one of types
+  /// The warning on the type key given `given`, run as `runs`, the stage `on` or not; empty:
+  /// none.
+  std::string (*note)(const std::string& given, Type runs, bool on);
+
+  std::string type() const { return on + "Type"; }
+  std::string statistics() const { return on + "StatisticsType"; }
+};
+
+const StageKeys<PreFlaggerType> kPre{
+    kBgp + "onlinePreCorrelationFlagging", "pre-correlation", kPreTypes, kPreVariants,
+    [](const std::string& given, PreFlaggerType runs, bool) -> std::string {
+      const std::string name = nameOf<PreFlaggerType>(kPreTypes, runs);
+      if (given == name) return "";
+      return given + ": rtcp runs " + name + " (no history between blocks, no smoothing)";
+    }};
+
+const StageKeys<PostFlaggerType> kPost{
+    kBgp + "onlinePostCorrelationFlagging",
+    "post-correlation",
+    kPostTypes,
+    {},
+    [](const std::string& given, PostFlaggerType runs, bool on) -> std::string {
+      if (runs == PostFlaggerType::kAoflagger || !on) return "";
+      return given +
+             ": rtcp flags the visibilities with AOFlagger's strategy "
+             "(SumThreshold on smoothed data, robust statistics)";
+    }};
+
+/// A stage's switch: on when `key` and OLAP.CNProc.onlineFlagging are (a warning when
+/// only `key` is, as BG/P).
+bool stageSwitch(const Parset& p, settings::Problems& problems, bool online,
+                 const std::string& key) {
   const bool on = p.getBool(key, false);
   if (on && !online)
     problems.warn(key, "is T, but OLAP.CNProc.onlineFlagging is not: no flagging (as BG/P)");
   return on && online;
 }
 
-void readPreType(const Parset& p, settings::Problems& problems, FlaggingSettings& f) {
-  const std::string key = kBgp + "onlinePreCorrelationFlaggingType";
+template <typename Type>
+void readType(const Parset& p, settings::Problems& problems, const StageKeys<Type>& stage, bool on,
+              Type& type) {
+  const std::string key = stage.type();
   if (!p.isDefined(key)) return;
   const std::string value = p.getString(key);
-  for (const PreTypeName& entry : kPreTypes)
-    if (value == entry.name) {
-      f.preType = entry.type;
-      return;
-    }
-  for (const PreTypeName& entry : kPreVariants)
-    if (value == entry.name) {
-      f.preType = entry.type;
-      problems.warn(key, value + ": rtcp runs " + preFlaggerTypeName(entry.type) +
-                             " (no history between blocks, no smoothing)");
-      return;
-    }
-  p.fail(key, "'" + value + "' is no pre-correlation flagger type (" + nameList(kPreTypes) + ")");
-}
-
-void readPostType(const Parset& p, settings::Problems& problems, FlaggingSettings& f) {
-  const std::string key = kBgp + "onlinePostCorrelationFlaggingType";
-  if (!p.isDefined(key)) return;
-  const std::string value = p.getString(key);
-  for (const PostTypeName& entry : kPostTypes)
-    if (value == entry.name) {
-      f.postType = entry.type;
-      if (entry.type != PostFlaggerType::kAoflagger && f.postCorrelation)
-        problems.warn(key, value +
-                               ": rtcp flags the visibilities with AOFlagger's strategy "
-                               "(SumThreshold on smoothed data, robust statistics)");
-      return;
-    }
-  p.fail(key, "'" + value + "' is no post-correlation flagger type (" + nameList(kPostTypes) + ")");
+  const Named<Type>* entry = byName(stage.types, value);
+  if (!entry) entry = byName(stage.variants, value);
+  if (!entry)
+    p.fail(key,
+           "'" + value + "' is no " + stage.kind + " flagger type (" + nameList(stage.types) + ")");
+  type = entry->value;
+  const std::string note = stage.note(value, type, on);
+  if (!note.empty()) problems.warn(key, note);
 }
 
 FlaggerStatistics readStatistics(const Parset& p, const std::string& key) {
   const std::string value = p.getString(key, "WINSORIZED");
-  if (value == "WINSORIZED") return FlaggerStatistics::kWinsorized;
-  if (value == "NORMAL") return FlaggerStatistics::kNormal;
-  p.fail(key, "'" + value + "' is no statistics type (WINSORIZED, NORMAL)");
-  return FlaggerStatistics::kWinsorized;
+  const Named<FlaggerStatistics>* entry = byName<FlaggerStatistics>(kStatistics, value);
+  if (!entry)
+    p.fail(key, "'" + value + "' is no statistics type (" +
+                    nameList<FlaggerStatistics>(kStatistics) + ")");
+  return entry->value;
+}
+
+/// A stage's BG/P keys (StageKeys) into its switch, type and statistics.
+template <typename Type>
+void readStage(const Parset& p, settings::Problems& problems, bool online,
+               const StageKeys<Type>& stage, bool& on, Type& type, FlaggerStatistics& statistics) {
+  problems.guard([&] { on = stageSwitch(p, problems, online, stage.on); });
+  problems.guard([&] { readType(p, problems, stage, on, type); });
+  problems.guard([&] { statistics = readStatistics(p, stage.statistics()); });
 }
 
 double positive(const Parset& p, const std::string& key, double fallback, double high) {
@@ -157,12 +206,10 @@ void readOwnKeys(const Parset& p, settings::Problems& problems, const Observatio
   problems.guard([&] {
     const std::string key = kOwn + "postCorrelation.polarisations";
     const std::string value = p.getString(key, "all");
-    for (const PolarisationsName& entry : kPolarisations)
-      if (value == entry.name) {
-        f.postPolarisations = entry.polarisations;
-        return;
-      }
-    p.fail(key, "'" + value + "' is none of " + nameList(kPolarisations));
+    const Named<PostPolarisations>* entry = byName<PostPolarisations>(kPolarisations, value);
+    if (!entry)
+      p.fail(key, "'" + value + "' is none of " + nameList<PostPolarisations>(kPolarisations));
+    f.postPolarisations = entry->value;
   });
   problems.guard([&] {
     f.postThreads = settings::intInRange(p, kOwn + "postCorrelation.threads", 1, 1, 256);
@@ -172,51 +219,44 @@ void readOwnKeys(const Parset& p, settings::Problems& problems, const Observatio
 }  // namespace
 
 std::string preFlaggerTypeName(PreFlaggerType type) {
-  for (const PreTypeName& entry : kPreTypes)
-    if (entry.type == type) return entry.name;
-  return "?";
+  return nameOf<PreFlaggerType>(kPreTypes, type);
 }
 
 std::string postFlaggerTypeName(PostFlaggerType type) {
-  for (const PostTypeName& entry : kPostTypes)
-    if (entry.type == type) return entry.name;
-  return "?";
+  return nameOf<PostFlaggerType>(kPostTypes, type);
 }
 
 std::string flaggerStatisticsName(FlaggerStatistics statistics) {
-  return statistics == FlaggerStatistics::kNormal ? "NORMAL" : "WINSORIZED";
+  return nameOf<FlaggerStatistics>(kStatistics, statistics);
 }
 
 std::string postPolarisationsName(PostPolarisations polarisations) {
-  for (const PolarisationsName& entry : kPolarisations)
-    if (entry.polarisations == polarisations) return entry.name;
-  return "?";
+  return nameOf<PostPolarisations>(kPolarisations, polarisations);
 }
 
 std::vector<std::pair<std::string, std::string>> FlaggingSettings::effectiveKeys() const {
   using settings::formatBool;
   using settings::formatNumber;
-  return {
-      {kBgp + "onlineFlagging", formatBool(online)},
-      {kBgp + "onlinePreCorrelationFlagging", formatBool(preCorrelation)},
-      {kBgp + "onlinePreCorrelationNoChannelsFlagging", formatBool(preCorrelationNoChannels)},
-      {kBgp + "onlinePostCorrelationFlagging", formatBool(postCorrelation)},
-      {kBgp + "onlinePostCorrelationFlaggingDetectBrokenStations",
-       formatBool(detectBrokenStations)},
-      {kBgp + "onlinePreCorrelationFlaggingType", preFlaggerTypeName(preType)},
-      {kBgp + "onlinePreCorrelationFlaggingStatisticsType", flaggerStatisticsName(preStatistics)},
-      {kBgp + "onlinePostCorrelationFlaggingType", postFlaggerTypeName(postType)},
-      {kBgp + "onlinePostCorrelationFlaggingStatisticsType", flaggerStatisticsName(postStatistics)},
-      {kOwn + "preCorrelation.threshold", formatNumber(preThreshold)},
-      {kOwn + "preCorrelation.spectraPerCell", std::to_string(spectraPerCell)},
-      {kOwn + "preCorrelation.maxWindow", std::to_string(maxWindow)},
-      {kOwn + "brokenStation.flaggedFraction", formatNumber(brokenFlaggedFraction)},
-      {kOwn + "brokenStation.powerRatio", formatNumber(brokenPowerRatio)},
-      {kOwn + "postCorrelation.strategy", settings::quoted(strategy)},
-      {kOwn + "postCorrelation.window", std::to_string(postWindow)},
-      {kOwn + "postCorrelation.overlap", std::to_string(postOverlap)},
-      {kOwn + "postCorrelation.polarisations", postPolarisationsName(postPolarisations)},
-      {kOwn + "postCorrelation.threads", std::to_string(postThreads)}};
+  return {{kBgp + "onlineFlagging", formatBool(online)},
+          {kPre.on, formatBool(preCorrelation)},
+          {kBgp + "onlinePreCorrelationNoChannelsFlagging", formatBool(preCorrelationNoChannels)},
+          {kPost.on, formatBool(postCorrelation)},
+          {kBgp + "onlinePostCorrelationFlaggingDetectBrokenStations",
+           formatBool(detectBrokenStations)},
+          {kPre.type(), preFlaggerTypeName(preType)},
+          {kPre.statistics(), flaggerStatisticsName(preStatistics)},
+          {kPost.type(), postFlaggerTypeName(postType)},
+          {kPost.statistics(), flaggerStatisticsName(postStatistics)},
+          {kOwn + "preCorrelation.threshold", formatNumber(preThreshold)},
+          {kOwn + "preCorrelation.spectraPerCell", std::to_string(spectraPerCell)},
+          {kOwn + "preCorrelation.maxWindow", std::to_string(maxWindow)},
+          {kOwn + "brokenStation.flaggedFraction", formatNumber(brokenFlaggedFraction)},
+          {kOwn + "brokenStation.powerRatio", formatNumber(brokenPowerRatio)},
+          {kOwn + "postCorrelation.strategy", settings::quoted(strategy)},
+          {kOwn + "postCorrelation.window", std::to_string(postWindow)},
+          {kOwn + "postCorrelation.overlap", std::to_string(postOverlap)},
+          {kOwn + "postCorrelation.polarisations", postPolarisationsName(postPolarisations)},
+          {kOwn + "postCorrelation.threads", std::to_string(postThreads)}};
 }
 
 std::string FlaggingSettings::summaryLine() const {
@@ -245,28 +285,16 @@ namespace settings {
 void readFlagging(const Parset& p, Problems& problems, ObservationSettings& s) {
   FlaggingSettings& f = s.flagging;
   problems.guard([&] { f.online = p.getBool(kBgp + "onlineFlagging", false); });
-  problems.guard(
-      [&] { f.preCorrelation = stage(p, problems, f.online, "onlinePreCorrelationFlagging"); });
+  readStage(p, problems, f.online, kPre, f.preCorrelation, f.preType, f.preStatistics);
   problems.guard([&] {
     f.preCorrelationNoChannels =
-        stage(p, problems, f.online, "onlinePreCorrelationNoChannelsFlagging");
+        stageSwitch(p, problems, f.online, kBgp + "onlinePreCorrelationNoChannelsFlagging");
   });
-  problems.guard(
-      [&] { f.postCorrelation = stage(p, problems, f.online, "onlinePostCorrelationFlagging"); });
+  readStage(p, problems, f.online, kPost, f.postCorrelation, f.postType, f.postStatistics);
   problems.guard([&] {
     const std::string key = kBgp + "onlinePostCorrelationFlaggingDetectBrokenStations";
     f.detectBrokenStations =
-        p.isDefined(key)
-            ? stage(p, problems, f.online, "onlinePostCorrelationFlaggingDetectBrokenStations")
-            : f.preCorrelation;
-  });
-  problems.guard([&] { readPreType(p, problems, f); });
-  problems.guard([&] {
-    f.preStatistics = readStatistics(p, kBgp + "onlinePreCorrelationFlaggingStatisticsType");
-  });
-  problems.guard([&] { readPostType(p, problems, f); });
-  problems.guard([&] {
-    f.postStatistics = readStatistics(p, kBgp + "onlinePostCorrelationFlaggingStatisticsType");
+        p.isDefined(key) ? stageSwitch(p, problems, f.online, key) : f.preCorrelation;
   });
   readOwnKeys(p, problems, s, f);
   if (f.online && !f.anyPreCorrelation() && !f.postCorrelation)

@@ -120,18 +120,41 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
         contains(warningOn(s, "OLAP.CNProc.onlinePreCorrelationFlaggingType"), "no history"));
     CPPUNIT_ASSERT(
         contains(warningOn(s, "OLAP.CNProc.onlinePostCorrelationFlaggingType"), "AOFlagger"));
+    CPPUNIT_ASSERT(s.flagging.postStatistics == FlaggerStatistics::kWinsorized);
+
+    // The post-correlation note only when that stage runs; the variant's whether or not.
+    keys.set("OLAP.CNProc.onlinePostCorrelationFlagging", "F")
+        .set("OLAP.CNProc.onlinePreCorrelationFlagging", "F")
+        .set("OLAP.CNProc.onlinePostCorrelationFlaggingStatisticsType", "NORMAL");
+    const ObservationSettings off = settingsOf(keys);
+    CPPUNIT_ASSERT(off.flagging.postType == PostFlaggerType::kSmoothedSumThreshold);
+    CPPUNIT_ASSERT(off.flagging.postStatistics == FlaggerStatistics::kNormal);
+    CPPUNIT_ASSERT(warningOn(off, "OLAP.CNProc.onlinePostCorrelationFlaggingType").empty());
+    CPPUNIT_ASSERT(
+        contains(warningOn(off, "OLAP.CNProc.onlinePreCorrelationFlaggingType"), "no history"));
   }
 
   void testBadTypesNameKeyAndLine() {
     Keys keys = allOn();
     keys.set("OLAP.CNProc.onlinePreCorrelationFlaggingType", "KURTOSIS");
-    CPPUNIT_ASSERT(contains(errorOf(keys, "OLAP.CNProc.onlinePreCorrelationFlaggingType"),
-                            "INTEGRATED_SUM_THRESHOLD_2D"));
+    const std::string pre = errorOf(keys, "OLAP.CNProc.onlinePreCorrelationFlaggingType");
+    CPPUNIT_ASSERT_MESSAGE(pre, contains(pre, "'KURTOSIS' is no pre-correlation flagger type"));
+    CPPUNIT_ASSERT_MESSAGE(pre, contains(pre, "INTEGRATED_SUM_THRESHOLD_2D"));
+    CPPUNIT_ASSERT_MESSAGE(pre, !contains(pre, "WITH_HISTORY"));  // variants are not listed
+    keys = allOn();
+    keys.set("OLAP.CNProc.onlinePostCorrelationFlaggingType", "KURTOSIS");
+    const std::string post = errorOf(keys, "OLAP.CNProc.onlinePostCorrelationFlaggingType");
+    CPPUNIT_ASSERT_MESSAGE(post, contains(post, "'KURTOSIS' is no post-correlation flagger type"));
+    CPPUNIT_ASSERT_MESSAGE(post, contains(post, "(AOFLAGGER, THRESHOLD, SUM_THRESHOLD,"));
+    keys = allOn();
+    keys.set("OLAP.CNProc.onlinePreCorrelationFlaggingStatisticsType", "MEDIAN");
+    CPPUNIT_ASSERT(contains(errorOf(keys, "OLAP.CNProc.onlinePreCorrelationFlaggingStatisticsType"),
+                            "'MEDIAN' is no statistics type (WINSORIZED, NORMAL)"));
     keys = allOn();
     keys.set("OLAP.CNProc.onlinePostCorrelationFlaggingStatisticsType", "MEDIAN");
     CPPUNIT_ASSERT(
         contains(errorOf(keys, "OLAP.CNProc.onlinePostCorrelationFlaggingStatisticsType"),
-                 "WINSORIZED, NORMAL"));
+                 "'MEDIAN' is no statistics type (WINSORIZED, NORMAL)"));
     keys = allOn();
     keys.set("OLAP.CNProc.onlineFlagging", "maybe");
     errorOf(keys, "OLAP.CNProc.onlineFlagging");
