@@ -16,11 +16,12 @@ bool parseCommandLine(int argc, char** argv, const po::options_description& opti
   po::variables_map local;
   po::variables_map& vm = values ? *values : local;
   po::store(po::command_line_parser(argc, argv).options(all).positional(order).run(), vm);
-  po::notify(vm);
+  // --help answers before required options are asked for (rtcp-trigger's --from, --to).
   if (vm.count("help")) {
     if (printHelp) std::cout << options << about;
     return false;
   }
+  po::notify(vm);
   if (positional.empty()) throw po::error("missing " + positionalName);
   return true;
 }

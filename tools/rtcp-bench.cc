@@ -26,6 +26,10 @@ int main(int argc, char** argv) {
   }
   const std::string what = argv[1];
   try {
+    if (what == "peak" && argc > 2) {
+      std::printf("usage: rtcp-bench peak: %s\n", "FP32 FMA peak of this machine (every core)");
+      return !std::strcmp(argv[2], "--help") || !std::strcmp(argv[2], "-h") ? 0 : 1;
+    }
     if (what == "peak") {
       rtcp::printFigure("fma_peak_gflops", rtcp::measureFmaPeakGflops());
       return 0;

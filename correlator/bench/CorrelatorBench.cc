@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ int run(int argc, char** argv) {
       isa = CorrelatorKernel::Isa::kAvx2;
     else if (arg == "--generic")
       isa = CorrelatorKernel::Isa::kGeneric;
+    else if (arg == "--help" || arg == "-h") {
+      std::printf("usage: rtcp-bench correlator [--avx2 | --generic]: force an instruction set\n");
+      return 0;
+    }
   }
   // The machine is shared: the peak is measured before and after the kernels and the
   // larger value kept, so that a busy moment does not inflate the fractions. The same

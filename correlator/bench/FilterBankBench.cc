@@ -3,6 +3,7 @@
 // hot (one-subband blocks reused from cache) and cold (the correlator program's condition).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "BenchTiming.h"
@@ -106,6 +107,12 @@ int runChunks() {
 }
 
 int run(int argc, char** argv) {
+  if (argc > 0 && (std::string(argv[0]) == "--help" || std::string(argv[0]) == "-h")) {
+    std::printf(
+        "usage: rtcp-bench filterbank [cold | chunks] (cold: only the cold chain; chunks: hot "
+        "and cold per CPU second by chunk size)\n");
+    return 0;
+  }
   if (argc > 0 && std::string(argv[0]) == "cold") return runCold();
   if (argc > 0 && std::string(argv[0]) == "chunks") return runChunks();
   std::mt19937 random(1);

@@ -6,6 +6,7 @@
 // subbands × 24 stations of 1 s integrations ask of one core, and its flags on simulated
 // interference.
 
+#include <cstdio>
 #include <string>
 
 #include "BenchTiming.h"
@@ -42,6 +43,10 @@ void printPreCorrelationFigures() {
 
 /// `--post-only`: the post-correlation figures alone.
 int run(int argc, char** argv) {
+  if (argc > 0 && (std::string(argv[0]) == "--help" || std::string(argv[0]) == "-h")) {
+    std::printf("usage: rtcp-bench flagger [--post-only]: the post-correlation figures alone\n");
+    return 0;
+  }
   if (!(argc > 0 && std::string(argv[0]) == "--post-only")) printPreCorrelationFigures();
   printPostCorrelationFigures();
   return 0;

@@ -97,6 +97,10 @@ Speed realtimeFactor(const std::string& parset, double seconds) {
 }
 
 int run(int argc, char** argv) {
+  if (argc > 0 && (std::string(argv[0]) == "--help" || std::string(argv[0]) == "-h")) {
+    std::printf("usage: rtcp-bench stationsim [SECONDS]: seconds of data per case (default 2)\n");
+    return 0;
+  }
   const double seconds = argc > 0 ? std::atof(argv[0]) : 2.0;
   rtcp::Logger::setLevel(rtcp::LogLevel::kWarning);
   const double stationSubbands = 8 * 8;

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -70,6 +71,10 @@ int run(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--avx2") isa = TabKernel::Isa::kAvx2;
     if (arg == "--generic") isa = TabKernel::Isa::kGeneric;
+    if (arg == "--help" || arg == "-h") {
+      std::printf("usage: rtcp-bench beamformer [--avx2 | --generic]: force an instruction set\n");
+      return 0;
+    }
   }
   const int cores = omp_get_num_procs();
   double peak = measureFmaPeakGflops(cores), peakCpu = measureFmaPeakGflopsPerCpuSecond();
