@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 #include "TestData.h"
 
@@ -19,27 +20,35 @@ SmallObservation beamFormedObservation(const std::string& dir, int64_t obsId) {
   return o;
 }
 
-std::string twoTabKeys(const SmallObservation& o, const std::string& coherentLocation,
-                       const std::string& incoherentLocation) {
+std::string beamFormedKeys(const SmallObservation& o, const StokesOutput& coherent,
+                           const StokesOutput& incoherent, const std::vector<TabKeys>& tabs) {
   std::ostringstream keys;
   keys.precision(17);
-  keys << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
-       << "Observation.DataProducts.Output_CoherentStokes.locations = [" << coherentLocation
-       << "]\n"
-       << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
-       << "Observation.DataProducts.Output_IncoherentStokes.locations = [" << incoherentLocation
-       << "]\n"
-       << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
-       << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
-       << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 16\n"
-       << "Cobalt.BeamFormer.IncoherentStokes.which = IQUV\n"
-       << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
-       << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16\n"
-       << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
-       << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
-       << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
-       << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
+  for (const auto& [name, output] :
+       {std::pair{"Coherent", &coherent}, std::pair{"Incoherent", &incoherent}})
+    keys << "Observation.DataProducts.Output_" << name << "Stokes.enabled = T\n"
+         << "Observation.DataProducts.Output_" << name << "Stokes.locations = [" << output->location
+         << "]\n"
+         << "Cobalt.BeamFormer." << name << "Stokes.which = " << output->which << "\n"
+         << "Cobalt.BeamFormer." << name << "Stokes.nrChannelsPerSubband = 16\n"
+         << "Cobalt.BeamFormer." << name
+         << "Stokes.timeIntegrationFactor = " << output->timeIntegration << "\n";
+  keys << "Observation.Beam[0].nrTiedArrayBeams = " << tabs.size() << "\n";
+  for (size_t t = 0; t < tabs.size(); ++t) {
+    const std::string tab = "Observation.Beam[0].TiedArrayBeam[" + std::to_string(t) + "].";
+    keys << tab << "angle1 = " << o.beamRa + tabs[t].raOffset << "\n"
+         << tab << "angle2 = " << o.beamDec + tabs[t].decOffset << "\n";
+    if (!tabs[t].coherent) keys << tab << "coherent = F\n";
+    if (tabs[t].dispersionMeasure != 0)
+      keys << tab << "dispersionMeasure = " << tabs[t].dispersionMeasure << "\n";
+  }
   return keys.str();
+}
+
+std::string twoTabKeys(const SmallObservation& o, const StokesOutput& coherent,
+                       const StokesOutput& incoherent, double dispersionMeasure) {
+  return beamFormedKeys(o, coherent, incoherent,
+                        {{.dispersionMeasure = dispersionMeasure}, {.coherent = false}});
 }
 
 std::string beamFormedName(int64_t obsId, int tab, int component) {

@@ -16,11 +16,32 @@ namespace rtcp::observe::test {
 /// DIR/out.
 SmallObservation beamFormedObservation(const std::string& dir, int64_t obsId);
 
-/// The keys of two TABs of SAP 0: a coherent one of Stokes I at the beam's centre (its
-/// files at coherentLocation, HOST:DIR) and an incoherent one of IQUV (incoherentLocation),
-/// 16 channels, 16 spectra integrated.
-std::string twoTabKeys(const SmallObservation& o, const std::string& coherentLocation,
-                       const std::string& incoherentLocation);
+/// One of the beam former's outputs (Output_CoherentStokes or Output_IncoherentStokes, and
+/// Cobalt.BeamFormer.CoherentStokes or IncoherentStokes): where its files go (HOST:DIR),
+/// its Stokes components and the spectra it integrates; 16 channels.
+struct StokesOutput {
+  std::string location;
+  std::string which = "I";
+  int timeIntegration = 16;
+};
+
+/// A TAB of SAP 0: its direction (angle1 and angle2) offset from the beam's, coherent or
+/// not, and its dispersion measure (0: the key is not given).
+struct TabKeys {
+  double raOffset = 0;
+  double decOffset = 0;
+  bool coherent = true;
+  double dispersionMeasure = 0;
+};
+
+/// The keys of both outputs and of SAP 0's TABs.
+std::string beamFormedKeys(const SmallObservation& o, const StokesOutput& coherent,
+                           const StokesOutput& incoherent, const std::vector<TabKeys>& tabs);
+
+/// The keys of two TABs of SAP 0: a coherent one at the beam's centre, dedispersed at
+/// `dispersionMeasure`, and an incoherent one.
+std::string twoTabKeys(const SmallObservation& o, const StokesOutput& coherent,
+                       const StokesOutput& incoherent, double dispersionMeasure = 0);
 
 /// COBALT's name of SAP 0's file of a TAB's Stokes component (part 0).
 std::string beamFormedName(int64_t obsId, int tab, int component);

@@ -6,7 +6,6 @@
 #include <cppunit/extensions/HelperMacros.h>
 
 #include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,29 +29,9 @@ class BeamFormedObservationTest : public CppUnit::TestFixture {
   void testCoherentAndIncoherentStokesBesideCorrelation() {
     TempDir dir;
     SmallObservation o = beamFormedObservation(dir.path(), 4751);
-    std::ostringstream extra;
-    extra.precision(17);
-    extra << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_CoherentStokes.locations = [localhost:" << dir.path()
-          << "/bf]\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.locations = [localhost:"
-          << dir.path() << "/bf]\n"
-          << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
-          << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 4\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.which = IQUV\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16\n"
-          << "Observation.Beam[0].nrTiedArrayBeams = 3\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].angle2 = " << o.beamDec + 2 * kDegree << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[2].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[2].angle2 = " << o.beamDec << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[2].coherent = F\n";
-    o.extra = extra.str();
+    const std::string bf = "localhost:" + dir.path() + "/bf";
+    o.extra = beamFormedKeys(o, {bf, "I", 4}, {bf, "IQUV", 16},
+                             {{}, {.decOffset = 2 * kDegree}, {.coherent = false}});
     const std::string obs = dir.path() + "/obs";
     const std::string log =
         observeSuccessfully(writeParset(dir.path() + "/bf.parset", o), obs,

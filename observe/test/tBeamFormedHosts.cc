@@ -31,8 +31,9 @@ class BeamFormedHostsTest : public CppUnit::TestFixture {
     for (size_t i = 0; i < o.stations.size(); ++i)
       o.inputs.push_back("udp:in1:" + std::to_string(10000 + i));
     o.outputHost = "st1";
-    o.extra = "Cobalt.Nodes = [cn1_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\n" +
-              twoTabKeys(o, "st1:" + hosts.disk() + "/bf", "st2:" + hosts.disk() + "/bf");
+    o.extra =
+        "Cobalt.Nodes = [cn1_0]\nPIC.Core.Cobalt.cn1_0.host = cn1\n" +
+        twoTabKeys(o, {"st1:" + hosts.disk() + "/bf"}, {"st2:" + hosts.disk() + "/bf", "IQUV"});
     const std::string parset = writeParset(hosts.disk() + "/bf.parset", o);
     const std::string obs = hosts.disk() + "/obs";
     const std::string logPath = hosts.disk() + "/observe.log";

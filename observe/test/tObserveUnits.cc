@@ -460,7 +460,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     SmallObservation o;
     o.steps = 12288;  // blocks of whole beam-formed samples (16 channels x 16 integrated)
     o.outputDir = dir.path() + "/out";
-    o.extra = twoTabKeys(o, "localhost:" + file + "/bf", "bf.invalid:relative");
+    o.extra = twoTabKeys(o, {"localhost:" + file + "/bf"}, {"bf.invalid:relative", "IQUV"});
     const std::string parset = writeParset(dir.path() + "/bf.parset", o);
     // The line of a key in a parset file.
     auto lineOf = [](const std::string& key, const std::string& path) {

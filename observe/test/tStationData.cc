@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "BeamFormedChecks.h"
 #include "MsReader.h"
 #include "ObserveTestUtil.h"
 #include "SmallFileSystem.h"
@@ -161,29 +162,9 @@ class StationDataTest : public CppUnit::TestFixture {
     o.seconds = 9;
     o.steps = 12288;  // blocks the beam former's delay-compensation channels divide
     o.outputDir = dir.path() + "/live";
-    std::ostringstream extra;
-    extra.precision(17);
-    extra << "OLAP.nrSecondsOfBuffer = 4\nOLAP.maxNetworkDelay = 0.5\n"
-          << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_CoherentStokes.locations = [localhost:" << dir.path()
-          << "/bf]\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.locations = [localhost:"
-          << dir.path() << "/bf]\n"
-          << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
-          << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 4\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.which = I\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 16\n"
-          << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].dispersionMeasure = 26.76\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].angle2 = " << o.beamDec << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
-    o.extra = extra.str();
+    const std::string bf = "localhost:" + dir.path() + "/bf";
+    o.extra = "OLAP.nrSecondsOfBuffer = 4\nOLAP.maxNetworkDelay = 0.5\n" +
+              twoTabKeys(o, {bf, "I", 4}, {bf, "I", 16}, 26.76);
     const std::string obs = dir.path() + "/live-obs";
     const pid_t observer = startProgram(
         observeCommand({writeParset(dir.path() + "/live.parset", o), "--now", "--dir", obs}),

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "BeamFormedChecks.h"
 #include "BeamFormedHoldings.h"
 #include "DiskSpace.h"
 #include "MsReader.h"
@@ -138,27 +139,8 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     o.seconds = 5;
     o.steps = 3072;  // blocks of 16 x 3072 samples, 0.25 s
     o.outputDir = dir.path() + "/out";
-    std::ostringstream extra;
-    extra.precision(17);
-    extra << "Observation.DataProducts.Output_CoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_CoherentStokes.locations = [localhost:" << dir.path()
-          << "/bf]\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.enabled = T\n"
-          << "Observation.DataProducts.Output_IncoherentStokes.locations = [localhost:"
-          << dir.path() << "/bf]\n"
-          << "Cobalt.BeamFormer.CoherentStokes.which = I\n"
-          << "Cobalt.BeamFormer.CoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.CoherentStokes.timeIntegrationFactor = 4\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.which = I\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.nrChannelsPerSubband = 16\n"
-          << "Cobalt.BeamFormer.IncoherentStokes.timeIntegrationFactor = 4\n"
-          << "Observation.Beam[0].nrTiedArrayBeams = 2\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[0].angle2 = " << o.beamDec << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].angle1 = " << o.beamRa << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].angle2 = " << o.beamDec << "\n"
-          << "Observation.Beam[0].TiedArrayBeam[1].coherent = F\n";
-    o.extra = extra.str();
+    const std::string bf = "localhost:" + dir.path() + "/bf";
+    o.extra = twoTabKeys(o, {bf, "I", 4}, {bf, "I", 4});
     const std::string parset = writeParset(dir.path() + "/obs.parset", o);
     const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
     const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
