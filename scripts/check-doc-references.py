@@ -15,8 +15,9 @@ build directories) and reports, as FILE:LINE: what, every reference that does no
           `build/tools/` and other programs' paths are not the project's); a bare file name
           with a source extension (`ConsoleServer.h`) must be some tracked file's name.
           Relative Markdown links ([text](path)) are checked the same way.
-  test    a name ending in `_test` (in backticks or not) that `ctest -N` of BUILD does not
-          list (the project's CMake functions, `rtcp_add_python_test`, aside).
+  test    a test's name (in backticks or not: NAME_test, or PART_tFile as
+          `correlator_tSubbandProcessor`) that `ctest -N` of BUILD does not list (the
+          project's CMake functions, `rtcp_add_python_test`, aside).
   option  an `--option` in backticks that follows one of the project's executables (in
           the same backticks, `observe PARSET --now`, or right before them, observe's
           `--now`) and that the executable's --help does not list; rtcp-bench's options
@@ -126,7 +127,10 @@ def without_fenced_blocks(text):
 # Inline code: one backtick each side, within a paragraph (no blank line inside).
 CODE_SPAN = re.compile(r'`([^`\n]+(?:\n(?![ \t]*\n)[^`\n]*)*)`')
 LINK = re.compile(r'\]\(([^)\s]+)\)')
-TEST_NAME = re.compile(r'(?<![A-Za-z0-9_${}*])([A-Za-z][A-Za-z0-9_]*_test)(?![A-Za-z0-9_*])')
+# A test's name: NAME_test, or PART_tFile for the tests named after their source file
+# (correlator_tSubbandProcessor).
+TEST_NAME = re.compile(r'(?<![A-Za-z0-9_${}*])([A-Za-z][A-Za-z0-9_]*_test|[a-z]+_t[A-Z][A-Za-z0-9]*)'
+                       r'(?![A-Za-z0-9_*])')
 
 
 def line_of(text, offset):
