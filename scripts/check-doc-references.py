@@ -23,6 +23,10 @@ build directories) and reports, as FILE:LINE: what, every reference that does no
           `--now`) and that the executable's --help does not list; rtcp-bench's options
           belong to its benchmark (`rtcp-bench capacity --beamformed`). Backticks that
           name two executables or hold a shell separator are not attributed.
+  section a section of another Markdown file that it does not have: `DESIGN §2.4b` and
+          `docs/PERFORMANCE.md §5` name a numbered heading, `observe/README.md, "The
+          console"` and `DESIGN §2.4, "Connection handshake"` a heading or a bold paragraph
+          title that holds the quoted words.
 
 Fenced code blocks are skipped (parset and shell examples with placeholders). Findings in a
 --warn-only file are printed but do not fail the check. Exit status: 0 when every
@@ -75,7 +79,7 @@ class Findings:
         self.verbose = verbose
         self.errors = []
         self.warnings = []
-        self.checked = {'path': 0, 'test': 0, 'option': 0}
+        self.checked = {'path': 0, 'test': 0, 'option': 0, 'section': 0}
 
     def check(self, kind, md, line, what):
         self.checked[kind] += 1
@@ -260,8 +264,9 @@ def attributed_options(code, before):
     return (name, benchmark, options) if options else None
 
 
-def check_file(md, text, paths, tests, cmake_functions, helps, findings):
+def check_file(md, text, paths, tests, cmake_functions, helps, sections, findings):
     text = without_fenced_blocks(text)
+    check_sections(md, text, paths, sections, findings)
     for match in LINK.finditer(text):
         target = match.group(1).split('#')[0]
         if not target or '://' in target or target.startswith('mailto:'):
@@ -298,6 +303,56 @@ def check_file(md, text, paths, tests, cmake_functions, helps, findings):
                         command = name + (' ' + benchmark if benchmark else '')
                         findings.add(md, line, '`%s`: %s --help lists no %s' %
                                      (code.replace('\n', ' '), command, option))
+
+
+# `DESIGN §2.4b`, `docs/PERFORMANCE.md §5, "the serialisation pool"`,
+# `observe/README.md, "The console"`.
+SECTION_REF = re.compile(r'(?<![A-Za-z0-9_./-])(?P<file>[A-Za-z0-9_./-]+\.md|DESIGN|PERFORMANCE)'
+                         r'(?:\s*§\s*(?P<number>\d+(?:\.\d+)?[a-z]?))?'
+                         r'(?:,?\s*"(?P<title>[^"\n]+)")?')
+SHORT_NAMES = {'DESIGN': 'docs/DESIGN.md', 'PERFORMANCE': 'docs/PERFORMANCE.md'}
+
+
+class Sections:
+    """The numbered headings and the titles (headings, bold paragraph leads) of each
+    Markdown file, read once."""
+
+    def __init__(self, source):
+        self.source = source
+        self.cache = {}
+
+    def of(self, md):
+        if md not in self.cache:
+            text = without_fenced_blocks(open(os.path.join(self.source, md), encoding='utf-8').read())
+            headings = re.findall(r'^#+\s+(.*)$', text, re.M)
+            numbers = {m.group(1) for h in headings for m in [re.match(r'(\d+(?:\.\d+)?[a-z]?)[. ]', h)]
+                       if m}
+            titles = [h.lower() for h in headings]
+            titles += [b.lower() for b in re.findall(r'\*\*([^*]+)\*\*', text)]
+            self.cache[md] = (numbers, titles)
+        return self.cache[md]
+
+
+def check_sections(md, text, paths, sections, findings):
+    for match in SECTION_REF.finditer(text):
+        number, title = match.group('number'), match.group('title')
+        if not number and not title:
+            continue
+        name = match.group('file')
+        target = SHORT_NAMES.get(name)
+        if not target:
+            candidates = [os.path.normpath(os.path.join(base, name)) for base in paths.bases(md)]
+            target = next((c for c in candidates if c in paths.files), None)
+            if not target:
+                continue  # a file the path check reports, or another project's
+        numbers, titles = sections.of(target)
+        line = line_of(text, match.start())
+        findings.check('section', md, line, match.group(0))
+        if number and number not in numbers:
+            findings.add(md, line, '%s: %s has no section %s' % (match.group(0), target, number))
+        if title and not any(title.lower().rstrip('.') in t for t in titles):
+            findings.add(md, line, '%s: %s has no heading or bold title "%s"' %
+                         (match.group(0).replace('\n', ' '), target, title))
 
 
 def ctest_names(build):
@@ -344,9 +399,10 @@ def main():
         tests = ctest_names(args.build_dir)
         functions = cmake_function_names(source, files)
         helps = HelpTexts(args.build_dir)
+        sections = Sections(source)
         for md in markdown:
             with open(os.path.join(source, md), encoding='utf-8') as fh:
-                check_file(md, fh.read(), paths, tests, functions, helps, findings)
+                check_file(md, fh.read(), paths, tests, functions, helps, sections, findings)
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
         print('check-doc-references: %s' % e, file=sys.stderr)
         return 2
@@ -355,9 +411,10 @@ def main():
         print('warning (not failing): ' + entry)
     for entry in findings.errors:
         print(entry)
-    print('%d Markdown files, %d paths, %d test names, %d options checked: %d wrong%s' %
+    print('%d Markdown files, %d paths, %d test names, %d options, %d sections checked: '
+          '%d wrong%s' %
           (len(markdown), findings.checked['path'], findings.checked['test'],
-           findings.checked['option'], len(findings.errors),
+           findings.checked['option'], findings.checked['section'], len(findings.errors),
            ', %d in files checked as warnings' % len(findings.warnings)
            if findings.warnings else ''))
     return 1 if findings.errors else 0
