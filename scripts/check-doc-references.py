@@ -28,7 +28,8 @@ build directories) and reports, as FILE:LINE: what, every reference that does no
           console"` and `DESIGN §2.4, "Connection handshake"` a heading or a bold paragraph
           title that holds the quoted words.
 
-Fenced code blocks are skipped (parset and shell examples with placeholders). Findings in a
+Fenced code blocks are skipped but for their command lines (a line that starts with one of
+the executables: its options are checked). Findings in a
 --warn-only file are printed but do not fail the check. Exit status: 0 when every
 reference holds, 1 otherwise, 2 when the check itself cannot run (no build directory, an
 executable missing or without --help).
@@ -113,6 +114,16 @@ def directories_of(files):
         for i in range(1, len(parts) + 1):
             dirs.add('/'.join(parts[:i]))
     return dirs
+
+
+def fenced_lines(text):
+    """(line number, line) of every line inside a fenced code block."""
+    fenced = False
+    for number, line in enumerate(text.split('\n'), 1):
+        if line.lstrip().startswith('```'):
+            fenced = not fenced
+        elif fenced:
+            yield number, line
 
 
 def without_fenced_blocks(text):
@@ -265,6 +276,13 @@ def attributed_options(code, before):
 
 
 def check_file(md, text, paths, tests, cmake_functions, helps, sections, findings):
+    # A command line in a fenced block (`observe demo.parset --now`, `$ rtcp-bench storage
+    # --dir /tmp`) as a backticked command.
+    if helps is not None:
+        for line, code in fenced_lines(text):
+            code = re.sub(r'^\s*\$\s+', '', code.split('#')[0])
+            if SPAN_COMMAND.match(code):
+                check_options(md, line, code, '', helps, findings)
     text = without_fenced_blocks(text)
     check_sections(md, text, paths, sections, findings)
     for match in LINK.finditer(text):
@@ -293,16 +311,20 @@ def check_file(md, text, paths, tests, cmake_functions, helps, sections, finding
                     'no such file or directory')
             findings.add(md, line, '`%s`: %s' % (token, what))
         if helps is not None:
-            attributed = attributed_options(code, before)
-            if attributed:
-                name, benchmark, options = attributed
-                known = helps.options(name, benchmark)
-                for option in options:
-                    findings.check('option', md, line, '%s %s %s' % (name, benchmark or '', option))
-                    if option not in known:
-                        command = name + (' ' + benchmark if benchmark else '')
-                        findings.add(md, line, '`%s`: %s --help lists no %s' %
-                                     (code.replace('\n', ' '), command, option))
+            check_options(md, line, code, before, helps, findings)
+
+
+def check_options(md, line, code, before, helps, findings):
+    attributed = attributed_options(code, before)
+    if attributed:
+        name, benchmark, options = attributed
+        known = helps.options(name, benchmark)
+        for option in options:
+            findings.check('option', md, line, '%s %s %s' % (name, benchmark or '', option))
+            if option not in known:
+                command = name + (' ' + benchmark if benchmark else '')
+                findings.add(md, line, '`%s`: %s --help lists no %s' %
+                             (code.replace('\n', ' ').strip(), command, option))
 
 
 # `DESIGN §2.4b`, `docs/PERFORMANCE.md §5, "the serialisation pool"`,
