@@ -21,6 +21,7 @@
 #include "rtcp/Files.h"
 #include "rtcp/HostMemory.h"
 #include "rtcp/InputRecordingSettings.h"
+#include "rtcp/IntegrationSendPool.h"
 #include "rtcp/Integrations.h"
 #include "rtcp/Logger.h"
 #include "rtcp/ObservationSettings.h"
@@ -43,10 +44,11 @@ struct Options {
   std::string parset;
   std::string link = kDefaultLink;
   std::vector<std::string> plugins;
-  size_t outputQueue = 16;
+  size_t outputQueue = kDefaultOutputQueue;
   double spoolMb = 1024;  ///< the spool behind each storage connection's queue
   std::string spoolDir;   ///< its files; default $TMPDIR or /tmp
-  double retainMb = 256;  ///< sent, not yet on storage-sink's disk: sent again after a break
+  double retainMb =
+      kDefaultRetainMb;  ///< sent, not yet on storage-sink's disk: sent again after a break
   double linger = 10;
   bool noInput = false;
   bool noOutput = false;
@@ -77,6 +79,19 @@ bool lendSampleRing(const Options& options) {
 
 std::optional<Options> parseOptions(int argc, char** argv) {
   Options o;
+  // Defaults shared with observe's memory plan (rtcp/IntegrationSendPool.h).
+  const auto number = [](double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+  };
+  const std::string outputQueueHelp =
+      "integrations that may wait per storage connection (default " +
+      number(double(kDefaultOutputQueue)) + ")";
+  const std::string retainHelp =
+      "MiB per storage connection of integrations sent but not yet on storage-sink's disk (it "
+      "says when they are), kept to send again should it die (default " +
+      number(kDefaultRetainMb) + "; 0: none)";
   po::options_description visible("usage: ionproc PARSET [options]\n\noptions");
   visible.add_options()("help,h", "this help")(
       "link", po::value(&o.link),
@@ -88,16 +103,13 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       "it; '-': the first line of standard input, before the parset); required")(
       "plugin", po::value(&o.plugins),
       "plug-in shared object to load (repeatable; default: the correlator plug-in)")(
-      "output-queue", po::value(&o.outputQueue),
-      "integrations that may wait per storage connection (default 16)")(
+      "output-queue", po::value(&o.outputQueue), outputQueueHelp.c_str())(
       "spool-mb", po::value(&o.spoolMb),
       "MiB per storage connection that integrations which do not fit in its queue are spooled "
       "to on disk while storage-sink is away, and sent after it (default 1024; 0: drop them)")(
       "spool-dir", po::value(&o.spoolDir),
-      "directory of the spool files (default $TMPDIR or /tmp)")(
-      "retain-mb", po::value(&o.retainMb),
-      "MiB per storage connection of integrations sent but not yet on storage-sink's disk "
-      "(it says when they are), kept to send again should it die (default 256; 0: none)")(
+      "directory of the spool files (default $TMPDIR or /tmp)")("retain-mb", po::value(&o.retainMb),
+                                                                retainHelp.c_str())(
       "linger", po::value(&o.linger),
       "seconds past the stop time to wait for the last results (default 10)")(
       "no-input", po::bool_switch(&o.noInput),

@@ -13,6 +13,7 @@
 
 #include "rtcp/Baselines.h"
 #include "rtcp/BeamFormedSendPool.h"
+#include "rtcp/IntegrationSendPool.h"
 #include "rtcp/RspPacket.h"
 #include "rtcp/StationBufferSize.h"
 
@@ -77,6 +78,21 @@ std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalPart
          << ", Observation.channelsPerSubband)";
     plan.push_back({"ionproc's post-correlation flagging window",
                     double(s.flagging.postWindow) * s.nrSubbands() * integration, keys.str()});
+  }
+  const IntegrationSendPool integrations = integrationSendPool(s);
+  if (local.ionprocStations > 0 && integrations.bytes() > 0) {
+    // The integrations on their way to storage (output/StorageSender.h): every
+    // connection's queue, and its slots for those in flight and kept until the sink
+    // synced them.
+    std::ostringstream keys;
+    keys << integrations.connections
+         << " storage hosts (Observation.DataProducts.Output_Correlated.locations) x ("
+         << integrations.queueIntegrations << " queued (at least 2 x " << subbands << ") + "
+         << integrations.slots << " slots (" << (IntegrationSendPool::kInFlightBytes >> 20)
+         << " MiB in flight and ionproc's --retain-mb " << kDefaultRetainMb
+         << " MiB, at most the observation's integrations)) x " << integrations.integrationBytes
+         << " bytes (" << stations << ", Observation.channelsPerSubband)";
+    plan.push_back({"ionproc's integrations to storage", integrations.bytes(), keys.str()});
   }
   const BeamFormedSendPool pool = beamFormedSendPool(s);
   if (local.ionprocStations > 0 && pool.slots() > 0) {

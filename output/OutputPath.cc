@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "rtcp/BeamFormedSendPool.h"
+#include "rtcp/IntegrationSendPool.h"
 
 namespace rtcp::ion {
 namespace {
@@ -23,23 +24,18 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
       quickLook_(settings) {
   if (options_.toStorage && (settings.correlatedOutput.enabled || settings.beamFormed.enabled())) {
     StorageSender::Options sender;
-    // At least two integrations of every subband: one block per subband and integration,
-    // so 16 blocks would hold hundreds of subbands to a few blocks in flight at a time.
-    sender.queueCapacity = std::max(options_.queuePerConnection, 2 * size_t(settings.nrSubbands()));
+    // The queue of integrations (at least two of every subband) and their pool of slots:
+    // IntegrationSendPool.h, which observe's memory plan counts. Without correlated output
+    // no integration is sent: no pool for them.
+    const IntegrationSendPool integrations =
+        integrationSendPool(settings, options_.queuePerConnection, options_.retainBytes);
+    sender.queueCapacity = integrations.queueIntegrations;
     sender.waitWhenFull = !settings.realTime;
     sender.spoolBytes = options_.spoolBytes;
     sender.spoolDirectory = options_.spoolDirectory;
     sender.retainBytes = options_.retainBytes;
-    CorrelatedHeader shape;
-    shape.nrStations = uint32_t(settings.nrStations());
-    shape.nrChannels = uint32_t(settings.channelsPerSubband);
-    // Without correlated output no integration is sent: no pool for them.
-    sender.integrationBytes =
-        settings.correlatedOutput.enabled ? kCorrelatedHeaderSize + shape.expectedPayloadSize() : 0;
-    const int64_t integrations =  // with a last one cut short
-        (settings.nrBlocks() + settings.blocksPerIntegration - 1) / settings.blocksPerIntegration;
-    sender.integrationsPerConnection =
-        size_t(std::max<int64_t>(0, integrations)) * size_t(settings.nrSubbands());
+    sender.integrationBytes = integrations.integrationBytes;
+    sender.integrationsPerConnection = integrations.integrations;
     if (!options_.secret)
       throw std::runtime_error(
           "no observation secret (--secret-file): storage-sink takes blocks only over "

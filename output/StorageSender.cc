@@ -428,12 +428,9 @@ class StorageSender::Connection {
     return *slots_;
   }
   std::unique_ptr<SerialisedSlots> newSlots(size_t bytes) const {
-    // Steady state: what may be retained and what is in flight; a queue filling up while
-    // storage is away runs over into the heap.
-    size_t slots = std::min(kMaxSlots, (options_.retainBytes + kInFlightBytes) / bytes + 2);
-    if (options_.integrationsPerConnection)
-      slots = std::min(slots, options_.integrationsPerConnection);
-    return std::make_unique<SerialisedSlots>(bytes, slots);
+    return std::make_unique<SerialisedSlots>(
+        bytes, IntegrationSendPool::slotsFor(bytes, options_.retainBytes,
+                                             options_.integrationsPerConnection));
   }
 
   /// Puts what was retained and what was not acknowledged back in front of the queue, in
@@ -476,8 +473,6 @@ class StorageSender::Connection {
   /// The pool of serialised beam-formed blocks (StorageSender's), for those read back from
   /// the spool; nullptr: they keep the spool's heap bytes.
   SerialisedSlots* beamFormedSlots_ = nullptr;
-  static constexpr size_t kInFlightBytes = size_t(16) << 20;  ///< in the socket's buffers
-  static constexpr size_t kMaxSlots = 4096;   ///< more (tiny ones) come from the heap
   std::map<DurableStream, int64_t> durable_;  ///< [stream]: newest block on its disk
   std::vector<uint8_t> replyBytes_;           ///< the sink's replies, a partial one at the end
   bool sending_ = false;                      ///< an item taken from queue_ is being written
@@ -535,12 +530,9 @@ StorageSender::~StorageSender() {
 
 std::map<int, StorageDestination> StorageSender::destinations(const ObservationSettings& settings) {
   std::map<int, StorageDestination> result;
-  const auto& hosts = settings.correlatedOutput.hosts;
-  for (size_t i = 0; i < settings.subbands.size(); ++i) {
-    std::string host = hosts.empty() ? "localhost" : hosts[std::min(i, hosts.size() - 1)];
-    if (host.empty()) host = "localhost";
-    result[int(i)] = {host, uint16_t(settings.correlatedOutput.storagePort)};
-  }
+  for (size_t i = 0; i < settings.subbands.size(); ++i)
+    result[int(i)] = {correlatedStorageHost(settings, i),
+                      uint16_t(settings.correlatedOutput.storagePort)};
   return result;
 }
 

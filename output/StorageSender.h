@@ -45,6 +45,7 @@
 #include "rtcp/BeamFormedWire.h"
 #include "rtcp/CorrelatedBlock.h"
 #include "rtcp/Handshake.h"
+#include "rtcp/IntegrationSendPool.h"
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp::ion {
@@ -62,7 +63,8 @@ struct StorageDestination {
 class StorageSender {
  public:
   struct Options {
-    size_t queueCapacity = 16;         ///< integrations waiting per connection (--output-queue)
+    /// Integrations waiting per connection (--output-queue).
+    size_t queueCapacity = kDefaultOutputQueue;
     double initialRetrySeconds = 0.1;  ///< first reconnection delay, doubling...
     double maxRetrySeconds = 5;        ///< ...up to this
     /// Replays as fast as the chain goes (OLAP.realTime = F): write() waits for room in

@@ -21,13 +21,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "rtcp/IntegrationSendPool.h"  // ionproc's defaults: kDefaultOutputQueue, kDefaultRetainMb
 #include "rtcp/ObservationSettings.h"
 
 namespace rtcp {
-
-/// ionproc's defaults (--output-queue, --retain-mb), which observe does not change.
-constexpr size_t kDefaultOutputQueue = 16;
-constexpr double kDefaultRetainMb = 256;
 
 struct BeamFormedSendPool {
   size_t blockBytes = 0;   ///< the largest serialised block (header + payload; 0: none)

@@ -23,6 +23,7 @@
 #include "ProgressMonitor.h"
 #include "StorageTestUtil.h"
 #include "rtcp/BeamFormedSendPool.h"
+#include "rtcp/IntegrationSendPool.h"
 #include "rtcp/ObservationSecret.h"
 #include "rtcp/ObservationSummary.h"
 #include "rtcp/SampleTime.h"
@@ -70,6 +71,7 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testOutOfMemoryRecords);
   CPPUNIT_TEST(testMemoryRefusal);
   CPPUNIT_TEST(testPlanCountsBeamFormedPool);
+  CPPUNIT_TEST(testPlanCountsIntegrationPool);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -706,6 +708,53 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     const ObservationSettings c =
         ObservationSettings::fromParset(Parset::fromString(makeParset(correlated)));
     CPPUNIT_ASSERT_EQUAL(size_t(0), beamFormedSendPool(c).slots());
+  }
+
+  /// ionproc's integrations to storage are in the plan, as ionproc makes them: per
+  /// storage host the queue (--output-queue, at least two integrations of every subband)
+  /// and the slots for 16 MiB in flight and --retain-mb, at most the observation's
+  /// integrations.
+  void testPlanCountsIntegrationPool() {
+    storage::test::TestObservation o;  // 4 stations, 8 channels, 2 subbands, 6 integrations
+    o.location = "localhost:/data";
+    const ObservationSettings s =
+        ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
+    const IntegrationSendPool pool = integrationSendPool(s);
+    const size_t integrationBytes =
+        64 + 10 * 8 * (4 * 8 + 4);  // 10 baselines: visibilities, counts
+    CPPUNIT_ASSERT_EQUAL(integrationBytes, pool.integrationBytes);
+    CPPUNIT_ASSERT_EQUAL(kDefaultOutputQueue, pool.queueIntegrations);  // beyond 2 x 2 subbands
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 2), pool.integrations);
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 2), pool.slots);  // 272 MiB would hold 96 000
+    CPPUNIT_ASSERT_EQUAL(size_t(1), pool.connections);
+    CPPUNIT_ASSERT_EQUAL(size_t(2 * 2), integrationSendPool(s, 3).queueIntegrations);
+    // Integrations of 2.4 MB: (1 MiB + 16 MiB) / 2.4 MB + 2 slots.
+    const size_t large = 2400000;
+    CPPUNIT_ASSERT_EQUAL(size_t(7 + 2), IntegrationSendPool::slotsFor(large, 1 << 20, 0));
+    CPPUNIT_ASSERT_EQUAL(size_t(5), IntegrationSendPool::slotsFor(large, 1 << 20, 5));
+    CPPUNIT_ASSERT_EQUAL(IntegrationSendPool::kMaxSlots,
+                         IntegrationSendPool::slotsFor(64, 1 << 30, 0));
+
+    const std::vector<MemoryItem> plan = planMemory(s, {1, 0, false, 0});
+    const auto item = std::find_if(plan.begin(), plan.end(), [](const MemoryItem& i) {
+      return i.part == "ionproc's integrations to storage";
+    });
+    CPPUNIT_ASSERT(item != plan.end());
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(double((16 + 12) * integrationBytes), item->bytes, 1);
+    CPPUNIT_ASSERT_MESSAGE(item->keys,
+                           item->keys.find("Output_Correlated.locations") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(item->keys, item->keys.find("--retain-mb 256 MiB") != std::string::npos);
+    // Each storage host its connection.
+    o.location = "st1:/data, st2:/data";
+    const ObservationSettings two =
+        ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
+    CPPUNIT_ASSERT_EQUAL(size_t(2), integrationSendPool(two).connections);
+    CPPUNIT_ASSERT_EQUAL(std::string("st2"), correlatedStorageHost(two, 1));
+    // Not on a host without ionproc, nor without correlated output.
+    for (const MemoryItem& i : planMemory(s, {0, 0, true, 2})) CPPUNIT_ASSERT(i.part != item->part);
+    const ObservationSettings b =
+        ObservationSettings::fromParset(Parset::fromString(storage::test::beamFormedParset(79)));
+    CPPUNIT_ASSERT_EQUAL(0.0, integrationSendPool(b).bytes());
   }
 };
 
