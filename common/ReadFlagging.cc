@@ -205,7 +205,7 @@ void readOwnKeys(const Parset& p, settings::Problems& problems, const Observatio
   });
   problems.guard([&] {
     const std::string key = kOwn + "postCorrelation.polarisations";
-    const std::string value = p.getString(key, "all");
+    const std::string value = p.getString(key, "I");
     const Named<PostPolarisations>* entry = byName<PostPolarisations>(kPolarisations, value);
     if (!entry)
       p.fail(key, "'" + value + "' is none of " + nameList<PostPolarisations>(kPolarisations));
@@ -273,9 +273,10 @@ std::string FlaggingSettings::summaryLine() const {
     line << " broken stations (flagged beyond " << brokenFlaggedFraction << ", or power below "
          << brokenPowerRatio << " of the median, or no sky in their cross-correlations);";
   if (postCorrelation)
-    line << " post-correlation AOFlagger (" << (strategy.empty() ? "LOFAR's strategy" : strategy)
-         << ", polarisations " << postPolarisationsName(postPolarisations) << ", windows of "
-         << postWindow << " integrations overlapping by " << postOverlap << ", " << postThreads
+    line << " post-correlation AOFlagger ("
+         << (strategy.empty() ? "rtcp's online strategy" : strategy) << ", polarisations "
+         << postPolarisationsName(postPolarisations) << ", windows of " << postWindow
+         << " integrations overlapping by " << postOverlap << ", " << postThreads
          << (postThreads == 1 ? " thread)" : " threads)");
   return line.str();
 }

@@ -13,12 +13,15 @@
 
 #include "IncoherentStations.h"
 #include "rtcp/Baselines.h"
+#include "rtcp/StationTable.h"  // dataDirectory()
 
 namespace rtcp::ion {
 
 namespace {
 
 const std::string kStrategyKey = "Rtcp.Flagging.postCorrelation.strategy";
+const std::string kOnlineStrategy = "rtcp-online.lua";  // in the data directory (parsets/)
+const std::string kLofarStrategy = "lofar-default";     // AOFlagger's LOFAR strategy
 
 /// The images AOFlagger gets per baseline: real and imaginary of each product it sees.
 size_t imagesPerBaseline(PostPolarisations polarisations) {
@@ -31,6 +34,29 @@ size_t imagesPerBaseline(PostPolarisations polarisations) {
       break;
   }
   return 8;
+}
+
+/// The strategy file Rtcp.Flagging.postCorrelation.strategy names: empty, rtcp's online
+/// strategy (kOnlineStrategy in the data directory); `lofar-default`, AOFlagger's own LOFAR
+/// strategy where AOFlagger installed it; else a path.
+std::string findStrategyFile(const std::string& name, aoflagger::AOFlagger& library) {
+  if (name.empty()) {
+    const std::string file = dataDirectory() + "/" + kOnlineStrategy;
+    if (!std::filesystem::is_regular_file(file))
+      throw std::runtime_error("rtcp's online strategy " + file +
+                               " is missing (RTCP_DATA_DIR?); name one with " + kStrategyKey);
+    return file;
+  }
+  if (name == kLofarStrategy && !std::filesystem::exists(name)) {
+    const std::string file = library.FindStrategyFile(aoflagger::TelescopeId::LOFAR_TELESCOPE);
+    if (file.empty())
+      throw std::runtime_error(kStrategyKey + " = " + name +
+                               ": AOFlagger has no LOFAR strategy installed (package aoflagger)");
+    return file;
+  }
+  if (!std::filesystem::is_regular_file(name))
+    throw std::runtime_error(kStrategyKey + ": no strategy file " + name);
+  return name;
 }
 
 double threadSeconds() {
@@ -62,17 +88,7 @@ PostCorrelationFlagger::PostCorrelationFlagger(const FlaggingSettings& settings,
     : settings_(settings), emit_(std::move(emit)) {
   if (!settings_.postCorrelation) return;
   aoflagger_ = std::make_unique<Aoflagger>();
-  strategyFile_ = settings_.strategy;
-  if (strategyFile_.empty()) {
-    strategyFile_ = aoflagger_->library.FindStrategyFile(aoflagger::TelescopeId::LOFAR_TELESCOPE);
-    if (strategyFile_.empty())
-      throw std::runtime_error(
-          "AOFlagger has no LOFAR strategy installed (package aoflagger); "
-          "name one with " +
-          kStrategyKey);
-  } else if (!std::filesystem::is_regular_file(strategyFile_)) {
-    throw std::runtime_error(kStrategyKey + ": no strategy file " + strategyFile_);
-  }
+  strategyFile_ = findStrategyFile(settings_.strategy, aoflagger_->library);
   aoflagger_->workers.resize(size_t(std::max(1, settings_.postThreads)));
   for (Worker& worker : aoflagger_->workers) {
     try {
@@ -209,18 +225,15 @@ void PostCorrelationFlagger::prepareImages(Worker& worker, const Subband& subban
   }
 }
 
-void PostCorrelationFlagger::flagBaseline(Worker& worker, Subband& subband, int s1, int s2,
-                                          size_t from, size_t to) const {
+bool PostCorrelationFlagger::fillImages(Worker& worker, const Subband& subband,
+                                        int baseline) const {
   const size_t T = subband.held.size();
   const int C = subband.held.front()->nrChannels;
-  const int baseline = baselineIndex(s1, s2);
   aoflagger::ImageSet& images = worker.images;
   const size_t stride = images.HorizontalStride();
   const size_t flagStride = worker.existing.HorizontalStride();
   bool* existing = worker.existing.Buffer();
-  // The polarisation products AOFlagger sees (FlaggingSettings::postPolarisations), as
-  // real and imaginary images [channel][integration]: all four, XX and YY, or Stokes I.
-  const PostPolarisations polarisations = settings_.postPolarisations;
+  // [product][channel][integration]: real and imaginary of each product AOFlagger sees.
   float* re[4];
   float* im[4];
   for (size_t k = 0; k < images.ImageCount() / 2; ++k) {
@@ -232,50 +245,75 @@ void PostCorrelationFlagger::flagBaseline(Worker& worker, Subband& subband, int 
     CorrelatedData& d = *subband.held[t];
     for (int c = 0; c < C; ++c) {
       const uint32_t valid = d.valid(baseline, c);
-      const float scale = valid ? 1.0f / float(valid) : 0.0f;
-      const std::complex<float>* v = &d.visibility(baseline, c, 0);
-      const size_t at = size_t(c) * stride + t;
-      switch (polarisations) {
-        case PostPolarisations::kAll:
-          for (int p = 0; p < 4; ++p) {
-            re[p][at] = v[p].real() * scale;
-            im[p][at] = v[p].imag() * scale;
-          }
-          break;
-        case PostPolarisations::kParallel:
-          re[0][at] = v[0].real() * scale;
-          im[0][at] = v[0].imag() * scale;
-          re[1][at] = v[3].real() * scale;
-          im[1][at] = v[3].imag() * scale;
-          break;
-        case PostPolarisations::kStokesI:
-          re[0][at] = 0.5f * (v[0].real() + v[3].real()) * scale;
-          im[0][at] = 0.5f * (v[0].imag() + v[3].imag()) * scale;
-          break;
-      }
       existing[size_t(c) * flagStride + t] = valid == 0;
       anyData |= valid > 0;
     }
   }
-  if (!anyData) return;
-  const aoflagger::FlagMask found = worker.strategy.Run(images, worker.existing);
+  // One loop per choice of products (FlaggingSettings::postPolarisations), not a choice per
+  // cell: DATA = sum / valid samples, 0 where nothing is valid.
+  auto fill = [&](auto&& store) {
+    for (size_t t = 0; t < T; ++t) {
+      CorrelatedData& d = *subband.held[t];
+      for (int c = 0; c < C; ++c) {
+        const uint32_t valid = d.valid(baseline, c);
+        store(&d.visibility(baseline, c, 0), valid ? 1.0f / float(valid) : 0.0f,
+              size_t(c) * stride + t);
+      }
+    }
+  };
+  switch (settings_.postPolarisations) {
+    case PostPolarisations::kAll:
+      fill([&](const std::complex<float>* v, float scale, size_t at) {
+        for (int p = 0; p < 4; ++p) {
+          re[p][at] = v[p].real() * scale;
+          im[p][at] = v[p].imag() * scale;
+        }
+      });
+      break;
+    case PostPolarisations::kParallel:
+      fill([&](const std::complex<float>* v, float scale, size_t at) {
+        re[0][at] = v[0].real() * scale;
+        im[0][at] = v[0].imag() * scale;
+        re[1][at] = v[3].real() * scale;
+        im[1][at] = v[3].imag() * scale;
+      });
+      break;
+    case PostPolarisations::kStokesI:
+      fill([&](const std::complex<float>* v, float scale, size_t at) {
+        re[0][at] = 0.5f * (v[0].real() + v[3].real()) * scale;
+        im[0][at] = 0.5f * (v[0].imag() + v[3].imag()) * scale;
+      });
+      break;
+  }
+  return anyData;
+}
+
+void PostCorrelationFlagger::flagBaseline(Worker& worker, Subband& subband, int s1, int s2,
+                                          size_t from, size_t to) const {
+  const int C = subband.held.front()->nrChannels;
+  const int baseline = baselineIndex(s1, s2);
+  if (!fillImages(worker, subband, baseline)) return;
+  const aoflagger::FlagMask found = worker.strategy.Run(worker.images, worker.existing);
   ++worker.windows;
   const size_t foundStride = found.HorizontalStride();
   const bool* flags = found.Buffer();
+  uint64_t visibilities = 0, flagged = 0;
   for (size_t t = from; t < to; ++t) {
     CorrelatedData& d = *subband.held[t];
     for (int c = 0; c < C; ++c) {
       if (d.valid(baseline, c) == 0) continue;
-      ++worker.visibilities;
-      ++worker.stationVisibilities[size_t(s1)];
-      ++worker.stationVisibilities[size_t(s2)];
+      ++visibilities;
       if (!flags[size_t(c) * foundStride + t]) continue;
-      ++worker.flagged;
-      ++worker.stationFlagged[size_t(s1)];
-      ++worker.stationFlagged[size_t(s2)];
+      ++flagged;
       d.valid(baseline, c) = 0;
       for (int p = 0; p < 4; ++p) d.visibility(baseline, c, p) = 0;
     }
+  }
+  worker.visibilities += visibilities;
+  worker.flagged += flagged;
+  for (int s : {s1, s2}) {
+    worker.stationVisibilities[size_t(s)] += visibilities;
+    worker.stationFlagged[size_t(s)] += flagged;
   }
 }
 

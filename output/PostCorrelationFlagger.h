@@ -2,15 +2,17 @@
 /// \file PostCorrelationFlagger.h
 /// Online RFI flagging of the integrated visibilities before they are written
 /// (OLAP.CNProc.onlinePostCorrelationFlagging; common/rtcp/FlaggingSettings.h): AOFlagger's
-/// library (Debian's aoflagger-dev, the one LOFAR's pipelines use offline) runs its
-/// strategy — LOFAR's default (`lofar-default.lua`), or the file
-/// Rtcp.Flagging.postCorrelation.strategy names — over time–frequency chunks of each
-/// cross-correlation baseline of a subband: `window` integrations × the subband's channels,
-/// the four polarisation products (DATA = sum / valid samples; or XX and YY, or Stokes I,
-/// as Rtcp.Flagging.postCorrelation.polarisations says) with the flags already set (lost or
-/// flagged before correlation) as existing flags. The baselines of a window are shared out
-/// over Rtcp.Flagging.postCorrelation.threads threads, each with its own copy of the
-/// strategy. AOFlagger's strategy is nearly all of the cost (docs/PERFORMANCE.md).
+/// library (Debian's aoflagger-dev, the one LOFAR's pipelines use offline) runs a strategy —
+/// rtcp's online strategy (`rtcp-online.lua` in the data directory, parsets/: LOFAR's cut
+/// down to what real time affords, the input flags kept), or the file
+/// Rtcp.Flagging.postCorrelation.strategy names (`lofar-default`: AOFlagger's LOFAR
+/// strategy) — over time–frequency chunks of each cross-correlation baseline of a subband:
+/// `window` integrations × the subband's channels, Stokes I (DATA = sum / valid samples; or
+/// XX and YY, or all four products, as Rtcp.Flagging.postCorrelation.polarisations says)
+/// with the flags already set (lost or flagged before correlation) as existing flags. The
+/// baselines of a window are shared out over Rtcp.Flagging.postCorrelation.threads threads,
+/// each with its own copy of the strategy. AOFlagger's strategy is nearly all of the cost
+/// (docs/PERFORMANCE.md §3).
 ///
 /// Windows overlap so that their edges are not blind: each window decides only the
 /// integrations with `overlap` integrations of context on both sides (the observation's
@@ -54,9 +56,9 @@ class PostCorrelationFlagger {
  public:
   using Emit = std::function<void(std::unique_ptr<CorrelatedData>)>;
 
-  /// With settings.postCorrelation, loads the strategy (LOFAR's, or settings.strategy);
-  /// throws std::runtime_error naming Rtcp.Flagging.postCorrelation.strategy when it cannot
-  /// be found or loaded.
+  /// With settings.postCorrelation, loads the strategy (rtcp's online strategy, or
+  /// settings.strategy); throws std::runtime_error naming
+  /// Rtcp.Flagging.postCorrelation.strategy when it cannot be found or loaded.
   PostCorrelationFlagger(const FlaggingSettings& settings, Emit emit);
   ~PostCorrelationFlagger();
 
@@ -95,6 +97,9 @@ class PostCorrelationFlagger {
   void runAoflagger(Subband& subband, size_t from, size_t to);
   /// A worker's images and mask shaped for the window (reallocated only when it changes).
   void prepareImages(Worker& worker, const Subband& subband) const;
+  /// One baseline of the window into the worker's images and existing-flag mask; false when
+  /// none of its cells holds data.
+  bool fillImages(Worker& worker, const Subband& subband, int baseline) const;
   /// One baseline s1-s2 (s1 < s2) of the window into the worker's images, its strategy run,
   /// the flags it finds in held[from, to) set (valid 0, visibility 0) and counted.
   void flagBaseline(Worker& worker, Subband& subband, int s1, int s2, size_t from, size_t to) const;

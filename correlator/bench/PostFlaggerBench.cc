@@ -1,12 +1,13 @@
-// `rtcp-bench flagger`, post-correlation part: the PostCorrelationFlagger (AOFlagger's
-// LOFAR strategy) with each setting of window, overlap and polarisations, on simulated
+// `rtcp-bench flagger`, post-correlation part: the PostCorrelationFlagger with rtcp's
+// online strategy (parsets/rtcp-online.lua, the default) and with AOFlagger's LOFAR strategy
+// (lofar-default), each with settings of window, overlap and polarisations, on simulated
 // visibilities of one subband (64 channels, 1 s integrations of 3052 samples each): a sky
 // source with fringes on every baseline plus receiver noise, and interference injected into
 // the cross-correlations of 2 to 20 times the noise. Per setting: CPU per subband-
 // integration of 24 stations (and so LOFAR's 488 subbands against one core), and on 12
 // stations the flags against what was injected (interference found, clean cells flagged)
-// and against the flags of the previous default (windows of 16 overlapping by 4, every
-// polarisation), cell by cell.
+// and against the flags of the previous default (LOFAR's strategy on windows of 32
+// overlapping by 4, every polarisation), cell by cell.
 #include "PostFlaggerBench.h"
 
 #include <time.h>
@@ -40,6 +41,7 @@ struct Variant {
   int window, overlap;
   PostPolarisations polarisations;
   int threads = 1;
+  std::string strategy;  ///< Rtcp.Flagging.postCorrelation.strategy: empty, rtcp's
 };
 
 double processCpuSeconds() {
@@ -138,6 +140,7 @@ FlaggingSettings settingsOf(const Variant& variant) {
   settings.postOverlap = variant.overlap;
   settings.postPolarisations = variant.polarisations;
   settings.postThreads = variant.threads;
+  settings.strategy = variant.strategy;
   return settings;
 }
 
@@ -209,21 +212,22 @@ void printQuality(const Variant& variant, const std::vector<bool>& reference,
     printFigure(prefix + "strong_" + kinds[kind] + "_flagged",
                 double(kindFound[kind]) / double(kindStrong[kind]));
   printFigure(prefix + "clean_flagged", double(wrong) / double(clean));
-  printFigure(prefix + "agreement_with_w16_o4_all", double(agree) / double(cells));
+  printFigure(prefix + "agreement_with_lofar_w32_o4_all", double(agree) / double(cells));
   if (flagsOut) *flagsOut = flags;
 }
 
 }  // namespace
 
 void printPostCorrelationFigures() {
-  const Variant previous{"w16_o4_all", 16, 4, PostPolarisations::kAll};
+  const std::string lofar = "lofar-default";
+  const Variant previous{"lofar_w32_o4_all", 32, 4, PostPolarisations::kAll, 1, lofar};
   const std::vector<Variant> variants = {
-      {"w32_o4_all", 32, 4, PostPolarisations::kAll},  // the defaults
-      {"w64_o4_all", 64, 4, PostPolarisations::kAll},
-      {"w32_o4_all_2threads", 32, 4, PostPolarisations::kAll, 2},
-      {"w32_o4_xxyy", 32, 4, PostPolarisations::kParallel},
-      {"w32_o4_i", 32, 4, PostPolarisations::kStokesI},
-      {"w64_o4_i", 64, 4, PostPolarisations::kStokesI},
+      {"w32_o4_i", 32, 4, PostPolarisations::kStokesI, 1, ""},  // the defaults: rtcp's strategy
+      {"w64_o4_i", 64, 4, PostPolarisations::kStokesI, 1, ""},
+      {"w32_o4_i_2threads", 32, 4, PostPolarisations::kStokesI, 2, ""},
+      {"w32_o4_all", 32, 4, PostPolarisations::kAll, 1, ""},  // its Stokes I made by AOFlagger
+      {"lofar_w32_o4_i", 32, 4, PostPolarisations::kStokesI, 1, lofar},
+      {"lofar_w64_o4_i", 64, 4, PostPolarisations::kStokesI, 1, lofar},
   };
   std::vector<bool> reference;
   printQuality(previous, {}, &reference);

@@ -20,9 +20,13 @@
 // station-subband, and the seconds per observed second each part's threads were ready to
 // run but waited for a core. station-sim's CPU is reported beside, not counted.
 //
-// --flagging: the same search for correlated observations with the pre-correlation RFI
-// flagger on (OLAP.CNProc.onlineFlagging and onlinePreCorrelationFlagging, broken stations
-// found), beside the search with it off, in the same run: the ratio of their subbands.
+// --flagging: the same search for correlated observations with online RFI flagging on, both
+// stages as an observation with OLAP.CNProc.onlineFlagging = T and both stage keys has them:
+// onlinePreCorrelationFlagging (in the compute ranks, broken stations found) and
+// onlinePostCorrelationFlagging (AOFlagger's rtcp online strategy on the integrations in
+// ionproc's output path, and the coherence check), beside the search with it off, in the
+// same run: the ratio of their subbands. The prediction counts the compute ranks' chain
+// with the pre-correlation flagger; the post-correlation flagger's cost is ionproc's.
 //
 // --dump: one trial (8 subbands unless --subbands says otherwise; live-recorded unless
 // --input says otherwise: station UDP that costs the machine little, as real stations do)
@@ -102,7 +106,7 @@ enum class Products {
   kCorrelated,            ///< visibilities (MSs)
   kBeamFormed,            ///< 8 coherent TABs of Stokes I, dedispersed, and incoherent I
   kCorrelatedBeamFormed,  ///< both at once
-  kCorrelatedFlagged,     ///< visibilities, pre-correlation flagging on
+  kCorrelatedFlagged,     ///< visibilities, pre- and post-correlation flagging on
 };
 
 bool hasBeamFormed(Products products) {
@@ -213,7 +217,8 @@ std::string parset(const CapacityOptions& o, Products products, int seconds, int
   if (hasBeamFormed(products)) p << beamFormedKeys(products, output);
   if (o.dump) p << "OLAP.nrSecondsOfBuffer = " << o.dumpSeconds + 4 << "\n";
   if (products == Products::kCorrelatedFlagged)
-    p << "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n";
+    p << "OLAP.CNProc.onlineFlagging = T\nOLAP.CNProc.onlinePreCorrelationFlagging = T\n"
+      << "OLAP.CNProc.onlinePostCorrelationFlagging = T\n";
   return p.str();
 }
 
@@ -564,9 +569,9 @@ std::optional<CapacityOptions> parseOptions(int argc, char** argv) {
                         "observe --console, its /status.json fetched once a second as an "
                         "operator's page does: cpu_per_observed_second.observe is its cost")(
       "flagging", po::bool_switch(&o.flagging),
-      "correlated observations with pre-correlation RFI flagging on (OLAP.CNProc.onlineFlagging, "
-      "onlinePreCorrelationFlagging) besides the same with it off: correlated_flagged figures "
-      "and their subbands_to_unflagged")(
+      "correlated observations with online RFI flagging on, both stages (OLAP.CNProc."
+      "onlineFlagging, onlinePreCorrelationFlagging, onlinePostCorrelationFlagging) besides the "
+      "same with it off: correlated_flagged figures and their subbands_to_unflagged")(
       "dump", po::bool_switch(&o.dump),
       "one trial (--subbands, default 8; --input, default live-recorded; --seconds, default "
       "twice the window and 12) with a buffer of the window and 4 s, in which rtcp-trigger asks "

@@ -67,9 +67,10 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(contains(f.summaryLine(), "post-correlation AOFlagger"));
     CPPUNIT_ASSERT_EQUAL(32, f.postWindow);  // docs/PERFORMANCE.md: 0.6 of 16's cost
     CPPUNIT_ASSERT_EQUAL(4, f.postOverlap);
-    CPPUNIT_ASSERT(f.postPolarisations == PostPolarisations::kAll);
+    CPPUNIT_ASSERT(f.postPolarisations == PostPolarisations::kStokesI);  // rtcp's strategy's
     CPPUNIT_ASSERT_EQUAL(1, f.postThreads);
-    CPPUNIT_ASSERT(contains(f.summaryLine(), "polarisations all, windows of 32"));
+    CPPUNIT_ASSERT(
+        contains(f.summaryLine(), "rtcp's online strategy, polarisations I, windows of 32"));
 
     Keys keys = allOn();
     keys.set("OLAP.CNProc.onlinePreCorrelationNoChannelsFlagging", "T")
@@ -170,7 +171,7 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
         .set("Rtcp.Flagging.postCorrelation.strategy", "/opt/lofar-lba.lua")
         .set("Rtcp.Flagging.postCorrelation.window", "24")
         .set("Rtcp.Flagging.postCorrelation.overlap", "6")
-        .set("Rtcp.Flagging.postCorrelation.polarisations", "I")
+        .set("Rtcp.Flagging.postCorrelation.polarisations", "XXYY")
         .set("Rtcp.Flagging.postCorrelation.threads", "4");
     const ObservationSettings s = settingsOf(keys);
     const FlaggingSettings& f = s.flagging;
@@ -182,7 +183,7 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("/opt/lofar-lba.lua"), f.strategy);
     CPPUNIT_ASSERT_EQUAL(24, f.postWindow);
     CPPUNIT_ASSERT_EQUAL(6, f.postOverlap);
-    CPPUNIT_ASSERT(f.postPolarisations == PostPolarisations::kStokesI);
+    CPPUNIT_ASSERT(f.postPolarisations == PostPolarisations::kParallel);
     CPPUNIT_ASSERT_EQUAL(4, f.postThreads);
     CPPUNIT_ASSERT(s.unknownKeys.empty());
   }
