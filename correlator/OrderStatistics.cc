@@ -1,5 +1,7 @@
 #include "OrderStatistics.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -60,8 +62,7 @@ constexpr size_t kKeyLanes = 16;
 /// the half that holds its rank, by the column's keys at or below its middle. 16 columns at
 /// a time, their brackets and counts held in registers across the rows.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void bisectColumns(
-    const uint32_t* __restrict keys, size_t n, size_t L, int steps, MedianScratch& s) {
-  size_t l0 = 0;
+    const uint32_t* __restrict keys, size_t n, size_t L, int steps, MedianScratch& s, size_t l0) {
   for (; l0 + kKeyLanes <= L; l0 += kKeyLanes) {
     KeyLanes low, high, rank;
     std::memcpy(&low, s.low.data() + l0, sizeof low);
@@ -93,6 +94,45 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void bisectColumns(
         s.low[l] = middle + 1;
     }
 }
+
+/// bisectColumns on 16 columns in AVX-512 registers (L: the row stride), stopping once each
+/// column's bracket holds one key: the counts of keys below low (countLow) and at or below
+/// high (countHigh) are kept, and a bracket with countHigh - countLow <= 1 is done. Then
+/// each column's lowest key at or above low is its rank's: low of the column.
+__attribute__((target("avx512f"))) void bisectColumnsAvx512(const uint32_t* keys, size_t n,
+                                                            size_t L, int steps, uint32_t* lowOut,
+                                                            const uint32_t* highIn,
+                                                            const uint32_t* countIn,
+                                                            const uint32_t* rankIn) {
+  __m512i low = _mm512_loadu_si512(lowOut), high = _mm512_loadu_si512(highIn);
+  const __m512i rank = _mm512_loadu_si512(rankIn), one = _mm512_set1_epi32(1);
+  __m512i countLow = _mm512_setzero_si512(), countHigh = _mm512_loadu_si512(countIn);
+  for (int step = 0; step < steps; ++step) {
+    const __mmask16 open = _mm512_cmpgt_epu32_mask(_mm512_sub_epi32(countHigh, countLow), one) &
+                           _mm512_cmplt_epu32_mask(low, high);
+    if (!open) break;
+    const __m512i middle =
+        _mm512_add_epi32(low, _mm512_maskz_srli_epi32(0xffff, _mm512_sub_epi32(high, low), 1));
+    __m512i below = _mm512_setzero_si512();
+    for (size_t i = 0; i < n; ++i)
+      below = _mm512_mask_add_epi32(
+          below, _mm512_cmple_epu32_mask(_mm512_loadu_si512(keys + i * L), middle), below, one);
+    const __mmask16 over = _mm512_cmpgt_epu32_mask(below, rank) & open;
+    const __mmask16 under = open & ~over;
+    high = _mm512_mask_mov_epi32(high, over, middle);
+    countHigh = _mm512_mask_mov_epi32(countHigh, over, below);
+    low = _mm512_mask_add_epi32(low, under, middle, one);
+    countLow = _mm512_mask_mov_epi32(countLow, under, below);
+  }
+  __m512i lowest = _mm512_set1_epi32(-1);
+  for (size_t i = 0; i < n; ++i) {
+    const __m512i row = _mm512_loadu_si512(keys + i * L);
+    lowest = _mm512_mask_min_epu32(lowest, _mm512_cmpge_epu32_mask(row, low), lowest, row);
+  }
+  _mm512_storeu_si512(lowOut, lowest);
+}
+
+const bool kAvx512 = __builtin_cpu_supports("avx512f");
 
 }  // namespace
 
@@ -158,7 +198,7 @@ void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ran
 }
 
 void columnMedians(const float* values, const uint8_t* flags, size_t n, size_t columns,
-                   float* medians, MedianScratch& s) {
+                   float* medians, MedianScratch& s, ColumnKernel kernel) {
   const size_t L = columns;
   s.keys.resize(n * L);
   s.low.resize(L);
@@ -172,7 +212,12 @@ void columnMedians(const float* values, const uint8_t* flags, size_t n, size_t c
     if (s.count[l] == 0) s.low[l] = s.high[l] = 0;
     steps = std::max(steps, stepsFor(s.low[l], s.high[l]));
   }
-  bisectColumns(s.keys.data(), n, L, steps, s);
+  size_t l0 = 0;
+  if (kernel == ColumnKernel::kBest && kAvx512)
+    for (; l0 + kKeyLanes <= L; l0 += kKeyLanes)
+      bisectColumnsAvx512(s.keys.data() + l0, n, L, steps, s.low.data() + l0, s.high.data() + l0,
+                          s.count.data() + l0, s.rank.data() + l0);
+  if (l0 < L) bisectColumns(s.keys.data(), n, L, steps, s, l0);
   for (size_t l = 0; l < L; ++l) medians[l] = s.count[l] ? keyValue(s.low[l]) : 0.0f;
 }
 

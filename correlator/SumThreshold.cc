@@ -1,7 +1,10 @@
 #include "SumThreshold.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "OrderStatistics.h"
@@ -66,57 +69,159 @@ void normal(const uint32_t* keys, size_t count, RobustStatistics& result,
   result.sigma = float(std::sqrt(squares / double(count)));
 }
 
-/// Window 1 on every column: a value above the threshold (a flagged one stays flagged).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void columnsSingle(
-    const float* __restrict values, uint8_t* __restrict flags, size_t size, float threshold) {
-  for (size_t i = 0; i < size; ++i) flags[i] |= uint8_t(values[i] > threshold);
-}
+constexpr size_t kColumnLanes = 16;  ///< columns of a group: one AVX-512 register of floats
 
-/// Window M > 1 on every column (lanes l < L): sumThresholdPass with the columns side by
-/// side, in one sweep down the rows. Row i: the window starting there is judged (lastHit[l]:
+/// Window M > 1 on 16 columns (row stride L): sumThresholdPass with the columns side by
+/// side, in one sweep down the rows. Row i: the window starting there is judged (lastHit:
 /// the start of the column's last window flagged), the running sums move on a row (row i
-/// leaves, row i + M enters; a flagged value counts as 0, so values must be finite), and
-/// only then is row i flagged where a window covering it was (lastHit + M > i): every
-/// window sees the flags as they were before the pass, as in sumThresholdPass. Every
-/// lane is 32 bits wide (16 to an AVX-512 register).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void columnsPass(
-    const float* __restrict values, uint8_t* __restrict flags, size_t n, size_t L, size_t M,
-    float threshold, ColumnScratch& s) {
-  float* __restrict sum = s.sum.data();
-  float* __restrict count = s.count.data();
-  int32_t* __restrict lastHit = s.lastHit.data();
+/// leaves, row i + M enters; a flagged value is left out), and only then is row i flagged
+/// where a window covering it was (lastHit + M > i): every window sees the flags as they
+/// were before the pass, as in sumThresholdPass. The plain form, for processors without
+/// AVX-512; columnsPassAvx512 does the same in registers.
+void columnsPassPlain(const float* values, uint8_t* flags, size_t n, size_t L, size_t M,
+                      float threshold) {
+  float sum[kColumnLanes] = {}, count[kColumnLanes] = {};
+  int32_t lastHit[kColumnLanes];
   const int32_t window = int32_t(M);
-  for (size_t l = 0; l < L; ++l) {
-    sum[l] = count[l] = 0;
-    lastHit[l] = -window;
-  }
+  std::fill_n(lastHit, kColumnLanes, -window);
   for (size_t i = 0; i < M; ++i)
-    for (size_t l = 0; l < L; ++l) {
+    for (size_t l = 0; l < kColumnLanes; ++l) {
       const float keep = float(1 - int(flags[i * L + l]));
       sum[l] += keep * values[i * L + l];
       count[l] += keep;
     }
   for (size_t i = 0; i < n; ++i) {
     if (i + M <= n) {  // the window starting at row i
-      const int32_t start = int32_t(i);
-      for (size_t l = 0; l < L; ++l) {
+      for (size_t l = 0; l < kColumnLanes; ++l) {
         const bool any = count[l] > 0;
-        lastHit[l] = any && sum[l] > threshold * count[l] ? start : lastHit[l];
+        lastHit[l] = any && sum[l] > threshold * count[l] ? int32_t(i) : lastHit[l];
         sum[l] = any ? sum[l] : 0.0f;  // no rounding residue carried over an all-flagged stretch
       }
-      if (i + M < n) {
-        const float *out = values + i * L, *in = values + (i + M) * L;
-        const uint8_t *outFlags = flags + i * L, *inFlags = flags + (i + M) * L;
-        for (size_t l = 0; l < L; ++l) {
-          const float keepOut = float(1 - int(outFlags[l]));
-          const float keepIn = float(1 - int(inFlags[l]));
+      if (i + M < n)
+        for (size_t l = 0; l < kColumnLanes; ++l) {
+          const float keepOut = float(1 - int(flags[i * L + l]));
+          const float keepIn = float(1 - int(flags[(i + M) * L + l]));
           count[l] += keepIn - keepOut;
-          sum[l] = (sum[l] - keepOut * out[l]) + keepIn * in[l];
+          sum[l] = (sum[l] - keepOut * values[i * L + l]) + keepIn * values[(i + M) * L + l];
         }
+    }
+    for (size_t l = 0; l < kColumnLanes; ++l)
+      flags[i * L + l] |= uint8_t(lastHit[l] + window > int32_t(i));
+  }
+}
+
+/// Window 1 on 16 columns (row stride L): a value above the threshold is flagged (a
+/// flagged one stays flagged); highest: the highest value left unflagged (-inf for none),
+/// largest: the largest magnitude left unflagged.
+void columnsSinglePlain(const float* values, uint8_t* flags, size_t n, size_t L, float threshold,
+                        float& highest, float& largest) {
+  highest = -std::numeric_limits<float>::infinity();
+  largest = 0;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t l = 0; l < kColumnLanes; ++l) {
+      const float v = values[i * L + l];
+      flags[i * L + l] |= uint8_t(v > threshold);
+      if (flags[i * L + l]) continue;
+      highest = std::max(highest, v);
+      largest = std::max(largest, std::abs(v));
+    }
+}
+
+/// The 16 flags of a row as a mask of the columns kept (not flagged).
+__attribute__((target("avx512f"), always_inline)) inline __mmask16 keptAvx512(
+    const uint8_t* flags) {
+  const __m512i f =
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm_loadu_si128(reinterpret_cast<const __m128i*>(flags)));
+  return _mm512_cmpeq_epi32_mask(f, _mm512_setzero_si512());
+}
+
+/// columnsPassPlain in AVX-512 registers, with the very arithmetic: a kept value is added
+/// to or subtracted from the running sum (the plain form's products with 1 or 0 are exact),
+/// the counts are integers (exact in float).
+__attribute__((target("avx512f"))) void columnsPassAvx512(const float* values, uint8_t* flags,
+                                                          size_t n, size_t L, size_t M,
+                                                          float threshold) {
+  const int32_t window = int32_t(M);
+  const __m512 limit = _mm512_set1_ps(threshold);
+  __m512 sum = _mm512_setzero_ps();
+  __m512i count = _mm512_setzero_si512(), lastHit = _mm512_set1_epi32(-window);
+  const __m512i one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
+  for (size_t i = 0; i < M; ++i) {
+    const __mmask16 kept = keptAvx512(flags + i * L);
+    sum = _mm512_mask_add_ps(sum, kept, sum, _mm512_loadu_ps(values + i * L));
+    count = _mm512_mask_add_epi32(count, kept, count, one);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const __m512i row = _mm512_set1_epi32(int32_t(i));
+    if (i + M <= n) {  // the window starting at row i
+      const __mmask16 any = _mm512_cmpgt_epi32_mask(count, zero);
+      const __mmask16 hit = _mm512_mask_cmp_ps_mask(
+          any, sum, _mm512_mul_ps(limit, _mm512_maskz_cvtepi32_ps(0xffff, count)), _CMP_GT_OQ);
+      lastHit = _mm512_mask_mov_epi32(lastHit, hit, row);
+      sum = _mm512_maskz_mov_ps(any, sum);  // no rounding residue over an all-flagged stretch
+      if (i + M < n) {
+        const __mmask16 out = keptAvx512(flags + i * L), in = keptAvx512(flags + (i + M) * L);
+        count = _mm512_mask_sub_epi32(count, out, count, one);
+        count = _mm512_mask_add_epi32(count, in, count, one);
+        sum = _mm512_mask_sub_ps(sum, out, sum, _mm512_loadu_ps(values + i * L));
+        sum = _mm512_mask_add_ps(sum, in, sum, _mm512_loadu_ps(values + (i + M) * L));
       }
     }
-    uint8_t* row = flags + i * L;
-    for (size_t l = 0; l < L; ++l) row[l] |= uint8_t(lastHit[l] + window > int32_t(i));
+    const __mmask16 covered =
+        _mm512_cmpgt_epi32_mask(_mm512_add_epi32(lastHit, _mm512_set1_epi32(window)), row);
+    __m128i* rowFlags = reinterpret_cast<__m128i*>(flags + i * L);
+    _mm_storeu_si128(rowFlags, _mm_or_si128(_mm_loadu_si128(rowFlags),
+                                            _mm512_maskz_cvtepi32_epi8(
+                                                0xffff, _mm512_maskz_mov_epi32(covered, one))));
+  }
+}
+
+/// columnsSinglePlain in AVX-512 registers.
+__attribute__((target("avx512f"))) void columnsSingleAvx512(const float* values, uint8_t* flags,
+                                                            size_t n, size_t L, float threshold,
+                                                            float& highest, float& largest) {
+  const __m512 limit = _mm512_set1_ps(threshold);
+  __m512 high = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __m512 magnitude = _mm512_setzero_ps();
+  const __m512i one = _mm512_set1_epi32(1);
+  for (size_t i = 0; i < n; ++i) {
+    const __m512 v = _mm512_loadu_ps(values + i * L);
+    const __mmask16 kept = keptAvx512(flags + i * L) & _mm512_cmp_ps_mask(v, limit, _CMP_LE_OQ);
+    __m128i* rowFlags = reinterpret_cast<__m128i*>(flags + i * L);
+    _mm_storeu_si128(rowFlags, _mm512_maskz_cvtepi32_epi8(
+                                   0xffff, _mm512_maskz_mov_epi32(_mm512_knot(kept), one)));
+    high = _mm512_mask_max_ps(high, kept, high, v);
+    magnitude = _mm512_mask_max_ps(magnitude, kept, magnitude, _mm512_abs_ps(v));
+  }
+  float highs[kColumnLanes], magnitudes[kColumnLanes];
+  _mm512_storeu_ps(highs, high);
+  _mm512_storeu_ps(magnitudes, magnitude);
+  highest = *std::max_element(highs, highs + kColumnLanes);
+  largest = *std::max_element(magnitudes, magnitudes + kColumnLanes);
+}
+
+const bool kAvx512 = __builtin_cpu_supports("avx512f");
+
+/// Every window on 16 columns (stride L), thresholds[w] that of window 2^w (windows of them).
+/// A window can only be flagged if a value in it exceeds its threshold, up to the rounding
+/// of the running sums (at most 2n additions of sums of M values, each rounded by 2^-24 of
+/// itself): a window length whose threshold is above the columns' highest unflagged value
+/// by more than that is skipped, with the very flags it would have given.
+void columnsGroup(const float* values, uint8_t* flags, size_t n, size_t L, const float* thresholds,
+                  size_t windows, bool avx512) {
+  float highest, largest;
+  if (avx512)
+    columnsSingleAvx512(values, flags, n, L, thresholds[0], highest, largest);
+  else
+    columnsSinglePlain(values, flags, n, L, thresholds[0], highest, largest);
+  for (size_t w = 1; w < windows; ++w) {
+    const size_t window = size_t(1) << w;
+    const double rounding = double(largest) * double(n) * double(window) * 0x1p-21;
+    if (double(highest) + rounding < double(thresholds[w]) * (1 - 0x1p-23)) continue;
+    if (avx512)
+      columnsPassAvx512(values, flags, n, L, window, thresholds[w]);
+    else
+      columnsPassPlain(values, flags, n, L, window, thresholds[w]);
   }
 }
 
@@ -201,19 +306,30 @@ size_t sumThreshold(Series series, const RobustStatistics& statistics, float fir
 
 void sumThresholdColumns(const float* values, uint8_t* flags, size_t n, size_t columns,
                          const RobustStatistics& statistics, float firstThreshold, size_t maxWindow,
-                         ColumnScratch& scratch) {
+                         ColumnScratch& scratch, ColumnKernel kernel) {
   if (statistics.count == 0 || n == 0 || columns == 0) return;
-  scratch.sum.resize(columns);
-  scratch.count.resize(columns);
-  scratch.lastHit.resize(columns);
-  for (size_t window = 1; window <= maxWindow && window <= n; window *= 2) {
-    const float threshold =
+  const bool avx512 = kernel == ColumnKernel::kBest && kAvx512;
+  float thresholds[64];  // [w]: window 2^w's
+  size_t windows = 0;
+  for (size_t window = 1; window <= maxWindow && window <= n; window *= 2)
+    thresholds[windows++] =
         statistics.median + firstThreshold * windowFactor(window) * statistics.sigma;
-    if (window == 1)
-      columnsSingle(values, flags, n * columns, threshold);
-    else
-      columnsPass(values, flags, n, columns, window, threshold, scratch);
+  size_t l0 = 0;
+  for (; l0 + kColumnLanes <= columns; l0 += kColumnLanes)
+    columnsGroup(values + l0, flags + l0, n, columns, thresholds, windows, avx512);
+  if (l0 == columns) return;
+  // The last columns, fewer than 16: copied into 16 lanes, the rest flagged.
+  const size_t width = columns - l0;
+  scratch.values.assign(n * kColumnLanes, 0.0f);
+  scratch.flags.assign(n * kColumnLanes, uint8_t(1));
+  for (size_t i = 0; i < n; ++i) {
+    std::copy_n(values + i * columns + l0, width, scratch.values.data() + i * kColumnLanes);
+    std::copy_n(flags + i * columns + l0, width, scratch.flags.data() + i * kColumnLanes);
   }
+  columnsGroup(scratch.values.data(), scratch.flags.data(), n, kColumnLanes, thresholds, windows,
+               avx512);
+  for (size_t i = 0; i < n; ++i)
+    std::copy_n(scratch.flags.data() + i * kColumnLanes, width, flags + i * columns + l0);
 }
 
 }  // namespace rtcp::correlator

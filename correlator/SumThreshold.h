@@ -63,19 +63,21 @@ float windowFactor(size_t window);
 
 /// Buffers of sumThresholdColumns() (sized on first use, reused after).
 struct ColumnScratch {
-  std::vector<float> sum, count;  ///< [column]: the window's running sum and count
-  std::vector<int32_t> lastHit;   ///< [column]: the start of the last window flagged
+  std::vector<float> values;   ///< [row][16]: the columns past the last 16, padded
+  std::vector<uint8_t> flags;  ///< the same (the padding flagged)
 };
 
 /// sumThreshold() on every column of a grid of n rows × `columns`: column l is the series
 /// values[i * columns + l], flags[i * columns + l], i < n; one `statistics` for all. The
-/// columns are the vector lanes: a multiple of 16 columns keeps them all in full vectors
-/// (pad with flagged columns). Values finite. The running sums are in float (sumThreshold's
-/// in double): the values of a pass with M > 1 are those window 1 left, at most a few σ
-/// above the median, so a window's mean differs by about 1e-7 of itself, and only a mean
-/// that close to a threshold can be judged otherwise.
+/// columns are the vector lanes, 16 at a time (the last ones, fewer, padded with flagged
+/// columns in scratch), each group through every window before the next: a window length
+/// whose threshold is above a group's highest unflagged value (with a margin for the sums'
+/// rounding) cannot flag there and is skipped. Values finite. The running sums are in float
+/// (sumThreshold's in double): the values of a pass with M > 1 are those window 1 left, at
+/// most a few σ above the median, so a window's mean differs by about 1e-7 of itself, and
+/// only a mean that close to a threshold can be judged otherwise.
 void sumThresholdColumns(const float* values, uint8_t* flags, size_t n, size_t columns,
                          const RobustStatistics& statistics, float firstThreshold, size_t maxWindow,
-                         ColumnScratch& scratch);
+                         ColumnScratch& scratch, ColumnKernel kernel = ColumnKernel::kBest);
 
 }  // namespace rtcp::correlator

@@ -205,45 +205,54 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
     }
   }
 
-  /// sumThresholdColumns (every column at once, the lanes of a vector) against
-  /// sumThreshold on each column alone, on random exponential values with a few strong
-  /// ones and random flags; column counts that fill the vectors and ones that do not.
+  /// sumThresholdColumns (every column at once, the lanes of a vector), both kernels,
+  /// against sumThreshold on each column alone, on random exponential values with a few
+  /// strong ones and random flags, and on values just around the longer windows'
+  /// thresholds (1.47 .. 2.5: groups where some window lengths are skipped, some not); column
+  /// counts that fill the vectors and ones that do not.
   void columnsAgainstSeries() {
     std::mt19937 random(13);
     std::exponential_distribution<float> value(1.0);
+    std::uniform_real_distribution<float> nearThresholds(0.5f, 2.2f);
     std::bernoulli_distribution flagged(0.05), strong(0.02);
     std::vector<uint8_t> passScratch;
     ColumnScratch scratch;
     size_t before = 0, after = 0;
-    for (size_t columns : {1, 16, 37, 64})
-      for (size_t rows : {1, 5, 48, 63}) {
-        std::vector<float> values(rows * columns);
-        std::vector<uint8_t> flags(rows * columns);
-        for (size_t i = 0; i < values.size(); ++i) {
-          values[i] = value(random) * (strong(random) ? 8.0f : 1.0f);
-          flags[i] = flagged(random);
-          before += flags[i];
-        }
-        const RobustStatistics statistics{1.0f, 0.5f, rows * columns};
-        std::vector<uint8_t> expected = flags;
-        for (size_t l = 0; l < columns; ++l)
-          sumThreshold({values.data() + l, expected.data() + l, rows, columns}, statistics, 4.0f,
-                       32, passScratch);
-        sumThresholdColumns(values.data(), flags.data(), rows, columns, statistics, 4.0f, 32,
-                            scratch);
-        for (size_t i = 0; i < flags.size(); ++i) {
-          CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(columns) + " columns, " +
-                                           std::to_string(rows) + " rows, value " +
-                                           std::to_string(i),
-                                       expected[i], flags[i]);
-          after += flags[i];
-        }
-      }
+    for (ColumnKernel kernel : {ColumnKernel::kBest, ColumnKernel::kPlain})
+      for (bool near : {false, true})
+        for (size_t columns : {1, 16, 37, 64})
+          for (size_t rows : {1, 5, 48, 63}) {
+            std::vector<float> values(rows * columns);
+            std::vector<uint8_t> flags(rows * columns);
+            for (size_t i = 0; i < values.size(); ++i) {
+              values[i] =
+                  near ? nearThresholds(random) : value(random) * (strong(random) ? 8.0f : 1.0f);
+              flags[i] = flagged(random);
+              before += flags[i];
+            }
+            // thresholds 1 + 2 · 1.5^log2 M / M: 3, 2.5, 2.13, 1.84, 1.63, 1.47
+            const RobustStatistics statistics{1.0f, 0.5f, rows * columns};
+            std::vector<uint8_t> expected = flags;
+            for (size_t l = 0; l < columns; ++l)
+              sumThreshold({values.data() + l, expected.data() + l, rows, columns}, statistics,
+                           4.0f, 32, passScratch);
+            sumThresholdColumns(values.data(), flags.data(), rows, columns, statistics, 4.0f, 32,
+                                scratch, kernel);
+            for (size_t i = 0; i < flags.size(); ++i) {
+              CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(columns) + " columns, " +
+                                               std::to_string(rows) + " rows, value " +
+                                               std::to_string(i) + (near ? ", near" : "") +
+                                               (kernel == ColumnKernel::kPlain ? ", plain" : ""),
+                                           expected[i], flags[i]);
+              after += flags[i];
+            }
+          }
     CPPUNIT_ASSERT(after > before + before / 2);  // the strong values and their windows
   }
 
-  /// selectRanks and columnMedians (bisection on the float keys) against sorting, on values
-  /// with negatives, zeros, duplicates, infinities and flags, and a column all flagged.
+  /// selectRanks and columnMedians (bisection on the float keys; both kernels) against
+  /// sorting, on values with negatives, zeros, duplicates, infinities and flags, and a
+  /// column all flagged.
   void orderStatisticsAgainstSorting() {
     std::mt19937 random(14);
     std::normal_distribution<float> gauss(0, 3);
@@ -281,23 +290,25 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
         CPPUNIT_ASSERT_EQUAL(order[ranks[j]], selected[j]);  // -0 == +0: sort ties them
     }
     MedianScratch scratch;
-    for (size_t columns : {1, 16, 37})
-      for (size_t rows : {1, 4, 48}) {
-        std::vector<float> values(rows * columns), medians(columns);
-        std::vector<uint8_t> flags(rows * columns);
-        for (size_t i = 0; i < values.size(); ++i) {
-          values[i] = draw();
-          flags[i] = flagged(random) || i % columns == columns - 1;  // the last column: none
+    for (ColumnKernel kernel : {ColumnKernel::kBest, ColumnKernel::kPlain})
+      for (size_t columns : {1, 16, 37, 64})
+        for (size_t rows : {1, 4, 48}) {
+          std::vector<float> values(rows * columns), medians(columns);
+          std::vector<uint8_t> flags(rows * columns);
+          for (size_t i = 0; i < values.size(); ++i) {
+            values[i] = draw();
+            flags[i] = flagged(random) || i % columns == columns - 1;  // the last column: none
+          }
+          columnMedians(values.data(), flags.data(), rows, columns, medians.data(), scratch,
+                        kernel);
+          for (size_t l = 0; l < columns; ++l) {
+            std::vector<float> kept;
+            for (size_t i = 0; i < rows; ++i)
+              if (!flags[i * columns + l]) kept.push_back(values[i * columns + l]);
+            const float expected = kept.empty() ? 0.0f : sorted(kept)[kept.size() / 2];
+            CPPUNIT_ASSERT_EQUAL(expected, medians[l]);
+          }
         }
-        columnMedians(values.data(), flags.data(), rows, columns, medians.data(), scratch);
-        for (size_t l = 0; l < columns; ++l) {
-          std::vector<float> kept;
-          for (size_t i = 0; i < rows; ++i)
-            if (!flags[i * columns + l]) kept.push_back(values[i * columns + l]);
-          const float expected = kept.empty() ? 0.0f : sorted(kept)[kept.size() / 2];
-          CPPUNIT_ASSERT_EQUAL(expected, medians[l]);
-        }
-      }
   }
 
   void cellPowersAgainstTwin() {
