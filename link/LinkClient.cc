@@ -1,26 +1,6 @@
 #include "LinkClient.h"
 
-#include <algorithm>
-
 namespace rtcp::ion {
-namespace {
-/// The first `size` bytes of the parts.
-std::vector<iovec> truncated(std::span<const iovec> parts, size_t size) {
-  std::vector<iovec> result;
-  for (const iovec& part : parts) {
-    if (size == 0) break;
-    result.push_back({part.iov_base, std::min(part.iov_len, size)});
-    size -= result.back().iov_len;
-  }
-  return result;
-}
-
-size_t totalSize(std::span<const iovec> parts) {
-  size_t total = 0;
-  for (const iovec& part : parts) total += part.iov_len;
-  return total;
-}
-}  // namespace
 
 LinkClient::LinkClient(const LinkEndpoint& endpoint, int rank, int core, const Handshake& handshake,
                        double connectTimeout)

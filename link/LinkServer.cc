@@ -7,22 +7,6 @@
 namespace rtcp::ion {
 namespace {
 
-size_t totalSize(const std::vector<iovec>& parts) {
-  size_t total = 0;
-  for (const iovec& part : parts) total += part.iov_len;
-  return total;
-}
-
-std::vector<iovec> truncated(const std::vector<iovec>& parts, size_t size) {
-  std::vector<iovec> result;
-  for (const iovec& part : parts) {
-    if (size == 0) break;
-    result.push_back({part.iov_base, std::min(part.iov_len, size)});
-    size -= result.back().iov_len;
-  }
-  return result;
-}
-
 void setReceiveTimeout(int fd, double seconds) {
   timeval timeout{};
   timeout.tv_sec = time_t(seconds);

@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -104,6 +105,22 @@ void tuneLinkSocket(int fd) {
   setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);  // fails harmlessly on unix
+}
+
+size_t totalSize(std::span<const iovec> parts) {
+  size_t total = 0;
+  for (const iovec& part : parts) total += part.iov_len;
+  return total;
+}
+
+std::vector<iovec> truncated(std::span<const iovec> parts, size_t size) {
+  std::vector<iovec> result;
+  for (const iovec& part : parts) {
+    if (size == 0) break;
+    result.push_back({part.iov_base, std::min(part.iov_len, size)});
+    size -= result.back().iov_len;
+  }
+  return result;
 }
 
 LinkSocket::LinkSocket(int fd, std::string name) : fd_(fd), name_(std::move(name)) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "LinkProtocol.h"
 
@@ -68,5 +69,10 @@ std::unique_ptr<LinkSocket> connectLink(const LinkEndpoint& endpoint, double tim
 
 /// Socket buffer sizes the link uses (also applied to raw sockets in the benchmark).
 void tuneLinkSocket(int fd);
+
+/// Bytes of all the parts.
+size_t totalSize(std::span<const iovec> parts);
+/// The first `size` bytes of the parts (the last of them cut short).
+std::vector<iovec> truncated(std::span<const iovec> parts, size_t size);
 
 }  // namespace rtcp::ion
