@@ -3,18 +3,27 @@
 #include "rtcp/StatusText.h"
 
 namespace rtcp::correlator {
+namespace {
+
+/// The single values with their key names, for writing and reading alike.
+template <typename StatusT, typename Visit>
+void forEachValue(StatusT& s, Visit visit) {
+  visit("rank", s.rank);
+  visit("host", s.host);
+  visit("time", s.wallTime);
+  visit("finished", s.finished);
+  visit("blocks", s.blocks);
+  visit("nrBlocks", s.nrBlocks);
+  visit("subbandBlocks", s.subbandBlocks);
+  visit("processingSeconds", s.processingSeconds);
+  visit("blockDuration", s.blockDuration);
+}
+
+}  // namespace
 
 std::string RankStatus::format() const {
   StatusWriter out;
-  out.add("rank", rank);
-  out.add("host", host);
-  out.add("time", wallTime);
-  out.add("finished", finished);
-  out.add("blocks", blocks);
-  out.add("nrBlocks", nrBlocks);
-  out.add("subbandBlocks", subbandBlocks);
-  out.add("processingSeconds", processingSeconds);
-  out.add("blockDuration", blockDuration);
+  forEachValue(*this, [&](const char* key, const auto& value) { out.add(key, value); });
   out.addList("steps", steps);
   out.addList("stepSeconds", stepSeconds);
   out.addList("stepCalls", stepCalls);
@@ -29,15 +38,7 @@ std::string RankStatus::format() const {
 RankStatus RankStatus::parse(const std::string& text) {
   const StatusReader in(text);
   RankStatus s;
-  in.take("rank", s.rank);
-  in.take("host", s.host);
-  in.take("time", s.wallTime);
-  in.take("finished", s.finished);
-  in.take("blocks", s.blocks);
-  in.take("nrBlocks", s.nrBlocks);
-  in.take("subbandBlocks", s.subbandBlocks);
-  in.take("processingSeconds", s.processingSeconds);
-  in.take("blockDuration", s.blockDuration);
+  forEachValue(s, [&](const char* key, auto& value) { in.take(key, value); });
   in.takeList("steps", s.steps);
   in.takeList("stepSeconds", s.stepSeconds);
   in.takeList("stepCalls", s.stepCalls);
@@ -56,9 +57,7 @@ RankStatus RankStatus::read(const std::string& path) { return readStatusFile(pat
 std::string RankStatus::formatLine() const { return statusLine(kLinePrefix, format()); }
 
 std::optional<RankStatus> RankStatus::parseLine(const std::string& line) {
-  const std::optional<std::string> text = statusTextOfLine(kLinePrefix, line);
-  if (!text) return std::nullopt;
-  return parse(*text);
+  return parseStatusLine(kLinePrefix, line, &parse);
 }
 
 std::string rankStatusPath(const std::string& pattern, int rank) {

@@ -100,9 +100,7 @@ IonStatus IonStatus::read(const std::string& path) { return readStatusFile(path,
 std::string IonStatus::formatLine() const { return statusLine(kLinePrefix, format()); }
 
 std::optional<IonStatus> IonStatus::parseLine(const std::string& line) {
-  const std::optional<std::string> text = statusTextOfLine(kLinePrefix, line);
-  if (!text) return std::nullopt;
-  return parse(*text);
+  return parseStatusLine(kLinePrefix, line, &parse);
 }
 
 }  // namespace rtcp::ion

@@ -72,9 +72,7 @@ StorageStatus StorageStatus::read(const std::string& path) { return readStatusFi
 std::string StorageStatus::formatLine() const { return statusLine(kLinePrefix, format()); }
 
 std::optional<StorageStatus> StorageStatus::parseLine(const std::string& line) {
-  const std::optional<std::string> text = statusTextOfLine(kLinePrefix, line);
-  if (!text) return std::nullopt;
-  return parse(*text);
+  return parseStatusLine(kLinePrefix, line, &parse);
 }
 
 }  // namespace rtcp::storage

@@ -120,4 +120,13 @@ Status readStatusFile(const std::string& path, Status (*parse)(const std::string
   }
 }
 
+/// Parses a statusLine() line; nullopt when the line does not start with prefix.
+template <typename Status>
+std::optional<Status> parseStatusLine(std::string_view prefix, const std::string& line,
+                                      Status (*parse)(const std::string&)) {
+  const std::optional<std::string> text = statusTextOfLine(prefix, line);
+  if (!text) return std::nullopt;
+  return parse(*text);
+}
+
 }  // namespace rtcp
