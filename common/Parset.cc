@@ -62,6 +62,30 @@ std::optional<bool> parseBoolean(std::string text) {
   return std::nullopt;
 }
 
+/// The key's value as `parse` reads its text; else the error "bad WHAT 'TEXT'" (and
+/// `expected`) naming the key and its line.
+template <typename Parse>
+auto parsedValue(const Parset& p, const std::string& key, Parse parse, const std::string& what,
+                 const std::string& expected = "") {
+  const std::string text = p.getString(key);
+  const auto value = parse(text);
+  if (!value) p.fail(key, "bad " + what + " '" + text + "'" + expected);
+  return *value;
+}
+
+/// The key's vector, each element as `parse` reads it; else the error "bad WHAT 'ELEMENT'
+/// in vector" naming the key and its line.
+template <typename Parse>
+auto parsedVector(const Parset& p, const std::string& key, Parse parse, const std::string& what) {
+  std::vector<std::decay_t<decltype(*parse(std::string()))>> values;
+  for (const std::string& element : p.getStringVector(key)) {
+    const auto value = parse(element);
+    if (!value) p.fail(key, "bad " + what + " '" + element + "' in vector");
+    values.push_back(*value);
+  }
+  return values;
+}
+
 /// Splits the inside of a vector at commas outside nested brackets and quotes.
 std::vector<std::string> splitTopLevel(std::string_view inner) {
   std::vector<std::string> parts;
@@ -501,10 +525,7 @@ std::string Parset::getString(const std::string& key, const std::string& fallbac
 }
 
 bool Parset::getBool(const std::string& key) const {
-  const std::string text = getString(key);
-  const auto value = parseBoolean(text);
-  if (!value) fail(key, "bad boolean '" + text + "' (expected T, F, true, false, 1 or 0)");
-  return *value;
+  return parsedValue(*this, key, parseBoolean, "boolean", " (expected T, F, true, false, 1 or 0)");
 }
 
 bool Parset::getBool(const std::string& key, bool fallback) const {
@@ -512,10 +533,7 @@ bool Parset::getBool(const std::string& key, bool fallback) const {
 }
 
 int64_t Parset::getInt(const std::string& key) const {
-  const std::string text = getString(key);
-  const auto value = parseInteger(text);
-  if (!value) fail(key, "bad integer '" + text + "'");
-  return *value;
+  return parsedValue(*this, key, parseInteger, "integer");
 }
 
 int64_t Parset::getInt(const std::string& key, int64_t fallback) const {
@@ -523,10 +541,7 @@ int64_t Parset::getInt(const std::string& key, int64_t fallback) const {
 }
 
 double Parset::getDouble(const std::string& key) const {
-  const std::string text = getString(key);
-  const auto value = parseReal(text);
-  if (!value) fail(key, "bad number '" + text + "'");
-  return *value;
+  return parsedValue(*this, key, parseReal, "number");
 }
 
 double Parset::getDouble(const std::string& key, double fallback) const {
@@ -548,13 +563,7 @@ std::vector<std::string> Parset::getStringVector(const std::string& key,
 }
 
 std::vector<int64_t> Parset::getIntVector(const std::string& key) const {
-  std::vector<int64_t> values;
-  for (const std::string& element : getStringVector(key)) {
-    const auto value = parseInteger(element);
-    if (!value) fail(key, "bad integer '" + element + "' in vector");
-    values.push_back(*value);
-  }
-  return values;
+  return parsedVector(*this, key, parseInteger, "integer");
 }
 
 std::vector<int64_t> Parset::getIntVector(const std::string& key,
@@ -563,13 +572,7 @@ std::vector<int64_t> Parset::getIntVector(const std::string& key,
 }
 
 std::vector<double> Parset::getDoubleVector(const std::string& key) const {
-  std::vector<double> values;
-  for (const std::string& element : getStringVector(key)) {
-    const auto value = parseReal(element);
-    if (!value) fail(key, "bad number '" + element + "' in vector");
-    values.push_back(*value);
-  }
-  return values;
+  return parsedVector(*this, key, parseReal, "number");
 }
 
 std::vector<double> Parset::getDoubleVector(const std::string& key,
