@@ -34,6 +34,18 @@ std::string field(const std::string& line, const std::string& key) {
   return line.substr(begin, line.find(' ', begin) - begin);
 }
 
+/// Adds `item`, or replaces the one of its path: a restarted storage-sink reports again
+/// what it reopened, and its newest state counts.
+template <typename Item>
+void keepNewest(std::vector<Item>& items, Item item) {
+  const auto same =
+      std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.path == item.path; });
+  if (same == items.end())
+    items.push_back(std::move(item));
+  else
+    *same = std::move(item);
+}
+
 }  // namespace
 
 std::vector<std::string> hydraCommand(const LauncherOptions& options, const std::string& hosts,
@@ -86,35 +98,22 @@ void PartOutput::take(const std::string& line) {
   } else if (line.starts_with(kWritten)) {
     std::string entries(1, ' ');  // every entry after a space, the first too
     entries.append(line, kWritten.size());
-    const WrittenMeasurementSet ms{field(entries, "path"),
-                                   std::atoi(field(entries, "subband").c_str()),
-                                   std::atoll(field(entries, "integrations").c_str()),
-                                   std::atoll(field(entries, "missing").c_str()),
-                                   std::strtoull(field(entries, "bytes").c_str(), nullptr, 10)};
-    // A restarted storage-sink reports again an MS it reopened: its newest state counts.
-    const auto same =
-        std::find_if(written_.begin(), written_.end(),
-                     [&](const WrittenMeasurementSet& w) { return w.path == ms.path; });
-    if (same == written_.end())
-      written_.push_back(ms);
-    else
-      *same = ms;
+    keepNewest(written_, WrittenMeasurementSet{
+                             field(entries, "path"), std::atoi(field(entries, "subband").c_str()),
+                             std::atoll(field(entries, "integrations").c_str()),
+                             std::atoll(field(entries, "missing").c_str()),
+                             std::strtoull(field(entries, "bytes").c_str(), nullptr, 10)});
   } else if (line.starts_with(kQuickLook)) {
     quickLook_ = line.substr(kQuickLook.size());
   } else if (line.starts_with(kWrittenBeamFormed)) {
     std::string entries(1, ' ');
     entries.append(line, kWrittenBeamFormed.size());
-    const WrittenBeamFormedFile file{
-        field(entries, "path"), std::atoll(field(entries, "blocks").c_str()),
-        std::atoll(field(entries, "expected").c_str()), std::atoll(field(entries, "lost").c_str()),
-        std::strtoull(field(entries, "bytes").c_str(), nullptr, 10)};
-    const auto same =
-        std::find_if(beamFormed_.begin(), beamFormed_.end(),
-                     [&](const WrittenBeamFormedFile& w) { return w.path == file.path; });
-    if (same == beamFormed_.end())
-      beamFormed_.push_back(file);
-    else
-      *same = file;
+    keepNewest(
+        beamFormed_,
+        WrittenBeamFormedFile{field(entries, "path"), std::atoll(field(entries, "blocks").c_str()),
+                              std::atoll(field(entries, "expected").c_str()),
+                              std::atoll(field(entries, "lost").c_str()),
+                              std::strtoull(field(entries, "bytes").c_str(), nullptr, 10)});
   } else if (line.starts_with('/')) {
     printedPaths_.push_back(line);
   } else {
