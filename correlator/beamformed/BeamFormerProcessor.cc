@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "ParallelFor.h"
 #include "TabWeights.h"
 #include "rtcp/BeamFormedTiming.h"
 #include "rtcp/Logger.h"
@@ -432,45 +433,37 @@ void BeamFormerProcessor::formCoherent(int sap, double frequency, int64_t block,
   std::array<int, 2> carrier{-1, -1};  ///< [dedispersed]: the TAB that computes them
   if (!parameters_.flysEye)
     for (int i = nrBeams - 1; i >= 0; --i) carrier[state.dedispersion[size_t(i)] ? 1 : 0] = i;
-  std::exception_ptr error;
-#pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
-  for (int i = 0; i < nrBeams; ++i) {
-    try {
-      Scratch& scratch = *scratch_[size_t(omp_get_thread_num())];
-      const float* beam = parameters_.flysEye ? stationBuffer(flysEyeStation(sap, i))
-                                              : beams_.data() + size_t(i) * floatsPerBeam();
-      BeamFormedData& output = outputs[size_t(parameters_.flysEye ? i : tabs[size_t(i)])];
-      CoherentDedispersion* dedispersion = state.dedispersion[size_t(i)].get();
-      const bool carriesValid = parameters_.flysEye || carrier[dedispersion ? 1 : 0] == i;
-      float* valid = carriesValid ? scratch.valid.data() : nullptr;
-      auto s = StepTimes::Clock::now();
-      std::complex<float>* series =
-          scratch.series.data() + 2 * size_t(coherentFilterBank_.nrHistorySamples());
-      merger_.merge(beam, paddedSpectra_, series);
-      if (parameters_.flysEye) {  // one station: each of its cells valid or not
-        const ChannelFlags* station = &validOf(flysEyeStation(sap, i));
-        stationFractions({&station, 1}, nrSpectra_, scratch.cells.data());
-        coherentMap_.map(scratch.cells.data(), scratch.valid.data(), scratch.mapScratch);
-      } else if (valid) {
-        std::copy(coherentValid_.begin(), coherentValid_.end(), scratch.valid.begin());
-      }
-      s = times_.lap(kBackToTime, s);
-      if (dedispersion) {
-        dedispersion->process(*dedispersionFft_, series, valid, nrSamples_, scratch.fft.data());
-        s = times_.lap(kDedispersion, s);
-      }
-      channelise(coherentFilterBank_, state.tabHistory[size_t(i)], scratch);
-      if (valid && state.fresh) flagFilterPrologue(coherentFilterBank_, valid);
-      s = times_.lap(kFinalChannels, s);
-      coherentStokes_.detect(scratch.channels.data(), false, output);
-      if (valid) coherentStokes_.validFraction(valid, output);
-      times_.lap(kStokes, s);
-    } catch (...) {
-#pragma omp critical(rtcp_beam_former_error)
-      error = std::current_exception();
+  parallelFor(nrBeams, nrThreads_, [&](int i, int thread) {
+    Scratch& scratch = *scratch_[size_t(thread)];
+    const float* beam = parameters_.flysEye ? stationBuffer(flysEyeStation(sap, i))
+                                            : beams_.data() + size_t(i) * floatsPerBeam();
+    BeamFormedData& output = outputs[size_t(parameters_.flysEye ? i : tabs[size_t(i)])];
+    CoherentDedispersion* dedispersion = state.dedispersion[size_t(i)].get();
+    const bool carriesValid = parameters_.flysEye || carrier[dedispersion ? 1 : 0] == i;
+    float* valid = carriesValid ? scratch.valid.data() : nullptr;
+    auto s = StepTimes::Clock::now();
+    std::complex<float>* series =
+        scratch.series.data() + 2 * size_t(coherentFilterBank_.nrHistorySamples());
+    merger_.merge(beam, paddedSpectra_, series);
+    if (parameters_.flysEye) {  // one station: each of its cells valid or not
+      const ChannelFlags* station = &validOf(flysEyeStation(sap, i));
+      stationFractions({&station, 1}, nrSpectra_, scratch.cells.data());
+      coherentMap_.map(scratch.cells.data(), scratch.valid.data(), scratch.mapScratch);
+    } else if (valid) {
+      std::copy(coherentValid_.begin(), coherentValid_.end(), scratch.valid.begin());
     }
-  }
-  if (error) std::rethrow_exception(error);
+    s = times_.lap(kBackToTime, s);
+    if (dedispersion) {
+      dedispersion->process(*dedispersionFft_, series, valid, nrSamples_, scratch.fft.data());
+      s = times_.lap(kDedispersion, s);
+    }
+    channelise(coherentFilterBank_, state.tabHistory[size_t(i)], scratch);
+    if (valid && state.fresh) flagFilterPrologue(coherentFilterBank_, valid);
+    s = times_.lap(kFinalChannels, s);
+    coherentStokes_.detect(scratch.channels.data(), false, output);
+    if (valid) coherentStokes_.validFraction(valid, output);
+    times_.lap(kStokes, s);
+  });
   if (parameters_.flysEye) return;
   for (int i = 0; i < nrBeams; ++i) {
     const int from = carrier[state.dedispersion[size_t(i)] ? 1 : 0];
@@ -538,18 +531,9 @@ void BeamFormerProcessor::process(std::span<const StationBlock* const> stations,
   const double frequency = settings_.subbands[size_t(subbandIndex)].frequency;
   const int sap = settings_.subbands[size_t(subbandIndex)].beam;
   const int64_t block = stations[0]->header.block;
-  std::exception_ptr error;
-#pragma omp parallel for schedule(dynamic) num_threads(nrThreads_)
-  for (int s = 0; s < nrStations_; ++s) {
-    try {
-      preprocessStation(*stations[size_t(s)], localSubband, frequency, s,
-                        *scratch_[size_t(omp_get_thread_num())]);
-    } catch (...) {
-#pragma omp critical(rtcp_beam_former_error)
-      error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
+  parallelFor(nrStations_, nrThreads_, [&](int s, int thread) {
+    preprocessStation(*stations[size_t(s)], localSubband, frequency, s, *scratch_[size_t(thread)]);
+  });
 
   auto t = StepTimes::Clock::now();
   std::vector<float*> buffers(static_cast<size_t>(nrStations_));
