@@ -86,6 +86,20 @@ auto parsedVector(const Parset& p, const std::string& key, Parse parse, const st
   return values;
 }
 
+/// Follows quotes ('...' or "...") a character at a time: true when `c` lies inside one,
+/// or opens or closes it, so that what it means outside quotes does not apply.
+bool withinQuotes(char c, char& quote) {
+  if (quote) {
+    if (c == quote) quote = 0;
+    return true;
+  }
+  if (c == '\'' || c == '"') {
+    quote = c;
+    return true;
+  }
+  return false;
+}
+
 /// Splits the inside of a vector at commas outside nested brackets and quotes.
 std::vector<std::string> splitTopLevel(std::string_view inner) {
   std::vector<std::string> parts;
@@ -94,11 +108,8 @@ std::vector<std::string> splitTopLevel(std::string_view inner) {
   size_t start = 0;
   for (size_t i = 0; i < inner.size(); ++i) {
     const char c = inner[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '[') {
+    if (withinQuotes(c, quote)) continue;
+    if (c == '[') {
       ++depth;
     } else if (c == ']') {
       if (--depth < 0) throw std::invalid_argument("unbalanced ']'");
@@ -201,14 +212,7 @@ void expandElement(const std::string& element, std::vector<std::string>& out) {
 std::string stripComment(const std::string& line) {
   char quote = 0;
   for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '#') {
-      return line.substr(0, i);
-    }
+    if (!withinQuotes(line[i], quote) && line[i] == '#') return line.substr(0, i);
   }
   if (quote) throw std::invalid_argument("unterminated quote");
   return line;
@@ -319,14 +323,7 @@ namespace {
 size_t findEquals(std::string_view line) {
   char quote = 0;
   for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '=') {
-      return i;
-    }
+    if (!withinQuotes(line[i], quote) && line[i] == '=') return i;
   }
   return std::string_view::npos;
 }
@@ -336,15 +333,9 @@ int bracketBalance(std::string_view text) {
   int depth = 0;
   char quote = 0;
   for (const char c : text) {
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '[') {
-      ++depth;
-    } else if (c == ']') {
-      --depth;
-    }
+    if (withinQuotes(c, quote)) continue;
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
   }
   return depth;
 }
