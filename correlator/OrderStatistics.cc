@@ -33,17 +33,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void keyRange(
 }
 
 /// The keys of a grid of n rows × L columns (flagged: kFlaggedKey) and each column's
-/// bracket: its lowest and highest unflagged key, and their number.
+/// bracket: its lowest and highest unflagged key, and their number; columns from l0.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void keysOfColumns(
     const float* __restrict values, const uint8_t* __restrict flags, size_t n, size_t L,
     uint32_t* __restrict keys, uint32_t* __restrict low, uint32_t* __restrict high,
-    uint32_t* __restrict count) {
-  for (size_t l = 0; l < L; ++l) {
+    uint32_t* __restrict count, size_t l0) {
+  for (size_t l = l0; l < L; ++l) {
     low[l] = kFlaggedKey;
     high[l] = count[l] = 0;
   }
   for (size_t i = 0; i < n; ++i)
-    for (size_t l = 0; l < L; ++l) {
+    for (size_t l = l0; l < L; ++l) {
       const bool valid = flags[i * L + l] == 0;
       const uint32_t key = keyOf(values[i * L + l]);
       keys[i * L + l] = valid ? key : kFlaggedKey;
@@ -95,6 +95,92 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void bisectColumns(
     }
 }
 
+/// 16 floats' keys (keyOf).
+__attribute__((target("avx512f"), always_inline)) inline __m512i keysAvx512(const float* values) {
+  const __m512i bits = _mm512_loadu_si512(values);
+  return _mm512_xor_si512(bits, _mm512_or_si512(_mm512_maskz_srai_epi32(0xffff, bits, 31),
+                                                _mm512_set1_epi32(int32_t(0x80000000u))));
+}
+
+/// The 16 flags as a mask of the values kept (flag 0).
+__attribute__((target("avx512f"), always_inline)) inline __mmask16 keptAvx512(
+    const uint8_t* flags) {
+  const __m512i f =
+      _mm512_maskz_cvtepu8_epi32(0xffff, _mm_loadu_si128(reinterpret_cast<const __m128i*>(flags)));
+  return _mm512_cmpeq_epi32_mask(f, _mm512_setzero_si512());
+}
+
+/// keysOfColumns on 16 columns (row stride L) in AVX-512 registers.
+__attribute__((target("avx512f"))) void keysOfColumnsAvx512(const float* values,
+                                                            const uint8_t* flags, size_t n,
+                                                            size_t L, uint32_t* keys, uint32_t* low,
+                                                            uint32_t* high, uint32_t* count) {
+  const __m512i flagged = _mm512_set1_epi32(-1);
+  __m512i lowest = flagged, highest = _mm512_setzero_si512(), kept = _mm512_setzero_si512();
+  for (size_t i = 0; i < n; ++i) {
+    const __mmask16 valid = keptAvx512(flags + i * L);
+    const __m512i key = keysAvx512(values + i * L);
+    _mm512_storeu_si512(keys + i * L, _mm512_mask_mov_epi32(flagged, valid, key));
+    lowest = _mm512_mask_min_epu32(lowest, valid, lowest, key);
+    highest = _mm512_mask_max_epu32(highest, valid, highest, key);
+    kept = _mm512_mask_add_epi32(kept, valid, kept, _mm512_set1_epi32(1));
+  }
+  _mm512_storeu_si512(low, lowest);
+  _mm512_storeu_si512(high, highest);
+  _mm512_storeu_si512(count, kept);
+}
+
+/// gatherKeys with stride 1 in AVX-512 registers: the kept keys compressed 16 at a time
+/// (keys: n + 16 of them).
+__attribute__((target("avx512f"))) size_t gatherKeysAvx512(const float* values,
+                                                           const uint8_t* flags, size_t n,
+                                                           uint32_t* keys) {
+  size_t count = 0, i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __mmask16 valid = keptAvx512(flags + i);
+    // compressed in a register, stored whole (keys has 16 to spare): a compressing store
+    // to memory is microcoded on some processors
+    _mm512_storeu_si512(keys + count, _mm512_maskz_compress_epi32(valid, keysAvx512(values + i)));
+    count += size_t(__builtin_popcount(valid));
+  }
+  for (; i < n; ++i) {
+    keys[count] = keyOf(values[i]);
+    count += flags[i] == 0;
+  }
+  return count;
+}
+
+/// The keys of bins[j] (j < ranks) among keys[0, count) into candidates[j] (found[j] of
+/// them), keys binned by (key - first) >> shift; AVX-512 compression, 16 keys at a time
+/// (candidates[j]: count + 16 of them).
+__attribute__((target("avx512f"))) void gatherBinsAvx512(const uint32_t* keys, size_t count,
+                                                         uint32_t first, int shift,
+                                                         const size_t* bins, size_t ranks,
+                                                         uint32_t* const* candidates,
+                                                         size_t* found) {
+  const __m512i low = _mm512_set1_epi32(int32_t(first));
+  const __m128i by = _mm_cvtsi32_si128(shift);
+  __m512i bin[kMaxRanks];
+  for (size_t j = 0; j < ranks; ++j) bin[j] = _mm512_set1_epi32(int32_t(bins[j]));
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m512i key = _mm512_loadu_si512(keys + i);
+    const __m512i b = _mm512_maskz_srl_epi32(0xffff, _mm512_sub_epi32(key, low), by);
+    for (size_t j = 0; j < ranks; ++j) {
+      const __mmask16 in = _mm512_cmpeq_epi32_mask(b, bin[j]);
+      _mm512_storeu_si512(candidates[j] + found[j], _mm512_maskz_compress_epi32(in, key));
+      found[j] += size_t(__builtin_popcount(in));
+    }
+  }
+  for (; i < count; ++i) {
+    const size_t b = (keys[i] - first) >> shift;
+    for (size_t j = 0; j < ranks; ++j) {
+      candidates[j][found[j]] = keys[i];
+      found[j] += b == bins[j];
+    }
+  }
+}
+
 /// bisectColumns on 16 columns in AVX-512 registers (L: the row stride), stopping once each
 /// column's bracket holds one key: the counts of keys below low (countLow) and at or below
 /// high (countHigh) are kept, and a bracket with countHigh - countLow <= 1 is done. Then
@@ -132,13 +218,18 @@ __attribute__((target("avx512f"))) void bisectColumnsAvx512(const uint32_t* keys
   _mm512_storeu_si512(lowOut, lowest);
 }
 
-const bool kAvx512 = __builtin_cpu_supports("avx512f");
-
 }  // namespace
 
+bool hasAvx512() {
+  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
+  return has;
+}
+
 size_t gatherKeys(const float* values, const uint8_t* flags, size_t n, size_t stride,
-                  std::vector<uint32_t>& keys) {
-  keys.resize(n);
+                  std::vector<uint32_t>& keys, ColumnKernel kernel) {
+  keys.resize(n + kKeyLanes);  // 16 to spare for the AVX-512 stores
+  if (stride == 1 && kernel == ColumnKernel::kBest && hasAvx512())
+    return gatherKeysAvx512(values, flags, n, keys.data());
   size_t count = 0;
   for (size_t i = 0; i < n; ++i) {  // branch-free: every key written, the unflagged kept
     keys[count] = keyOf(values[i * stride]);
@@ -148,7 +239,7 @@ size_t gatherKeys(const float* values, const uint8_t* flags, size_t n, size_t st
 }
 
 void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ranks,
-                 std::span<float> out, SelectionScratch& scratch) {
+                 std::span<float> out, SelectionScratch& scratch, ColumnKernel kernel) {
   if (count == 0 || ranks.size() != out.size() || ranks.size() > kMaxRanks)
     throw std::invalid_argument("selectRanks: " + std::to_string(count) + " values, " +
                                 std::to_string(ranks.size()) + " ranks for " +
@@ -178,15 +269,20 @@ void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ran
   size_t found[kMaxRanks] = {};
   uint32_t* into[kMaxRanks];
   for (size_t j = 0; j < ranks.size(); ++j) {
-    if (scratch.candidates[j].size() < count) scratch.candidates[j].resize(count);
+    if (scratch.candidates[j].size() < count + kKeyLanes)
+      scratch.candidates[j].resize(count + kKeyLanes);
     into[j] = scratch.candidates[j].data();
   }
-  for (size_t i = 0; i < count; ++i) {
-    const uint32_t key = keys[i];
-    const size_t b = (key - first) >> shift;
-    for (size_t j = 0; j < ranks.size(); ++j) {
-      into[j][found[j]] = key;
-      found[j] += b == bin[j];
+  if (kernel == ColumnKernel::kBest && hasAvx512()) {
+    gatherBinsAvx512(keys, count, first, shift, bin, ranks.size(), into, found);
+  } else {
+    for (size_t i = 0; i < count; ++i) {
+      const uint32_t key = keys[i];
+      const size_t b = (key - first) >> shift;
+      for (size_t j = 0; j < ranks.size(); ++j) {
+        into[j][found[j]] = key;
+        found[j] += b == bin[j];
+      }
     }
   }
   for (size_t j = 0; j < ranks.size(); ++j) {
@@ -205,7 +301,15 @@ void columnMedians(const float* values, const uint8_t* flags, size_t n, size_t c
   s.high.resize(L);
   s.count.resize(L);
   s.rank.resize(L);
-  keysOfColumns(values, flags, n, L, s.keys.data(), s.low.data(), s.high.data(), s.count.data());
+  const bool avx512 = kernel == ColumnKernel::kBest && hasAvx512();
+  size_t g = 0;
+  if (avx512)
+    for (; g + kKeyLanes <= L; g += kKeyLanes)
+      keysOfColumnsAvx512(values + g, flags + g, n, L, s.keys.data() + g, s.low.data() + g,
+                          s.high.data() + g, s.count.data() + g);
+  if (g < L)
+    keysOfColumns(values, flags, n, L, s.keys.data(), s.low.data(), s.high.data(), s.count.data(),
+                  g);
   int steps = 0;
   for (size_t l = 0; l < L; ++l) {
     s.rank[l] = s.count[l] / 2;
@@ -213,7 +317,7 @@ void columnMedians(const float* values, const uint8_t* flags, size_t n, size_t c
     steps = std::max(steps, stepsFor(s.low[l], s.high[l]));
   }
   size_t l0 = 0;
-  if (kernel == ColumnKernel::kBest && kAvx512)
+  if (avx512)
     for (; l0 + kKeyLanes <= L; l0 += kKeyLanes)
       bisectColumnsAvx512(s.keys.data() + l0, n, L, steps, s.low.data() + l0, s.high.data() + l0,
                           s.count.data() + l0, s.rank.data() + l0);

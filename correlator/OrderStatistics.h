@@ -34,10 +34,18 @@ inline float keyValue(uint32_t key) {
   return std::bit_cast<float>(key & 0x80000000u ? key ^ 0x80000000u : ~key);
 }
 
+/// The kernels of the column-wise steps (gatherKeys, selectRanks, columnMedians,
+/// sumThresholdColumns in SumThreshold.h): the best the processor runs (AVX-512 registers), or the
+/// plain loops it falls back to (which the tests compare too).
+enum class ColumnKernel { kBest, kPlain };
+
+/// Whether the processor runs AVX-512 (the kernels kBest picks).
+bool hasAvx512();
+
 /// values[i * stride] with flags[i * stride] == 0 (i < n) as keys in keys[0, count); returns
-/// count. keys is resized to n.
+/// count. keys is resized to n + 16.
 size_t gatherKeys(const float* values, const uint8_t* flags, size_t n, size_t stride,
-                  std::vector<uint32_t>& keys);
+                  std::vector<uint32_t>& keys, ColumnKernel kernel = ColumnKernel::kBest);
 
 constexpr size_t kMaxRanks = 4;  ///< ranks selectRanks finds in one call
 
@@ -50,12 +58,8 @@ struct SelectionScratch {
 
 /// out[j] = the value of rank ranks[j] (< count) among keys[0, count); at most kMaxRanks.
 void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ranks,
-                 std::span<float> out, SelectionScratch& scratch);
-
-/// The kernels of the column-wise steps (columnMedians, sumThresholdColumns in
-/// SumThreshold.h): the best the processor runs (AVX-512 registers), or the plain loops it
-/// falls back to (which the tests compare too).
-enum class ColumnKernel { kBest, kPlain };
+                 std::span<float> out, SelectionScratch& scratch,
+                 ColumnKernel kernel = ColumnKernel::kBest);
 
 /// Buffers of columnMedians (sized on first use, reused after).
 struct MedianScratch {

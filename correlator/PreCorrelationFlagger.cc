@@ -1,5 +1,7 @@
 #include "PreCorrelationFlagger.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <bit>
 #include <stdexcept>
@@ -49,6 +51,13 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void sumUnflagged(
   }
 }
 
+/// floats[0, length) = 0, 16 at a time (a call of memset per cell's run cost more).
+__attribute__((target("avx512f"))) void zeroRunAvx512(float* floats, int length) {
+  for (int i = 0; i < length; i += 16)
+    _mm512_mask_storeu_ps(floats + i, __mmask16((1u << std::min(16, length - i)) - 1),
+                          _mm512_setzero_ps());
+}
+
 constexpr size_t kColumnLanes = 16;  ///< sumThresholdColumns's columns: a multiple of this
 
 size_t paddedLanes(size_t columns) {
@@ -71,6 +80,63 @@ void toLanes(const float* values, const uint8_t* flags, size_t rows, size_t colu
       outValues[to] = values[i * columns + j];
       outFlags[to] = flags[i * columns + j];
     }
+}
+
+/// Per row c < rows of the grid values[c][k] (k < K): the mean of its unflagged values
+/// (each row's sum in double, k in order; 0 for a row all flagged), whether it is all
+/// flagged, and spectra[c] = Σ cellSpectra[k] over them. Eight rows at a time: eight
+/// independent sums, each in its row's order (one after the other, each addition waited
+/// for the one before).
+void channelMeans(const float* values, const uint8_t* flags, const int* cellSpectra, size_t rows,
+                  size_t K, float* means, uint8_t* empty, float* spectra) {
+  constexpr size_t kRows = 8;
+  for (size_t c0 = 0; c0 < rows; c0 += kRows) {
+    const size_t count = std::min(kRows, rows - c0);
+    double sum[kRows] = {};
+    uint32_t used[kRows] = {};
+    int cells[kRows] = {};
+    for (size_t k = 0; k < K; ++k)
+      for (size_t j = 0; j < count; ++j) {  // without branches: a flagged cell adds 0
+        const size_t at = (c0 + j) * K + k;
+        const int keep = 1 - int(flags[at]);
+        sum[j] += double(values[at]) * double(keep);  // values finite: x · 0 = 0
+        used[j] += uint32_t(keep);
+        cells[j] += cellSpectra[k] * keep;
+      }
+    for (size_t j = 0; j < count; ++j) {
+      means[c0 + j] = used[j] ? float(sum[j] / double(used[j])) : 0.0f;
+      empty[c0 + j] = used[j] == 0;
+      spectra[c0 + j] = float(cells[j]);
+    }
+  }
+}
+
+/// sums[k] = Σ over rows (in order) of the unflagged values[row][k], used[k]: their number.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void addColumns(
+    const float* __restrict values, const uint8_t* __restrict flags, size_t rows, size_t K,
+    double* __restrict sums, uint32_t* __restrict used) {
+  for (size_t k = 0; k < K; ++k) {
+    sums[k] = 0;
+    used[k] = 0;
+  }
+  for (size_t c = 0; c < rows; ++c)
+    for (size_t k = 0; k < K; ++k) {  // without branches: a flagged cell adds 0 (values finite)
+      const int keep = 1 - int(flags[c * K + k]);
+      sums[k] += double(values[c * K + k]) * double(keep);
+      used[k] += uint32_t(keep);
+    }
+}
+
+/// values[row][lane] /= levels[lane] (rows × lanes), 0 where the level is not above 0;
+/// divisors: lanes floats of scratch.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void divideLanes(
+    float* __restrict values, size_t rows, size_t lanes, const float* __restrict levels,
+    float* __restrict divisors) {
+  for (size_t l = 0; l < lanes; ++l)  // a divisor of 1 where unused: no division by 0
+    divisors[l] = levels[l] > 0 ? levels[l] : 1.0f;
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t l = 0; l < lanes; ++l)
+      values[r * lanes + l] = levels[l] > 0 ? values[r * lanes + l] / divisors[l] : 0.0f;
 }
 
 /// The flags back from toLanes's layout into the grid's.
@@ -119,8 +185,9 @@ PreCorrelationFlagger::Workspace PreCorrelationFlagger::makeWorkspace() const {
   w.laneFlags.resize(lanes);
   w.spectrumPower.resize(size_t(nrSpectra_));
   w.spectrumFlags.resize(size_t(nrSpectra_));
-  w.selection.keys.reserve(std::max(cells, size_t(nrSpectra_)));
+  w.selection.keys.reserve(std::max(cells, size_t(nrSpectra_)) + 16);  // gatherKeys: 16 to spare
   w.levels.resize(paddedLanes(size_t(nrChannels_)));
+  w.divisors.resize(w.levels.size());
   w.passScratch.reserve(std::max(cells, size_t(nrSpectra_)));
   return w;
 }
@@ -230,13 +297,7 @@ void PreCorrelationFlagger::detectOnGrid(Workspace& w, size_t maxWindow) const {
   const float threshold = float(settings_.preThreshold);
   // In time: each channel a column of [cell][channel lane]: the powers' lanes (their flags
   // as they are) divided by the levels, as the grid's values were.
-  for (size_t k = 0; k < K; ++k) {
-    float* row = w.laneValues.data() + k * channelLanes;
-    for (size_t c = 0; c < n; ++c) {  // a divisor of 1 where unused: no division by 0
-      const bool level = w.levels[c] > 0;
-      row[c] = level ? row[c] / (level ? w.levels[c] : 1.0f) : 0.0f;
-    }
-  }
+  divideLanes(w.laneValues.data(), K, channelLanes, w.levels.data(), w.divisors.data());
   sumThresholdColumns(w.laneValues.data(), w.laneFlags.data(), K, channelLanes, all, threshold,
                       maxWindow, w.columns);
   fromLanes(w.laneFlags.data(), n, K, true, channelLanes, flags);
@@ -257,21 +318,8 @@ void PreCorrelationFlagger::detectInSpectrum(Workspace& w, size_t maxWindow) con
   const size_t K = size_t(nrCells_);
   const size_t first = size_t(firstChannel_), C = size_t(nrChannels_);
   const size_t n = C - first;
-  for (size_t c = first; c < C; ++c) {  // without branches: a flagged cell adds 0
-    const float* power = w.power.data() + c * K;
-    const uint8_t* flags = w.flags.data() + c * K;
-    double sum = 0;
-    size_t used = 0;
-    int spectra = 0;
-    for (size_t k = 0; k < K; ++k) {
-      sum += flags[k] ? 0.0 : double(power[k]);
-      used += !flags[k];
-      spectra += flags[k] ? 0 : w.cellSpectra[k];
-    }
-    w.series[c - first] = used ? float(sum / double(used)) : 0.0f;
-    w.seriesFlags[c - first] = used == 0;
-    w.channelSpectra[c - first] = float(spectra);
-  }
+  channelMeans(w.power.data() + first * K, w.flags.data() + first * K, w.cellSpectra.data(), n, K,
+               w.series.data(), w.seriesFlags.data(), w.channelSpectra.data());
   // The spectra behind a channel's value: the median channel's (SpectrumNoise.h).
   const float spectra = median(w.channelSpectra.data(), w.seriesFlags.data(), n, 1, w.selection);
   std::copy_n(w.seriesFlags.begin(), n, w.seriesBefore.begin());
@@ -295,16 +343,7 @@ void PreCorrelationFlagger::detectInTime(Workspace& w) const {
   // (a row of the grid at a time, without branches: a flagged cell adds 0).
   double* sums = w.columnSums.data();
   uint32_t* used = w.columnCounts.data();
-  std::fill_n(sums, K, 0.0);
-  std::fill_n(used, K, 0u);
-  for (size_t c = first; c < C; ++c) {
-    const float* values = w.normalised.data() + c * K;
-    const uint8_t* flags = w.flags.data() + c * K;
-    for (size_t k = 0; k < K; ++k) {
-      sums[k] += flags[k] ? 0.0 : double(values[k]);
-      used[k] += !flags[k];
-    }
-  }
+  addColumns(w.normalised.data() + first * K, w.flags.data() + first * K, C - first, K, sums, used);
   for (size_t k = 0; k < K; ++k) {
     w.series[k] = used[k] ? float(sums[k] / double(used[k])) : 0.0f;
     w.seriesFlags[k] = used[k] == 0;
@@ -379,6 +418,7 @@ void PreCorrelationFlagger::count(const SpectrumMask& valid, const Workspace& w,
 void PreCorrelationFlagger::zeroFlagged(float* samples, const SpectrumMask& valid,
                                         const ChannelFlags& flags) const {
   const size_t stride = size_t(paddedSpectra_);
+  const bool avx512 = hasAvx512();
   for (int c = 0; c < nrChannels_; ++c) {
     const SpectrumMask& mask = flags.channel(c);
     float* rows = samples + size_t(c) * 4 * stride;
@@ -388,7 +428,11 @@ void PreCorrelationFlagger::zeroFlagged(float* samples, const SpectrumMask& vali
         const int first = std::countr_zero(lost);
         const int length = std::countr_one(lost >> first);
         const size_t s = word * 64 + size_t(first);
-        for (size_t r = 0; r < 4; ++r) std::fill_n(rows + r * stride + s, length, 0.0f);
+        for (size_t r = 0; r < 4; ++r)
+          if (avx512)
+            zeroRunAvx512(rows + r * stride + s, length);
+          else
+            std::fill_n(rows + r * stride + s, length, 0.0f);
         lost &= length + first >= 64 ? 0 : ~uint64_t(0) << (first + length);
       }
     }

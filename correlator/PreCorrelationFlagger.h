@@ -107,8 +107,9 @@ class PreCorrelationFlagger {
     ColumnScratch columns;
     std::vector<float> spectrumPower;  ///< [spectrum]: power summed over channels
     std::vector<uint8_t> spectrumFlags;
-    SelectionScratch selection;  ///< robustStatistics's
-    std::vector<float> levels;   ///< [channel from firstChannel()]: the channel's median cell
+    SelectionScratch selection;   ///< robustStatistics's
+    std::vector<float> levels;    ///< [channel from firstChannel()]: the channel's median cell
+    std::vector<float> divisors;  ///< [channel from firstChannel()]: the level, 1 where 0
     MedianScratch medians;
     std::vector<uint8_t> passScratch;
   };

@@ -16,8 +16,9 @@ namespace {
 constexpr size_t kSumLanes = 8;  ///< independent partial sums: one AVX-512 register of doubles
 
 /// The moments of the values of keys[0, count) clipped to [low, high]: sum = Σ x and, with
-/// mean = sum / count, squares = Σ (x − mean)². Each sum in 8 lanes added in a fixed order.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void clippedMoments(
+/// mean = sum / count, squares = Σ (x − mean)². Each sum in 8 lanes added in a fixed order
+/// (lane l: the values i with i % 8 == l, then the lanes in order, then the last count % 8).
+__attribute__((target_clones("avx2", "default"))) void clippedMomentsPlain(
     const uint32_t* __restrict keys, size_t count, float low, float high, double& sum,
     double& squares) {
   double lanes[kSumLanes] = {};
@@ -41,6 +42,59 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void clippedMoments
     const double d = double(std::clamp(keyValue(keys[i]), low, high)) - mean;
     squares += d * d;
   }
+}
+
+/// 8 keys' values (keyValue) clipped to [low, high] (as std::clamp), as doubles.
+__attribute__((target("avx512f"), always_inline)) inline __m512d clippedAvx512(const uint32_t* keys,
+                                                                               __m256 low,
+                                                                               __m256 high) {
+  const __m256i key = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys));
+  const __m256i sign = _mm256_set1_epi32(int32_t(0x80000000u));
+  // a key with its top bit set was a positive float (that bit flipped), else a negative one
+  // (every bit flipped)
+  const __m256i positive = _mm256_cmpeq_epi32(_mm256_and_si256(key, sign), sign);
+  const __m256i bits = _mm256_blendv_epi8(_mm256_xor_si256(key, _mm256_set1_epi32(-1)),
+                                          _mm256_xor_si256(key, sign), positive);
+  const __m256 value = _mm256_min_ps(high, _mm256_max_ps(low, _mm256_castsi256_ps(bits)));
+  return _mm512_maskz_cvtps_pd(0xff, value);
+}
+
+/// clippedMomentsPlain with its very lanes and order in AVX-512 registers.
+__attribute__((target("avx512f"))) void clippedMomentsAvx512(const uint32_t* keys, size_t count,
+                                                             float low, float high, double& sum,
+                                                             double& squares) {
+  const __m256 lo = _mm256_set1_ps(low), hi = _mm256_set1_ps(high);
+  __m512d lanes = _mm512_setzero_pd();
+  size_t i = 0;
+  for (; i + kSumLanes <= count; i += kSumLanes)
+    lanes = _mm512_add_pd(lanes, clippedAvx512(keys + i, lo, hi));
+  double partial[kSumLanes];
+  _mm512_storeu_pd(partial, lanes);
+  sum = 0;
+  for (size_t l = 0; l < kSumLanes; ++l) sum += partial[l];
+  for (; i < count; ++i) sum += double(std::clamp(keyValue(keys[i]), low, high));
+  const double mean = sum / double(count);
+  const __m512d average = _mm512_set1_pd(mean);
+  __m512d deviations = _mm512_setzero_pd();
+  for (i = 0; i + kSumLanes <= count; i += kSumLanes) {
+    const __m512d d = _mm512_sub_pd(clippedAvx512(keys + i, lo, hi), average);
+    deviations = _mm512_fmadd_pd(d, d, deviations);
+  }
+  _mm512_storeu_pd(partial, deviations);
+  squares = 0;
+  for (size_t l = 0; l < kSumLanes; ++l) squares += partial[l];
+  for (; i < count; ++i) {
+    const double d = double(std::clamp(keyValue(keys[i]), low, high)) - mean;
+    squares += d * d;
+  }
+}
+
+void clippedMoments(const uint32_t* keys, size_t count, float low, float high, double& sum,
+                    double& squares) {
+  if (hasAvx512())
+    clippedMomentsAvx512(keys, count, low, high, sum, squares);
+  else
+    clippedMomentsPlain(keys, count, low, high, sum, squares);
 }
 
 /// Mean and σ with the values clipped to their 10th and 90th percentiles; σ scaled by
@@ -200,8 +254,6 @@ __attribute__((target("avx512f"))) void columnsSingleAvx512(const float* values,
   largest = *std::max_element(magnitudes, magnitudes + kColumnLanes);
 }
 
-const bool kAvx512 = __builtin_cpu_supports("avx512f");
-
 /// Every window on 16 columns (stride L), thresholds[w] that of window 2^w (windows of them).
 /// A window can only be flagged if a value in it exceeds its threshold, up to the rounding
 /// of the running sums (at most 2n additions of sums of M values, each rounded by 2^-24 of
@@ -297,10 +349,24 @@ size_t sumThreshold(Series series, const RobustStatistics& statistics, float fir
                     size_t maxWindow, std::vector<uint8_t>& scratch) {
   if (statistics.count == 0) return 0;
   size_t added = 0;
-  for (size_t window = 1; window <= maxWindow && window <= series.n; window *= 2)
-    added += sumThresholdPass(
-        series, window,
-        statistics.median + firstThreshold * windowFactor(window) * statistics.sigma, scratch);
+  // After window 1: the highest unflagged value and the largest magnitude. A longer window
+  // whose threshold is above the highest by more than the running sums' rounding (2n
+  // additions of sums of M values, 2^-53 of each) cannot flag: skipped, the same flags.
+  double highest = -std::numeric_limits<double>::infinity(), largest = 0;
+  for (size_t window = 1; window <= maxWindow && window <= series.n; window *= 2) {
+    const float threshold =
+        statistics.median + firstThreshold * windowFactor(window) * statistics.sigma;
+    const double rounding = largest * double(series.n) * double(window) * 0x1p-50;
+    if (window > 1 && highest + rounding < double(threshold) * (1 - 0x1p-50)) continue;
+    added += sumThresholdPass(series, window, threshold, scratch);
+    if (window > 1) continue;
+    for (size_t i = 0; i < series.n; ++i) {
+      if (series.flags[i * series.stride]) continue;
+      const double value = series.values[i * series.stride];
+      highest = std::max(highest, value);
+      largest = std::max(largest, std::abs(value));
+    }
+  }
   return added;
 }
 
@@ -308,7 +374,7 @@ void sumThresholdColumns(const float* values, uint8_t* flags, size_t n, size_t c
                          const RobustStatistics& statistics, float firstThreshold, size_t maxWindow,
                          ColumnScratch& scratch, ColumnKernel kernel) {
   if (statistics.count == 0 || n == 0 || columns == 0) return;
-  const bool avx512 = kernel == ColumnKernel::kBest && kAvx512;
+  const bool avx512 = kernel == ColumnKernel::kBest && hasAvx512();
   float thresholds[64];  // [w]: window 2^w's
   size_t windows = 0;
   for (size_t window = 1; window <= maxWindow && window <= n; window *= 2)

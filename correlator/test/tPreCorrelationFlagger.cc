@@ -250,7 +250,7 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT(after > before + before / 2);  // the strong values and their windows
   }
 
-  /// selectRanks and columnMedians (bisection on the float keys; both kernels) against
+  /// gatherKeys, selectRanks and columnMedians (bisection on the float keys; both kernels) against
   /// sorting, on values with negatives, zeros, duplicates, infinities and flags, and a
   /// column all flagged.
   void orderStatisticsAgainstSorting() {
@@ -272,23 +272,24 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
     };
     SelectionScratch selection;
     std::vector<uint32_t>& keys = selection.keys;
-    for (size_t n : {1, 2, 7, 100, 3024}) {
-      std::vector<float> values(n), kept;
-      std::vector<uint8_t> flags(n);
-      for (size_t i = 0; i < n; ++i) {
-        values[i] = draw();
-        flags[i] = n > 1 && flagged(random);
-        if (!flags[i]) kept.push_back(values[i]);
+    for (ColumnKernel kernel : {ColumnKernel::kBest, ColumnKernel::kPlain})
+      for (size_t n : {1, 2, 7, 17, 100, 3024}) {
+        std::vector<float> values(n), kept;
+        std::vector<uint8_t> flags(n);
+        for (size_t i = 0; i < n; ++i) {
+          values[i] = draw();
+          flags[i] = n > 1 && flagged(random);
+          if (!flags[i]) kept.push_back(values[i]);
+        }
+        const size_t count = gatherKeys(values.data(), flags.data(), n, 1, keys, kernel);
+        CPPUNIT_ASSERT_EQUAL(kept.size(), count);
+        const std::vector<float> order = sorted(kept);
+        const size_t ranks[] = {0, count / 10, count / 2, count - 1};
+        float selected[4];
+        selectRanks(keys.data(), count, ranks, selected, selection, kernel);
+        for (size_t j = 0; j < 4; ++j)
+          CPPUNIT_ASSERT_EQUAL(order[ranks[j]], selected[j]);  // -0 == +0: sort ties them
       }
-      const size_t count = gatherKeys(values.data(), flags.data(), n, 1, keys);
-      CPPUNIT_ASSERT_EQUAL(kept.size(), count);
-      const std::vector<float> order = sorted(kept);
-      const size_t ranks[] = {0, count / 10, count / 2, count - 1};
-      float selected[4];
-      selectRanks(keys.data(), count, ranks, selected, selection);
-      for (size_t j = 0; j < 4; ++j)
-        CPPUNIT_ASSERT_EQUAL(order[ranks[j]], selected[j]);  // -0 == +0: sort ties them
-    }
     MedianScratch scratch;
     for (ColumnKernel kernel : {ColumnKernel::kBest, ColumnKernel::kPlain})
       for (size_t columns : {1, 16, 37, 64})
