@@ -130,6 +130,23 @@ __attribute__((target("avx512f"))) void keysOfColumnsAvx512(const float* values,
   _mm512_storeu_si512(count, kept);
 }
 
+/// keyRange in AVX-512 registers (the last count % 16 keys masked).
+__attribute__((target("avx512f"))) void keyRangeAvx512(const uint32_t* keys, size_t count,
+                                                       uint32_t& lowest, uint32_t& highest) {
+  __m512i low = _mm512_set1_epi32(-1), high = _mm512_setzero_si512();
+  for (size_t i = 0; i < count; i += 16) {
+    const __mmask16 in = count - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (count - i)) - 1);
+    const __m512i key = _mm512_maskz_loadu_epi32(in, keys + i);
+    low = _mm512_mask_min_epu32(low, in, low, key);
+    high = _mm512_mask_max_epu32(high, in, high, key);
+  }
+  uint32_t lows[16], highs[16];
+  _mm512_storeu_si512(lows, low);
+  _mm512_storeu_si512(highs, high);
+  lowest = *std::min_element(lows, lows + 16);
+  highest = *std::max_element(highs, highs + 16);
+}
+
 /// gatherKeys with stride 1 in AVX-512 registers: the kept keys compressed 16 at a time
 /// (keys: n + 16 of them).
 __attribute__((target("avx512f"))) size_t gatherKeysAvx512(const float* values,
@@ -245,7 +262,10 @@ void selectRanks(const uint32_t* keys, size_t count, std::span<const size_t> ran
                                 std::to_string(ranks.size()) + " ranks for " +
                                 std::to_string(out.size()) + " results");
   uint32_t first, last;
-  keyRange(keys, count, first, last);
+  if (kernel == ColumnKernel::kBest && hasAvx512())
+    keyRangeAvx512(keys, count, first, last);
+  else
+    keyRange(keys, count, first, last);
   // Bins of 2^shift keys from the lowest: at most kBins of them.
   const int binBits = std::clamp(int(std::bit_width(count)), 4, kBinBits);  // ~1 key a bin
   const int shift = std::max(0, int(std::bit_width(last - first)) - binBits);

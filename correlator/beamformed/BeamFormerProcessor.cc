@@ -86,8 +86,9 @@ struct BeamFormerProcessor::Scratch {
   std::vector<float> valid;  ///< [final spectrum][final channel]: valid fractions of one beam
   std::vector<float> cells;  ///< [spectrum][delay channel]: a fly's-eye station's valid cells
   std::vector<float> mapScratch;
-  BeamFormedData incoherent;             ///< this thread's share of the incoherent sum
-  PreCorrelationFlagger::Workspace rfi;  ///< the RFI flagger's grid
+  BeamFormedData incoherent;                    ///< this thread's share of the incoherent sum
+  PreCorrelationFlagger::Workspace rfi;         ///< the RFI flagger's grid
+  DelayAndBandpassCorrection::Phasors phasors;  ///< the delay correction's, this block
 };
 
 /// What a subband carries from block to block: its TABs' dedispersion and filter
@@ -287,13 +288,22 @@ void BeamFormerProcessor::preprocessStation(const StationBlock& block, int local
   t = times_.lap(kDelayChannels, t);
   const SubbandDelay& delay = block.delays[size_t(localSubband)];
   float* out = stationSamples_.data() + size_t(station) * floatsPerBeam();
-  correction_.apply(scratch.spectra.data(), mask, frequency, delay.residualStart, delay.residualEnd,
-                    out);
   const PolarisationCorrection& polarisation = polarisations_[size_t(station)];
+  // The flagger's cell powers summed by the delay correction while it writes the samples,
+  // as in the correlator's chain (not when the polarisation correction rotates them after).
+  CellPowerGrid cellPowers;
+  if (rfiFlagger_ && rfiFlagger_->takesCellPowers() && !polarisation.active())
+    cellPowers = {scratch.rfi.power.data(),
+                  scratch.rfi.power.size() / size_t(parameters_.nrDelayChannels)};
+  correction_.start(frequency, delay.residualStart, delay.residualEnd, scratch.phasors);
+  correction_.apply(scratch.spectra.data(), mask, 0, nrSpectra_, scratch.phasors, out, cellPowers);
   if (polarisation.active()) polarisation.apply(frequency, out);
   t = times_.lap(kDelayAndBandpass, t);
   if (!rfiFlagger_) return;
-  rfiFlagger_->flagStation(station, out, mask, scratch.rfi);
+  if (cellPowers.cells)
+    rfiFlagger_->flagStationCells(station, out, mask, scratch.rfi);
+  else
+    rfiFlagger_->flagStation(station, out, mask, scratch.rfi);
   times_.lap(kRfiFlags, t);
 }
 
