@@ -4,7 +4,9 @@
 #include <omp.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <vector>
 
@@ -77,6 +79,25 @@ double threadCpuSeconds() {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
+}
+
+double processCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
+}
+
+double measureMemcpyGbps() {
+  using Clock = std::chrono::steady_clock;
+  std::vector<uint8_t> a(64 << 20, 1), b(64 << 20);
+  const auto start = Clock::now();
+  int rounds = 0;
+  while (Clock::now() - start < std::chrono::milliseconds(300)) {
+    std::memcpy(b.data(), a.data(), a.size());
+    ++rounds;
+  }
+  return 8.0 * double(a.size()) * rounds /
+         std::chrono::duration<double>(Clock::now() - start).count() / 1e9;
 }
 
 double measureFmaPeakGflops(int threads) { return measureFmaPeak(threads, wallSeconds); }

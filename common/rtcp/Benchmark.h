@@ -37,6 +37,12 @@ double measureFmaPeakGflopsPerCpuSecond();
 
 /// CPU seconds the calling thread has used.
 double threadCpuSeconds();
+/// CPU seconds the whole process (every thread) has used.
+double processCpuSeconds();
+
+/// Single-thread memcpy bandwidth in Gb/s (64 MiB copied for 0.3 s): the machine reference
+/// for figures of bytes moved.
+double measureMemcpyGbps();
 
 /// Prints `name: value` on standard output.
 void printFigure(const std::string& name, double value);

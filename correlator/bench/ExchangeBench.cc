@@ -7,12 +7,10 @@
 // - exchange.memcpy_gbps_one_thread and the fraction: the same machine's memcpy, same run;
 // - exchange.wait_cpu_fraction: CPU a rank burns while it waits for a late partner.
 #include <mpi.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,30 +19,13 @@
 #include "SharedMemoryTranspose.h"
 #include "Transpose.h"
 #include "WorkDistribution.h"
+#include "rtcp/Benchmark.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using rtcp::measureMemcpyGbps;
+using rtcp::processCpuSeconds;
 using rtcp::StationBlock;
-
-double cpuSeconds() {
-  rusage r{};
-  getrusage(RUSAGE_SELF, &r);
-  return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
-         1e-6 * double(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
-}
-
-double memcpyGbps() {
-  std::vector<uint8_t> a(64 << 20, 1), b(64 << 20);
-  const auto start = Clock::now();
-  int rounds = 0;
-  while (Clock::now() - start < std::chrono::milliseconds(300)) {
-    std::memcpy(b.data(), a.data(), a.size());
-    ++rounds;
-  }
-  return 8.0 * double(a.size()) * rounds /
-         std::chrono::duration<double>(Clock::now() - start).count() / 1e9;
-}
 
 struct Options {
   int stations = 16;
@@ -124,12 +105,12 @@ int run(int argc, char** argv) {
   // Transfers: every rank ready at once, so the time is the copy's.
   const uint64_t sent0 = bytesSent();
   const double transfer0 = secondsTransferring();
-  const double cpu0 = cpuSeconds();
+  const double cpu0 = processCpuSeconds();
   for (int b = 1; b <= o.blocks; ++b) {
     MPI_Barrier(MPI_COMM_WORLD);
     exchange(b);
   }
-  double cpu = cpuSeconds() - cpu0;
+  double cpu = processCpuSeconds() - cpu0;
   double bytes = double(bytesSent() - sent0);
   double seconds = secondsTransferring() - transfer0;
   double totals[3] = {cpu, bytes, seconds};
@@ -137,7 +118,7 @@ int run(int argc, char** argv) {
 
   // A late partner: every rank but 0 comes 200 ms late; rank 0's CPU while it waits (its
   // CPU in those transposes less what the transfers themselves cost it, as measured above).
-  const double waitCpu0 = cpuSeconds();
+  const double waitCpu0 = processCpuSeconds();
   const double waiting0 = secondsWaiting();
   constexpr int kLate = 3;
   for (int b = o.blocks + 1; b <= o.blocks + kLate; ++b) {
@@ -146,11 +127,11 @@ int run(int argc, char** argv) {
   }
   const double transferCpu = kLate * totals[0] / nrRanks / o.blocks;
   const double waitFraction =
-      std::max(0.0, cpuSeconds() - waitCpu0 - transferCpu) / (secondsWaiting() - waiting0);
+      std::max(0.0, processCpuSeconds() - waitCpu0 - transferCpu) / (secondsWaiting() - waiting0);
 
   if (rank == 0) {
     const double gbps = 8.0 * totals[1] / (totals[2] / nrRanks) / 1e9;
-    const double reference = memcpyGbps();
+    const double reference = measureMemcpyGbps();
     print("exchange.ranks", nrRanks);
     print("exchange.bytes_per_block", totals[1] / o.blocks);
     print("exchange.gbps", gbps);

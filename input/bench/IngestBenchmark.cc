@@ -12,7 +12,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -118,25 +117,6 @@ class Sender {
   std::array<mmsghdr, kSendBatch> messages_{};
 };
 
-/// Single-thread memcpy bandwidth in Gb/s: the machine reference for the figures.
-double memcpyGbps() {
-  std::vector<uint8_t> a(64 << 20, 1), b(64 << 20);
-  const auto start = Clock::now();
-  int rounds = 0;
-  while (Clock::now() - start < std::chrono::milliseconds(300)) {
-    std::memcpy(b.data(), a.data(), a.size());
-    ++rounds;
-  }
-  return 8.0 * double(a.size()) * rounds /
-         std::chrono::duration<double>(Clock::now() - start).count() / 1e9;
-}
-
-double cpuSeconds(clockid_t id) {
-  timespec t{};
-  clock_gettime(id, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
-
 /// One measurement: packets sent and received (after draining) at a rate, and the CPU
 /// time the receiving thread spent (the process's minus this sending thread's).
 struct Trial {
@@ -199,13 +179,13 @@ double replayedCpuSecondsPerGb(size_t bytes, InputRecorder* recorder = nullptr) 
   StreamDescriptor file;
   file.path = recording.path();
   PacketReceiver receiver("ingest file", file, 0, buffer, counters, options);
-  const double cpu0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
+  const double cpu0 = processCpuSeconds();
   receiver.start();
   while (counters.received < recording.packets())
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   receiver.stop();
   if (recorder) recorder->finish();  // what is still queued is written: counted too
-  const double cpu = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+  const double cpu = processCpuSeconds() - cpu0;
   if (counters.accepted != recording.packets())
     throw std::runtime_error("ingest: the replay accepted " + std::to_string(counters.accepted) +
                              " of " + std::to_string(recording.packets()) + " packets");
@@ -235,7 +215,7 @@ double serveCpuSecondsPerGb(bool lend) {
   StationBlock lent = StationBlock::overRowTable(table.data(), kBeamlets, kBlockSamples, kBits);
   const int64_t room = buffer.capacity() - kBlockSamples;
   const int nrBlocks = 64;
-  const double cpu0 = cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+  const double cpu0 = threadCpuSeconds();
   for (int b = 0; b < nrBlocks; ++b) {
     const int64_t first = kFirst + (int64_t(b) * 4099) % room;  // read positions wander
     if (lend) {
@@ -245,7 +225,7 @@ double serveCpuSecondsPerGb(bool lend) {
       buffer.read(0, first, kBlockSamples, 0, kBeamlets, copied, 0);
     }
   }
-  const double cpu = cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+  const double cpu = threadCpuSeconds() - cpu0;
   return cpu / (double(nrBlocks) * double(copied.samples.size()) / 1e9);
 }
 
@@ -269,15 +249,14 @@ double measureLive(double seconds, bool segmented, double memcpyGbps, const std:
 
   auto trial = [&](double duration, double rate) {
     const uint64_t before = counters.accepted;
-    const double cpu0 = cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+    const double cpu0 = processCpuSeconds() - threadCpuSeconds();
     const auto start = Clock::now();
     Trial t;
     t.sent = sender.run(duration, rate);
     t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // drain the socket
     t.received = counters.accepted - before;
-    t.receiverCpu =
-        cpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    t.receiverCpu = processCpuSeconds() - threadCpuSeconds() - cpu0;
     return t;
   };
 
@@ -364,7 +343,7 @@ int runIngest(int argc, char** argv) {
     measureRecording(replayMb);
     return 0;
   }
-  const double reference = memcpyGbps();
+  const double reference = measureMemcpyGbps();
   printFigure("ingest.packet_bytes", double(Sender::packetSize()));
   printFigure("ingest.memcpy_gbps_one_thread", reference);
   // Packets one by one (as a network card delivers them without GRO), then in groups.
