@@ -163,22 +163,31 @@ class TemporaryRecording {
   uint64_t packets_ = 0;
 };
 
+/// What the benchmark's PacketReceiver writes into and counts: half a second of the
+/// station's beamlets (faulted in), and the options that accept its packets.
+struct ReceiverTarget {
+  CircularSampleBuffer buffer{
+      kBeamlets, kBits, int64_t(0.5 * SampleClock(200).sampleRate()), {{0, kBeamlets}}, false};
+  StreamCounters counters;
+  ReceiverOptions options;
+
+  ReceiverTarget() {
+    buffer.populate();
+    options.expect = {200, kBits, kBeamlets, kStationId};
+    options.neededBeamlets = kBeamlets;
+  }
+};
+
 /// Replays a recording through a PacketReceiver as fast as it goes; CPU seconds per GB of
 /// the whole process (the receiver, and with `recorder` its writer thread too).
 double replayedCpuSecondsPerGb(size_t bytes, InputRecorder* recorder = nullptr) {
   const TemporaryRecording recording(bytes);
-  const SampleClock clock(200);
-  CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
-                              false);
-  buffer.populate();
-  StreamCounters counters;
-  ReceiverOptions options;
-  options.expect = {200, kBits, kBeamlets, kStationId};
-  options.neededBeamlets = kBeamlets;
-  options.recorder = recorder;
+  ReceiverTarget target;
+  target.options.recorder = recorder;
+  const StreamCounters& counters = target.counters;
   StreamDescriptor file;
   file.path = recording.path();
-  PacketReceiver receiver("ingest file", file, 0, buffer, counters, options);
+  PacketReceiver receiver("ingest file", file, 0, target.buffer, target.counters, target.options);
   const double cpu0 = processCpuSeconds();
   receiver.start();
   while (counters.received < recording.packets())
@@ -233,16 +242,10 @@ double serveCpuSecondsPerGb(bool lend) {
 /// paced rates up to the highest without loss. Prints the figures under prefix; returns the
 /// receiving thread's CPU seconds per GB at full speed.
 double measureLive(double seconds, bool segmented, double memcpyGbps, const std::string& prefix) {
-  const SampleClock clock(200);
-  CircularSampleBuffer buffer(kBeamlets, kBits, int64_t(0.5 * clock.sampleRate()), {{0, kBeamlets}},
-                              false);
-  buffer.populate();
-  StreamCounters counters;
-  ReceiverOptions options;
-  options.expect = {200, kBits, kBeamlets, kStationId};
-  options.neededBeamlets = kBeamlets;
-  PacketReceiver receiver("ingest", StreamDescriptor::parse("udp:127.0.0.1:0"), 0, buffer, counters,
-                          options);
+  ReceiverTarget target;
+  const StreamCounters& counters = target.counters;
+  PacketReceiver receiver("ingest", StreamDescriptor::parse("udp:127.0.0.1:0"), 0, target.buffer,
+                          target.counters, target.options);
   receiver.start();
   Sender sender(receiver.localPort(), segmented);
   const double bitsPerPacket = 8.0 * double(Sender::packetSize());
