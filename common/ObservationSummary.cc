@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 #include "rtcp/Files.h"
 
@@ -28,6 +29,30 @@ std::string jsonList(const std::vector<std::string>& items, const std::string& i
   return text + indent + "]";
 }
 
+/// A station's numbers with their keys, in the summary's order, for writing and reading
+/// alike.
+template <typename StationT, typename Visit>
+void forEachStationNumber(StationT& s, Visit visit) {
+  visit("packetsReceived", s.packetsReceived);
+  visit("packetsExpected", s.packetsExpected);
+  visit("packetsLost", s.packetsLost);
+  visit("lossFraction", s.lossFraction);
+  visit("packetsLate", s.packetsLate);
+  visit("packetsDuplicated", s.packetsDuplicated);
+  visit("packetsRejected", s.packetsRejected);
+  visit("packetsImplausible", s.packetsImplausible);
+  visit("packetsBeforeStart", s.packetsBeforeStart);
+  visit("packetsBeforeWindow", s.packetsBeforeWindow);
+  visit("packetsAfterWindow", s.packetsAfterWindow);
+  visit("packetsRecorded", s.packetsRecorded);
+  visit("packetsNotRecorded", s.packetsNotRecorded);
+  visit("flaggedFraction", s.flaggedFraction);
+  visit("preCorrelationFlagged", s.preCorrelationFlagged);
+  visit("postCorrelationFlagged", s.postCorrelationFlagged);
+  visit("brokenSubbandBlocks", s.brokenSubbandBlocks);
+  visit("incoherentIntegrations", s.incoherentIntegrations);
+}
+
 std::string stationJson(const StationSummary& s) {
   std::string ports = "[";
   for (size_t k = 0; k < s.ports.size(); ++k)
@@ -35,26 +60,14 @@ std::string stationJson(const StationSummary& s) {
              "{\"packetsReceived\": " + std::to_string(s.ports[k].packetsReceived) +
              ", \"packetsExpected\": " + std::to_string(s.ports[k].packetsExpected) +
              ", \"packetsLost\": " + std::to_string(s.ports[k].packetsLost) + "}";
-  return "{\"name\": " + jsonString(s.name) +
-         ", \"packetsReceived\": " + std::to_string(s.packetsReceived) +
-         ", \"packetsExpected\": " + std::to_string(s.packetsExpected) +
-         ", \"packetsLost\": " + std::to_string(s.packetsLost) +
-         ", \"lossFraction\": " + jsonNumber(s.lossFraction) +
-         ", \"packetsLate\": " + std::to_string(s.packetsLate) +
-         ", \"packetsDuplicated\": " + std::to_string(s.packetsDuplicated) +
-         ", \"packetsRejected\": " + std::to_string(s.packetsRejected) +
-         ", \"packetsImplausible\": " + std::to_string(s.packetsImplausible) +
-         ", \"packetsBeforeStart\": " + std::to_string(s.packetsBeforeStart) +
-         ", \"packetsBeforeWindow\": " + std::to_string(s.packetsBeforeWindow) +
-         ", \"packetsAfterWindow\": " + std::to_string(s.packetsAfterWindow) +
-         ", \"packetsRecorded\": " + std::to_string(s.packetsRecorded) +
-         ", \"packetsNotRecorded\": " + std::to_string(s.packetsNotRecorded) +
-         ", \"flaggedFraction\": " + jsonNumber(s.flaggedFraction) +
-         ", \"preCorrelationFlagged\": " + jsonNumber(s.preCorrelationFlagged) +
-         ", \"postCorrelationFlagged\": " + jsonNumber(s.postCorrelationFlagged) +
-         ", \"brokenSubbandBlocks\": " + std::to_string(s.brokenSubbandBlocks) +
-         ", \"incoherentIntegrations\": " + std::to_string(s.incoherentIntegrations) +
-         ", \"ports\": " + ports + "]}";
+  std::string json = "{\"name\": " + jsonString(s.name);
+  forEachStationNumber(s, [&](const char* key, const auto& value) {
+    if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>)
+      json += std::string(", \"") + key + "\": " + jsonNumber(value);
+    else
+      json += std::string(", \"") + key + "\": " + std::to_string(value);
+  });
+  return json + ", \"ports\": " + ports + "]}";
 }
 
 std::string percent(double fraction) {
@@ -417,24 +430,9 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
       for (const auto& [unused, st] : *stations) {
         StationSummary station;
         station.name = st.get<std::string>("name", "?");
-        station.packetsReceived = number<uint64_t>(st, "packetsReceived");
-        station.packetsExpected = number<uint64_t>(st, "packetsExpected");
-        station.packetsLost = number<uint64_t>(st, "packetsLost");
-        station.lossFraction = number<double>(st, "lossFraction");
-        station.packetsLate = number<uint64_t>(st, "packetsLate");
-        station.packetsDuplicated = number<uint64_t>(st, "packetsDuplicated");
-        station.packetsRejected = number<uint64_t>(st, "packetsRejected");
-        station.packetsImplausible = number<uint64_t>(st, "packetsImplausible");
-        station.packetsBeforeStart = number<uint64_t>(st, "packetsBeforeStart");
-        station.packetsBeforeWindow = number<uint64_t>(st, "packetsBeforeWindow");
-        station.packetsAfterWindow = number<uint64_t>(st, "packetsAfterWindow");
-        station.packetsRecorded = number<uint64_t>(st, "packetsRecorded");
-        station.packetsNotRecorded = number<uint64_t>(st, "packetsNotRecorded");
-        station.flaggedFraction = number<double>(st, "flaggedFraction");
-        station.preCorrelationFlagged = number<double>(st, "preCorrelationFlagged");
-        station.postCorrelationFlagged = number<double>(st, "postCorrelationFlagged");
-        station.brokenSubbandBlocks = number<uint64_t>(st, "brokenSubbandBlocks");
-        station.incoherentIntegrations = number<uint64_t>(st, "incoherentIntegrations");
+        forEachStationNumber(station, [&](const char* key, auto& value) {
+          value = number<std::decay_t<decltype(value)>>(st, key);
+        });
         s.stations.push_back(station);
       }
     s.blocksDropped = number<uint64_t>(tree, "blocksDropped");

@@ -64,7 +64,20 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
                 {"CS001 stream 0 2026-11-22 20:00:01 .. 2026-11-22 20:00:02 UTC: gone from the "
                  "buffer"}}};
 
-    const ObservationSummary r = ObservationSummary::fromJson(s.toJson(), "summary.json");
+    StationSummary& more = s.stations[0];  // every number written and read back
+    more.packetsAfterWindow = 6;
+    more.packetsRecorded = 980;
+    more.packetsNotRecorded = 10;
+    more.preCorrelationFlagged = 0.02;
+    more.postCorrelationFlagged = 0.03;
+    more.brokenSubbandBlocks = 8;
+    more.incoherentIntegrations = 9;
+
+    const std::string json = s.toJson();
+    CPPUNIT_ASSERT_MESSAGE(json,
+                           json.find("\"brokenSubbandBlocks\": 8, \"incoherentIntegrations\": "
+                                     "9, \"ports\": [") != std::string::npos);
+    const ObservationSummary r = ObservationSummary::fromJson(json, "summary.json");
     CPPUNIT_ASSERT_EQUAL(s.observationId, r.observationId);
     CPPUNIT_ASSERT_EQUAL(s.parset, r.parset);
     CPPUNIT_ASSERT(r.ok);
@@ -93,6 +106,16 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsBeforeWindow, r.stations[i].packetsBeforeWindow);
       CPPUNIT_ASSERT_DOUBLES_EQUAL(s.stations[i].flaggedFraction, r.stations[i].flaggedFraction,
                                    1e-12);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsAfterWindow, r.stations[i].packetsAfterWindow);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsRecorded, r.stations[i].packetsRecorded);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].packetsNotRecorded, r.stations[i].packetsNotRecorded);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(s.stations[i].preCorrelationFlagged,
+                                   r.stations[i].preCorrelationFlagged, 1e-12);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(s.stations[i].postCorrelationFlagged,
+                                   r.stations[i].postCorrelationFlagged, 1e-12);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].brokenSubbandBlocks, r.stations[i].brokenSubbandBlocks);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].incoherentIntegrations,
+                           r.stations[i].incoherentIntegrations);
     }
     CPPUNIT_ASSERT(r.status() == ObservationStatus::kDegraded);
     CPPUNIT_ASSERT(s.degradations == r.degradations);
