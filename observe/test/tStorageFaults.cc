@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -55,6 +56,30 @@ pid_t childNamed(pid_t parent, const std::string& program) {
   return -1;
 }
 
+/// Runs observe on `parset` into `obs` (its log: `log`), kills its storage-sink (SIGKILL)
+/// once `wroteEnough` says of its status that it wrote enough (within 60 s), and asserts
+/// that observe succeeded all the same, warning that the sink died.
+void observeKillingTheSink(const std::string& parset, const std::string& obs,
+                           const std::string& log,
+                           const std::function<bool(const storage::StorageStatus&)>& wroteEnough) {
+  const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    const std::string status = obs + "/storage-sink.status";
+    if (std::filesystem::exists(status) && wroteEnough(storage::StorageStatus::read(status))) break;
+    CPPUNIT_ASSERT_MESSAGE(readFile(log), std::chrono::steady_clock::now() < giveUp);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const pid_t sink = childNamed(observer, "storage-sink");
+  CPPUNIT_ASSERT_MESSAGE(readFile(log), sink > 0);
+  kill(sink, SIGKILL);
+  const int code = waitProgram(observer);
+  CPPUNIT_ASSERT_EQUAL_MESSAGE(readFile(log), 0, code);
+  const std::string warnings = summaryValue(obs, "warnings");
+  CPPUNIT_ASSERT_MESSAGE(warnings,
+                         warnings.find("storage-sink died (SIGKILL") != std::string::npos);
+}
+
 }  // namespace
 
 class ObserveStorageFaultsTest : public CppUnit::TestFixture {
@@ -76,25 +101,10 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     o.outputDir = dir.path() + "/out";
     const std::string parset = writeParset(dir.path() + "/obs.parset", o);
     const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
-    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
-    // Kill storage-sink once it wrote a few integrations.
-    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < giveUp) {
-      const std::string status = obs + "/storage-sink.status";
-      if (std::filesystem::exists(status) &&
-          storage::StorageStatus::read(status).integrationsWritten >= 6)
-        break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    const pid_t sink = childNamed(observer, "storage-sink");
-    CPPUNIT_ASSERT_MESSAGE(readFile(log), sink > 0);
-    kill(sink, SIGKILL);
-    const int code = waitProgram(observer);
-    const std::string text = readFile(log);
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, code);
-    const std::string warnings = summaryValue(obs, "warnings");
-    CPPUNIT_ASSERT_MESSAGE(warnings,
-                           warnings.find("storage-sink died (SIGKILL") != std::string::npos);
+    // Killed once it wrote a few integrations.
+    observeKillingTheSink(parset, obs, log, [](const storage::StorageStatus& status) {
+      return status.integrationsWritten >= 6;
+    });
     CPPUNIT_ASSERT(std::filesystem::exists(obs + "/storage-sink.restart1.log"));
     const std::string codes = summaryValue(obs, "exitCodes");
     CPPUNIT_ASSERT_MESSAGE(codes, codes.find("\"storage-sink\": 0") != std::string::npos);
@@ -143,27 +153,12 @@ class ObserveStorageFaultsTest : public CppUnit::TestFixture {
     o.extra = twoTabKeys(o, {bf, "I", 4}, {bf, "I", 4});
     const std::string parset = writeParset(dir.path() + "/obs.parset", o);
     const std::string obs = dir.path() + "/obs", log = dir.path() + "/observe.log";
-    const pid_t observer = startProgram(observeCommand({parset, "--now", "--dir", obs}), log);
     // Killed once it wrote 4 blocks of each file (a second of data).
-    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     uint64_t writtenBeforeTheKill = 0;
-    for (;;) {
-      const std::string status = obs + "/storage-sink.status";
-      if (std::filesystem::exists(status))
-        writtenBeforeTheKill = storage::StorageStatus::read(status).beamFormedBlocksWritten;
-      if (writtenBeforeTheKill >= 8) break;
-      CPPUNIT_ASSERT_MESSAGE(readFile(log), std::chrono::steady_clock::now() < giveUp);
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    const pid_t sink = childNamed(observer, "storage-sink");
-    CPPUNIT_ASSERT_MESSAGE(readFile(log), sink > 0);
-    kill(sink, SIGKILL);
-    const int code = waitProgram(observer);
-    const std::string text = readFile(log);
-    CPPUNIT_ASSERT_EQUAL_MESSAGE(text, 0, code);
-    const std::string warnings = summaryValue(obs, "warnings");
-    CPPUNIT_ASSERT_MESSAGE(warnings,
-                           warnings.find("storage-sink died (SIGKILL") != std::string::npos);
+    observeKillingTheSink(parset, obs, log, [&](const storage::StorageStatus& status) {
+      writtenBeforeTheKill = status.beamFormedBlocksWritten;
+      return writtenBeforeTheKill >= 8;
+    });
     const std::string restarted = readFile(obs + "/storage-sink.restart1.log");
     CPPUNIT_ASSERT_MESSAGE(restarted, restarted.find("reopened, holding") != std::string::npos);
     const std::string ionprocLog = readFile(obs + "/ionproc.log");
