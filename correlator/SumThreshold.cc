@@ -191,8 +191,8 @@ __attribute__((target("avx512f"), always_inline)) inline __mmask16 keptAvx512(
 
 /// columnsPassPlain in AVX-512 registers, with the very arithmetic: a kept value is added
 /// to or subtracted from the running sum (the plain form's products with 1 or 0 are exact),
-/// the counts are integers (exact in float).
-__attribute__((target("avx512f"))) void columnsPassAvx512(const float* values, uint8_t* flags,
+/// the counts are integers (exact in float). flagged[i]: row i's flags as a bit mask.
+__attribute__((target("avx512f"))) void columnsPassAvx512(const float* values, uint16_t* flagged,
                                                           size_t n, size_t L, size_t M,
                                                           float threshold) {
   const int32_t window = int32_t(M);
@@ -201,7 +201,7 @@ __attribute__((target("avx512f"))) void columnsPassAvx512(const float* values, u
   __m512i count = _mm512_setzero_si512(), lastHit = _mm512_set1_epi32(-window);
   const __m512i one = _mm512_set1_epi32(1), zero = _mm512_setzero_si512();
   for (size_t i = 0; i < M; ++i) {
-    const __mmask16 kept = keptAvx512(flags + i * L);
+    const __mmask16 kept = __mmask16(~flagged[i]);
     sum = _mm512_mask_add_ps(sum, kept, sum, _mm512_loadu_ps(values + i * L));
     count = _mm512_mask_add_epi32(count, kept, count, one);
   }
@@ -214,36 +214,32 @@ __attribute__((target("avx512f"))) void columnsPassAvx512(const float* values, u
       lastHit = _mm512_mask_mov_epi32(lastHit, hit, row);
       sum = _mm512_maskz_mov_ps(any, sum);  // no rounding residue over an all-flagged stretch
       if (i + M < n) {
-        const __mmask16 out = keptAvx512(flags + i * L), in = keptAvx512(flags + (i + M) * L);
+        const __mmask16 out = __mmask16(~flagged[i]), in = __mmask16(~flagged[i + M]);
         count = _mm512_mask_sub_epi32(count, out, count, one);
         count = _mm512_mask_add_epi32(count, in, count, one);
         sum = _mm512_mask_sub_ps(sum, out, sum, _mm512_loadu_ps(values + i * L));
         sum = _mm512_mask_add_ps(sum, in, sum, _mm512_loadu_ps(values + (i + M) * L));
       }
     }
-    const __mmask16 covered =
-        _mm512_cmpgt_epi32_mask(_mm512_add_epi32(lastHit, _mm512_set1_epi32(window)), row);
-    __m128i* rowFlags = reinterpret_cast<__m128i*>(flags + i * L);
-    _mm_storeu_si128(rowFlags, _mm_or_si128(_mm_loadu_si128(rowFlags),
-                                            _mm512_maskz_cvtepi32_epi8(
-                                                0xffff, _mm512_maskz_mov_epi32(covered, one))));
+    flagged[i] |= uint16_t(
+        _mm512_cmpgt_epi32_mask(_mm512_add_epi32(lastHit, _mm512_set1_epi32(window)), row));
   }
 }
 
-/// columnsSinglePlain in AVX-512 registers.
-__attribute__((target("avx512f"))) void columnsSingleAvx512(const float* values, uint8_t* flags,
-                                                            size_t n, size_t L, float threshold,
-                                                            float& highest, float& largest) {
+/// columnsSinglePlain in AVX-512 registers; the flags after it as bit masks, flagged[i] of
+/// row i.
+__attribute__((target("avx512f"))) void columnsSingleAvx512(const float* values,
+                                                            const uint8_t* flags, size_t n,
+                                                            size_t L, float threshold,
+                                                            uint16_t* flagged, float& highest,
+                                                            float& largest) {
   const __m512 limit = _mm512_set1_ps(threshold);
   __m512 high = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   __m512 magnitude = _mm512_setzero_ps();
-  const __m512i one = _mm512_set1_epi32(1);
   for (size_t i = 0; i < n; ++i) {
     const __m512 v = _mm512_loadu_ps(values + i * L);
     const __mmask16 kept = keptAvx512(flags + i * L) & _mm512_cmp_ps_mask(v, limit, _CMP_LE_OQ);
-    __m128i* rowFlags = reinterpret_cast<__m128i*>(flags + i * L);
-    _mm_storeu_si128(rowFlags, _mm512_maskz_cvtepi32_epi8(
-                                   0xffff, _mm512_maskz_mov_epi32(_mm512_knot(kept), one)));
+    flagged[i] = uint16_t(~kept);
     high = _mm512_mask_max_ps(high, kept, high, v);
     magnitude = _mm512_mask_max_ps(magnitude, kept, magnitude, _mm512_abs_ps(v));
   }
@@ -254,27 +250,39 @@ __attribute__((target("avx512f"))) void columnsSingleAvx512(const float* values,
   largest = *std::max_element(magnitudes, magnitudes + kColumnLanes);
 }
 
+/// The bit masks back into the flags (1 where set).
+__attribute__((target("avx512f"))) void storeFlagsAvx512(const uint16_t* flagged, size_t n,
+                                                         size_t L, uint8_t* flags) {
+  const __m512i one = _mm512_set1_epi32(1);
+  for (size_t i = 0; i < n; ++i)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(flags + i * L),
+                     _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_mov_epi32(flagged[i], one)));
+}
+
 /// Every window on 16 columns (stride L), thresholds[w] that of window 2^w (windows of them).
 /// A window can only be flagged if a value in it exceeds its threshold, up to the rounding
 /// of the running sums (at most 2n additions of sums of M values, each rounded by 2^-24 of
 /// itself): a window length whose threshold is above the columns' highest unflagged value
 /// by more than that is skipped, with the very flags it would have given.
 void columnsGroup(const float* values, uint8_t* flags, size_t n, size_t L, const float* thresholds,
-                  size_t windows, bool avx512) {
+                  size_t windows, bool avx512, std::vector<uint16_t>& flagged) {
   float highest, largest;
-  if (avx512)
-    columnsSingleAvx512(values, flags, n, L, thresholds[0], highest, largest);
-  else
+  if (avx512) {
+    flagged.resize(n);
+    columnsSingleAvx512(values, flags, n, L, thresholds[0], flagged.data(), highest, largest);
+  } else {
     columnsSinglePlain(values, flags, n, L, thresholds[0], highest, largest);
+  }
   for (size_t w = 1; w < windows; ++w) {
     const size_t window = size_t(1) << w;
     const double rounding = double(largest) * double(n) * double(window) * 0x1p-21;
     if (double(highest) + rounding < double(thresholds[w]) * (1 - 0x1p-23)) continue;
     if (avx512)
-      columnsPassAvx512(values, flags, n, L, window, thresholds[w]);
+      columnsPassAvx512(values, flagged.data(), n, L, window, thresholds[w]);
     else
       columnsPassPlain(values, flags, n, L, window, thresholds[w]);
   }
+  if (avx512) storeFlagsAvx512(flagged.data(), n, L, flags);
 }
 
 }  // namespace
@@ -382,7 +390,7 @@ void sumThresholdColumns(const float* values, uint8_t* flags, size_t n, size_t c
         statistics.median + firstThreshold * windowFactor(window) * statistics.sigma;
   size_t l0 = 0;
   for (; l0 + kColumnLanes <= columns; l0 += kColumnLanes)
-    columnsGroup(values + l0, flags + l0, n, columns, thresholds, windows, avx512);
+    columnsGroup(values + l0, flags + l0, n, columns, thresholds, windows, avx512, scratch.flagged);
   if (l0 == columns) return;
   // The last columns, fewer than 16: copied into 16 lanes, the rest flagged.
   const size_t width = columns - l0;
@@ -393,7 +401,7 @@ void sumThresholdColumns(const float* values, uint8_t* flags, size_t n, size_t c
     std::copy_n(flags + i * columns + l0, width, scratch.flags.data() + i * kColumnLanes);
   }
   columnsGroup(scratch.values.data(), scratch.flags.data(), n, kColumnLanes, thresholds, windows,
-               avx512);
+               avx512, scratch.flagged);
   for (size_t i = 0; i < n; ++i)
     std::copy_n(scratch.flags.data() + i * kColumnLanes, width, flags + i * columns + l0);
 }

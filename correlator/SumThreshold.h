@@ -63,8 +63,9 @@ float windowFactor(size_t window);
 
 /// Buffers of sumThresholdColumns() (sized on first use, reused after).
 struct ColumnScratch {
-  std::vector<float> values;   ///< [row][16]: the columns past the last 16, padded
-  std::vector<uint8_t> flags;  ///< the same (the padding flagged)
+  std::vector<float> values;      ///< [row][16]: the columns past the last 16, padded
+  std::vector<uint8_t> flags;     ///< the same (the padding flagged)
+  std::vector<uint16_t> flagged;  ///< [row]: a group's flags as bits (AVX-512)
 };
 
 /// sumThreshold() on every column of a grid of n rows × `columns`: column l is the series
