@@ -51,6 +51,8 @@ void forEachStationNumber(StationT& s, Visit visit) {
   visit("postCorrelationFlagged", s.postCorrelationFlagged);
   visit("brokenSubbandBlocks", s.brokenSubbandBlocks);
   visit("incoherentIntegrations", s.incoherentIntegrations);
+  visit("subbandLevelFlagged", s.subbandLevelFlagged);
+  visit("subbandLevelFlaggedBlocks", s.subbandLevelFlaggedBlocks);
 }
 
 std::string stationJson(const StationSummary& s) {
@@ -350,6 +352,9 @@ std::string ObservationSummary::toText() const {
       if (s.brokenSubbandBlocks) t << ", broken in " << s.brokenSubbandBlocks << " subband-blocks";
       if (s.incoherentIntegrations)
         t << ", no sky in " << s.incoherentIntegrations << " subband-integrations";
+      if (s.subbandLevelFlaggedBlocks)
+        t << ", " << s.subbandLevelFlaggedBlocks << " subband-blocks far above the bandpass ("
+          << percent(s.subbandLevelFlagged) << ")";
     }
     t << "\n";
   }

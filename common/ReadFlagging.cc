@@ -171,6 +171,25 @@ double positive(const Parset& p, const std::string& key, double fallback, double
   return value;
 }
 
+/// Rtcp.Flagging.subbandLevel.*: the view across subbands (input/SubbandLevelFlagger.h). On
+/// with pre-correlation flagging unless `enabled` says otherwise; like every stage, only
+/// with OLAP.CNProc.onlineFlagging on.
+void readSubbandLevelKeys(const Parset& p, settings::Problems& problems, FlaggingSettings& f) {
+  SubbandLevelFlagging& level = f.subbandLevel;
+  problems.guard([&] {
+    const std::string key = kOwn + "subbandLevel.enabled";
+    const bool on = p.getBool(key, f.preCorrelation);
+    if (on && !f.online && p.isDefined(key))
+      problems.warn(key, "is T, but OLAP.CNProc.onlineFlagging is not: no flagging");
+    level.on = on && f.online;
+  });
+  problems.guard([&] {
+    level.halfWindow = settings::intInRange(p, kOwn + "subbandLevel.halfWindow", 8, 1, 256);
+  });
+  problems.guard([&] { level.sigmas = positive(p, kOwn + "subbandLevel.sigmas", 6, 1000); });
+  problems.guard([&] { level.minimumDb = positive(p, kOwn + "subbandLevel.minimumDb", 15, 100); });
+}
+
 /// rtcp's own keys (Rtcp.Flagging.*).
 void readOwnKeys(const Parset& p, settings::Problems& problems, const ObservationSettings& s,
                  FlaggingSettings& f) {
@@ -214,6 +233,7 @@ void readOwnKeys(const Parset& p, settings::Problems& problems, const Observatio
   problems.guard([&] {
     f.postThreads = settings::intInRange(p, kOwn + "postCorrelation.threads", 1, 1, 256);
   });
+  readSubbandLevelKeys(p, problems, f);
 }
 
 }  // namespace
@@ -256,11 +276,15 @@ std::vector<std::pair<std::string, std::string>> FlaggingSettings::effectiveKeys
           {kOwn + "postCorrelation.window", std::to_string(postWindow)},
           {kOwn + "postCorrelation.overlap", std::to_string(postOverlap)},
           {kOwn + "postCorrelation.polarisations", postPolarisationsName(postPolarisations)},
-          {kOwn + "postCorrelation.threads", std::to_string(postThreads)}};
+          {kOwn + "postCorrelation.threads", std::to_string(postThreads)},
+          {kOwn + "subbandLevel.enabled", formatBool(subbandLevel.on)},
+          {kOwn + "subbandLevel.halfWindow", std::to_string(subbandLevel.halfWindow)},
+          {kOwn + "subbandLevel.sigmas", formatNumber(subbandLevel.sigmas)},
+          {kOwn + "subbandLevel.minimumDb", formatNumber(subbandLevel.minimumDb)}};
 }
 
 std::string FlaggingSettings::summaryLine() const {
-  if (!anyPreCorrelation() && !postCorrelation) return "online flagging: off";
+  if (!anyPreCorrelation() && !postCorrelation && !subbandLevel.on) return "online flagging: off";
   std::ostringstream line;
   line << "online flagging:";
   if (preCorrelation)
@@ -272,6 +296,10 @@ std::string FlaggingSettings::summaryLine() const {
   if (detectBrokenStations)
     line << " broken stations (flagged beyond " << brokenFlaggedFraction << ", or power below "
          << brokenPowerRatio << " of the median, or no sky in their cross-correlations);";
+  if (subbandLevel.on)
+    line << " whole subbands above the bandpass across subbands (running median of +-"
+         << subbandLevel.halfWindow << ", threshold max(" << subbandLevel.minimumDb << " dB, "
+         << subbandLevel.sigmas << " sigma));";
   if (postCorrelation)
     line << " post-correlation AOFlagger ("
          << (strategy.empty() ? "rtcp's online strategy" : strategy) << ", polarisations "
@@ -298,10 +326,11 @@ void readFlagging(const Parset& p, Problems& problems, ObservationSettings& s) {
         p.isDefined(key) ? stageSwitch(p, problems, f.online, key) : f.preCorrelation;
   });
   readOwnKeys(p, problems, s, f);
-  if (f.online && !f.anyPreCorrelation() && !f.postCorrelation)
+  if (f.online && !f.anyPreCorrelation() && !f.postCorrelation && !f.subbandLevel.on)
     problems.warn(kBgp + "onlineFlagging",
                   "is T, but no stage is on (OLAP.CNProc.onlinePreCorrelationFlagging, "
-                  "onlinePostCorrelationFlagging, ...): nothing is flagged");
+                  "onlinePostCorrelationFlagging, Rtcp.Flagging.subbandLevel.enabled, ...): "
+                  "nothing is flagged");
 }
 
 }  // namespace settings

@@ -21,6 +21,8 @@ void forEachStationCounter(StationT& s, Visit visit) {
   visit("samplesServed", s.samplesServed);
   visit("samplesFlagged", s.samplesFlagged);
   visit("blocksGone", s.blocksGone);
+  visit("samplesLevelFlagged", s.samplesLevelFlagged);
+  visit("subbandBlocksLevelFlagged", s.subbandBlocksLevelFlagged);
   visit("lastBlock", s.lastBlock);
   visit("packetsRecorded", s.packetsRecorded);
   visit("packetsNotRecorded", s.packetsNotRecorded);

@@ -424,6 +424,43 @@ int64_t CircularSampleBuffer::peek(int stream, int64_t firstSample, int64_t coun
   return good;
 }
 
+RowPower CircularSampleBuffer::power(int stream, int rowIndex, int64_t firstSample,
+                                     int64_t count) const {
+  StreamState& s = *state_[stream];
+  const size_t words = size_t((count + kBits - 1) / kBits);
+  thread_local std::vector<uint64_t> arrived, rest;  // a serving thread's, reused
+  arrived.assign(words, 0);
+  {
+    std::lock_guard lock(s.mutex);
+    const int64_t head = s.head.load(std::memory_order_relaxed);
+    if (firstSample < head - capacity_) return {};  // left the window
+    const int64_t end = std::min(firstSample + count, head);
+    for (size_t i = 0; i < words; ++i) {
+      const int64_t start = firstSample + int64_t(i) * kBits;
+      const int64_t hi = std::min(start + kBits, end);
+      arrived[i] = hi <= start ? 0 : s.bitsAt(slot(start)) & lowBits(hi - start);
+    }
+  }
+  const int bits = bytesPerSample_ * 2;
+  const size_t bps = size_t(bytesPerSample_);
+  const size_t first = slot(firstSample);
+  const int64_t n1 = std::min<int64_t>(count, int64_t(size_t(capacity_) + size_t(mirror_) - first));
+  RowPower p = rowPower(row(rowIndex) + first * bps, arrived.data(), n1, bits);
+  if (count > n1) {  // wraps (to the slot after the mirror): the bits from n1 on, from bit 0
+    rest.assign(size_t((count - n1 + kBits - 1) / kBits), 0);
+    for (int64_t t = n1; t < count; ++t)
+      if ((arrived[size_t(t / kBits)] >> (t % kBits)) & 1)
+        rest[size_t((t - n1) / kBits)] |= uint64_t(1) << ((t - n1) % kBits);
+    const size_t wrapped = first + size_t(n1) - size_t(capacity_);
+    const RowPower q = rowPower(row(rowIndex) + wrapped * bps, rest.data(), count - n1, bits);
+    p.sum += q.sum;
+    p.samples += q.samples;
+  }
+  std::lock_guard lock(s.mutex);  // a writer that took over a slot moved the head first
+  if (s.head.load(std::memory_order_relaxed) - capacity_ > firstSample) return {};
+  return p;
+}
+
 bool CircularSampleBuffer::waitUntilPassed(int stream, int64_t sample, double stallSeconds,
                                            std::chrono::steady_clock::time_point deadline) {
   using Clock = std::chrono::steady_clock;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "SubbandLevelFlagger.h"
 #include "rtcp/AlignedBuffer.h"
 #include "rtcp/StationBlock.h"
 
@@ -118,6 +119,11 @@ class CircularSampleBuffer {
   int64_t peek(int stream, int64_t firstSample, int64_t count, uint8_t* samples,
                uint64_t* arrived) const;
   int bytesPerSample() const { return bytesPerSample_; }
+  /// The power of samples [firstSample, firstSample + count) of buffer row `row` (one of
+  /// the stream's), over the samples that arrived (rowPower), read in place: like peek,
+  /// nothing is marked served or pinned. No samples (RowPower{}) when part of the range
+  /// had left the window, or the writer overwrote it meanwhile.
+  RowPower power(int stream, int row, int64_t firstSample, int64_t count) const;
 
   /// Waits until the stream has stored samples up to `sample` (exclusive) or holds a
   /// packet from `sample` on that waits for room (a gap in a recording), has ended,

@@ -36,8 +36,11 @@ struct StationStatistics {
   uint64_t blocksServed = 0;
   uint64_t samplesServed = 0;   ///< per subband, summed over served blocks
   uint64_t samplesFlagged = 0;  ///< of those, the ones that did not arrive
-  uint64_t blocksGone = 0;      ///< served fully flagged: the ranks fell behind
-  int64_t lastBlock = -1;       ///< newest block served
+  /// Of samplesServed, the valid ones flagged by the view across subbands (whole subbands
+  /// far above the bandpass: SubbandLevelFlagger.h), and the subband-blocks it flagged
+  uint64_t samplesLevelFlagged = 0, subbandBlocksLevelFlagged = 0;
+  uint64_t blocksGone = 0;  ///< served fully flagged: the ranks fell behind
+  int64_t lastBlock = -1;   ///< newest block served
   double lastBlockFlaggedFraction = 0;
   std::vector<uint64_t> acceptedPerStream;  ///< [stream]: packets stored of each input
   /// [stream]: of those, the packets inside start..stop (their samples overlap it)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -72,6 +73,11 @@ struct StationInput::Station {
   std::atomic<uint64_t> blocksServed{0}, samplesServed{0}, samplesFlagged{0}, blocksGone{0};
   std::atomic<int64_t> lastBlock{-1};
   std::atomic<double> lastFlaggedFraction{0};
+  /// The view across subbands: per recent block, the subbands it flags ([subband]), and
+  /// the valid samples and subband-blocks it flagged.
+  std::mutex levelMutex;
+  std::map<int64_t, std::vector<uint8_t>> levelFlags;
+  std::atomic<uint64_t> samplesLevelFlagged{0}, subbandBlocksLevelFlagged{0};
 };
 
 StationInput::StationInput(const ObservationSettings& settings, std::vector<int> stations,
@@ -471,9 +477,12 @@ void StationInput::fill(StationBlock& out, int64_t block, int stationIndex, int 
     RTCP_LOG_WARN("ionproc", s.name << ": block " << block
                                     << " left the buffer before it was asked for; served flagged");
   }
+  // Whole subbands far above the bandpass: flagged as lost data are, counted apart.
+  const int64_t levelFlagged =
+      settings_.flagging.subbandLevel.on && !gone ? flagBrightSubbands(s, out, *delays) : 0;
   int64_t flagged = 0;
   for (size_t w = 0; w < out.valid.size(); ++w) flagged += std::popcount(out.valid[w]);
-  flagged = int64_t(nrSubbands) * nrSamples - flagged;
+  flagged = int64_t(nrSubbands) * nrSamples - flagged - levelFlagged;
   ++s.blocksServed;
   s.samplesServed += uint64_t(nrSubbands) * uint64_t(nrSamples);
   s.samplesFlagged += uint64_t(flagged);
@@ -481,6 +490,46 @@ void StationInput::fill(StationBlock& out, int64_t block, int stationIndex, int 
   s.lastFlaggedFraction = double(flagged) / (double(nrSubbands) * nrSamples);
   if (options_.releaseLag >= 0 && block - options_.releaseLag > released_.load())
     release(block - options_.releaseLag);
+}
+
+std::vector<uint8_t> StationInput::subbandLevelFlags(Station& s, int64_t block,
+                                                     const BlockDelays& delays) {
+  std::lock_guard lock(s.levelMutex);
+  if (const auto it = s.levelFlags.find(block); it != s.levelFlags.end()) return it->second;
+  const int n = settings_.nrSubbands();
+  const int64_t count = settings_.samplesPerBlock();
+  std::vector<double> frequencies(static_cast<size_t>(n)), powers(static_cast<size_t>(n), 0);
+  for (int i = 0; i < n; ++i) {
+    const SubbandSettings& subband = settings_.subbands[size_t(i)];
+    frequencies[size_t(i)] = subband.frequency;
+    const int k = s.rows.streamOf[size_t(i)];
+    if (k < 0) continue;
+    // The block's samples of the subband, without the filter's history, as served.
+    const int64_t first =
+        settings_.blockStartSample(block) - delays.coarse[delays.index(s.index, subband.beam)];
+    if (!waitForData(s, k, k, first + count)) return std::vector<uint8_t>(size_t(n), 0);
+    const RowPower p = s.buffer->power(k, s.rows.rowOf[size_t(i)], first, count);
+    if (p.samples > 0) powers[size_t(i)] = p.sum / double(p.samples);
+  }
+  std::vector<uint8_t> flags =
+      judgeSubbandLevels(frequencies, powers, settings_.flagging.subbandLevel).flagged;
+  s.levelFlags.emplace(block, flags);
+  while (s.levelFlags.size() > 16) s.levelFlags.erase(s.levelFlags.begin());
+  return flags;
+}
+
+int64_t StationInput::flagBrightSubbands(Station& s, StationBlock& out, const BlockDelays& delays) {
+  const std::vector<uint8_t> flags = subbandLevelFlags(s, out.header.block, delays);
+  const size_t words = out.wordsPerSubband();
+  int64_t removed = 0;
+  for (int j = 0; j < out.header.nrSubbands; ++j) {
+    if (!flags[size_t(out.header.firstSubband + j)]) continue;
+    for (size_t w = 0; w < words; ++w) removed += std::popcount(out.valid[size_t(j) * words + w]);
+    flagRows(s, out, j, 1);
+    ++s.subbandBlocksLevelFlagged;
+  }
+  s.samplesLevelFlagged += uint64_t(removed);
+  return removed;
 }
 
 std::vector<StationStatistics> StationInput::statistics() const {
@@ -503,6 +552,8 @@ std::vector<StationStatistics> StationInput::statistics() const {
     st.blocksServed = s->blocksServed;
     st.samplesServed = s->samplesServed;
     st.samplesFlagged = s->samplesFlagged;
+    st.samplesLevelFlagged = s->samplesLevelFlagged;
+    st.subbandBlocksLevelFlagged = s->subbandBlocksLevelFlagged;
     st.blocksGone = s->blocksGone;
     st.lastBlock = s->lastBlock;
     st.lastBlockFlaggedFraction = s->lastFlaggedFraction;

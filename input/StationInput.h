@@ -121,6 +121,14 @@ class StationInput : public BlockSource {
   bool waitUntilPopulated();
   /// Waits until block samples up to `end` may be served; false once stopped.
   bool waitForData(Station& s, int firstStream, int lastStream, int64_t end);
+  /// The view across subbands (SubbandLevelFlagger.h): which of the observation's subbands
+  /// the station's block `block` has far above its bandpass across subbands ([subband]
+  /// 1: flagged whole). Judged once per station and block, by the first call, over every
+  /// subband's samples of the block (in place in the ring), and kept for the other calls.
+  std::vector<uint8_t> subbandLevelFlags(Station& s, int64_t block, const BlockDelays& delays);
+  /// Flags the rows of `out` whose subbands subbandLevelFlags flags; the valid samples
+  /// that removed.
+  int64_t flagBrightSubbands(Station& s, StationBlock& out, const BlockDelays& delays);
   /// Zeroes rows [firstRow, +nrRows) of a block (a lent block's: points them at the
   /// station's first ring row) and clears their valid bits.
   void flagRows(const Station& s, StationBlock& out, int firstRow, int nrRows) const;

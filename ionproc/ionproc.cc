@@ -347,6 +347,8 @@ int run(const Options& options, const sigset_t& stopSignals) {
         station.samplesServed = st.samplesServed;
         station.samplesFlagged = st.samplesFlagged;
         station.blocksGone = st.blocksGone;
+        station.samplesLevelFlagged = st.samplesLevelFlagged;
+        station.subbandBlocksLevelFlagged = st.subbandBlocksLevelFlagged;
         station.lastBlock = st.lastBlock;
         station.acceptedBeforeStart = st.acceptedBeforeStart;
         station.acceptedAfterStop = st.acceptedAfterStop;

@@ -671,6 +671,9 @@ ObservationSummary Observation::summarise() {
           in.rejected - std::min(in.rejected, in.implausible + in.beforeStart);
       station.flaggedFraction =
           in.samplesServed ? double(in.samplesFlagged) / double(in.samplesServed) : 0;
+      const uint64_t arrived = in.samplesServed - std::min(in.samplesServed, in.samplesFlagged);
+      station.subbandLevelFlagged = arrived ? double(in.samplesLevelFlagged) / double(arrived) : 0;
+      station.subbandLevelFlaggedBlocks = in.subbandBlocksLevelFlagged;
       for (size_t k = 0; k < carrying.size(); ++k) {
         PortSummary port;
         port.packetsReceived =

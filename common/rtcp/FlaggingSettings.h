@@ -62,6 +62,20 @@ enum class PostPolarisations {
   kStokesI,   ///< I: (XX + YY) / 2 only, about a quarter of the cost; flags worse
 };
 
+/// The view across subbands (Rtcp.Flagging.subbandLevel.*; input/SubbandLevelFlagger.h): per
+/// station and block, each subband's power against a running median of its neighbours'
+/// (log power, ±halfWindow subbands in frequency order); a subband above it by more than
+/// max(minimumDb, sigmas × the residuals' robust σ) is flagged whole at that station, in
+/// ionproc's input, before the block is served (both the correlation and the beam former).
+struct SubbandLevelFlagging {
+  /// Rtcp.Flagging.subbandLevel.enabled; default: on with pre-correlation flagging
+  bool on = false;
+  int halfWindow = 8;     ///< Rtcp.Flagging.subbandLevel.halfWindow: subbands on each side
+  double sigmas = 6;      ///< Rtcp.Flagging.subbandLevel.sigmas: × the residuals' robust σ
+  double minimumDb = 15;  ///< Rtcp.Flagging.subbandLevel.minimumDb: the threshold's floor
+  bool operator==(const SubbandLevelFlagging&) const = default;
+};
+
 std::string preFlaggerTypeName(PreFlaggerType type);
 std::string postFlaggerTypeName(PostFlaggerType type);
 std::string flaggerStatisticsName(FlaggerStatistics statistics);
@@ -119,6 +133,8 @@ struct FlaggingSettings {
   /// Rtcp.Flagging.postCorrelation.threads: threads that flag a window's baselines, each
   /// with its own copy of the strategy (the thread completing the integration is one)
   int postThreads = 1;
+  /// Whole subbands of a station far above the bandpass across subbands (ionproc's input)
+  SubbandLevelFlagging subbandLevel;
 
   bool anyPreCorrelation() const {
     return preCorrelation || preCorrelationNoChannels || detectBrokenStations;

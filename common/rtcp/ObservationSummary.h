@@ -51,6 +51,11 @@ struct StationSummary {
   double postCorrelationFlagged = 0;
   uint64_t brokenSubbandBlocks = 0;
   uint64_t incoherentIntegrations = 0;
+  /// The view across subbands in ionproc's input (input/SubbandLevelFlagger.h): of its
+  /// samples that arrived, the fraction in subbands flagged whole as far above the
+  /// bandpass, and how many subband-blocks that was.
+  double subbandLevelFlagged = 0;
+  uint64_t subbandLevelFlaggedBlocks = 0;
 };
 
 /// One beam-formed file (.h5, its samples in the .raw beside it), as its storage-sink

@@ -40,6 +40,10 @@ struct IonStatus {
     /// input (ionproc --record-input), valid packets written to it and those it could not
     /// take (no free buffer, over the bound on disk use, a failed write)
     uint64_t packetsRecorded = 0, packetsNotRecorded = 0;
+    /// station[i].samplesLevelFlagged, station[i].subbandBlocksLevelFlagged: of
+    /// samplesServed, valid samples in subbands flagged whole as far above the bandpass
+    /// (input/SubbandLevelFlagger.h), and those subband-blocks
+    uint64_t samplesLevelFlagged = 0, subbandBlocksLevelFlagged = 0;
     bool operator==(const Station&) const = default;
   };
 

@@ -201,10 +201,15 @@ double replayedCpuSecondsPerGb(size_t bytes, InputRecorder* recorder = nullptr) 
   return cpu / (double(recording.packets()) * double(rspPacketSize(kBits, kBeamlets)) / 1e9);
 }
 
-/// Serving blocks out of a full buffer, CPU seconds per GB served: copying the rows into
-/// a block (as ionproc serves ranks over the socket, or into a shared slot) or lending
-/// them in place (valid bits and row offsets only: ionproc's shared ring).
-double serveCpuSecondsPerGb(bool lend) {
+/// How serveCpuSecondsPerGb serves a block.
+enum class Serve {
+  kCopy,    ///< the rows copied into a block (ionproc over the socket, or into a shared slot)
+  kLend,    ///< lent in place (valid bits and row offsets only: ionproc's shared ring)
+  kLevels,  ///< the view across subbands' pass: each row's power, in place (rowPower)
+};
+
+/// Serving blocks out of a full buffer, CPU seconds per GB of the block's rows.
+double serveCpuSecondsPerGb(Serve serve) {
   const SampleClock clock(200);
   const int64_t capacity = int64_t(0.5 * clock.sampleRate());
   constexpr int64_t kFirst = 1 << 20;         // any sample number; placed in slot 0 (no wrap)
@@ -227,11 +232,16 @@ double serveCpuSecondsPerGb(bool lend) {
   const double cpu0 = threadCpuSeconds();
   for (int b = 0; b < nrBlocks; ++b) {
     const int64_t first = kFirst + (int64_t(b) * 4099) % room;  // read positions wander
-    if (lend) {
+    if (serve == Serve::kLend) {
       buffer.lend(0, first, kBlockSamples, 0, kBeamlets, lent, 0);
       buffer.unpin(0, first);
-    } else {
+    } else if (serve == Serve::kCopy) {
       buffer.read(0, first, kBlockSamples, 0, kBeamlets, copied, 0);
+    } else {
+      double sum = 0;
+      for (int row = 0; row < kBeamlets; ++row)
+        sum += buffer.power(0, row, first, kBlockSamples).sum;
+      if (!(sum > 0)) throw std::runtime_error("ingest: the levels' pass found no power");
     }
   }
   const double cpu = threadCpuSeconds() - cpu0;
@@ -353,10 +363,16 @@ int runIngest(int argc, char** argv) {
   const double single = measureLive(seconds, false, reference, "ingest.");
   const double grouped = measureLive(seconds, true, reference, "ingest.segmented.");
   printFigure("ingest.segmented_cpu_fraction_of_single", grouped / single);
-  printFigure("ingest.replayed_cpu_seconds_per_gb",
-              replayedCpuSecondsPerGb(size_t(replayMb * 1e6)));
-  printFigure("ingest.serve_copy_cpu_seconds_per_gb", serveCpuSecondsPerGb(false));
-  printFigure("ingest.serve_lend_cpu_seconds_per_gb", serveCpuSecondsPerGb(true));
+  const double replayed = replayedCpuSecondsPerGb(size_t(replayMb * 1e6));
+  printFigure("ingest.replayed_cpu_seconds_per_gb", replayed);
+  const double copy = serveCpuSecondsPerGb(Serve::kCopy);
+  printFigure("ingest.serve_copy_cpu_seconds_per_gb", copy);
+  printFigure("ingest.serve_lend_cpu_seconds_per_gb", serveCpuSecondsPerGb(Serve::kLend));
+  // The view across subbands (SubbandLevelFlagger.h): one pass over every row of a block,
+  // against what ionproc's input costs now for the same bytes (received, then served).
+  const double levels = serveCpuSecondsPerGb(Serve::kLevels);
+  printFigure("ingest.subband_levels_cpu_seconds_per_gb", levels);
+  printFigure("ingest.subband_levels_fraction_of_input", levels / (replayed + copy));
   // The same bytes copied once by one thread: what the input's copy into its buffer costs.
   printFigure("ingest.memcpy_cpu_seconds_per_gb", 8.0 / reference);
   return 0;

@@ -45,6 +45,8 @@ class StatusFileTest : public CppUnit::TestFixture {
     // blocks served, samples served, flagged, blocks gone, last block, per port.
     status.stations = {{"CS001", 100, 98, 1, 2, 5, 3, 1, 13, 13000, 16, 0, 12, {50, 48}},
                        {"RS106", 7, 7, 0, 0, 0, 0, 0, 2, 2000, 0, 3, 11, {7}}};
+    status.stations[0].samplesLevelFlagged = 4096;  // the view across subbands
+    status.stations[0].subbandBlocksLevelFlagged = 2;
     status.blocksIntegrated = 26;
     status.integrations = 24;
     status.incompleteIntegrations = 1;

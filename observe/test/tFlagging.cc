@@ -12,8 +12,13 @@
 // station's figures per stage; AOFlagger ran in ionproc. And against AOFlagger offline: the
 // `aoflagger` command (LOFAR's strategy) on a copy of the MS written without flagging;
 // agreement of the two on the cross-correlations measured and bounded (output/README.md).
+// And the view across subbands (input/SubbandLevelFlagger.h): a subband that interference
+// fills at one station (a tone 21 dB above the subband's power at CS002 in subband 303 of
+// 300..311) is flagged whole at that station only, in ionproc's input, and the weights of
+// every other row, channel and subband are those of the run without flagging, to the bit.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -165,14 +170,109 @@ std::string logsOf(const std::string& obs) {
   return all;
 }
 
+/// The MSs of an output directory, in subband order (their names carry the index).
+std::vector<MsContents> allMs(const std::string& outputDir) {
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(outputDir))
+    if (entry.path().extension() == ".MS") paths.push_back(entry.path().string());
+  std::sort(paths.begin(), paths.end());
+  std::vector<MsContents> result;
+  for (const std::string& path : paths) result.push_back(readMeasurementSet(path));
+  return result;
+}
+
 }  // namespace
 
 class FlaggingTest : public CppUnit::TestFixture {
   CPPUNIT_TEST_SUITE(FlaggingTest);
   CPPUNIT_TEST(testInterferenceFlaggedOnlineAndNotWithout);
+  CPPUNIT_TEST(testSubbandFilledAtOneStationFlaggedWhole);
   CPPUNIT_TEST_SUITE_END();
 
  public:
+  void testSubbandFilledAtOneStationFlaggedWhole() {
+    constexpr int kBright = 3;  // subband 303, index 3 of 300..311
+    TempDir dir;
+    SmallObservation o;
+    o.obsId = 4732;
+    o.stations = {"CS001", "CS002", "RS205"};
+    o.subbands = "[300..311]";
+    o.seconds = 2;
+    o.steps = 2048;
+    o.realTime = false;
+    o.outputDir = dir.path() + "/out";
+    // At the subband's centre, amplitude 20: 400 against the subband's power of 2.9 per
+    // polarisation (noise 1 and the source's 2, times the filter's 0.958): 21 dB.
+    o.extra = "Sim.rfi.tone.frequency = " + std::to_string((300 + kBright) * 195312.5) +
+              "\nSim.rfi.tone.amplitude = 20\nSim.rfi.tone.stations = [CS002LBA]\n";
+    const std::string recordParset = writeParset(dir.path() + "/record.parset", o);
+    CPPUNIT_ASSERT_EQUAL(0, runProgram({executable("station-sim/station-sim"), recordParset,
+                                        "--record", dir.path() + "/recordings"},
+                                       dir.path() + "/record.log"));
+    const std::string on = replay(dir, o, "on",
+                                  "OLAP.CNProc.onlineFlagging = T\n"
+                                  "Rtcp.Flagging.subbandLevel.enabled = T\n");
+    const std::string off = replay(dir, o, "off", "");
+    const std::vector<MsContents> flagged = allMs(dir.path() + "/on-out");
+    const std::vector<MsContents> plain = allMs(dir.path() + "/off-out");
+    CPPUNIT_ASSERT_EQUAL(size_t(12), flagged.size());
+    CPPUNIT_ASSERT_EQUAL(size_t(12), plain.size());
+    // CS002 (antenna 1) in subband 303: every row with it flagged, weight 0 (it arrived:
+    // without flagging its weights are whole); everything else as without flagging.
+    uint64_t zeroed = 0, kept = 0;
+    for (size_t sb = 0; sb < flagged.size(); ++sb) {
+      const MsContents &with = flagged[sb], &without = plain[sb];
+      CPPUNIT_ASSERT_EQUAL(without.nrRows, with.nrRows);
+      for (size_t r = 0; r < with.nrRows; ++r) {
+        const bool bright = sb == kBright && (with.antenna1[r] == 1 || with.antenna2[r] == 1);
+        for (int c = 1; c < with.nrChannels; ++c)
+          for (int p = 0; p < 4; ++p) {
+            const size_t i = (r * size_t(with.nrChannels) + size_t(c)) * 4 + size_t(p);
+            const std::string where = "subband " + std::to_string(300 + sb) + ", row " +
+                                      std::to_string(r) + ", channel " + std::to_string(c);
+            if (bright) {
+              CPPUNIT_ASSERT_MESSAGE(where, without.weightSpectrum[i] > 0.9f);
+              CPPUNIT_ASSERT_EQUAL_MESSAGE(where, 0.0f, with.weightSpectrum[i]);
+              CPPUNIT_ASSERT_MESSAGE(where, with.flag[i]);
+              ++zeroed;
+            } else {
+              CPPUNIT_ASSERT_EQUAL_MESSAGE(where, without.weightSpectrum[i],
+                                           with.weightSpectrum[i]);
+              CPPUNIT_ASSERT_EQUAL_MESSAGE(where, without.flag[i], with.flag[i]);
+              ++kept;
+            }
+          }
+      }
+    }
+    std::cout << "\nview across subbands: " << zeroed << " weights zeroed (CS002 in subband 303), "
+              << kept << " as without flagging\n";
+    CPPUNIT_ASSERT(zeroed > 0);
+    // The summary counts it per station: CS002's every block of one subband in 12.
+    const std::string stations = summaryValue(on, "stations");
+    std::cout << "summary's stations: " << stations << "\n";
+    auto field = [&](const std::string& station, const std::string& key) {
+      const size_t at = stations.find("\"name\": \"" + station + "\"");
+      CPPUNIT_ASSERT_MESSAGE(stations, at != std::string::npos);
+      const size_t value = stations.find("\"" + key + "\": ", at);
+      CPPUNIT_ASSERT_MESSAGE(stations, value != std::string::npos);
+      return std::stod(stations.substr(value + key.size() + 4));
+    };
+    const size_t blocks = flagged[kBright].nrRows / 6;  // 6 baselines, one block each
+    CPPUNIT_ASSERT_EQUAL(double(blocks), field("CS002LBA", "subbandLevelFlaggedBlocks"));
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0 / 12, field("CS002LBA", "subbandLevelFlagged"), 0.002);
+    for (const char* name : {"CS001LBA", "RS205LBA"}) {
+      CPPUNIT_ASSERT_EQUAL(0.0, field(name, "subbandLevelFlaggedBlocks"));
+      CPPUNIT_ASSERT_EQUAL(0.0, field(name, "subbandLevelFlagged"));
+    }
+    const std::string offStations = summaryValue(off, "stations");
+    const std::string key = "\"subbandLevelFlaggedBlocks\": ";
+    for (size_t at = offStations.find(key); at != std::string::npos;
+         at = offStations.find(key, at + 1))
+      CPPUNIT_ASSERT_EQUAL_MESSAGE(offStations, '0', offStations[at + key.size()]);
+    const std::string parset = readFile(on + "/observation.parset");
+    CPPUNIT_ASSERT(parset.find("Rtcp.Flagging.subbandLevel.enabled = T") != std::string::npos);
+  }
+
   void testInterferenceFlaggedOnlineAndNotWithout() {
     TempDir dir;
     const SmallObservation o = observation(dir);

@@ -24,13 +24,16 @@ spectrum from the radiometer equation, not from the channels' spread
 - in the quiet band (120-160 MHz, no channel above 2 times its subband's median) at most 1 %
   of the channel-blocks are flagged;
 - the summary gives the station's pre-correlation flagged fraction.
+- subband 40 (107.8 MHz) flagged whole in every block: an FM transmitter raises every one
+  of its channels (the quietest 1157 times the median channel of the subbands two beyond;
+  in subbands 29 and 39, 77 and 121 times), which a flagger judging a channel within its
+  subband sees flat; the view across subbands in ionproc's input sees it (the capture's
+  power per subband: 29, 39, 40 are 31-33 dB above the running median of their
+  neighbours', input/SubbandLevelFlagger.h), and the summary counts its subband-blocks;
+- no subband of the quiet band, of the HBA filter's slope (110-116 MHz, subbands 51-71) or
+  at the ends of the observed band (subbands 12, 13, 433, 434) flagged whole.
 Measured, not asserted: 26 of 26 known carriers flagged (6 with the noise taken from the
-channels' spread), none of the quiet band's 1350 channel-blocks. Subband 29 is flagged
-whole (more than half of it flagged: broken-station rule), but subband 40 not at all: an
-FM transmitter raises every one of its channels (the quietest 1157 times the median
-channel of the subbands two beyond; in subbands 29 and 39, 77 and 121 times), and a
-per-subband flagger judges a channel against its own subband: only a view across subbands
-would see it.
+channels' spread), none of the quiet band's 1350 channel-blocks.
 A plot (the raw spectrum with the flagged channels and the known carriers marked, the
 flagged fraction per subband) goes to
 BUILD/test-output/ie613_flagging_test/ie613_flags.png, the figures into the log.
@@ -232,6 +235,14 @@ class Ie613FlaggingTest(unittest.TestCase):
         self.assertEqual(line.sum(), 3)
         self.assertGreater(quiet_total, 1000)
         self.assertLessEqual(quiet_flagged, 0.01 * quiet_total)
+        # Whole subbands: the FM-filled 40 in every block; none of the quiet band, the HBA
+        # filter's slope or the observed band's ends.
+        whole = {number for (number, lost), flag in zip(subbands, flags) if flag[~lost].all()}
+        note("subbands flagged whole in every block: %s" % sorted(whole))
+        self.assertIn(40, whole)
+        for i, (number, _) in enumerate(subbands):
+            if 120 <= frequency[i] <= 160 or 51 <= number <= 71 or number in (12, 13, 433, 434):
+                self.assertNotIn(number, whole, "subband %d flagged whole" % number)
 
         # rtcp-inspect's overview (observe runs it) reports each MS's flagged fraction.
         path = os.path.join(obs, "plots", "overview.txt")
@@ -249,6 +260,10 @@ class Ie613FlaggingTest(unittest.TestCase):
         self.assertGreater(station["preCorrelationFlagged"], 0)
         self.assertLess(station["preCorrelationFlagged"], 0.5)
         self.assertTrue(any("pre-correlation flagging" in line for line in summary["flagging"]))
+        note("summary: %d subband-blocks far above the bandpass (%.3f %% of the samples)"
+             % (station["subbandLevelFlaggedBlocks"], 100 * station["subbandLevelFlagged"]))
+        self.assertGreaterEqual(station["subbandLevelFlaggedBlocks"], 3)  # subband 40's
+        self.assertLess(station["subbandLevelFlagged"], 0.1)
 
     @staticmethod
     def plot(path, frequency, spectra, flags, subbands, fraction):

@@ -300,11 +300,15 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(uint64_t(7), stations[1].incoherentIntegrations);
     CPPUNIT_ASSERT_EQUAL(uint64_t(0), stations[0].brokenSubbandBlocks);
     CPPUNIT_ASSERT_EQUAL(0.0, stations[2].preCorrelationFlagged);
+    stations[0].subbandLevelFlagged = 0.0625;  // ionproc's view across subbands
+    stations[0].subbandLevelFlaggedBlocks = 3;
     ObservationSummary summary;
     summary.ok = true;
     summary.stations = stations;
     summary.flagging = lines;
     const ObservationSummary back = ObservationSummary::fromJson(summary.toJson(), "test");
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(0.0625, back.stations[0].subbandLevelFlagged, 1e-9);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(3), back.stations[0].subbandLevelFlaggedBlocks);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(0.75, back.stations[1].preCorrelationFlagged, 1e-9);
     CPPUNIT_ASSERT_DOUBLES_EQUAL(0.025, back.stations[0].postCorrelationFlagged, 1e-9);
     CPPUNIT_ASSERT_EQUAL(uint64_t(7), back.stations[1].incoherentIntegrations);
@@ -312,6 +316,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(text, text.find("flagged online: 75 % before correlation, 0 % after "
                                            "(AOFlagger), broken in 4 subband-blocks, no sky in "
                                            "7 subband-integrations") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        text, text.find("3 subband-blocks far above the bandpass (6.25 %)") != std::string::npos);
   }
 
   void testSummaryJson() {
@@ -336,7 +342,8 @@ class ObserveUnitTest : public CppUnit::TestFixture {
                     "\"packetsAfterWindow\": 0, \"packetsRecorded\": 0, \"packetsNotRecorded\": 0, "
                     "\"flaggedFraction\": 0.125, \"preCorrelationFlagged\": 0, "
                     "\"postCorrelationFlagged\": 0, \"brokenSubbandBlocks\": 0, "
-                    "\"incoherentIntegrations\": 0, \"ports\": [{\"packetsReceived\": 90, "
+                    "\"incoherentIntegrations\": 0, \"subbandLevelFlagged\": 0, "
+                    "\"subbandLevelFlaggedBlocks\": 0, \"ports\": [{\"packetsReceived\": 90, "
                     "\"packetsExpected\": 100, \"packetsLost\": 10}, {\"packetsReceived\": 0, "
                     "\"packetsExpected\": 0, \"packetsLost\": 0}]}]"),
         summaryValue(dir.path(), "stations"));

@@ -71,6 +71,12 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(1, f.postThreads);
     CPPUNIT_ASSERT(
         contains(f.summaryLine(), "rtcp's online strategy, polarisations I, windows of 32"));
+    // The view across subbands: on with pre-correlation flagging, by default.
+    CPPUNIT_ASSERT(f.subbandLevel.on);
+    CPPUNIT_ASSERT_EQUAL(8, f.subbandLevel.halfWindow);
+    CPPUNIT_ASSERT_EQUAL(6.0, f.subbandLevel.sigmas);
+    CPPUNIT_ASSERT_EQUAL(15.0, f.subbandLevel.minimumDb);
+    CPPUNIT_ASSERT(contains(f.summaryLine(), "whole subbands above the bandpass"));
 
     Keys keys = allOn();
     keys.set("OLAP.CNProc.onlinePreCorrelationNoChannelsFlagging", "T")
@@ -78,6 +84,24 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     const FlaggingSettings g = settingsOf(keys).flagging;
     CPPUNIT_ASSERT(g.preCorrelationNoChannels);
     CPPUNIT_ASSERT(!g.detectBrokenStations);
+
+    // The key says otherwise: off with pre-correlation flagging, on without it.
+    keys = allOn();
+    keys.set("Rtcp.Flagging.subbandLevel.enabled", "F");
+    CPPUNIT_ASSERT(!settingsOf(keys).flagging.subbandLevel.on);
+    keys = allOn();
+    keys.set("OLAP.CNProc.onlinePreCorrelationFlagging", "F")
+        .set("Rtcp.Flagging.subbandLevel.enabled", "T");
+    const FlaggingSettings h = settingsOf(keys).flagging;
+    CPPUNIT_ASSERT(!h.preCorrelation && h.subbandLevel.on);
+    CPPUNIT_ASSERT(contains(h.summaryLine(), "whole subbands above the bandpass"));
+    // Without the switch, nothing (a warning naming the key).
+    Keys alone;
+    alone.set("Rtcp.Flagging.subbandLevel.enabled", "T");
+    const ObservationSettings off = settingsOf(alone);
+    CPPUNIT_ASSERT(!off.flagging.subbandLevel.on);
+    CPPUNIT_ASSERT(contains(warningOn(off, "Rtcp.Flagging.subbandLevel.enabled"),
+                            "OLAP.CNProc.onlineFlagging is not"));
   }
 
   void testStageWithoutTheSwitch() {
@@ -172,7 +196,10 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
         .set("Rtcp.Flagging.postCorrelation.window", "24")
         .set("Rtcp.Flagging.postCorrelation.overlap", "6")
         .set("Rtcp.Flagging.postCorrelation.polarisations", "XXYY")
-        .set("Rtcp.Flagging.postCorrelation.threads", "4");
+        .set("Rtcp.Flagging.postCorrelation.threads", "4")
+        .set("Rtcp.Flagging.subbandLevel.halfWindow", "4")
+        .set("Rtcp.Flagging.subbandLevel.sigmas", "8")
+        .set("Rtcp.Flagging.subbandLevel.minimumDb", "12.5");
     const ObservationSettings s = settingsOf(keys);
     const FlaggingSettings& f = s.flagging;
     CPPUNIT_ASSERT_EQUAL(5.5, f.preThreshold);
@@ -185,6 +212,9 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(6, f.postOverlap);
     CPPUNIT_ASSERT(f.postPolarisations == PostPolarisations::kParallel);
     CPPUNIT_ASSERT_EQUAL(4, f.postThreads);
+    CPPUNIT_ASSERT_EQUAL(4, f.subbandLevel.halfWindow);
+    CPPUNIT_ASSERT_EQUAL(8.0, f.subbandLevel.sigmas);
+    CPPUNIT_ASSERT_EQUAL(12.5, f.subbandLevel.minimumDb);
     CPPUNIT_ASSERT(s.unknownKeys.empty());
   }
 
@@ -204,6 +234,9 @@ class FlaggingSettingsTest : public CppUnit::TestFixture {
     bad("Rtcp.Flagging.postCorrelation.polarisations", "XY", "none of all, XXYY, I");
     bad("Rtcp.Flagging.postCorrelation.threads", "0", "outside");
     bad("Rtcp.Flagging.postCorrelation.window", "0", "outside");
+    bad("Rtcp.Flagging.subbandLevel.halfWindow", "0", "outside");
+    bad("Rtcp.Flagging.subbandLevel.minimumDb", "-3", "outside");
+    bad("Rtcp.Flagging.subbandLevel.enabled", "perhaps", "subbandLevel.enabled");
   }
 
   void testEffectiveParset() {

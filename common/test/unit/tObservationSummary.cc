@@ -72,11 +72,14 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
     more.postCorrelationFlagged = 0.03;
     more.brokenSubbandBlocks = 8;
     more.incoherentIntegrations = 9;
+    more.subbandLevelFlagged = 0.0625;
+    more.subbandLevelFlaggedBlocks = 11;
 
     const std::string json = s.toJson();
-    CPPUNIT_ASSERT_MESSAGE(json,
-                           json.find("\"brokenSubbandBlocks\": 8, \"incoherentIntegrations\": "
-                                     "9, \"ports\": [") != std::string::npos);
+    CPPUNIT_ASSERT_MESSAGE(
+        json, json.find("\"brokenSubbandBlocks\": 8, \"incoherentIntegrations\": "
+                        "9, \"subbandLevelFlagged\": 0.0625, "
+                        "\"subbandLevelFlaggedBlocks\": 11, \"ports\": [") != std::string::npos);
     const ObservationSummary r = ObservationSummary::fromJson(json, "summary.json");
     CPPUNIT_ASSERT_EQUAL(s.observationId, r.observationId);
     CPPUNIT_ASSERT_EQUAL(s.parset, r.parset);
@@ -116,6 +119,10 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(s.stations[i].brokenSubbandBlocks, r.stations[i].brokenSubbandBlocks);
       CPPUNIT_ASSERT_EQUAL(s.stations[i].incoherentIntegrations,
                            r.stations[i].incoherentIntegrations);
+      CPPUNIT_ASSERT_DOUBLES_EQUAL(s.stations[i].subbandLevelFlagged,
+                                   r.stations[i].subbandLevelFlagged, 1e-12);
+      CPPUNIT_ASSERT_EQUAL(s.stations[i].subbandLevelFlaggedBlocks,
+                           r.stations[i].subbandLevelFlaggedBlocks);
     }
     CPPUNIT_ASSERT(r.status() == ObservationStatus::kDegraded);
     CPPUNIT_ASSERT(s.degradations == r.degradations);
