@@ -416,9 +416,9 @@ void PreCorrelationFlagger::count(const SpectrumMask& valid, const Workspace& w,
 }
 
 void PreCorrelationFlagger::zeroFlagged(float* samples, const SpectrumMask& valid,
-                                        const ChannelFlags& flags) const {
+                                        const ChannelFlags& flags, ColumnKernel kernel) const {
   const size_t stride = size_t(paddedSpectra_);
-  const bool avx512 = hasAvx512();
+  const bool avx512 = kernel == ColumnKernel::kBest && hasAvx512();
   for (int c = 0; c < nrChannels_; ++c) {
     const SpectrumMask& mask = flags.channel(c);
     float* rows = samples + size_t(c) * 4 * stride;

@@ -138,8 +138,11 @@ class PreCorrelationFlagger {
     return spectraPerCell_ == kCellLanes && !settings_.preCorrelationNoChannels;
   }
 
-  /// Zeroes the samples of spectra `valid` holds that `flags` flags.
-  void zeroFlagged(float* samples, const SpectrumMask& valid, const ChannelFlags& flags) const;
+  /// Zeroes the samples of spectra `valid` holds that `flags` flags, a run of flagged
+  /// spectra at a time (kernel: AVX-512 masked stores, or std::fill_n, which the tests
+  /// compare).
+  void zeroFlagged(float* samples, const SpectrumMask& valid, const ChannelFlags& flags,
+                   ColumnKernel kernel = ColumnKernel::kBest) const;
 
   int nrCells() const { return nrCells_; }
   int firstChannel() const { return firstChannel_; }

@@ -15,9 +15,7 @@ namespace {
 
 constexpr size_t kSumLanes = 8;  ///< independent partial sums: one AVX-512 register of doubles
 
-/// The moments of the values of keys[0, count) clipped to [low, high]: sum = Σ x and, with
-/// mean = sum / count, squares = Σ (x − mean)². Each sum in 8 lanes added in a fixed order
-/// (lane l: the values i with i % 8 == l, then the lanes in order, then the last count % 8).
+/// detail::clippedMoments's plain form.
 __attribute__((target_clones("avx2", "default"))) void clippedMomentsPlain(
     const uint32_t* __restrict keys, size_t count, float low, float high, double& sum,
     double& squares) {
@@ -89,14 +87,6 @@ __attribute__((target("avx512f"))) void clippedMomentsAvx512(const uint32_t* key
   }
 }
 
-void clippedMoments(const uint32_t* keys, size_t count, float low, float high, double& sum,
-                    double& squares) {
-  if (hasAvx512())
-    clippedMomentsAvx512(keys, count, low, high, sum, squares);
-  else
-    clippedMomentsPlain(keys, count, low, high, sum, squares);
-}
-
 /// Mean and σ with the values clipped to their 10th and 90th percentiles; σ scaled by
 /// 1.54 in variance, which makes it the standard deviation of Gaussian noise (BG/P's).
 /// keys: the unflagged values (OrderStatistics.h); result.median set here too.
@@ -109,7 +99,7 @@ void winsorize(const uint32_t* keys, size_t count, RobustStatistics& result,
   selectRanks(keys, count, ranks, selected, scratch);
   result.median = selected[1];
   double sum, squares;
-  clippedMoments(keys, count, selected[0], selected[2], sum, squares);
+  detail::clippedMoments(keys, count, selected[0], selected[2], sum, squares);
   result.sigma = float(std::sqrt(1.54 * squares / double(count)));
 }
 
@@ -119,7 +109,7 @@ void normal(const uint32_t* keys, size_t count, RobustStatistics& result,
   selectRanks(keys, count, middle, std::span<float>(&result.median, 1), scratch);
   const float infinity = std::numeric_limits<float>::infinity();
   double sum, squares;
-  clippedMoments(keys, count, -infinity, infinity, sum, squares);
+  detail::clippedMoments(keys, count, -infinity, infinity, sum, squares);
   result.sigma = float(std::sqrt(squares / double(count)));
 }
 
@@ -286,6 +276,14 @@ void columnsGroup(const float* values, uint8_t* flags, size_t n, size_t L, const
 }
 
 }  // namespace
+
+void detail::clippedMoments(const uint32_t* keys, size_t count, float low, float high, double& sum,
+                            double& squares, ColumnKernel kernel) {
+  if (kernel == ColumnKernel::kBest && hasAvx512())
+    clippedMomentsAvx512(keys, count, low, high, sum, squares);
+  else
+    clippedMomentsPlain(keys, count, low, high, sum, squares);
+}
 
 RobustStatistics robustStatistics(const float* values, const uint8_t* flags, size_t n,
                                   size_t stride, FlaggerStatistics kind,

@@ -61,6 +61,19 @@ size_t sumThreshold(Series series, const RobustStatistics& statistics, float fir
 /// χ_M / χ_1 = 1.5^log2(M) / M.
 float windowFactor(size_t window);
 
+namespace detail {
+
+/// The moments behind robustStatistics's σ: of the values of keys[0, count) (count > 0)
+/// clipped to [low, high], sum = Σ x and, with mean = sum / count, squares = Σ (x − mean)².
+/// Each sum in 8 lanes added in a fixed order (lane l: the values i with i % 8 == l, then
+/// the lanes in order, then the last count % 8), so both kernels give the same sum bit for
+/// bit; the AVX-512 one accumulates the squares with fused multiply-adds (one rounding per
+/// value instead of two), so its squares differ by a few parts in 1e16 of themselves.
+void clippedMoments(const uint32_t* keys, size_t count, float low, float high, double& sum,
+                    double& squares, ColumnKernel kernel = ColumnKernel::kBest);
+
+}  // namespace detail
+
 /// Buffers of sumThresholdColumns() (sized on first use, reused after).
 struct ColumnScratch {
   std::vector<float> values;      ///< [row][16]: the columns past the last 16, padded

@@ -165,6 +165,8 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(sumThresholdAgainstTwin);
   CPPUNIT_TEST(columnsAgainstSeries);
   CPPUNIT_TEST(orderStatisticsAgainstSorting);
+  CPPUNIT_TEST(clippedMomentsBothKernels);
+  CPPUNIT_TEST(zeroFlaggedBothKernels);
   CPPUNIT_TEST(cellPowersAgainstTwin);
   CPPUNIT_TEST(flagsAgainstTwin);
   CPPUNIT_TEST(cellPowersFromTheDelayCorrection);
@@ -310,6 +312,92 @@ class PreCorrelationFlaggerTest : public CppUnit::TestFixture {
             CPPUNIT_ASSERT_EQUAL(expected, medians[l]);
           }
         }
+  }
+
+  /// detail::clippedMoments (robustStatistics's σ, winsorized and normal), both kernels, on
+  /// random keys with negatives, zeros and duplicates, clipped to two of their values or
+  /// not at all; counts below, at and past the 8 lanes: the sums bit for bit equal, the
+  /// squares within 1e-14 of themselves (the AVX-512 kernel fuses its multiply-adds), and
+  /// both against the moments summed in long double.
+  void clippedMomentsBothKernels() {
+    std::mt19937 random(15);
+    std::normal_distribution<float> gauss(2, 3);
+    std::bernoulli_distribution special(0.05);
+    const float infinity = std::numeric_limits<float>::infinity();
+    for (size_t count : {1, 5, 8, 9, 17, 100, 3025}) {
+      std::vector<uint32_t> keys(count);
+      for (uint32_t& key : keys)
+        key = keyOf(special(random) ? (random() % 2 ? 0.0f : -0.0f) : gauss(random));
+      std::vector<float> order(count);
+      std::transform(keys.begin(), keys.end(), order.begin(), keyValue);
+      std::sort(order.begin(), order.end());
+      const std::pair<float, float> clips[] = {{-infinity, infinity},
+                                               {order[count / 10], order[count - 1 - count / 10]}};
+      for (auto [low, high] : clips) {
+        double sum[2], squares[2];
+        int k = 0;
+        for (ColumnKernel kernel : {ColumnKernel::kBest, ColumnKernel::kPlain}) {
+          detail::clippedMoments(keys.data(), count, low, high, sum[k], squares[k], kernel);
+          ++k;
+        }
+        const std::string where = std::to_string(count) + " keys, clipped to " +
+                                  std::to_string(low) + " .. " + std::to_string(high);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(where, sum[0], sum[1]);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(where, squares[1], squares[0], 1e-14 * squares[1]);
+        long double exact = 0, deviations = 0;
+        for (uint32_t key : keys) exact += std::clamp(keyValue(key), low, high);
+        const long double mean = exact / count;
+        for (uint32_t key : keys)
+          deviations += std::pow(std::clamp(keyValue(key), low, high) - mean, 2);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(where, double(exact), sum[1],
+                                             1e-12 * double(std::abs(exact)) + 1e-12);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(where, double(deviations), squares[1],
+                                             1e-12 * double(deviations) + 1e-12);
+      }
+    }
+  }
+
+  /// zeroFlagged, both kernels (AVX-512 masked stores of up to 16, std::fill_n), on random
+  /// samples with lost spectra and flagged runs of every length from 1 to 70 (across mask
+  /// words, to the block's end): exactly the samples of the spectra that arrived and were
+  /// flagged become 0, in all four rows of each channel; every other sample (lost ones,
+  /// the padding past the block) is left as it was.
+  void zeroFlaggedBothKernels() {
+    std::mt19937 random(16);
+    std::uniform_real_distribution<float> sample(1.0f, 2.0f);
+    std::bernoulli_distribution lost(0.1), run(0.08);
+    std::uniform_int_distribution<int> length(1, 70);
+    const int channels = 5;
+    size_t zeroed = 0;
+    for (int spectra : {1, 16, 63, 200, 768}) {
+      const int padded = CorrelatorKernel::paddedLength(spectra);
+      PreCorrelationFlagger flagger(flaggingOn(), channels, spectra, padded);
+      SpectrumMask valid(spectra);
+      for (int s = 0; s < spectra; ++s) valid.set(s, !lost(random));
+      ChannelFlags flags(channels, spectra);
+      for (int c = 0; c < channels; ++c) {
+        SpectrumMask& mask = flags.channel(c);
+        mask.copyFrom(valid);
+        for (int s = 0; s < spectra; ++s)
+          if (run(random)) mask.clear(s, std::min(spectra, s + length(random)));
+        if (c == channels - 1) mask.clear(std::max(0, spectra - 20), spectra);  // to the end
+      }
+      std::vector<float> before(size_t(channels) * 4 * size_t(padded));
+      for (float& x : before) x = sample(random);
+      std::vector<float> best = before, plain = before;
+      flagger.zeroFlagged(best.data(), valid, flags, ColumnKernel::kBest);
+      flagger.zeroFlagged(plain.data(), valid, flags, ColumnKernel::kPlain);
+      for (size_t i = 0; i < before.size(); ++i) {
+        const int c = int(i / (4 * size_t(padded))), s = int(i % size_t(padded));
+        const bool flagged = s < spectra && valid.valid(s) && !flags.channel(c).valid(s);
+        const std::string where = std::to_string(spectra) + " spectra, channel " +
+                                  std::to_string(c) + ", spectrum " + std::to_string(s);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(where, flagged ? 0.0f : before[i], plain[i]);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(where + ", AVX-512", plain[i], best[i]);
+        zeroed += flagged;
+      }
+    }
+    CPPUNIT_ASSERT(zeroed > 1000);
   }
 
   void cellPowersAgainstTwin() {
