@@ -91,16 +91,6 @@ void correlateSingles(const SpanWork& work, tiles::SingleTile single, int firstS
   }
 }
 
-CorrelatorKernel::Isa resolve(CorrelatorKernel::Isa isa) {
-  using Isa = CorrelatorKernel::Isa;
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (isa == Isa::kAuto) return avx512 ? Isa::kAvx512 : avx2 ? Isa::kAvx2 : Isa::kGeneric;
-  if ((isa == Isa::kAvx512 && !avx512) || (isa == Isa::kAvx2 && !avx2))
-    throw std::runtime_error("CorrelatorKernel: this CPU lacks " + CorrelatorKernel::toString(isa));
-  return isa;
-}
-
 tiles::SingleTile singleTile(CorrelatorKernel::Isa isa) {
   using Isa = CorrelatorKernel::Isa;
   return isa == Isa::kAvx512 ? tiles::singleAvx512
@@ -117,12 +107,21 @@ CorrelatorKernel::CorrelatorKernel(int nrStations, int nrChannels, int nrSamples
       nrSamples_(nrSamples),
       paddedSamples_(paddedLength(nrSamples)),
       summedSamples_((nrSamples + 15) / 16 * 16),
-      isa_(resolve(isa)),
+      isa_(resolve(isa, "CorrelatorKernel")),
       nrThreads_(nrThreads > 0 ? nrThreads : omp_get_max_threads()) {
   if (nrStations < 1 || nrChannels < 1 || nrSamples < 1)
     throw std::invalid_argument("CorrelatorKernel: " + std::to_string(nrStations) + " stations, " +
                                 std::to_string(nrChannels) + " channels, " +
                                 std::to_string(nrSamples) + " samples");
+}
+
+CorrelatorKernel::Isa CorrelatorKernel::resolve(Isa isa, const std::string& part) {
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (isa == Isa::kAuto) return avx512 ? Isa::kAvx512 : avx2 ? Isa::kAvx2 : Isa::kGeneric;
+  if ((isa == Isa::kAvx512 && !avx512) || (isa == Isa::kAvx2 && !avx2))
+    throw std::runtime_error(part + ": this CPU lacks " + toString(isa));
+  return isa;
 }
 
 std::string CorrelatorKernel::toString(Isa isa) {

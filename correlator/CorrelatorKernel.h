@@ -54,6 +54,9 @@ class CorrelatorKernel {
   double flopsPerCall() const;
   Isa isa() const { return isa_; }
   static std::string toString(Isa isa);
+  /// kAuto: the widest the CPU supports (AVX-512, AVX2 with FMA, generic); the others as
+  /// they are, or std::runtime_error naming `part` when the CPU lacks them.
+  static Isa resolve(Isa isa, const std::string& part);
   /// The time-axis length for nrSamples: rounded up to a multiple of 16, and 16 more when
   /// that is a multiple of 512 (rows a multiple of 2 KB apart fall in the same L1 sets).
   static int paddedLength(int nrSamples) {

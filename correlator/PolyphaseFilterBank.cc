@@ -42,11 +42,11 @@ inline const Vector16& at(const float* p) { return *reinterpret_cast<const Vecto
 
 /// output[s][i] = sum_k weights[k][i] input[(s + k) width + i], i < width = 4 C floats.
 /// Per 16-float column: the 16 taps' weights stay in registers and 4 spectra are
-/// accumulated at once (independent FMA chains; the input is read from L1).
-__attribute__((target_clones("avx512f", "default"))) void firKernel(const float* __restrict input,
-                                                                    const float* __restrict weights,
-                                                                    int width, int nrSpectra,
-                                                                    float* __restrict output) {
+/// accumulated at once (independent FMA chains; the input is read from L1). Compiled into
+/// firKernelAvx512 and firKernelPlain, each for its target.
+__attribute__((always_inline)) inline void firKernel(const float* __restrict input,
+                                                     const float* __restrict weights, int width,
+                                                     int nrSpectra, float* __restrict output) {
   constexpr int kSpectraAtOnce = 4;
   for (int i = 0; i < width; i += 16) {
     Vector16 w[kFilterTaps];
@@ -68,7 +68,20 @@ __attribute__((target_clones("avx512f", "default"))) void firKernel(const float*
   }
 }
 
-/// The same on AVX2 machines, in intrinsics. (firKernel's AVX2 clone kept its Vector16s on
+/// firKernel in AVX-512 registers: each acc += w x a fused multiply-add.
+__attribute__((target("avx512f"))) void firKernelAvx512(const float* __restrict input,
+                                                        const float* __restrict weights, int width,
+                                                        int nrSpectra, float* __restrict output) {
+  firKernel(input, weights, width, nrSpectra, output);
+}
+
+/// firKernel for any x86-64 (SSE registers, a multiply and an add).
+void firKernelPlain(const float* __restrict input, const float* __restrict weights, int width,
+                    int nrSpectra, float* __restrict output) {
+  firKernel(input, weights, width, nrSpectra, output);
+}
+
+/// The same on AVX2 machines, in intrinsics. (firKernel compiled for AVX2 kept its Vector16s on
 /// the stack, as pairs of 128-bit halves, with a separate multiply and add: 0.1 of the FMA
 /// peak.) Per 16-float column, kSpectraAtOnce spectra at once: 12 accumulators in
 /// registers, each tap's 2 weight registers loaded once for them, the inputs read as
@@ -112,13 +125,6 @@ __attribute__((target("avx2,fma"))) void firKernelAvx2(const float* __restrict i
   }
 }
 
-/// AVX2 with FMA but not AVX-512: firKernelAvx2 rather than firKernel's clones.
-bool useFirKernelAvx2() {
-  static const bool avx2Only = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                               !__builtin_cpu_supports("avx512f");
-  return avx2Only;
-}
-
 /// The same for any width (C = 2: 8 floats).
 void firKernelNarrow(const float* input, const float* weights, int width, int nrSpectra,
                      float* output) {
@@ -143,10 +149,11 @@ struct PolyphaseFilterBank::Plans {
   }
 };
 
-PolyphaseFilterBank::PolyphaseFilterBank(int nrChannels, int maxSpectra)
+PolyphaseFilterBank::PolyphaseFilterBank(int nrChannels, int maxSpectra, Isa isa)
     : nrChannels_(nrChannels),
       maxSpectra_(maxSpectra),
-      history_(nrChannels > 1 ? (kFilterTaps - 1) * nrChannels : 0) {
+      history_(nrChannels > 1 ? (kFilterTaps - 1) * nrChannels : 0),
+      isa_(CorrelatorKernel::resolve(isa, "PolyphaseFilterBank")) {
   if (nrChannels < 1 || (nrChannels & (nrChannels - 1)) || maxSpectra < 1)
     throw std::invalid_argument("PolyphaseFilterBank: " + std::to_string(nrChannels) +
                                 " channels (need a power of two), " + std::to_string(maxSpectra) +
@@ -169,12 +176,14 @@ PolyphaseFilterBank::~PolyphaseFilterBank() = default;
 
 void PolyphaseFilterBank::firFilter(const float* input, int nrSpectra, float* output) const {
   const int width = 4 * nrChannels_;
-  if (width % 16 == 0 && useFirKernelAvx2())
-    firKernelAvx2(input, weights_.data(), width, nrSpectra, output);
-  else if (width % 16 == 0)
-    firKernel(input, weights_.data(), width, nrSpectra, output);
-  else
+  if (width % 16 != 0)
     firKernelNarrow(input, weights_.data(), width, nrSpectra, output);
+  else if (isa_ == Isa::kAvx512)
+    firKernelAvx512(input, weights_.data(), width, nrSpectra, output);
+  else if (isa_ == Isa::kAvx2)
+    firKernelAvx2(input, weights_.data(), width, nrSpectra, output);
+  else
+    firKernelPlain(input, weights_.data(), width, nrSpectra, output);
 }
 
 void PolyphaseFilterBank::fft(std::complex<float>* spectra, int nrSpectra) const {

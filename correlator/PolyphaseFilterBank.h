@@ -9,19 +9,29 @@
 /// DC lands in channel C/2 (the fftshift is folded into the FIR weights as (-1)^c).
 /// A tone at a channel centre keeps its amplitude; white noise of power P per sample
 /// gives P x sum(h^2) (about 0.93 P / C) per channel. C = 1 passes samples through.
+///
+/// The FIR filter has three forms, chosen at run time (Isa, as CorrelatorKernel's): 16
+/// floats at a time in AVX-512 registers (fused multiply-adds), the same in AVX2 intrinsics
+/// (the same fused multiply-adds in the same order: equal results), and that code
+/// compiled for any x86-64 (separate multiplies and adds); C = 2 (8 floats to a spectrum)
+/// has plain loops only.
 
 #include <complex>
 #include <memory>
 #include <vector>
 
+#include "CorrelatorKernel.h"
 #include "rtcp/AlignedBuffer.h"
 
 namespace rtcp::correlator {
 
 class PolyphaseFilterBank {
  public:
-  /// nrChannels: a power of two; maxSpectra: the most spectra one call produces.
-  PolyphaseFilterBank(int nrChannels, int maxSpectra);
+  using Isa = CorrelatorKernel::Isa;
+
+  /// nrChannels: a power of two; maxSpectra: the most spectra one call produces; isa: the
+  /// FIR filter's form (kAuto: the widest the CPU runs; one it lacks throws).
+  PolyphaseFilterBank(int nrChannels, int maxSpectra, Isa isa = Isa::kAuto);
   ~PolyphaseFilterBank();
   PolyphaseFilterBank(const PolyphaseFilterBank&) = delete;
   PolyphaseFilterBank& operator=(const PolyphaseFilterBank&) = delete;
@@ -46,6 +56,7 @@ class PolyphaseFilterBank {
   int nrChannels_;
   int maxSpectra_;
   int history_;
+  Isa isa_;
   std::vector<double> prototype_;
   AlignedBuffer<float> weights_;  ///< weights[tap][channel][4]: h (-1)^c for X re, X im, Y re, Y im
   std::unique_ptr<Plans> plans_;

@@ -10,27 +10,13 @@
 
 namespace rtcp::correlator::beamformed {
 
-namespace {
-
-TabKernel::Isa resolve(TabKernel::Isa isa) {
-  using Isa = TabKernel::Isa;
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (isa == Isa::kAuto) return avx512 ? Isa::kAvx512 : avx2 ? Isa::kAvx2 : Isa::kGeneric;
-  if ((isa == Isa::kAvx512 && !avx512) || (isa == Isa::kAvx2 && !avx2))
-    throw std::runtime_error("TabKernel: this CPU lacks " + CorrelatorKernel::toString(isa));
-  return isa;
-}
-
-}  // namespace
-
 TabKernel::TabKernel(int nrStations, int nrTabs, int nrChannels, int paddedSamples, Isa isa,
                      int nrThreads)
     : nrStations_(nrStations),
       nrTabs_(nrTabs),
       nrChannels_(nrChannels),
       paddedSamples_(paddedSamples),
-      isa_(resolve(isa)),
+      isa_(CorrelatorKernel::resolve(isa, "TabKernel")),
       nrThreads_(nrThreads > 0 ? nrThreads : omp_get_max_threads()) {
   if (nrStations < 1 || nrTabs < 1 || nrChannels < 1 || paddedSamples < 16 ||
       paddedSamples % 16 != 0)
