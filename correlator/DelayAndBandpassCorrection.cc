@@ -19,14 +19,14 @@ constexpr int kTile = kCellLanes;    // spectra per AVX-512 tile
 
 DelayAndBandpassCorrection::DelayAndBandpassCorrection(int nrChannels, int nrSpectra,
                                                        int paddedSpectra, double subbandWidth,
-                                                       bool delayCompensation, bool correctBandPass)
+                                                       bool delayCompensation, bool correctBandPass,
+                                                       Isa isa)
     : nrChannels_(nrChannels),
       nrSpectra_(nrSpectra),
       paddedSpectra_(paddedSpectra),
       subbandWidth_(subbandWidth),
       delayCompensation_(delayCompensation),
-      avx512_(__builtin_cpu_supports("avx512f")),
-      avx2_(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")),
+      isa_(CorrelatorKernel::resolve(isa, "DelayAndBandpassCorrection")),
       gains_(correctBandPass ? StationFilter::lofar().bandpassCorrection(nrChannels)
                              : std::vector<double>(size_t(nrChannels), 1.0)) {
   if (paddedSpectra < nrSpectra)
@@ -96,7 +96,7 @@ void DelayAndBandpassCorrection::apply(const std::complex<float>* spectra,
     std::complex<double>* phasor = &phasors.current[size_t(c0)];
     const std::complex<double>* step = &phasors.step[size_t(c0)];
     int done = 0;
-    if (nrChannels == kChannelsPerPass && (avx512_ || avx2_))
+    if (nrChannels == kChannelsPerPass && isa_ != Isa::kGeneric)
       done = applyTiles(spectra, valid, c0, first, count, phasors, output, cellPowers);
     applyChannels(spectra + size_t(done) * 2 * nrChannels_, valid, c0, nrChannels, first + done,
                   count - done, phasor, step, output);
@@ -131,7 +131,7 @@ int DelayAndBandpassCorrection::applyTiles(const std::complex<float>* spectra,
       phasor[i] = {p.real() * q.real() - p.imag() * q.imag(),
                    p.real() * q.imag() + p.imag() * q.real()};
     }
-    const auto rotate = avx512_ ? tiles::rotateTileAvx512 : tiles::rotateTileAvx2;
+    const auto rotate = isa_ == Isa::kAvx512 ? tiles::rotateTileAvx512 : tiles::rotateTileAvx2;
     rotate(reinterpret_cast<const float*>(spectra) + size_t(s0) * spectrumStride +
                2 * 2 * size_t(firstChannel),
            spectrumStride, baseRe, baseIm, powerRe, powerIm, valid.bits16(first + s0), out + s0,

@@ -13,20 +13,29 @@
 /// real station filter: 2^25 / sqrt of the power the channel receives through the
 /// station's 1024-subband filter bank, its own response plus the neighbouring subbands'
 /// aliases (1.005 at the subband centre). Flagged spectra are written as zeros.
+///
+/// Four channels at a time, 16 spectra to a tile in AVX-512 or AVX2 registers (DelayTiles.h)
+/// or one spectrum at a time in plain code (the channels and spectra left over too), chosen
+/// at run time (Isa, as CorrelatorKernel's).
 
 #include <complex>
 #include <vector>
 
 #include "CellPowers.h"
+#include "CorrelatorKernel.h"
 #include "SpectrumMask.h"
 
 namespace rtcp::correlator {
 
 class DelayAndBandpassCorrection {
  public:
+  using Isa = CorrelatorKernel::Isa;
+
   /// subbandWidth: fs in Hz. paddedSpectra >= nrSpectra: the time axis length of the output.
+  /// isa: the tiles' form (kGeneric: none, every spectrum plain; kAuto: the widest the CPU
+  /// runs; one it lacks throws).
   DelayAndBandpassCorrection(int nrChannels, int nrSpectra, int paddedSpectra, double subbandWidth,
-                             bool delayCompensation, bool correctBandPass);
+                             bool delayCompensation, bool correctBandPass, Isa isa = Isa::kAuto);
 
   /// spectra[spectrum][channel][pol] (complex) -> output[channel][pol][re,im][paddedSpectra]
   /// (floats; the padding is left untouched). Delays in seconds (tau - n/fs). Thread-safe.
@@ -83,8 +92,7 @@ class DelayAndBandpassCorrection {
   int paddedSpectra_;
   double subbandWidth_;
   bool delayCompensation_;
-  bool avx512_;
-  bool avx2_;  ///< AVX2 and FMA: rotateTileAvx2 where AVX-512 is missing
+  Isa isa_;  ///< kAvx512: rotateTileAvx512, kAvx2: rotateTileAvx2, kGeneric: applyChannels only
   std::vector<double> gains_;
 };
 

@@ -162,10 +162,14 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
     }
   }
 
+  /// The delay and bandpass correction, every form the CPU runs (AVX-512 or AVX2 tiles,
+  /// plain), against the reference and the plain form on random noise: channels in groups
+  /// of four and fewer, spectra in whole tiles and a tail, flagged ones in both halves of a
+  /// tile and in the tail.
   void delayAndBandpass() {
     std::mt19937 random(4);
     const double fs = 195312.5;
-    for (int channels : {1, 2, 16, 64, 256}) {
+    for (int channels : {1, 2, 6, 16, 64, 256}) {
       for (bool compensate : {false, true}) {
         const int spectra = 37, padded = CorrelatorKernel::paddedLength(spectra);
         const auto input = test::noise(size_t(spectra) * channels, 1.0, random);
@@ -173,15 +177,30 @@ class ReferenceTwinsTest : public CppUnit::TestFixture {
         SpectrumMask valid(spectra);
         for (int flagged : {5, 13, 26, 36})  // both halves of a 16-spectrum tile, and the tail
           valid.set(flagged, false);
-        DelayAndBandpassCorrection correction(channels, spectra, padded, fs, compensate, true);
         const size_t floats = size_t(channels) * 4 * padded;
-        std::vector<float> fast(floats, 0), slow(floats, 0);
+        std::vector<float> slow(floats, 0), plain;
         const double frequency = 150 * fs, tau0 = 1.3e-6, tau1 = -2.1e-6;
-        correction.apply(in.data(), valid, frequency, tau0, tau1, fast.data());
+        const bool bandpass = (channels & (channels - 1)) == 0;  // it needs a power of two
         reference::correctDelayAndBandpass(in.data(), valid, channels, spectra, padded, fs,
-                                           frequency, compensate, true, tau0, tau1, slow.data());
-        CPPUNIT_ASSERT(relativeError(fast.data(), slow.data(), floats) < 1e-5);
-        CPPUNIT_ASSERT_EQUAL(0.0f, fast[5]);  // flagged spectrum, channel 0 X re
+                                           frequency, compensate, bandpass, tau0, tau1,
+                                           slow.data());
+        for (DelayAndBandpassCorrection::Isa isa : supportedIsas()) {
+          DelayAndBandpassCorrection correction(channels, spectra, padded, fs, compensate, bandpass,
+                                                isa);
+          std::vector<float> fast(floats, 0);
+          correction.apply(in.data(), valid, frequency, tau0, tau1, fast.data());
+          if (plain.empty()) plain = fast;  // supportedIsas: kGeneric first
+          const std::string where = std::to_string(channels) + " channels, " +
+                                    CorrelatorKernel::toString(isa) +
+                                    (compensate ? ", delays" : "");
+          CPPUNIT_ASSERT_MESSAGE(where, relativeError(fast.data(), slow.data(), floats) < 1e-5);
+          CPPUNIT_ASSERT_MESSAGE(where, relativeError(fast.data(), plain.data(), floats) < 1e-5);
+          for (size_t c = 0; c < size_t(channels); ++c)  // the flagged spectra, the padding
+            for (size_t r = 0; r < 4; ++r)
+              for (int s = 0; s < padded; ++s)
+                if (s >= spectra || !valid.valid(s))
+                  CPPUNIT_ASSERT_EQUAL(0.0f, fast[(c * 4 + r) * size_t(padded) + size_t(s)]);
+        }
       }
     }
   }
