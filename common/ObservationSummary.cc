@@ -29,6 +29,39 @@ std::string jsonList(const std::vector<std::string>& items, const std::string& i
   return text + indent + "]";
 }
 
+/// `"key": value` appended to a JSON object being written (after a comma unless it is the
+/// first member).
+template <typename T>
+void appendNumber(std::string& json, const char* key, T value) {
+  json += std::string(json.back() == '{' ? "" : ", ") + "\"" + key + "\": ";
+  if constexpr (std::is_floating_point_v<T>)
+    json += jsonNumber(value);
+  else
+    json += std::to_string(value);
+}
+
+/// A beam-formed file's numbers with their keys, in the summary's order, for writing and
+/// reading alike.
+template <typename FileT, typename Visit>
+void forEachFileNumber(FileT& f, Visit visit) {
+  visit("subbands", f.nrSubbands);
+  visit("bytes", f.bytes);
+  visit("blocksExpected", f.blocksExpected);
+  visit("blocksWritten", f.blocksWritten);
+  visit("subbandBlocksLost", f.subbandBlocksLost);
+}
+
+/// ionproc's beam-formed block counts with their keys (under beamFormedBlocks).
+template <typename SendT, typename Visit>
+void forEachSendCount(SendT& s, Visit visit) {
+  visit("queued", s.queued);
+  visit("sent", s.sent);
+  visit("dropped", s.dropped);
+  visit("spooled", s.spooled);
+  visit("resent", s.resent);
+  visit("unprotected", s.unprotected);
+}
+
 /// A station's numbers with their keys, in the summary's order, for writing and reading
 /// alike.
 template <typename StationT, typename Visit>
@@ -63,12 +96,8 @@ std::string stationJson(const StationSummary& s) {
              ", \"packetsExpected\": " + std::to_string(s.ports[k].packetsExpected) +
              ", \"packetsLost\": " + std::to_string(s.ports[k].packetsLost) + "}";
   std::string json = "{\"name\": " + jsonString(s.name);
-  forEachStationNumber(s, [&](const char* key, const auto& value) {
-    if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>)
-      json += std::string(", \"") + key + "\": " + jsonNumber(value);
-    else
-      json += std::string(", \"") + key + "\": " + std::to_string(value);
-  });
+  forEachStationNumber(s,
+                       [&](const char* key, const auto& value) { appendNumber(json, key, value); });
   return json + ", \"ports\": " + ports + "]}";
 }
 
@@ -218,12 +247,15 @@ std::string BeamFormedSendSummary::line() const {
 namespace {
 
 std::string beamFormedFileJson(const BeamFormedFileSummary& f) {
-  std::ostringstream j;
-  j << "{\"path\": " << jsonString(f.path) << ", \"subbands\": " << f.nrSubbands
-    << ", \"bytes\": " << f.bytes << ", \"blocksExpected\": " << f.blocksExpected
-    << ", \"blocksWritten\": " << f.blocksWritten
-    << ", \"subbandBlocksLost\": " << f.subbandBlocksLost << "}";
-  return j.str();
+  std::string json = "{\"path\": " + jsonString(f.path);
+  forEachFileNumber(f, [&](const char* key, const auto& value) { appendNumber(json, key, value); });
+  return json + "}";
+}
+
+std::string beamFormedSendJson(const BeamFormedSendSummary& s) {
+  std::string json = "{";
+  forEachSendCount(s, [&](const char* key, const auto& value) { appendNumber(json, key, value); });
+  return json + "}";
 }
 
 std::string stationDataJson(const StationDataSummary& d) {
@@ -268,10 +300,7 @@ std::string ObservationSummary::toJson() const {
   for (size_t i = 0; i < beamFormedFiles.size(); ++i)
     j << (i ? ",\n    " : "\n    ") << beamFormedFileJson(beamFormedFiles[i]);
   j << (beamFormedFiles.empty() ? "],\n" : "\n  ],\n")
-    << "  \"beamFormedBlocks\": {\"queued\": " << beamFormedBlocks.queued
-    << ", \"sent\": " << beamFormedBlocks.sent << ", \"dropped\": " << beamFormedBlocks.dropped
-    << ", \"spooled\": " << beamFormedBlocks.spooled << ", \"resent\": " << beamFormedBlocks.resent
-    << ", \"unprotected\": " << beamFormedBlocks.unprotected << "},\n"
+    << "  \"beamFormedBlocks\": " << beamFormedSendJson(beamFormedBlocks) << ",\n"
     << "  \"stations\": [";
   for (size_t i = 0; i < stations.size(); ++i)
     j << (i ? ",\n    " : "\n    ") << stationJson(stations[i]);
@@ -414,21 +443,16 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
     s.realTimeFactor = number<double>(tree, "realTimeFactor");
     s.bytesWritten = number<uint64_t>(tree, "bytesWritten");
     s.measurementSets = strings(tree, "measurementSets");
-    s.beamFormedBlocks.queued = number<uint64_t>(tree, "beamFormedBlocks.queued");
-    s.beamFormedBlocks.sent = number<uint64_t>(tree, "beamFormedBlocks.sent");
-    s.beamFormedBlocks.dropped = number<uint64_t>(tree, "beamFormedBlocks.dropped");
-    s.beamFormedBlocks.spooled = number<uint64_t>(tree, "beamFormedBlocks.spooled");
-    s.beamFormedBlocks.resent = number<uint64_t>(tree, "beamFormedBlocks.resent");
-    s.beamFormedBlocks.unprotected = number<uint64_t>(tree, "beamFormedBlocks.unprotected");
+    forEachSendCount(s.beamFormedBlocks, [&](const char* key, auto& value) {
+      value = number<std::decay_t<decltype(value)>>(tree, std::string("beamFormedBlocks.") + key);
+    });
     if (const auto files = tree.get_child_optional("beamFormedFiles"))
       for (const auto& [unused, f] : *files) {
         BeamFormedFileSummary file;
         file.path = f.get<std::string>("path", "");
-        file.nrSubbands = number<int>(f, "subbands");
-        file.bytes = number<uint64_t>(f, "bytes");
-        file.blocksExpected = number<int64_t>(f, "blocksExpected");
-        file.blocksWritten = number<int64_t>(f, "blocksWritten");
-        file.subbandBlocksLost = number<int64_t>(f, "subbandBlocksLost");
+        forEachFileNumber(file, [&](const char* key, auto& value) {
+          value = number<std::decay_t<decltype(value)>>(f, key);
+        });
         s.beamFormedFiles.push_back(file);
       }
     if (const auto stations = tree.get_child_optional("stations"))

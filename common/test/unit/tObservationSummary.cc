@@ -80,6 +80,15 @@ class ObservationSummaryTest : public CppUnit::TestFixture {
         json, json.find("\"brokenSubbandBlocks\": 8, \"incoherentIntegrations\": "
                         "9, \"subbandLevelFlagged\": 0.0625, "
                         "\"subbandLevelFlaggedBlocks\": 11, \"ports\": [") != std::string::npos);
+    for (const char* written :
+         {"\"beamFormedFiles\": [\n    {\"path\": \"/out/L1001_SAP000_B000_S0_P000_bf.h5\", "
+          "\"subbands\": 2, \"bytes\": 1234, \"blocksExpected\": 8, \"blocksWritten\": 8, "
+          "\"subbandBlocksLost\": 1}\n  ],\n",
+          "\"beamFormedBlocks\": {\"queued\": 16, \"sent\": 14, \"dropped\": 2, \"spooled\": 5, "
+          "\"resent\": 3, \"unprotected\": 1},\n",
+          "{\"name\": \"CS001\", \"packetsReceived\": 990, \"packetsExpected\": 1000, "
+          "\"packetsLost\": 10, \"lossFraction\": 0.01, \"packetsLate\": 3, "})
+      CPPUNIT_ASSERT_MESSAGE(json, json.find(written) != std::string::npos);
     const ObservationSummary r = ObservationSummary::fromJson(json, "summary.json");
     CPPUNIT_ASSERT_EQUAL(s.observationId, r.observationId);
     CPPUNIT_ASSERT_EQUAL(s.parset, r.parset);
