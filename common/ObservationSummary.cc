@@ -447,7 +447,8 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
       value = number<std::decay_t<decltype(value)>>(tree, std::string("beamFormedBlocks.") + key);
     });
     if (const auto files = tree.get_child_optional("beamFormedFiles"))
-      for (const auto& [unused, f] : *files) {
+      for (const auto& entry : *files) {
+        const ptree& f = entry.second;  // a lambda captures no structured binding (clang 14)
         BeamFormedFileSummary file;
         file.path = f.get<std::string>("path", "");
         forEachFileNumber(file, [&](const char* key, auto& value) {
@@ -456,7 +457,8 @@ ObservationSummary ObservationSummary::fromJson(const std::string& text, const s
         s.beamFormedFiles.push_back(file);
       }
     if (const auto stations = tree.get_child_optional("stations"))
-      for (const auto& [unused, st] : *stations) {
+      for (const auto& entry : *stations) {
+        const ptree& st = entry.second;
         StationSummary station;
         station.name = st.get<std::string>("name", "?");
         forEachStationNumber(station, [&](const char* key, auto& value) {
