@@ -14,7 +14,8 @@ packages=(build-essential cmake pkg-config git clang-format clang
   wsclean aoflagger aoflagger-dev
   libssl-dev
   iproute2 util-linux mount
-  chromium)
+  chromium
+  qemu-user)
 
 missing=()
 for p in "${packages[@]}"; do
