@@ -57,9 +57,9 @@ enum class PostFlaggerType {
 /// (Rtcp.Flagging.postCorrelation.polarisations); a visibility is flagged in all four
 /// when any flags it.
 enum class PostPolarisations {
-  kAll,       ///< all: XX, XY, YX, YY, as LOFAR's pipelines flag offline (the default)
-  kParallel,  ///< XXYY: XX and YY only, about half the cost
-  kStokesI,   ///< I: (XX + YY) / 2 only, about a quarter of the cost; flags worse
+  kAll,       ///< all: XX, XY, YX, YY, as LOFAR's pipelines flag offline
+  kParallel,  ///< XXYY: XX and YY only
+  kStokesI,   ///< I: (XX + YY) / 2 only (the default: what rtcp's online strategy flags)
 };
 
 /// The view across subbands (Rtcp.Flagging.subbandLevel.*; input/SubbandLevelFlagger.h): per
@@ -119,8 +119,9 @@ struct FlaggingSettings {
   /// Rtcp.Flagging.brokenStation.powerRatio: a station whose unflagged power is below this
   /// fraction of the median station's is flagged whole (no signal)
   double brokenPowerRatio = 0.01;
-  /// Rtcp.Flagging.postCorrelation.strategy: an AOFlagger Lua strategy file; empty:
-  /// AOFlagger's own LOFAR strategy
+  /// Rtcp.Flagging.postCorrelation.strategy: an AOFlagger Lua strategy file; empty: rtcp's
+  /// online strategy (parsets/rtcp-online.lua); `lofar-default`: AOFlagger's own LOFAR
+  /// strategy (its lofar-default.lua, as LOFAR's pipelines flag offline)
   std::string strategy;
   /// Rtcp.Flagging.postCorrelation.window: integrations of a subband flagged together; each
   /// is flagged window / (window - 2 overlap) times (docs/PERFORMANCE.md: 32 costs 0.6 of 16)
@@ -129,7 +130,7 @@ struct FlaggingSettings {
   /// ones a window decides (less than half the window)
   int postOverlap = 4;
   /// Rtcp.Flagging.postCorrelation.polarisations: what AOFlagger sees (all, XXYY, I)
-  PostPolarisations postPolarisations = PostPolarisations::kAll;
+  PostPolarisations postPolarisations = PostPolarisations::kStokesI;
   /// Rtcp.Flagging.postCorrelation.threads: threads that flag a window's baselines, each
   /// with its own copy of the strategy (the thread completing the integration is one)
   int postThreads = 1;
