@@ -4,20 +4,20 @@
  `lofar-default` AOFlagger's own LOFAR strategy). It is LOFAR's default strategy
  (AOFlagger's lofar-default.lua, the generic "minimal" strategy of 2020-06-14) cut down
  to what flagging 488 subbands of 24 stations in real time on one core affords, measured
- in docs/PERFORMANCE.md §3 ("28 Nov 2026, kind C"):
+ in docs/PERFORMANCE.md §3 ("rtcp's online strategy for AOFlagger"):
   - it flags Stokes I (the (XX + YY) / 2 of whatever polarisations it is given; rtcp gives
     it I alone by default, Rtcp.Flagging.postCorrelation.polarisations) as amplitudes,
     not each polarisation;
   - the cells flagged on input (lost, or flagged before correlation: valid samples 0,
     visibility 0) stay flagged and are not data: every step below works on the unflagged
     cells only (LOFAR's strategy clears the input flags, so the zeros of lost cells enter
-    its statistics and fits as data);
+    its statistics as data);
   - one background fit (LOFAR's: two), the same low-pass filter on the data downsampled
-    by 3 in time and frequency, between a SumThreshold at twice the base threshold that
-    keeps the strongest interference out of the fit and the final one at the base
-    threshold on the residual;
-  - the per-channel RMS threshold before the fit, not the per-integration one (the
-    SumThreshold in frequency finds broadband bursts), and neither after it;
+    by 3 in time and frequency; before it a SumThreshold in frequency alone (broadband
+    bursts) at twice the base threshold and the per-channel RMS threshold (narrow-band
+    signals) keep the strongest interference out of the fit, after it the final
+    SumThreshold in time and frequency at the base threshold runs on the residual; no
+    per-integration RMS threshold;
   - the scale-invariant rank operator (dilation) as LOFAR's, with the input flags as
     missing, not as flagged (a lost integration does not grow into its neighbours).
 ]]--
@@ -32,8 +32,9 @@ function execute(input)
   local data = input:convert_to_polarization("I"):convert_to_complex("amplitude")
   local original = data:copy()
 
-  -- The strongest interference out of the background fit: SumThreshold, and channels whose
-  -- RMS over the window stands out (narrow-band signals too weak per cell).
+  -- The strongest interference out of the background fit: SumThreshold in frequency
+  -- (broadband bursts), and channels whose RMS over the window stands out (narrow-band
+  -- signals).
   aoflagger.sumthreshold(data, first_threshold_factor * base_threshold,
                          first_threshold_factor * base_threshold, false, true)
   aoflagger.threshold_channel_rms(data, 3.0 * first_threshold_factor, true)

@@ -3,13 +3,15 @@
 // interference in the visibilities (a narrow-band signal over a few integrations, a broadband
 // one in one integration, one at a window's edge) is flagged, clean Gaussian visibilities
 // hardly, with every polarisation, XX and YY, or Stokes I seen; lost cells (integrations, a
-// few channels) stay flagged and hardly flag their neighbours; every integration is handed on once,
-// in order; a flagged visibility has count 0 and value 0; three threads flag as one; a missing
-// strategy file is an error naming the key. The
-// coherence check (IncoherentStations.h): stations sending noise without the sky, correlated from
-// samples here, are found and flagged whole; nothing is decided without a sky to see.
+// few channels) stay flagged and hardly flag their neighbours; every integration is handed
+// on once, in order; a flagged visibility has count 0 and value 0; three threads flag as
+// one; rtcp's strategy is found in the data directory and AOFlagger's LOFAR one by name, and
+// a missing strategy file is an error naming the key. The coherence check
+// (IncoherentStations.h): stations sending noise without the sky, correlated from samples
+// here, are found and flagged whole; nothing is decided without a sky to see.
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <set>
@@ -290,6 +292,30 @@ class PostCorrelationFlaggerTest : public CppUnit::TestFixture {
           message, message.find("Rtcp.Flagging.postCorrelation.strategy") != std::string::npos);
       CPPUNIT_ASSERT(message.find("/nonexistent/strategy.lua") != std::string::npos);
     }
+    // rtcp's own strategy where the data directory says; AOFlagger's LOFAR strategy by name.
+    settings.strategy.clear();
+    CPPUNIT_ASSERT(
+        PostCorrelationFlagger(settings, {}).strategyFile().ends_with("/rtcp-online.lua"));
+    settings.strategy = "lofar-default";
+    CPPUNIT_ASSERT(
+        PostCorrelationFlagger(settings, {}).strategyFile().ends_with("/lofar-default.lua"));
+    settings.strategy.clear();
+    const char* old = std::getenv("RTCP_DATA_DIR");
+    const std::string saved = old ? old : "";
+    setenv("RTCP_DATA_DIR", "/nonexistent", 1);
+    try {
+      PostCorrelationFlagger flagger(settings, [](std::unique_ptr<CorrelatedData>) {});
+      CPPUNIT_FAIL("expected an error");
+    } catch (const std::runtime_error& e) {
+      const std::string message = e.what();
+      CPPUNIT_ASSERT_MESSAGE(message,
+                             message.find("/nonexistent/rtcp-online.lua") != std::string::npos);
+      CPPUNIT_ASSERT(message.find("Rtcp.Flagging.postCorrelation.strategy") != std::string::npos);
+    }
+    if (saved.empty())
+      unsetenv("RTCP_DATA_DIR");
+    else
+      setenv("RTCP_DATA_DIR", saved.c_str(), 1);
   }
 
   /// A sky of 0.2 of the noise's power (ρ = 0.17): one noise-only station of 4, two of 6,
