@@ -424,37 +424,44 @@ int64_t CircularSampleBuffer::peek(int stream, int64_t firstSample, int64_t coun
   return good;
 }
 
-RowPower CircularSampleBuffer::power(int stream, int rowIndex, int64_t firstSample,
-                                     int64_t count) const {
+RowPower CircularSampleBuffer::power(int stream, int rowIndex, int64_t firstSample, int64_t count,
+                                     int64_t wordStride) const {
   StreamState& s = *state_[stream];
-  const size_t words = size_t((count + kBits - 1) / kBits);
-  thread_local std::vector<uint64_t> arrived, rest;  // a serving thread's, reused
-  arrived.assign(words, 0);
+  const int64_t words = (count + kBits - 1) / kBits;
+  thread_local std::vector<uint64_t> arrived;  // a serving thread's, reused
+  arrived.assign(size_t(words), 0);
   {
     std::lock_guard lock(s.mutex);
     const int64_t head = s.head.load(std::memory_order_relaxed);
     if (firstSample < head - capacity_) return {};  // left the window
     const int64_t end = std::min(firstSample + count, head);
-    for (size_t i = 0; i < words; ++i) {
-      const int64_t start = firstSample + int64_t(i) * kBits;
+    for (int64_t i = 0; i < words; i += wordStride) {
+      const int64_t start = firstSample + i * kBits;
       const int64_t hi = std::min(start + kBits, end);
-      arrived[i] = hi <= start ? 0 : s.bitsAt(slot(start)) & lowBits(hi - start);
+      arrived[size_t(i)] = hi <= start ? 0 : s.bitsAt(slot(start)) & lowBits(hi - start);
     }
   }
   const int bits = bytesPerSample_ * 2;
   const size_t bps = size_t(bytesPerSample_);
-  const size_t first = slot(firstSample);
-  const int64_t n1 = std::min<int64_t>(count, int64_t(size_t(capacity_) + size_t(mirror_) - first));
-  RowPower p = rowPower(row(rowIndex) + first * bps, arrived.data(), n1, bits);
-  if (count > n1) {  // wraps (to the slot after the mirror): the bits from n1 on, from bit 0
-    rest.assign(size_t((count - n1 + kBits - 1) / kBits), 0);
-    for (int64_t t = n1; t < count; ++t)
-      if ((arrived[size_t(t / kBits)] >> (t % kBits)) & 1)
-        rest[size_t((t - n1) / kBits)] |= uint64_t(1) << ((t - n1) % kBits);
-    const size_t wrapped = first + size_t(n1) - size_t(capacity_);
-    const RowPower q = rowPower(row(rowIndex) + wrapped * bps, rest.data(), count - n1, bits);
+  const int64_t first = int64_t(slot(firstSample));
+  const int64_t readable = capacity_ + mirror_;  // slots [0, readable) lie in one piece
+  RowPower p;
+  // Samples [t, t + n) of the range, their bits in `word` from bit 0.
+  auto add = [&](int64_t t, int64_t n, uint64_t word) {
+    const int64_t at = first + t < readable ? first + t : first + t - capacity_;
+    const RowPower q = rowPower(row(rowIndex) + size_t(at) * bps, &word, n, bits);
     p.sum += q.sum;
     p.samples += q.samples;
+  };
+  for (int64_t i = 0; i < words; i += wordStride) {
+    const int64_t t = i * kBits, n = std::min<int64_t>(kBits, count - t);
+    const int64_t before = readable - (first + t);  // samples of the run before the wrap
+    if (before <= 0 || before >= n) {
+      add(t, n, arrived[size_t(i)]);
+    } else {
+      add(t, before, arrived[size_t(i)] & lowBits(before));
+      add(t + before, n - before, arrived[size_t(i)] >> before);
+    }
   }
   std::lock_guard lock(s.mutex);  // a writer that took over a slot moved the head first
   if (s.head.load(std::memory_order_relaxed) - capacity_ > firstSample) return {};

@@ -120,10 +120,12 @@ class CircularSampleBuffer {
                uint64_t* arrived) const;
   int bytesPerSample() const { return bytesPerSample_; }
   /// The power of samples [firstSample, firstSample + count) of buffer row `row` (one of
-  /// the stream's), over the samples that arrived (rowPower), read in place: like peek,
-  /// nothing is marked served or pinned. No samples (RowPower{}) when part of the range
-  /// had left the window, or the writer overwrote it meanwhile.
-  RowPower power(int stream, int row, int64_t firstSample, int64_t count) const;
+  /// the stream's), over the samples that arrived in every wordStride-th run of 64 from
+  /// firstSample (rowPower), read in place: like peek, nothing is marked served or pinned.
+  /// No samples (RowPower{}) when part of the range had left the window, or the writer
+  /// overwrote it meanwhile.
+  RowPower power(int stream, int row, int64_t firstSample, int64_t count,
+                 int64_t wordStride = 1) const;
 
   /// Waits until the stream has stored samples up to `sample` (exclusive) or holds a
   /// packet from `sample` on that waits for room (a gap in a recording), has ended,

@@ -508,7 +508,8 @@ std::vector<uint8_t> StationInput::subbandLevelFlags(Station& s, int64_t block,
     const int64_t first =
         settings_.blockStartSample(block) - delays.coarse[delays.index(s.index, subband.beam)];
     if (!waitForData(s, k, k, first + count)) return std::vector<uint8_t>(size_t(n), 0);
-    const RowPower p = s.buffer->power(k, s.rows.rowOf[size_t(i)], first, count);
+    const RowPower p =
+        s.buffer->power(k, s.rows.rowOf[size_t(i)], first, count, levelWordStride(count));
     if (p.samples > 0) powers[size_t(i)] = p.sum / double(p.samples);
   }
   std::vector<uint8_t> flags =

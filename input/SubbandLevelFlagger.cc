@@ -70,9 +70,14 @@ double reflected(const std::vector<double>& levels, int64_t j) {
 
 }  // namespace
 
-RowPower rowPower(const uint8_t* row, const uint64_t* valid, int64_t count, int bitsPerSample) {
+int64_t levelWordStride(int64_t count) {
+  return std::clamp<int64_t>(count / kWordBits / kMinLevelWords, 1, kMaxLevelStride);
+}
+
+RowPower rowPower(const uint8_t* row, const uint64_t* valid, int64_t count, int bitsPerSample,
+                  int64_t wordStride) {
   int64_t sum = 0, samples = 0;
-  for (int64_t start = 0; start < count; start += kWordBits) {
+  for (int64_t start = 0; start < count; start += wordStride * kWordBits) {
     const int64_t end = std::min(count, start + kWordBits);
     const uint64_t all =
         end - start == kWordBits ? ~uint64_t(0) : (uint64_t(1) << (end - start)) - 1;
@@ -92,10 +97,11 @@ RowPower rowPower(const uint8_t* row, const uint64_t* valid, int64_t count, int 
 }
 
 RowPower rowPowerReference(const uint8_t* row, const uint64_t* valid, int64_t count,
-                           int bitsPerSample) {
+                           int bitsPerSample, int64_t wordStride) {
   const int bytes = bytesPerDualPolSample(bitsPerSample);
   RowPower power;
   for (int64_t t = 0; t < count; ++t) {
+    if ((t / kWordBits) % wordStride != 0) continue;
     if (!((valid[t / kWordBits] >> (t % kWordBits)) & 1)) continue;
     std::complex<int16_t> x, y;
     decodeRspSample(row + t * bytes, bitsPerSample, x, y);

@@ -13,9 +13,10 @@
 /// stations, and a subband it flags is served as lost data is (valid bits clear, samples
 /// zero), so it enters neither the correlation nor the beam former, and WEIGHT_SPECTRUM
 /// and the beam-formed valid fractions drop by exactly what it flagged. Its cost is one
-/// read of the station's block (rowPower over each subband's samples, once per station and
-/// block): `rtcp-bench ingest` prints it (`ingest.subband_levels_cpu_seconds_per_gb`) beside
-/// the serve's copy (docs/PERFORMANCE.md §3).
+/// read of part of the station's block (rowPower over every levelWordStride-th run of 64
+/// samples of each subband, once per station and block): 0.037 CPU s per GB of the block,
+/// 0.10–0.12 of what ionproc's input costs for it now (`rtcp-bench ingest`,
+/// `ingest.subband_levels_*`; docs/PERFORMANCE.md §3).
 ///
 /// The test, per station and block (judgeSubbandLevels): L_i = 10 log10 of subband i's mean
 /// power per valid sample; the bandpass B_i the running median of L over ±halfWindow
@@ -49,6 +50,16 @@ namespace rtcp::ion {
 /// Fewer subbands with data than this in a station's block: no view across subbands.
 constexpr int kMinSubbandsToJudge = 5;
 
+/// A subband's level is taken from every stride-th run of 64 samples of the block
+/// (levelWordStride), at most 1 in kMaxLevelStride, keeping at least kMinLevelWords runs
+/// (4096 samples: the level to 0.1 dB, against a threshold of 15): a pass over every
+/// sample cost 2 times the serve's copy, 0.3 of ionproc's input (docs/PERFORMANCE.md §3).
+constexpr int64_t kMaxLevelStride = 16;
+constexpr int64_t kMinLevelWords = 64;
+/// The stride for a block of `count` samples: count / 64 / kMinLevelWords within
+/// [1, kMaxLevelStride].
+int64_t levelWordStride(int64_t count);
+
 /// One subband's power over a block: the sum of |X|^2 + |Y|^2 over its valid samples, and
 /// their number.
 struct RowPower {
@@ -58,12 +69,13 @@ struct RowPower {
 
 /// Power of `count` dual-polarisation samples of one row (RSP payload encoding,
 /// bytesPerDualPolSample(bitsPerSample) bytes each), only where `valid` has the bit (bit t %
-/// 64 of word t / 64). Whole words of valid samples are summed without looking at the
-/// bits (integers, exact).
-RowPower rowPower(const uint8_t* row, const uint64_t* valid, int64_t count, int bitsPerSample);
+/// 64 of word t / 64), and only in every wordStride-th word (runs of 64 samples from 0).
+/// Whole words of valid samples are summed without looking at the bits (integers, exact).
+RowPower rowPower(const uint8_t* row, const uint64_t* valid, int64_t count, int bitsPerSample,
+                  int64_t wordStride = 1);
 /// The plain twin: sample by sample through decodeRspSample.
 RowPower rowPowerReference(const uint8_t* row, const uint64_t* valid, int64_t count,
-                           int bitsPerSample);
+                           int bitsPerSample, int64_t wordStride = 1);
 
 /// What judgeSubbandLevels found, per subband in the order given.
 struct SubbandLevelVerdict {

@@ -239,8 +239,8 @@ double serveCpuSecondsPerGb(Serve serve) {
       buffer.read(0, first, kBlockSamples, 0, kBeamlets, copied, 0);
     } else {
       double sum = 0;
-      for (int row = 0; row < kBeamlets; ++row)
-        sum += buffer.power(0, row, first, kBlockSamples).sum;
+      for (int row = 0; row < kBeamlets; ++row)  // as StationInput asks, a block's samples
+        sum += buffer.power(0, row, first, kBlockSamples, levelWordStride(kBlockSamples)).sum;
       if (!(sum > 0)) throw std::runtime_error("ingest: the levels' pass found no power");
     }
   }

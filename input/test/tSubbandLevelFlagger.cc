@@ -65,6 +65,7 @@ class SubbandLevelFlaggerTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testOrderGapsAndMissingSubbands);
   CPPUNIT_TEST(testTooFewSubbandsJudgeNothing);
   CPPUNIT_TEST(testRowPowerEqualsReference);
+  CPPUNIT_TEST(testLevelStride);
   CPPUNIT_TEST_SUITE_END();
 
  public:
@@ -186,6 +187,14 @@ class SubbandLevelFlaggerTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(0.0, v.thresholdDb);
   }
 
+  void testLevelStride() {
+    CPPUNIT_ASSERT_EQUAL(int64_t(1), levelWordStride(256));  // IE613's blocks
+    CPPUNIT_ASSERT_EQUAL(int64_t(1), levelWordStride(64 * 64 * 2 - 1));
+    CPPUNIT_ASSERT_EQUAL(int64_t(2), levelWordStride(64 * 64 * 2));
+    CPPUNIT_ASSERT_EQUAL(int64_t(16), levelWordStride(196608));  // 1 s of 64 channels
+    CPPUNIT_ASSERT(196608 / 64 / levelWordStride(196608) >= kMinLevelWords);
+  }
+
   void testRowPowerEqualsReference() {
     std::mt19937 random(9);
     for (int bits : {16, 8, 4}) {
@@ -204,6 +213,12 @@ class SubbandLevelFlaggerTest : public CppUnit::TestFixture {
       CPPUNIT_ASSERT_EQUAL(plain.samples, fast.samples);
       CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(bits) + " bits", plain.sum, fast.sum);
       CPPUNIT_ASSERT(fast.samples > count / 3 && fast.samples < count);
+      // Every third word only (words 0, 3, 6, ... ; the last partial one among them).
+      const RowPower fast3 = rowPower(row.data(), valid.data(), count, bits, 3);
+      const RowPower plain3 = rowPowerReference(row.data(), valid.data(), count, bits, 3);
+      CPPUNIT_ASSERT_EQUAL(plain3.samples, fast3.samples);
+      CPPUNIT_ASSERT_EQUAL(plain3.sum, fast3.sum);
+      CPPUNIT_ASSERT(fast3.samples > 0 && fast3.samples < fast.samples / 2);
     }
   }
 };
