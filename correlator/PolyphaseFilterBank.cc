@@ -68,7 +68,7 @@ __attribute__((always_inline)) inline void firKernel(const float* __restrict inp
   }
 }
 
-/// firKernel in AVX-512 registers: each acc += w x a fused multiply-add.
+/// firKernel in AVX-512 registers: each acc += w x a fused multiply-add (when optimised).
 __attribute__((target("avx512f"))) void firKernelAvx512(const float* __restrict input,
                                                         const float* __restrict weights, int width,
                                                         int nrSpectra, float* __restrict output) {

@@ -11,10 +11,10 @@
 /// gives P x sum(h^2) (about 0.93 P / C) per channel. C = 1 passes samples through.
 ///
 /// The FIR filter has three forms, chosen at run time (Isa, as CorrelatorKernel's): 16
-/// floats at a time in AVX-512 registers (fused multiply-adds), the same in AVX2 intrinsics
-/// (the same fused multiply-adds in the same order: equal results), and that code
-/// compiled for any x86-64 (separate multiplies and adds); C = 2 (8 floats to a spectrum)
-/// has plain loops only.
+/// floats at a time in AVX-512 registers (multiply-adds GCC fuses when it optimises), the
+/// same in AVX2 intrinsics (fused multiply-adds in the same order: then the same bits),
+/// and the first's code compiled for any x86-64 (separate multiplies and adds); C = 2 (8
+/// floats to a spectrum) has plain loops only.
 
 #include <complex>
 #include <memory>
