@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -74,9 +75,68 @@ class StationInputTest : public CppUnit::TestFixture {
   CPPUNIT_TEST(testReplayStartsAtFirstRequest);
   CPPUNIT_TEST(testLentFromTheSharedRing);
   CPPUNIT_TEST(testBuffersAreWhatTheMemoryPlanCounts);
+  CPPUNIT_TEST(testBrightSubbandServedFlagged);
   CPPUNIT_TEST_SUITE_END();
 
  public:
+  /// The view across subbands (SubbandLevelFlagger.h): of 8 subbands of noise, subband 5
+  /// 30 dB brighter; with Rtcp.Flagging.subbandLevel on it is served flagged whole (valid
+  /// bits clear, samples zero) to every caller, however the subbands are asked for, and
+  /// counted apart from what did not arrive; the others are served as they arrived.
+  void testBrightSubbandServedFlagged() {
+    TempDir dir;
+    ObservationSettings s = makeSettings(1, 8, kStart, false, 512);  // blocks of 8192 samples
+    s.flagging.online = true;
+    s.flagging.subbandLevel.on = true;
+    const int64_t S = s.startSample(), block = s.samplesPerBlock();
+    std::mt19937 random(5);
+    Packets packets;
+    for (int64_t n = S - 256; n < S + 4 * block; n += 16) {
+      std::vector<std::complex<int16_t>> samples;
+      for (int b = 0; b < 8; ++b) {
+        std::normal_distribution<float> noise(0, b == 5 ? 3000 : 95);
+        for (int t = 0; t < 2 * kRspSamplesPerPacket; ++t)
+          samples.push_back({int16_t(noise(random)), int16_t(noise(random))});
+      }
+      RspHeader h;
+      h.setClockMHz(200);
+      h.setBitsPerSample(16);
+      h.setStationId(1);
+      h.nrBeamlets = 8;
+      const RspStamp stamp = SampleClock(200).stamp(n);
+      h.timestamp = stamp.timestamp;
+      h.blockSequenceNumber = stamp.sequence;
+      packets.emplace_back(rspPacketSize(16, 8));
+      encodeRspPacket(h, samples.data(), packets.back().data());
+    }
+    writeRecording(dir.file("r"), packets);
+    s.stations[0].inputs = {"file:" + dir.file("r")};
+    StationInput input(s);
+    input.start();
+    for (int64_t b = 0; b < 4; ++b) {
+      // As two ranks ask, subbands 0-3 and 4-7 (the second judged by the first's call).
+      for (int first : {0, 4}) {
+        const auto served = getBlock(input, b, 0, first, 4);
+        for (int row = 0; row < 4; ++row) {
+          const bool bright = first + row == 5;
+          int valid = 0;
+          for (int t = 0; t < served->header.nrSamples; ++t) valid += served->isValid(row, t);
+          CPPUNIT_ASSERT_EQUAL_MESSAGE(
+              "block " + std::to_string(b) + ", subband " + std::to_string(first + row),
+              bright ? 0 : served->header.nrSamples, valid);
+          if (bright)
+            for (int t = 0; t < served->header.nrSamples; t += 97)
+              CPPUNIT_ASSERT_EQUAL(uint8_t(0), *served->sample(row, t));
+        }
+      }
+    }
+    const StationStatistics st = input.statistics().at(0);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(4), st.subbandBlocksLevelFlagged);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(4 * (kHistory + block)), st.samplesLevelFlagged);
+    CPPUNIT_ASSERT_EQUAL(uint64_t(0), st.samplesFlagged);  // everything arrived
+    CPPUNIT_ASSERT_EQUAL(uint64_t(8 * 4 * (kHistory + block)), st.samplesServed);
+  }
+
   /// observe's memory plan and its time for faulting buffers in count stationBufferBytes:
   /// the station input allocates exactly that, with a long buffer and with the blocks in
   /// flight and the latency beyond a short one, for two streams of which one carries the
