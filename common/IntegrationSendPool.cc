@@ -1,7 +1,6 @@
 #include "rtcp/IntegrationSendPool.h"
 
 #include <algorithm>
-#include <set>
 
 #include "rtcp/CorrelatedBlock.h"
 
@@ -21,24 +20,42 @@ std::string correlatedStorageHost(const ObservationSettings& s, size_t index) {
   return host.empty() ? "localhost" : host;
 }
 
+double IntegrationSendPool::bytes() const {
+  double total = 0;
+  for (const auto& [host, connection] : connections)
+    total += double(connection.queueIntegrations + connection.slots) * double(integrationBytes);
+  return total;
+}
+
+std::map<std::string, std::vector<int>> correlatedConnections(const ObservationSettings& s) {
+  std::map<std::string, std::vector<int>> connections;
+  for (size_t i = 0; i < s.subbands.size(); ++i)
+    connections[correlatedStorageHost(s, i)].push_back(int(i));
+  return connections;
+}
+
 IntegrationSendPool integrationSendPool(const ObservationSettings& s, size_t queuePerConnection,
                                         uint64_t retainBytes) {
   IntegrationSendPool pool;
-  // At least two integrations of every subband: one block per subband and integration, so
-  // 16 would hold hundreds of subbands to a few blocks in flight at a time.
-  pool.queueIntegrations = std::max(queuePerConnection, 2 * size_t(s.nrSubbands()));
-  const int64_t integrations =  // with a last one cut short
+  const int64_t perSubband =  // with a last one cut short
       (s.nrBlocks() + s.blocksPerIntegration - 1) / s.blocksPerIntegration;
-  pool.integrations = size_t(std::max<int64_t>(0, integrations)) * size_t(s.nrSubbands());
+  const size_t integrations = size_t(std::max<int64_t>(0, perSubband));
+  pool.integrations = integrations * size_t(s.nrSubbands());
   if (!s.correlatedOutput.enabled) return pool;
   CorrelatedHeader shape;
   shape.nrStations = uint32_t(s.nrStations());
   shape.nrChannels = uint32_t(s.channelsPerSubband);
   pool.integrationBytes = kCorrelatedHeaderSize + shape.expectedPayloadSize();
-  pool.slots = IntegrationSendPool::slotsFor(pool.integrationBytes, retainBytes, pool.integrations);
-  std::set<std::string> hosts;  // one connection per storage host (one port: OLAP.Storage.port)
-  for (size_t i = 0; i < s.subbands.size(); ++i) hosts.insert(correlatedStorageHost(s, i));
-  pool.connections = hosts.size();
+  for (const auto& [host, subbands] : correlatedConnections(s)) {
+    IntegrationConnectionPool& connection = pool.connections[host];
+    connection.subbands = subbands.size();
+    // At least two integrations of each of its subbands: one block per subband and
+    // integration, so 16 would hold hundreds of subbands to a few blocks in flight at a time.
+    connection.queueIntegrations = std::max(queuePerConnection, 2 * subbands.size());
+    connection.integrations = integrations * subbands.size();
+    connection.slots =
+        IntegrationSendPool::slotsFor(pool.integrationBytes, retainBytes, connection.integrations);
+  }
   return pool;
 }
 

@@ -83,14 +83,19 @@ std::vector<MemoryItem> planMemory(const ObservationSettings& s, const LocalPart
   if (local.ionprocStations > 0 && integrations.bytes() > 0) {
     // The integrations on their way to storage (output/StorageSender.h): every
     // connection's queue, and its slots for those in flight and kept until the sink
-    // synced them.
+    // synced them, each bounded by the subbands it carries.
+    size_t queued = 0, slots = 0;
+    for (const auto& [host, connection] : integrations.connections) {
+      queued += connection.queueIntegrations;
+      slots += connection.slots;
+    }
     std::ostringstream keys;
-    keys << integrations.connections
-         << " storage hosts (Observation.DataProducts.Output_Correlated.locations) x ("
-         << integrations.queueIntegrations << " queued (at least 2 x " << subbands << ") + "
-         << integrations.slots << " slots (" << (IntegrationSendPool::kInFlightBytes >> 20)
+    keys << integrations.connections.size()
+         << " storage hosts (Observation.DataProducts.Output_Correlated.locations): " << queued
+         << " queued (per host at least 2 x the " << subbands << " it carries) + " << slots
+         << " slots (per host " << (IntegrationSendPool::kInFlightBytes >> 20)
          << " MiB in flight and ionproc's --retain-mb " << kDefaultRetainMb
-         << " MiB, at most the observation's integrations)) x " << integrations.integrationBytes
+         << " MiB, at most the integrations it carries) x " << integrations.integrationBytes
          << " bytes (" << stations << ", Observation.channelsPerSubband)";
     plan.push_back({"ionproc's integrations to storage", integrations.bytes(), keys.str()});
   }

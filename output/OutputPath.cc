@@ -24,18 +24,18 @@ OutputPath::OutputPath(const ObservationSettings& settings, OutputPathOptions op
       quickLook_(settings) {
   if (options_.toStorage && (settings.correlatedOutput.enabled || settings.beamFormed.enabled())) {
     StorageSender::Options sender;
-    // The queue of integrations (at least two of every subband) and their pool of slots:
-    // IntegrationSendPool.h, which observe's memory plan counts. Without correlated output
-    // no integration is sent: no pool for them.
+    // Each connection's queue of integrations (at least two of each subband it carries)
+    // and their pool of slots: IntegrationSendPool.h, which observe's memory plan counts.
+    // Without correlated output no integration is sent: no pool for them.
     const IntegrationSendPool integrations =
         integrationSendPool(settings, options_.queuePerConnection, options_.retainBytes);
-    sender.queueCapacity = integrations.queueIntegrations;
+    sender.queueCapacity = options_.queuePerConnection;
+    sender.integrationConnections = integrations.connections;
     sender.waitWhenFull = !settings.realTime;
     sender.spoolBytes = options_.spoolBytes;
     sender.spoolDirectory = options_.spoolDirectory;
     sender.retainBytes = options_.retainBytes;
     sender.integrationBytes = integrations.integrationBytes;
-    sender.integrationsPerConnection = integrations.integrations;
     if (!options_.secret)
       throw std::runtime_error(
           "no observation secret (--secret-file): storage-sink takes blocks only over "

@@ -505,8 +505,15 @@ StorageSender::StorageSender(uint64_t observationId,
     }
     return connection;
   };
-  for (const auto& [subband, destination] : destinations)
-    bySubband_[subband] = connectionTo(destination, options);
+  for (const auto& [subband, destination] : destinations) {
+    Options own = options;  // the connection's bounds, from the subbands it carries
+    const auto bounds = options.integrationConnections.find(destination.host);
+    if (bounds != options.integrationConnections.end()) {
+      own.queueCapacity = bounds->second.queueIntegrations;
+      own.integrationsPerConnection = bounds->second.integrations;
+    }
+    bySubband_[subband] = connectionTo(destination, own);
+  }
   for (const StorageDestination& destination : beamFormedDestinations)
     byFile_.push_back(connectionTo(destination, beamFormedOnly));
   if (!beamFormedDestinations.empty()) {
@@ -530,9 +537,9 @@ StorageSender::~StorageSender() {
 
 std::map<int, StorageDestination> StorageSender::destinations(const ObservationSettings& settings) {
   std::map<int, StorageDestination> result;
-  for (size_t i = 0; i < settings.subbands.size(); ++i)
-    result[int(i)] = {correlatedStorageHost(settings, i),
-                      uint16_t(settings.correlatedOutput.storagePort)};
+  for (const auto& [host, subbands] : correlatedConnections(settings))
+    for (int subband : subbands)
+      result[subband] = {host, uint16_t(settings.correlatedOutput.storagePort)};
   return result;
 }
 

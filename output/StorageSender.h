@@ -87,6 +87,10 @@ class StorageSender {
     /// Integrations the observation sends per connection at most (0: unknown): a pool for
     /// more would never be used.
     size_t integrationsPerConnection = 0;
+    /// [storage host]: its connection's own queueCapacity and integrationsPerConnection,
+    /// from the subbands it carries (IntegrationSendPool.h); a host not listed takes the
+    /// two above.
+    std::map<std::string, IntegrationConnectionPool> integrationConnections;
     /// Takes each integration once it is serialised (the Integrator's recycle(), so that
     /// its memory is used again); empty: freed.
     std::function<void(std::unique_ptr<CorrelatedData>)> recycle;

@@ -718,9 +718,9 @@ class ObserveUnitTest : public CppUnit::TestFixture {
   }
 
   /// ionproc's integrations to storage are in the plan, as ionproc makes them: per
-  /// storage host the queue (--output-queue, at least two integrations of every subband)
-  /// and the slots for 16 MiB in flight and --retain-mb, at most the observation's
-  /// integrations.
+  /// storage host the queue (--output-queue, at least two integrations of each subband it
+  /// carries) and the slots for 16 MiB in flight and --retain-mb, at most the integrations
+  /// it carries.
   void testPlanCountsIntegrationPool() {
     storage::test::TestObservation o;  // 4 stations, 8 channels, 2 subbands, 6 integrations
     o.location = "localhost:/data";
@@ -730,11 +730,14 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     const size_t integrationBytes =
         64 + 10 * 8 * (4 * 8 + 4);  // 10 baselines: visibilities, counts
     CPPUNIT_ASSERT_EQUAL(integrationBytes, pool.integrationBytes);
-    CPPUNIT_ASSERT_EQUAL(kDefaultOutputQueue, pool.queueIntegrations);  // beyond 2 x 2 subbands
     CPPUNIT_ASSERT_EQUAL(size_t(6 * 2), pool.integrations);
-    CPPUNIT_ASSERT_EQUAL(size_t(6 * 2), pool.slots);  // 272 MiB would hold 96 000
-    CPPUNIT_ASSERT_EQUAL(size_t(1), pool.connections);
-    CPPUNIT_ASSERT_EQUAL(size_t(2 * 2), integrationSendPool(s, 3).queueIntegrations);
+    CPPUNIT_ASSERT_EQUAL(size_t(1), pool.connections.size());
+    const IntegrationConnectionPool& local = pool.connections.at("localhost");
+    CPPUNIT_ASSERT_EQUAL(kDefaultOutputQueue, local.queueIntegrations);  // beyond 2 x 2 subbands
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 2), local.integrations);
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 2), local.slots);  // 272 MiB would hold 96 000
+    CPPUNIT_ASSERT_EQUAL(size_t(2 * 2),
+                         integrationSendPool(s, 3).connections.at("localhost").queueIntegrations);
     // Integrations of 2.4 MB: (1 MiB + 16 MiB) / 2.4 MB + 2 slots.
     const size_t large = 2400000;
     CPPUNIT_ASSERT_EQUAL(size_t(7 + 2), IntegrationSendPool::slotsFor(large, 1 << 20, 0));
@@ -751,12 +754,43 @@ class ObserveUnitTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_MESSAGE(item->keys,
                            item->keys.find("Output_Correlated.locations") != std::string::npos);
     CPPUNIT_ASSERT_MESSAGE(item->keys, item->keys.find("--retain-mb 256 MiB") != std::string::npos);
-    // Each storage host its connection.
-    o.location = "st1:/data, st2:/data";
+    // Each storage host its connection, bounded by the subbands it carries: st1 the
+    // first of 20 subbands, st2 the other 19, as ionproc groups them
+    // (StorageSender::destinations).
+    o.location = "st1:/data";
+    for (int i = 1; i < 20; ++i) o.location += ", st2:/data";
+    o.subbands = "[300..319]";
     const ObservationSettings two =
         ObservationSettings::fromParset(Parset::fromString(makeParset(o)));
-    CPPUNIT_ASSERT_EQUAL(size_t(2), integrationSendPool(two).connections);
     CPPUNIT_ASSERT_EQUAL(std::string("st2"), correlatedStorageHost(two, 1));
+    CPPUNIT_ASSERT_EQUAL(std::string("st2"), correlatedStorageHost(two, 19));
+    const std::map<std::string, std::vector<int>> groups = correlatedConnections(two);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), groups.size());
+    CPPUNIT_ASSERT(groups.at("st1") == std::vector<int>{0});
+    CPPUNIT_ASSERT_EQUAL(size_t(19), groups.at("st2").size());
+    CPPUNIT_ASSERT_EQUAL(1, groups.at("st2").front());
+    const IntegrationSendPool spread = integrationSendPool(two, kDefaultOutputQueue, 1 << 20);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), spread.connections.size());
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 20), spread.integrations);
+    const IntegrationConnectionPool& st1 = spread.connections.at("st1");
+    const IntegrationConnectionPool& st2 = spread.connections.at("st2");
+    CPPUNIT_ASSERT_EQUAL(size_t(1), st1.subbands);
+    CPPUNIT_ASSERT_EQUAL(kDefaultOutputQueue, st1.queueIntegrations);  // not 2 x 20 subbands
+    CPPUNIT_ASSERT_EQUAL(size_t(6), st1.integrations);
+    CPPUNIT_ASSERT_EQUAL(size_t(6), st1.slots);
+    CPPUNIT_ASSERT_EQUAL(size_t(19), st2.subbands);
+    CPPUNIT_ASSERT_EQUAL(size_t(2 * 19), st2.queueIntegrations);
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 19), st2.integrations);
+    CPPUNIT_ASSERT_EQUAL(size_t(6 * 19), st2.slots);  // 17 MiB would hold 6 000
+    // The plan counts each connection with its own bound: (16 + 6) + (38 + 114).
+    const std::vector<MemoryItem> spreadPlan = planMemory(two, {1, 0, false, 0});
+    const auto spreadItem = std::find_if(spreadPlan.begin(), spreadPlan.end(),
+                                         [&](const MemoryItem& i) { return i.part == item->part; });
+    CPPUNIT_ASSERT(spreadItem != spreadPlan.end());
+    CPPUNIT_ASSERT_DOUBLES_EQUAL(double((16 + 6 + 38 + 114) * integrationBytes), spreadItem->bytes,
+                                 1);
+    CPPUNIT_ASSERT_MESSAGE(spreadItem->keys,
+                           spreadItem->keys.find("2 storage hosts") != std::string::npos);
     // Not on a host without ionproc, nor without correlated output.
     for (const MemoryItem& i : planMemory(s, {0, 0, true, 2})) CPPUNIT_ASSERT(i.part != item->part);
     const ObservationSettings b =

@@ -400,6 +400,17 @@ class OutputTest : public CppUnit::TestFixture {
     CPPUNIT_ASSERT_EQUAL(std::string("store1"), d.at(0).host);
     CPPUNIT_ASSERT_EQUAL(std::string("store2"), d.at(2).host);  // the last one for the rest
     CPPUNIT_ASSERT_EQUAL(uint16_t(4321), d.at(1).port);
+    // One connection per host, bounded by the subbands it carries (IntegrationSendPool.h):
+    // the pool groups the subbands as the sender does.
+    s.correlatedOutput.enabled = true;
+    const IntegrationSendPool pool = integrationSendPool(s, 3, 0);
+    CPPUNIT_ASSERT_EQUAL(size_t(2), pool.connections.size());
+    std::map<std::string, size_t> carried;
+    for (const auto& [subband, destination] : d) ++carried[destination.host];
+    for (const auto& [host, connection] : pool.connections)
+      CPPUNIT_ASSERT_EQUAL(carried.at(host), connection.subbands);
+    CPPUNIT_ASSERT_EQUAL(size_t(3), pool.connections.at("store1").queueIntegrations);
+    CPPUNIT_ASSERT_EQUAL(size_t(2 * 2), pool.connections.at("store2").queueIntegrations);
   }
 
   void testSinkRestart() {
