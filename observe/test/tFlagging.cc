@@ -181,6 +181,16 @@ std::vector<MsContents> allMs(const std::string& outputDir) {
   return result;
 }
 
+/// The number `key` of `station` in summary.json's "stations" array (its text).
+double stationField(const std::string& stations, const std::string& station,
+                    const std::string& key) {
+  const size_t at = stations.find("\"name\": \"" + station + "\"");
+  CPPUNIT_ASSERT_MESSAGE(stations, at != std::string::npos);
+  const size_t value = stations.find("\"" + key + "\": ", at);
+  CPPUNIT_ASSERT_MESSAGE(stations, value != std::string::npos);
+  return std::stod(stations.substr(value + key.size() + 4));
+}
+
 }  // namespace
 
 class FlaggingTest : public CppUnit::TestFixture {
@@ -251,11 +261,7 @@ class FlaggingTest : public CppUnit::TestFixture {
     const std::string stations = summaryValue(on, "stations");
     std::cout << "summary's stations: " << stations << "\n";
     auto field = [&](const std::string& station, const std::string& key) {
-      const size_t at = stations.find("\"name\": \"" + station + "\"");
-      CPPUNIT_ASSERT_MESSAGE(stations, at != std::string::npos);
-      const size_t value = stations.find("\"" + key + "\": ", at);
-      CPPUNIT_ASSERT_MESSAGE(stations, value != std::string::npos);
-      return std::stod(stations.substr(value + key.size() + 4));
+      return stationField(stations, station, key);
     };
     const size_t blocks = flagged[kBright].nrRows / 6;  // 6 baselines, one block each
     CPPUNIT_ASSERT_EQUAL(double(blocks), field("CS002LBA", "subbandLevelFlaggedBlocks"));
@@ -356,11 +362,7 @@ class FlaggingTest : public CppUnit::TestFixture {
     const std::string stations = summaryValue(on, "stations");
     std::cout << "summary's stations: " << stations << "\n";
     auto field = [&](const std::string& station, const std::string& key) {
-      const size_t at = stations.find("\"name\": \"" + station + "\"");
-      CPPUNIT_ASSERT_MESSAGE(stations, at != std::string::npos);
-      const size_t value = stations.find("\"" + key + "\": ", at);
-      CPPUNIT_ASSERT_MESSAGE(stations, value != std::string::npos);
-      return std::stod(stations.substr(value + key.size() + 4));
+      return stationField(stations, station, key);
     };
     CPPUNIT_ASSERT(field("RS306LBA", "incoherentIntegrations") >= 20);  // of 23
     CPPUNIT_ASSERT_EQUAL(0.0, field("CS001LBA", "incoherentIntegrations"));
