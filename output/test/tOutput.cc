@@ -227,21 +227,28 @@ void writeBeamFormedBlock(StorageSender& sender, int64_t block) {
   sender.writeBeamFormed({0}, header, samples, valid);
 }
 
+/// A sender's options for tests of a sink that goes away: the test handshake, and retries
+/// after 0.02 s growing to 0.1 s so that a sink that comes back is found quickly.
+StorageSender::Options quickRetryOptions() {
+  StorageSender::Options options;
+  options.handshake = testHandshake();
+  options.initialRetrySeconds = 0.02;
+  options.maxRetrySeconds = 0.1;
+  return options;
+}
+
 /// Three beam-formed blocks to `sink`, which then goes away while five more are written
 /// (a queue of 2, the rest spooled) and comes back on the same port; the sender's
 /// statistics once everything went.
 StorageSender::Statistics sendBeamFormedAcrossARestart(TestSink& sink) {
   const uint16_t port = sink.port();
   const std::string spool = std::filesystem::temp_directory_path().string();
-  StorageSender::Options options;
-  options.handshake = testHandshake();
+  StorageSender::Options options = quickRetryOptions();
   options.beamFormedQueueCapacity = 2;
   options.beamFormedBytes = kBeamFormedHeaderSize + 2 * 32 * sizeof(float);
   options.spoolBytes = 1 << 20;
   options.spoolDirectory = spool;
   options.retainBytes = 1 << 20;
-  options.initialRetrySeconds = 0.02;
-  options.maxRetrySeconds = 0.1;
   StorageSender sender(42, {}, options, {{"127.0.0.1", port}});
   for (int64_t b = 0; b < 3; ++b) writeBeamFormedBlock(sender, b);
   CPPUNIT_ASSERT(sink.waitForBeamFormed(3));
@@ -416,11 +423,8 @@ class OutputTest : public CppUnit::TestFixture {
   void testSinkRestart() {
     TestSink sink;
     const uint16_t port = sink.port();
-    StorageSender::Options options;
-    options.handshake = testHandshake();
+    StorageSender::Options options = quickRetryOptions();
     options.queueCapacity = 6;
-    options.initialRetrySeconds = 0.02;
-    options.maxRetrySeconds = 0.1;
     StorageSender writer(42, {{300, {"127.0.0.1", port}}, {301, {"127.0.0.1", port}}}, options);
     int64_t next = 0;
     for (; next < 5; ++next) {
@@ -455,14 +459,11 @@ class OutputTest : public CppUnit::TestFixture {
   void testSpooledIntegrationsSentWithoutBeamFormedQueue() {
     TestSink sink;
     const uint16_t port = sink.port();
-    StorageSender::Options options;
-    options.handshake = testHandshake();
+    StorageSender::Options options = quickRetryOptions();
     options.queueCapacity = 2;
     options.beamFormedQueueCapacity = 0;
     options.spoolBytes = 1 << 20;
     options.spoolDirectory = std::filesystem::temp_directory_path().string();
-    options.initialRetrySeconds = 0.02;
-    options.maxRetrySeconds = 0.1;
     StorageSender writer(42, {{300, {"127.0.0.1", port}}}, options);
     writer.write(integration(300, 0));
     CPPUNIT_ASSERT(sink.waitForTotal(1));
@@ -521,14 +522,11 @@ class OutputTest : public CppUnit::TestFixture {
   void testBeamFormedKeptWithinThePool() {
     TestSink sink;
     const uint16_t port = sink.port();
-    StorageSender::Options options;
-    options.handshake = testHandshake();
+    StorageSender::Options options = quickRetryOptions();
     options.beamFormedQueueCapacity = 8;
     options.beamFormedKeptCapacity = 3;
     options.beamFormedBytes = kBeamFormedHeaderSize + 2 * 32 * sizeof(float);
     options.retainBytes = 1 << 20;
-    options.initialRetrySeconds = 0.02;
-    options.maxRetrySeconds = 0.1;
     StorageSender sender(42, {}, options, {{"127.0.0.1", port}});
     for (int64_t b = 0; b < 8; ++b) {
       writeBeamFormedBlock(sender, b);
@@ -558,10 +556,8 @@ class OutputTest : public CppUnit::TestFixture {
     TestSink sink;
     const uint16_t port = sink.port();
     sink.stop();
-    StorageSender::Options options;
-    options.handshake = testHandshake();
+    StorageSender::Options options = quickRetryOptions();
     options.queueCapacity = 3;
-    options.initialRetrySeconds = 0.02;
     options.maxRetrySeconds = 0.05;
     options.waitWhenFull = true;
     StorageSender writer(42, {{300, {"127.0.0.1", port}}}, options);
